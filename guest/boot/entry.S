@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Boot path of every vCPU: 32-bit PVH entry (flat protected mode, paging
+ * off, %ebx = hvm_start_info or 0) -> long mode -> guest_main().
+ * Kept to a few dozen instructions: on PVM each one is emulated.
+ */
+#include "plerig/abi.h"
+#include "kernel/layout.h"
+
+#define CR0_PE 0x00000001
+#define CR0_PG 0x80000000
+#define CR4_PAE 0x00000020
+#define MSR_EFER 0xc0000080
+#define EFER_LME 0x00000100
+
+	.section .text.entry, "ax"
+	.code32
+	.globl pvh_entry
+pvh_entry:
+	mov	%ebx, %edi		/* start info, for guest_main's 2nd argument */
+	mov	$1, %eax
+	cpuid
+	shr	$24, %ebx		/* initial APIC ID: our vCPU index */
+	mov	%ebx, %esi
+	lgdt	gdt_descriptor
+	mov	%cr4, %eax
+	or	$CR4_PAE, %eax
+	mov	%eax, %cr4
+	mov	$pml4, %eax
+	mov	%eax, %cr3
+	mov	$MSR_EFER, %ecx
+	rdmsr
+	or	$EFER_LME, %eax
+	wrmsr
+	mov	%cr0, %eax
+	or	$(CR0_PG | CR0_PE), %eax
+	mov	%eax, %cr0
+	ljmp	$SEL_KERNEL_CODE, $long_mode_entry
+
+	.code64
+long_mode_entry:
+	mov	$SEL_KERNEL_DATA, %eax
+	mov	%eax, %ds
+	mov	%eax, %es
+	mov	%eax, %ss
+	xor	%eax, %eax
+	mov	%eax, %fs
+	mov	%eax, %gs
+	mov	%esi, %eax
+	cmp	$PLERIG_MAX_VCPUS, %eax
+	jae	bad_vcpu_index
+	inc	%eax
+	shl	$KSTACK_SHIFT, %rax
+	lea	kernel_stacks(%rax), %rsp
+	xchg	%edi, %esi		/* guest_main(vcpu, start_info) */
+	call	guest_main
+	/* guest_main does not return */
+bad_vcpu_index:
+	mov	$PLERIG_EVENT_PORT, %dx
+	mov	$PLERIG_EVENT_BAD_CONFIG, %eax
+	out	%eax, %dx
+1:	cli
+	hlt
+	jmp	1b
+
+/*
+ * enter_user(vcpu, user_rsp, entry): iretq to ring 3 with IF=0 and IOPL=0,
+ * %rdi = vcpu. The storm returns to ring 0 through int $VECTOR_STORM_DONE.
+ */
+	.globl enter_user
+enter_user:
+	pushq	$SEL_USER_DATA
+	pushq	%rsi
+	pushq	$0x2
+	pushq	$SEL_USER_CODE
+	pushq	%rdx
+	iretq
+
+/* Exception stubs: a uniform frame (vector, error code, CPU frame) for
+ * exception_common; vectors without a CPU error code push a 0. */
+.macro exception_stub vector, has_error
+	.balign 16
+	.if \has_error == 0
+	pushq	$0
+	.endif
+	pushq	$\vector
+	jmp	exception_common
+.endm
+
+	.balign 16
+	.globl exception_stubs
+exception_stubs:
+	exception_stub 0, 0
+	exception_stub 1, 0
+	exception_stub 2, 0
+	exception_stub 3, 0
+	exception_stub 4, 0
+	exception_stub 5, 0
+	exception_stub 6, 0
+	exception_stub 7, 0
+	exception_stub 8, 1
+	exception_stub 9, 0
+	exception_stub 10, 1
+	exception_stub 11, 1
+	exception_stub 12, 1
+	exception_stub 13, 1
+	exception_stub 14, 1
+	exception_stub 15, 0
+	exception_stub 16, 0
+	exception_stub 17, 1
+	exception_stub 18, 0
+	exception_stub 19, 0
+	exception_stub 20, 0
+	exception_stub 21, 1
+	exception_stub 22, 0
+	exception_stub 23, 0
+	exception_stub 24, 0
+	exception_stub 25, 0
+	exception_stub 26, 0
+	exception_stub 27, 0
+	exception_stub 28, 0
+	exception_stub 29, 1
+	exception_stub 30, 1
+	exception_stub 31, 0
+	.globl storm_done_stub
+	.balign 16
+storm_done_stub:
+	pushq	$0
+	pushq	$VECTOR_STORM_DONE
+	jmp	exception_common
+
+exception_common:
+	mov	%rsp, %rdi		/* struct trap_frame * */
+	and	$-16, %rsp
+	call	guest_trap
+1:	cli
+	hlt
+	jmp	1b
+
+	.section .rodata
+	.balign 16
+gdt_descriptor:
+	.word	gdt_end - gdt - 1
+	.quad	gdt
+
+	.section .data
+	.balign 16
+	.globl gdt
+gdt:
+	.quad	0
+	.quad	0x00af9a000000ffff	/* 0x08 kernel code, 64-bit */
+	.quad	0x00cf92000000ffff	/* 0x10 kernel data */
+	.quad	0x00cff2000000ffff	/* 0x18 user data, DPL 3 */
+	.quad	0x00affa000000ffff	/* 0x20 user code, 64-bit, DPL 3 */
+	.fill	2 * PLERIG_MAX_VCPUS, 8, 0 /* TSS descriptors, set by each vCPU */
+gdt_end:
+
+	.section .bss
+	.balign 4096
+	.globl kernel_stacks, user_stacks
+kernel_stacks:
+	.skip	PLERIG_MAX_VCPUS << KSTACK_SHIFT
+user_stacks:
+	.skip	PLERIG_MAX_VCPUS << USTACK_SHIFT

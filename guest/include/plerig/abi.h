@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The host <-> guest ABI of plerig: configuration in, results out.
+ *
+ * Compiled into the freestanding guest, the host tool and the native
+ * baseline alike, so it uses only fixed-width types and no libc.
+ * Everything lives in one shared block at PLERIG_SHARED_GPA that both
+ * sides see as plain memory (the kvm backend maps it, the native backend
+ * allocates it); the guest never copies results out byte by byte in a hot
+ * path, since a guest exit costs ~50 us on PVM.
+ */
+#ifndef PLERIG_ABI_H
+#define PLERIG_ABI_H
+
+#ifndef __ASSEMBLER__
+#include <stdint.h>
+#endif
+
+#define PLERIG_ABI_MAGIC 0x31304749524c4550ull /* "PLERIG01" little-endian */
+#define PLERIG_ABI_VERSION 1u
+
+#define PLERIG_MAX_VCPUS 64 /* also used by the guest assembly: no suffixes */
+#define PLERIG_CACHELINE 128u /* two lines: defeats the adjacent-line prefetcher */
+
+/* Guest-physical memory map (identity-mapped by the guest). */
+#define PLERIG_IMAGE_BASE 0x00100000ull /* ELF segments must lie in [BASE, SHARED) */
+#define PLERIG_SHARED_GPA 0x00800000ull
+#define PLERIG_SHARED_SIZE 0x00800000ull
+#define PLERIG_GUEST_MEM_SIZE (PLERIG_SHARED_GPA + PLERIG_SHARED_SIZE)
+
+/*
+ * Guest -> host events: a 32-bit OUT to PLERIG_EVENT_PORT from guest ring 0.
+ * One exit per vCPU at the end of a run, never in the storm itself.
+ */
+#define PLERIG_EVENT_PORT 0x05e0
+#define PLERIG_EVENT_DONE 0x600d       /* storm finished, results are in shared memory */
+#define PLERIG_EVENT_FAULT 0xdead      /* exception: see plerig_vcpu_result.fault */
+#define PLERIG_EVENT_BAD_CONFIG 0xbadc /* config block missing or invalid */
+
+#ifndef __ASSEMBLER__
+
+enum plerig_lock_kind {
+	PLERIG_LOCK_TICKET = 0, /* fair FIFO: exposes lock-waiter preemption */
+	PLERIG_LOCK_TAS = 1,    /* test-and-test-and-set: unfair */
+	PLERIG_LOCK_MCS = 2,    /* queued, local spinning */
+	PLERIG_LOCK_COUNT
+};
+
+enum plerig_relax_kind {
+	PLERIG_RELAX_PAUSE = 0,     /* f3 90 */
+	PLERIG_RELAX_NOP = 1,       /* 90 */
+	PLERIG_RELAX_REP_PAUSE = 2, /* f3 f3 90 */
+	PLERIG_RELAX_NONE = 3,      /* empty spin */
+	PLERIG_RELAX_COUNT
+};
+
+enum plerig_ring {
+	PLERIG_RING_KERNEL = 0,
+	PLERIG_RING_USER = 3,
+};
+
+/* Written by the host only; the storm reads it once per iteration. */
+enum plerig_phase {
+	PLERIG_PHASE_BOOT = 0,    /* vCPUs come up and report READY */
+	PLERIG_PHASE_WARMUP = 1,  /* storm runs, figures are not kept */
+	PLERIG_PHASE_MEASURE = 2, /* storm runs, figures are kept */
+	PLERIG_PHASE_STOP = 3,    /* finish the current iteration and leave */
+};
+
+/* Written by each vCPU about itself. */
+enum plerig_vcpu_state {
+	PLERIG_VCPU_OFF = 0,
+	PLERIG_VCPU_READY = 1,   /* set up, waiting for WARMUP */
+	PLERIG_VCPU_RUNNING = 2,
+	PLERIG_VCPU_DONE = 3,
+	PLERIG_VCPU_FAULT = 4,
+};
+
+/*
+ * Histograms are log2 with PLERIG_HIST_SUB_BITS of linear sub-buckets per
+ * power of two (HDR style): values below 2^SUB_BITS get a bucket each,
+ * larger ones have a relative bucket width of at most 2^-SUB_BITS.
+ * See plerig/histogram.h for the mapping, shared by both sides.
+ */
+#define PLERIG_HIST_SUB_BITS 3u
+#define PLERIG_HIST_BUCKETS ((64u - PLERIG_HIST_SUB_BITS + 1u) << PLERIG_HIST_SUB_BITS)
+
+struct plerig_config {
+	uint64_t magic;       /* PLERIG_ABI_MAGIC */
+	uint32_t abi_version; /* PLERIG_ABI_VERSION */
+	uint32_t nr_vcpus;    /* vCPUs in this VM, all of them run the storm */
+	uint32_t lock;        /* enum plerig_lock_kind */
+	uint32_t relax;       /* enum plerig_relax_kind */
+	uint32_t ring;        /* enum plerig_ring */
+	uint32_t reserved0;
+	uint64_t cs_cycles;    /* TSC cycles spent inside each critical section */
+	uint64_t think_cycles; /* TSC cycles between a release and the next attempt */
+	uint64_t stall_cycles; /* a wait longer than this is a stall */
+	uint64_t hold_preempt_cycles; /* a hold longer than this: holder preempted */
+	uint64_t tsc_khz;      /* informational: the host's view of the guest TSC */
+	uint64_t reserved[7];
+};
+
+struct plerig_fault {
+	uint64_t vector;
+	uint64_t error_code;
+	uint64_t rip;
+	uint64_t cs;
+	uint64_t rflags;
+	uint64_t rsp;
+	uint64_t cr2;
+};
+
+struct plerig_vcpu_result {
+	uint32_t state; /* enum plerig_vcpu_state */
+	uint32_t apic_id;
+	uint64_t acquisitions;
+	uint64_t warmup_acquisitions;
+	uint64_t wait_total_cycles;
+	uint64_t wait_max_cycles;
+	uint64_t stalls;
+	uint64_t stalled_cycles;
+	uint64_t hold_total_cycles;
+	uint64_t hold_max_cycles;
+	uint64_t holder_preemptions;
+	uint64_t preempted_hold_cycles;
+	uint64_t measure_start_tsc; /* guest TSC at the first measured iteration */
+	uint64_t measure_end_tsc;   /* guest TSC at the end of the last one */
+	struct plerig_fault fault;
+	uint64_t hist_wait[PLERIG_HIST_BUCKETS];
+	uint64_t hist_hold[PLERIG_HIST_BUCKETS];
+} __attribute__((aligned(PLERIG_CACHELINE)));
+
+/* One MCS queue node per vCPU; links are vCPU index + 1, 0 = none, so the
+ * layout means the same at any virtual address (guest, host, native). */
+struct plerig_mcs_node {
+	uint32_t next;
+	uint32_t locked;
+} __attribute__((aligned(PLERIG_CACHELINE)));
+
+struct plerig_lock_state {
+	/* ticket: head (now serving) and tail (next ticket) in one word, as
+	 * Linux's ticket spinlocks had them */
+	uint32_t ticket_head __attribute__((aligned(PLERIG_CACHELINE)));
+	uint32_t ticket_tail;
+	uint32_t tas_word __attribute__((aligned(PLERIG_CACHELINE)));
+	uint32_t mcs_tail __attribute__((aligned(PLERIG_CACHELINE)));
+	struct plerig_mcs_node mcs_nodes[PLERIG_MAX_VCPUS];
+	/* Incremented non-atomically inside every critical section: equals the
+	 * sum of all acquisitions iff the lock really excluded. */
+	uint64_t protected_counter __attribute__((aligned(PLERIG_CACHELINE)));
+};
+
+struct plerig_shared {
+	struct plerig_config config;
+	uint32_t phase __attribute__((aligned(PLERIG_CACHELINE))); /* enum plerig_phase */
+	struct plerig_lock_state lock;
+	struct plerig_vcpu_result vcpu[PLERIG_MAX_VCPUS];
+};
+
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+_Static_assert(sizeof(struct plerig_shared) <= PLERIG_SHARED_SIZE,
+	       "shared block must fit its guest-physical window");
+_Static_assert(sizeof(struct plerig_config) == 128, "config layout is ABI");
+#endif
+
+#endif /* __ASSEMBLER__ */
+
+#endif

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The guest kernel: per-vCPU tables, then the storm at ring 0 or ring 3,
+ * then one exit to tell the host. Every instruction here runs emulated on
+ * PVM, so the setup is a straight line with one short loop (the IDT).
+ */
+#include <stdint.h>
+
+#include "kernel/cpu.h"
+#include "kernel/layout.h"
+#include "plerig/abi.h"
+#include "storm/storm.h"
+
+struct __attribute__((packed)) tss64 {
+	uint32_t reserved0;
+	uint64_t rsp[3];
+	uint64_t reserved1;
+	uint64_t ist[7];
+	uint64_t reserved2;
+	uint16_t reserved3;
+	uint16_t iomap_base;
+};
+
+struct idt_gate {
+	uint16_t offset_low;
+	uint16_t selector;
+	uint8_t ist;
+	uint8_t type_attr;
+	uint16_t offset_mid;
+	uint32_t offset_high;
+	uint32_t reserved;
+};
+
+/* What exception_common hands to guest_trap: our two words, then the CPU's. */
+struct trap_frame {
+	uint64_t vector;
+	uint64_t error_code;
+	uint64_t rip;
+	uint64_t cs;
+	uint64_t rflags;
+	uint64_t rsp;
+	uint64_t ss;
+};
+
+#define NR_EXCEPTIONS 32
+#define STUB_SIZE 16
+#define GATE_INTERRUPT_DPL0 0x8e
+#define GATE_INTERRUPT_DPL3 0xee
+
+extern uint64_t gdt[];
+extern uint8_t kernel_stacks[];
+extern uint8_t user_stacks[];
+extern const uint8_t exception_stubs[];
+extern const uint8_t storm_done_stub[];
+void enter_user(uint64_t vcpu, uint64_t user_rsp, uint64_t entry) __attribute__((noreturn));
+
+static struct tss64 tss[PLERIG_MAX_VCPUS];
+static struct idt_gate idt[256] __attribute__((aligned(16)));
+
+static struct plerig_shared *const shared = (struct plerig_shared *)PLERIG_SHARED_GPA;
+
+static __attribute__((noreturn)) void report(uint32_t event)
+{
+	outl(PLERIG_EVENT_PORT, event);
+	halt_forever();
+}
+
+static void set_gate(unsigned vector, uint64_t handler, uint8_t type_attr)
+{
+	struct idt_gate *g = &idt[vector];
+	g->offset_low = (uint16_t)handler;
+	g->selector = SEL_KERNEL_CODE;
+	g->ist = 0;
+	g->type_attr = type_attr;
+	g->offset_mid = (uint16_t)(handler >> 16);
+	g->offset_high = (uint32_t)(handler >> 32);
+	g->reserved = 0;
+}
+
+/* Every vCPU writes the same IDT: idempotent, so no vCPU waits for another. */
+static void load_idt(void)
+{
+	const uint64_t stubs = (uint64_t)exception_stubs;
+	for (unsigned v = 0; v < NR_EXCEPTIONS; v++)
+		set_gate(v, stubs + v * STUB_SIZE, GATE_INTERRUPT_DPL0);
+	set_gate(VECTOR_STORM_DONE, (uint64_t)storm_done_stub, GATE_INTERRUPT_DPL3);
+	const struct descriptor_pointer p = {sizeof(idt) - 1, (uint64_t)idt};
+	lidt(&p);
+}
+
+static void load_tss(unsigned vcpu)
+{
+	struct tss64 *t = &tss[vcpu];
+	const uint64_t base = (uint64_t)t;
+	const uint64_t limit = sizeof(*t) - 1;
+
+	t->rsp[0] = (uint64_t)&kernel_stacks[(uint64_t)(vcpu + 1) << KSTACK_SHIFT];
+	t->iomap_base = sizeof(*t); /* no I/O bitmap: ring 3 has no ports */
+	/* 64-bit available TSS (type 9), present, DPL 0 */
+	gdt[GDT_FIRST_TSS + 2 * vcpu] = (limit & 0xffff) | ((base & 0xffffff) << 16) |
+					 (0x89ull << 40) | (((limit >> 16) & 0xf) << 48) |
+					 ((base >> 24) & 0xff) << 56;
+	gdt[GDT_FIRST_TSS + 2 * vcpu + 1] = base >> 32;
+	ltr((uint16_t)((GDT_FIRST_TSS + 2 * vcpu) * 8));
+}
+
+static int config_is_valid(unsigned vcpu)
+{
+	const struct plerig_config *c = &shared->config;
+	return c->magic == PLERIG_ABI_MAGIC && c->abi_version == PLERIG_ABI_VERSION &&
+	       c->nr_vcpus <= PLERIG_MAX_VCPUS && vcpu < c->nr_vcpus &&
+	       c->lock < PLERIG_LOCK_COUNT && c->relax < PLERIG_RELAX_COUNT &&
+	       (c->ring == PLERIG_RING_KERNEL || c->ring == PLERIG_RING_USER);
+}
+
+/* Runs at ring 3 (or ring 0 when the host asks for it). */
+static __attribute__((noreturn)) void storm_entry(uint64_t vcpu)
+{
+	storm_run(shared, (unsigned)vcpu);
+	__asm__ volatile("int %0" : : "i"(VECTOR_STORM_DONE));
+	__builtin_unreachable();
+}
+
+void guest_main(unsigned vcpu, uint64_t start_info) __attribute__((noreturn));
+void guest_main(unsigned vcpu, uint64_t start_info)
+{
+	(void)start_info;
+	load_idt();
+	load_tss(vcpu);
+	if (!config_is_valid(vcpu))
+		report(PLERIG_EVENT_BAD_CONFIG);
+	if (shared->config.ring == PLERIG_RING_USER)
+		enter_user(vcpu, (uint64_t)&user_stacks[(uint64_t)(vcpu + 1) << USTACK_SHIFT],
+			   (uint64_t)storm_entry);
+	storm_entry(vcpu);
+}
+
+void guest_trap(const struct trap_frame *f) __attribute__((noreturn));
+void guest_trap(const struct trap_frame *f)
+{
+	/* the ring-0 stack we are on tells which vCPU we are */
+	const unsigned vcpu = (unsigned)(((uint64_t)f - (uint64_t)kernel_stacks) >> KSTACK_SHIFT);
+	struct plerig_vcpu_result *r = &shared->vcpu[vcpu];
+
+	if (f->vector == VECTOR_STORM_DONE && r->state == PLERIG_VCPU_DONE)
+		report(PLERIG_EVENT_DONE);
+	r->fault.vector = f->vector;
+	r->fault.error_code = f->error_code;
+	r->fault.rip = f->rip;
+	r->fault.cs = f->cs;
+	r->fault.rflags = f->rflags;
+	r->fault.rsp = f->rsp;
+	r->fault.cr2 = read_cr2();
+	r->state = PLERIG_VCPU_FAULT;
+	report(PLERIG_EVENT_FAULT);
+}

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Ticket, test-and-test-and-set and MCS locks, each instantiated once per
+ * relax instruction. The acquire functions are named
+ * plerig_acquire_<lock>_<relax> (and MCS's release, which also spins,
+ * plerig_release_mcs_<relax>) and kept out of line, so that the spin
+ * loop of every variant can be found and checked in the built binary.
+ */
+#include <stdint.h>
+
+#include "storm/locks.h"
+#include "storm/relax.h"
+
+#define SPIN_ATTR __attribute__((noinline, used))
+
+#define DEFINE_TICKET(relax)                                                                       \
+	SPIN_ATTR void plerig_acquire_ticket_##relax(struct plerig_lock_state *l, unsigned me)     \
+	{                                                                                          \
+		(void)me;                                                                          \
+		const uint32_t ticket = __atomic_fetch_add(&l->ticket_tail, 1, __ATOMIC_RELAXED);  \
+		while (__atomic_load_n(&l->ticket_head, __ATOMIC_ACQUIRE) != ticket)               \
+			RELAX_##relax();                                                           \
+	}
+
+#define DEFINE_TAS(relax)                                                                          \
+	SPIN_ATTR void plerig_acquire_tas_##relax(struct plerig_lock_state *l, unsigned me)        \
+	{                                                                                          \
+		(void)me;                                                                          \
+		while (__atomic_exchange_n(&l->tas_word, 1, __ATOMIC_ACQUIRE))                     \
+			while (__atomic_load_n(&l->tas_word, __ATOMIC_RELAXED))                    \
+				RELAX_##relax();                                                   \
+	}
+
+/* MCS links are vCPU index + 1 so that 0 means "none" (see the ABI). */
+#define DEFINE_MCS(relax)                                                                          \
+	SPIN_ATTR void plerig_acquire_mcs_##relax(struct plerig_lock_state *l, unsigned me)        \
+	{                                                                                          \
+		struct plerig_mcs_node *node = &l->mcs_nodes[me];                                  \
+		__atomic_store_n(&node->next, 0, __ATOMIC_RELAXED);                                \
+		__atomic_store_n(&node->locked, 1, __ATOMIC_RELAXED);                              \
+		const uint32_t prev = __atomic_exchange_n(&l->mcs_tail, me + 1, __ATOMIC_ACQ_REL); \
+		if (!prev)                                                                         \
+			return;                                                                    \
+		__atomic_store_n(&l->mcs_nodes[prev - 1].next, me + 1, __ATOMIC_RELEASE);          \
+		while (__atomic_load_n(&node->locked, __ATOMIC_ACQUIRE))                           \
+			RELAX_##relax();                                                           \
+	}                                                                                          \
+	SPIN_ATTR void plerig_release_mcs_##relax(struct plerig_lock_state *l, unsigned me)        \
+	{                                                                                          \
+		struct plerig_mcs_node *node = &l->mcs_nodes[me];                                  \
+		uint32_t next = __atomic_load_n(&node->next, __ATOMIC_ACQUIRE);                    \
+		if (!next) {                                                                       \
+			uint32_t self = me + 1;                                                    \
+			if (__atomic_compare_exchange_n(&l->mcs_tail, &self, 0, 0,                 \
+							__ATOMIC_RELEASE, __ATOMIC_RELAXED))       \
+				return;                                                            \
+			/* a successor swapped the tail but has not linked in yet */               \
+			while (!(next = __atomic_load_n(&node->next, __ATOMIC_ACQUIRE)))           \
+				RELAX_##relax();                                                   \
+		}                                                                                  \
+		__atomic_store_n(&l->mcs_nodes[next - 1].locked, 0, __ATOMIC_RELEASE);             \
+	}
+
+static void release_ticket(struct plerig_lock_state *l, unsigned me)
+{
+	(void)me;
+	/* only the holder writes the head */
+	__atomic_store_n(&l->ticket_head, l->ticket_head + 1, __ATOMIC_RELEASE);
+}
+
+static void release_tas(struct plerig_lock_state *l, unsigned me)
+{
+	(void)me;
+	__atomic_store_n(&l->tas_word, 0, __ATOMIC_RELEASE);
+}
+
+#define DEFINE_ALL(relax, value) DEFINE_TICKET(relax) DEFINE_TAS(relax) DEFINE_MCS(relax)
+FOR_EACH_RELAX(DEFINE_ALL)
+
+#define OPS_ROW(relax, value)                                                                      \
+	[value] = {                                                                                \
+		[PLERIG_LOCK_TICKET] = {plerig_acquire_ticket_##relax, release_ticket},            \
+		[PLERIG_LOCK_TAS] = {plerig_acquire_tas_##relax, release_tas},                     \
+		[PLERIG_LOCK_MCS] = {plerig_acquire_mcs_##relax, plerig_release_mcs_##relax},      \
+	},
+
+static const struct lock_ops ops_table[PLERIG_RELAX_COUNT][PLERIG_LOCK_COUNT] = {
+	FOR_EACH_RELAX(OPS_ROW)};
+
+const struct lock_ops *lock_ops_for(unsigned lock, unsigned relax)
+{
+	if (lock >= PLERIG_LOCK_COUNT || relax >= PLERIG_RELAX_COUNT)
+		return 0;
+	return &ops_table[relax][lock];
+}

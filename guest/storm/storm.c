@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdint.h>
+
+#include "plerig/histogram.h"
+#include "storm/locks.h"
+#include "storm/relax.h"
+#include "storm/storm.h"
+
+static inline uint64_t rdtsc(void)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+/* Busy work of a given length that is not a lock spin: no relax inside. */
+static inline uint64_t spin_until(uint64_t deadline)
+{
+	uint64_t now;
+	do
+		now = rdtsc();
+	while ((int64_t)(deadline - now) > 0);
+	return now;
+}
+
+static inline uint32_t phase_of(const struct plerig_shared *sh)
+{
+	return __atomic_load_n(&sh->phase, __ATOMIC_ACQUIRE);
+}
+
+/* Thresholds copied out of the shared config once, off the hot path. */
+struct thresholds {
+	uint64_t stall;
+	uint64_t hold_preempt;
+};
+
+static inline void record(struct plerig_vcpu_result *r, const struct thresholds *t, uint64_t wait,
+			  uint64_t hold)
+{
+	r->acquisitions++;
+	r->wait_total_cycles += wait;
+	if (wait > r->wait_max_cycles)
+		r->wait_max_cycles = wait;
+	r->hist_wait[plerig_hist_bucket(wait)]++;
+	if (wait > t->stall) {
+		r->stalls++;
+		r->stalled_cycles += wait;
+	}
+	r->hold_total_cycles += hold;
+	if (hold > r->hold_max_cycles)
+		r->hold_max_cycles = hold;
+	r->hist_hold[plerig_hist_bucket(hold)]++;
+	if (hold > t->hold_preempt) {
+		r->holder_preemptions++;
+		r->preempted_hold_cycles += hold;
+	}
+}
+
+void storm_run(struct plerig_shared *sh, unsigned me)
+{
+	const struct plerig_config *cfg = &sh->config;
+	struct plerig_vcpu_result *r = &sh->vcpu[me];
+	const struct lock_ops *ops = lock_ops_for(cfg->lock, cfg->relax);
+	const uint64_t cs_cycles = cfg->cs_cycles;
+	const uint64_t think_cycles = cfg->think_cycles;
+	const struct thresholds t = {cfg->stall_cycles, cfg->hold_preempt_cycles};
+	volatile uint64_t *counter = &sh->lock.protected_counter;
+	uint32_t phase;
+
+	r->apic_id = me;
+	__atomic_store_n(&r->state, PLERIG_VCPU_READY, __ATOMIC_RELEASE);
+	while ((phase = phase_of(sh)) == PLERIG_PHASE_BOOT)
+		RELAX_pause();
+	__atomic_store_n(&r->state, PLERIG_VCPU_RUNNING, __ATOMIC_RELEASE);
+
+	int measuring = 0;
+	while ((phase = phase_of(sh)) < PLERIG_PHASE_STOP) {
+		if (phase == PLERIG_PHASE_MEASURE && !measuring) {
+			measuring = 1;
+			r->measure_start_tsc = rdtsc();
+		}
+		const uint64_t t0 = rdtsc();
+		ops->acquire(&sh->lock, me);
+		const uint64_t t1 = rdtsc();
+		*counter = *counter + 1;
+		spin_until(t1 + cs_cycles);
+		ops->release(&sh->lock, me);
+		const uint64_t t2 = rdtsc();
+		if (measuring)
+			record(r, &t, t1 - t0, t2 - t1);
+		else
+			r->warmup_acquisitions++;
+		spin_until(t2 + think_cycles);
+	}
+	r->measure_end_tsc = rdtsc();
+	__atomic_store_n(&r->state, PLERIG_VCPU_DONE, __ATOMIC_RELEASE);
+}

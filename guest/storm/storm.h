@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The spin-lock storm: one source, compiled into the guest and into the
+ * host's native baseline, so both measure the same instructions.
+ */
+#ifndef PLERIG_STORM_H
+#define PLERIG_STORM_H
+
+#include "plerig/abi.h"
+
+/*
+ * Run the storm as vCPU @me of @sh->config.nr_vcpus: report READY, spin
+ * until the host leaves PLERIG_PHASE_BOOT, take and release the shared
+ * lock until PLERIG_PHASE_STOP, keep figures only during MEASURE, and
+ * leave with state DONE.
+ */
+void storm_run(struct plerig_shared *sh, unsigned me);
+
+#endif

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* `plerig run` options: the command-line contract scripts are written against. */
+#ifndef PLERIG_RUN_OPTIONS_H
+#define PLERIG_RUN_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "experiment/variant.h"
+
+#define RUN_OPTIONS_MAX_VCPU_COUNTS 16u
+
+enum ring_choice { RING_CHOICE_AUTO, RING_CHOICE_USER, RING_CHOICE_KERNEL };
+
+struct run_options {
+	enum backend_kind backends[BACKEND_COUNT];
+	unsigned nr_backends;
+	unsigned vms;
+	unsigned vcpu_counts[RUN_OPTIONS_MAX_VCPU_COUNTS]; /* --vcpus 2,4: an axis */
+	unsigned nr_vcpu_counts;
+	unsigned pcpus[PLERIG_MAX_PCPUS]; /* --pcpus, in ascending order */
+	unsigned nr_pcpus;
+	enum plerig_lock_kind locks[PLERIG_LOCK_COUNT];
+	unsigned nr_locks;
+	enum plerig_relax_kind relaxes[PLERIG_RELAX_COUNT];
+	unsigned nr_relaxes;
+	enum ring_choice ring;
+	bool pin_each;
+	double duration_s;
+	double warmup_s;
+	double timeout_s;
+	double stall_us;
+	unsigned long long cs_cycles;
+	unsigned long long think_cycles;
+	const char *json_path;  /* NULL: no JSON */
+	const char *guest_path; /* NULL: the image built next to the binary */
+	bool quiet;             /* no progress lines on stderr */
+};
+
+enum run_options_status {
+	RUN_OPTIONS_OK = 0,
+	RUN_OPTIONS_HELP = 1,   /* --help was printed: exit 0 */
+	RUN_OPTIONS_ERROR = -1, /* message in err: exit 2 */
+};
+
+void run_options_defaults(struct run_options *o);
+/* argv[0] is "run" (getopt starts at argv[1]). */
+enum run_options_status run_options_parse(int argc, char **argv, struct run_options *o, char *err,
+					  size_t errlen);
+void run_options_usage(FILE *out);
+
+/* "0-3,8,10-11" (taskset -c syntax) -> sorted unique list. 0 or -1 + err. */
+int cpulist_parse(const char *s, unsigned *cpus, unsigned max, unsigned *nr, char *err,
+		  size_t errlen);
+/* The reverse, compressed to ranges, into buf. */
+void cpulist_format(const unsigned *cpus, unsigned nr, char *buf, size_t len);
+
+#endif

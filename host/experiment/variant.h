@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* One point of the experiment matrix: everything that defines a run. */
+#ifndef PLERIG_VARIANT_H
+#define PLERIG_VARIANT_H
+
+#include <stdint.h>
+
+#include "plerig/abi.h"
+
+enum backend_kind {
+	BACKEND_KVM = 0, /* raw KVM ioctls, our own VMM */
+	BACKEND_COUNT
+};
+
+#define PLERIG_MAX_PCPUS 1024u
+
+struct variant {
+	enum backend_kind backend;
+	enum plerig_lock_kind lock;
+	enum plerig_relax_kind relax;
+	enum plerig_ring ring;
+	unsigned vms;
+	unsigned vcpus;          /* per VM */
+	unsigned nr_pcpus;       /* host CPUs the vCPU threads run on */
+	unsigned pcpus[PLERIG_MAX_PCPUS];
+	int pin_each;            /* 1: vCPU i of the run -> pcpus[i % nr]; 0: float on the set */
+	uint64_t cs_cycles;
+	uint64_t think_cycles;
+	double stall_us;         /* wait (and hold) threshold for a stall */
+	double warmup_s;
+	double duration_s;
+	double timeout_s;        /* watchdog for boot and stop, on top of the run */
+};
+
+const char *backend_name(enum backend_kind b);
+const char *lock_name(enum plerig_lock_kind l);
+const char *relax_name(enum plerig_relax_kind r);
+const char *ring_name(enum plerig_ring r);
+/* Parse a name; return 0 and set *out, or -1 if unknown. */
+int backend_from_name(const char *s, enum backend_kind *out);
+int lock_from_name(const char *s, enum plerig_lock_kind *out);
+int relax_from_name(const char *s, enum plerig_relax_kind *out);
+int ring_from_name(const char *s, enum plerig_ring *out);
+
+#endif

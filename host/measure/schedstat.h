@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Host scheduler view of a thread: /proc/self/task/TID/schedstat holds
+ * "run_ns wait_ns timeslices": time on a CPU, time runnable but waiting in
+ * a run queue (the run-queue delay a preempted vCPU suffers), and the
+ * number of times it was scheduled in.
+ */
+#ifndef PLERIG_SCHEDSTAT_H
+#define PLERIG_SCHEDSTAT_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct schedstat {
+	uint64_t run_ns;
+	uint64_t wait_ns;
+	uint64_t timeslices;
+};
+
+/* Parse the file's text; 0 on success, -1 if malformed. */
+int schedstat_parse(const char *text, struct schedstat *out);
+/* Read for a thread of this process; 0, or -errno with @err filled. */
+int schedstat_read(pid_t tid, struct schedstat *out, char *err, size_t errlen);
+void schedstat_delta(const struct schedstat *before, const struct schedstat *after,
+		     struct schedstat *out);
+
+#endif
