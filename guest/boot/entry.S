@@ -56,22 +56,23 @@ long_mode_entry:
 	call	guest_main
 	/* guest_main does not return */
 bad_vcpu_index:
-	mov	$PLERIG_EVENT_PORT, %dx
-	mov	$PLERIG_EVENT_BAD_CONFIG, %eax
-	out	%eax, %dx
+	movl	$PLERIG_EVENT_BAD_CONFIG, PLERIG_EVENT_MMIO_GPA
 1:	cli
 	hlt
 	jmp	1b
 
 /*
  * enter_user(vcpu, user_rsp, entry): iretq to ring 3 with IF=0 and IOPL=0,
- * %rdi = vcpu. The storm returns to ring 0 through int $VECTOR_STORM_DONE.
+ * %rdi = vcpu. The storm never comes back: it reports DONE to the host
+ * from ring 3 (see PLERIG_EVENT_MMIO_GPA).
  */
+#define RFLAGS_RESERVED 0x2
+
 	.globl enter_user
 enter_user:
 	pushq	$SEL_USER_DATA
 	pushq	%rsi
-	pushq	$0x2
+	pushq	$RFLAGS_RESERVED
 	pushq	$SEL_USER_CODE
 	pushq	%rdx
 	iretq
@@ -122,12 +123,6 @@ exception_stubs:
 	exception_stub 29, 1
 	exception_stub 30, 1
 	exception_stub 31, 0
-	.globl storm_done_stub
-	.balign 16
-storm_done_stub:
-	pushq	$0
-	pushq	$VECTOR_STORM_DONE
-	jmp	exception_common
 
 exception_common:
 	mov	%rsp, %rdi		/* struct trap_frame * */

@@ -10,11 +10,6 @@ struct __attribute__((packed)) descriptor_pointer {
 	uint64_t base;
 };
 
-static inline void outl(uint16_t port, uint32_t value)
-{
-	__asm__ volatile("outl %0, %1" : : "a"(value), "Nd"(port));
-}
-
 static inline void lidt(const struct descriptor_pointer *p)
 {
 	__asm__ volatile("lidt %0" : : "m"(*p));
@@ -30,12 +25,6 @@ static inline uint64_t read_cr2(void)
 	uint64_t v;
 	__asm__ volatile("mov %%cr2, %0" : "=r"(v));
 	return v;
-}
-
-static inline __attribute__((noreturn)) void halt_forever(void)
-{
-	for (;;)
-		__asm__ volatile("cli; hlt");
 }
 
 #endif

@@ -12,6 +12,5 @@
 #define SEL_USER_CODE (0x20 | 3)
 #define GDT_FIRST_TSS 5 /* vCPU n's 16-byte TSS descriptor is entries 5+2n, 6+2n */
 
-#define VECTOR_STORM_DONE 0x80 /* ring 3 -> ring 0: the storm has finished */
 
 #endif

@@ -45,13 +45,11 @@ struct trap_frame {
 #define NR_EXCEPTIONS 32
 #define STUB_SIZE 16
 #define GATE_INTERRUPT_DPL0 0x8e
-#define GATE_INTERRUPT_DPL3 0xee
 
 extern uint64_t gdt[];
 extern uint8_t kernel_stacks[];
 extern uint8_t user_stacks[];
 extern const uint8_t exception_stubs[];
-extern const uint8_t storm_done_stub[];
 void enter_user(uint64_t vcpu, uint64_t user_rsp, uint64_t entry) __attribute__((noreturn));
 
 static struct tss64 tss[PLERIG_MAX_VCPUS];
@@ -61,8 +59,9 @@ static struct plerig_shared *const shared = (struct plerig_shared *)PLERIG_SHARE
 
 static __attribute__((noreturn)) void report(uint32_t event)
 {
-	outl(PLERIG_EVENT_PORT, event);
-	halt_forever();
+	*(volatile uint32_t *)PLERIG_EVENT_MMIO_GPA = event;
+	for (;;) /* the host does not resume us; hlt would fault at ring 3 */
+		__asm__ volatile("");
 }
 
 static void set_gate(unsigned vector, uint64_t handler, uint8_t type_attr)
@@ -83,7 +82,6 @@ static void load_idt(void)
 	const uint64_t stubs = (uint64_t)exception_stubs;
 	for (unsigned v = 0; v < NR_EXCEPTIONS; v++)
 		set_gate(v, stubs + v * STUB_SIZE, GATE_INTERRUPT_DPL0);
-	set_gate(VECTOR_STORM_DONE, (uint64_t)storm_done_stub, GATE_INTERRUPT_DPL3);
 	const struct descriptor_pointer p = {sizeof(idt) - 1, (uint64_t)idt};
 	lidt(&p);
 }
@@ -117,8 +115,7 @@ static int config_is_valid(unsigned vcpu)
 static __attribute__((noreturn)) void storm_entry(uint64_t vcpu)
 {
 	storm_run(shared, (unsigned)vcpu);
-	__asm__ volatile("int %0" : : "i"(VECTOR_STORM_DONE));
-	__builtin_unreachable();
+	report(PLERIG_EVENT_DONE);
 }
 
 void guest_main(unsigned vcpu, uint64_t start_info) __attribute__((noreturn));
@@ -142,8 +139,6 @@ void guest_trap(const struct trap_frame *f)
 	const unsigned vcpu = (unsigned)(((uint64_t)f - (uint64_t)kernel_stacks) >> KSTACK_SHIFT);
 	struct plerig_vcpu_result *r = &shared->vcpu[vcpu];
 
-	if (f->vector == VECTOR_STORM_DONE && r->state == PLERIG_VCPU_DONE)
-		report(PLERIG_EVENT_DONE);
 	r->fault.vector = f->vector;
 	r->fault.error_code = f->error_code;
 	r->fault.rip = f->rip;

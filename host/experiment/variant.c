@@ -9,20 +9,20 @@
  * scripts and stored results, so they live in one table per axis.
  */
 static const char *const backend_names[BACKEND_COUNT] = {
-	[BACKEND_KVM] = "kvm",
+    [BACKEND_KVM] = "kvm",
 };
 
 static const char *const lock_names[PLERIG_LOCK_COUNT] = {
-	[PLERIG_LOCK_TICKET] = "ticket",
-	[PLERIG_LOCK_TAS] = "tas",
-	[PLERIG_LOCK_MCS] = "mcs",
+    [PLERIG_LOCK_TICKET] = "ticket",
+    [PLERIG_LOCK_TAS] = "tas",
+    [PLERIG_LOCK_MCS] = "mcs",
 };
 
 static const char *const relax_names[PLERIG_RELAX_COUNT] = {
-	[PLERIG_RELAX_PAUSE] = "pause",
-	[PLERIG_RELAX_NOP] = "nop",
-	[PLERIG_RELAX_REP_PAUSE] = "rep-pause",
-	[PLERIG_RELAX_NONE] = "none",
+    [PLERIG_RELAX_PAUSE] = "pause",
+    [PLERIG_RELAX_NOP] = "nop",
+    [PLERIG_RELAX_REP_PAUSE] = "rep-pause",
+    [PLERIG_RELAX_NONE] = "none",
 };
 
 /* An out-of-range value gets a name too, so a corrupt variant still prints. */

@@ -26,7 +26,7 @@
 #define ELF_MAX_LOAD_SEGMENTS 64
 
 struct load_seg {
-	unsigned idx;   /* program header index, for messages */
+	unsigned idx;	/* program header index, for messages */
 	uint64_t start; /* guest-physical [start, end) */
 	uint64_t end;
 	uint64_t vstart; /* virtual [vstart, vend), where e_entry points */
@@ -47,8 +47,8 @@ struct load_ctx {
 	uint64_t pvh_entry;
 };
 
-static void __attribute__((format(printf, 3, 4))) set_err(char *err, size_t errlen,
-							   const char *fmt, ...)
+static void __attribute__((format(printf, 3, 4)))
+set_err(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -90,8 +90,8 @@ static int check_ident(const uint8_t *file, size_t len, char *err, size_t errlen
 		return -1;
 	}
 	if (file[EI_VERSION] != EV_CURRENT) {
-		set_err(err, errlen, "ELF identification version is %u, need %u",
-			file[EI_VERSION], EV_CURRENT);
+		set_err(err, errlen, "ELF identification version is %u, need %u", file[EI_VERSION],
+			EV_CURRENT);
 		return -1;
 	}
 	return 0;
@@ -100,7 +100,8 @@ static int check_ident(const uint8_t *file, size_t len, char *err, size_t errlen
 static int check_ehdr(const Elf64_Ehdr *eh, size_t len, char *err, size_t errlen)
 {
 	if (eh->e_type != ET_EXEC) {
-		set_err(err, errlen, "ELF type is %u%s, need ET_EXEC (link the guest -static -no-pie)",
+		set_err(err, errlen,
+			"ELF type is %u%s, need ET_EXEC (link the guest -static -no-pie)",
 			eh->e_type, eh->e_type == ET_DYN ? " (ET_DYN: PIE or shared object)" : "");
 		return -1;
 	}
@@ -156,8 +157,9 @@ static int take_pvh_note(struct load_ctx *c, const uint8_t *desc, uint32_t descs
 			 char *err, size_t errlen)
 {
 	if (descsz != 4 && descsz != 8) {
-		set_err(err, errlen, "PVH entry note in segment %u has a %u-byte address, need 4 or 8",
-			idx, descsz);
+		set_err(err, errlen,
+			"PVH entry note in segment %u has a %u-byte address, need 4 or 8", idx,
+			descsz);
 		return -1;
 	}
 	/* the first note wins, as in Linux's and QEMU's PVH loaders */
@@ -213,8 +215,8 @@ static int parse_notes(struct load_ctx *c, const Elf64_Phdr *ph, unsigned idx, c
 	return 0;
 }
 
-static int check_window(const struct load_ctx *c, const Elf64_Phdr *ph, unsigned idx,
-			uint64_t end, bool wraps, char *err, size_t errlen)
+static int check_window(const struct load_ctx *c, const Elf64_Phdr *ph, unsigned idx, uint64_t end,
+			bool wraps, char *err, size_t errlen)
 {
 	if (wraps || ph->p_paddr < c->load_min || end > c->load_max) {
 		set_err(err, errlen,
@@ -269,14 +271,14 @@ static int add_load_segment(struct load_ctx *c, const Elf64_Phdr *ph, unsigned i
 	}
 	s = &c->seg[c->nseg++];
 	*s = (struct load_seg){
-		.idx = idx,
-		.start = ph->p_paddr,
-		.end = end,
-		.vstart = ph->p_vaddr,
-		.vend = vend,
-		.offset = ph->p_offset,
-		.filesz = ph->p_filesz,
-		.flags = ph->p_flags,
+	    .idx = idx,
+	    .start = ph->p_paddr,
+	    .end = end,
+	    .vstart = ph->p_vaddr,
+	    .vend = vend,
+	    .offset = ph->p_offset,
+	    .filesz = ph->p_filesz,
+	    .flags = ph->p_flags,
 	};
 	return 0;
 }
@@ -360,9 +362,9 @@ static void fill_info(const struct load_ctx *c, const Elf64_Ehdr *eh, struct elf
 	}
 }
 
-int elf_image_load(const void *file, size_t len, uint8_t *mem, uint64_t mem_base,
-		   uint64_t mem_size, uint64_t load_min, uint64_t load_max,
-		   struct elf_image_info *info, char *err, size_t errlen)
+int elf_image_load(const void *file, size_t len, uint8_t *mem, uint64_t mem_base, uint64_t mem_size,
+		   uint64_t load_min, uint64_t load_max, struct elf_image_info *info, char *err,
+		   size_t errlen)
 {
 	struct load_ctx *c;
 	Elf64_Ehdr eh;
@@ -394,8 +396,9 @@ int elf_image_load(const void *file, size_t len, uint8_t *mem, uint64_t mem_base
 	c->load_min = load_min;
 	c->load_max = load_max;
 	if (__builtin_add_overflow(mem_base, mem_size, &c->mem_end)) {
-		set_err(err, errlen, "internal error: guest memory [0x%" PRIx64 " + 0x%" PRIx64
-			"] wraps around", mem_base, mem_size);
+		set_err(err, errlen,
+			"internal error: guest memory [0x%" PRIx64 " + 0x%" PRIx64 "] wraps around",
+			mem_base, mem_size);
 		goto out;
 	}
 	if (scan_phdrs(c, &eh, err, errlen) || check_overlaps(c, err, errlen) ||
@@ -421,12 +424,14 @@ static int read_all(int fd, uint8_t *buf, size_t len, const char *path, char *er
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			set_err(err, errlen, "cannot read guest image %s: %s", path, strerror(errno));
+			set_err(err, errlen, "cannot read guest image %s: %s", path,
+				strerror(errno));
 			return -1;
 		}
 		if (n == 0) {
-			set_err(err, errlen, "guest image %s shrank while being read (%zu of %zu bytes)",
-				path, done, len);
+			set_err(err, errlen,
+				"guest image %s shrank while being read (%zu of %zu bytes)", path,
+				done, len);
 			return -1;
 		}
 		done += (size_t)n;
@@ -450,8 +455,8 @@ static const char *open_hint(int e)
 static int check_stat(const struct stat *st, const char *path, char *err, size_t errlen)
 {
 	if (S_ISDIR(st->st_mode)) {
-		set_err(err, errlen, "guest image %s is a directory, not an ELF file (pass --guest FILE)",
-			path);
+		set_err(err, errlen,
+			"guest image %s is a directory, not an ELF file (pass --guest FILE)", path);
 		return -1;
 	}
 	if (!S_ISREG(st->st_mode)) {
@@ -463,8 +468,8 @@ static int check_stat(const struct stat *st, const char *path, char *err, size_t
 		return -1;
 	}
 	if ((uint64_t)st->st_size > ELF_IMAGE_MAX_FILE_SIZE) {
-		set_err(err, errlen, "guest image %s is %lld bytes, more than the %llu MiB limit", path,
-			(long long)st->st_size, ELF_IMAGE_MAX_FILE_SIZE >> 20);
+		set_err(err, errlen, "guest image %s is %lld bytes, more than the %llu MiB limit",
+			path, (long long)st->st_size, ELF_IMAGE_MAX_FILE_SIZE >> 20);
 		return -1;
 	}
 	return 0;

@@ -15,7 +15,7 @@
 #define ELF_IMAGE_MAX_FILE_SIZE (64ull << 20)
 
 struct elf_image_info {
-	uint64_t entry;     /* e_entry */
+	uint64_t entry;	    /* e_entry */
 	uint64_t pvh_entry; /* 32-bit PVH entry from the Xen ELF note, 0 if absent */
 	uint64_t load_low;  /* lowest guest-physical address loaded */
 	uint64_t load_high; /* one past the highest guest-physical address loaded */
@@ -31,9 +31,9 @@ struct elf_image_info {
  * Returns 0, or -1 with a one-line message in @err saying what is wrong.
  * @info may be NULL.
  */
-int elf_image_load(const void *file, size_t len, uint8_t *mem, uint64_t mem_base,
-		   uint64_t mem_size, uint64_t load_min, uint64_t load_max,
-		   struct elf_image_info *info, char *err, size_t errlen);
+int elf_image_load(const void *file, size_t len, uint8_t *mem, uint64_t mem_base, uint64_t mem_size,
+		   uint64_t load_min, uint64_t load_max, struct elf_image_info *info, char *err,
+		   size_t errlen);
 
 /*
  * Read the whole regular file @path (at most ELF_IMAGE_MAX_FILE_SIZE bytes)

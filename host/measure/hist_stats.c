@@ -22,7 +22,8 @@ double hist_quantile(const uint64_t *hist, unsigned nbuckets, double q)
 	uint64_t total = hist_total(hist, nbuckets);
 	if (total == 0)
 		return 0.0;
-	if (q < 0.0)
+	/* NaN too: it compares false, so it would skip every bucket */
+	if (!(q >= 0.0))
 		q = 0.0;
 	if (q > 1.0)
 		q = 1.0;

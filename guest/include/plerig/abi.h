@@ -29,10 +29,13 @@
 #define PLERIG_GUEST_MEM_SIZE (PLERIG_SHARED_GPA + PLERIG_SHARED_SIZE)
 
 /*
- * Guest -> host events: a 32-bit OUT to PLERIG_EVENT_PORT from guest ring 0.
- * One exit per vCPU at the end of a run, never in the storm itself.
+ * Guest -> host events: a 32-bit store to PLERIG_EVENT_MMIO_GPA, which no
+ * memory backs, so it exits to the host as MMIO. This works from guest
+ * ring 3 as from ring 0 (under PVM, ring 3 reaches neither ring 0 through
+ * int/syscall nor the host through OUT with IOPL=3). One exit per vCPU
+ * at the end of a run, never in the storm itself.
  */
-#define PLERIG_EVENT_PORT 0x05e0
+#define PLERIG_EVENT_MMIO_GPA 0x3ffff000
 #define PLERIG_EVENT_DONE 0x600d       /* storm finished, results are in shared memory */
 #define PLERIG_EVENT_FAULT 0xdead      /* exception: see plerig_vcpu_result.fault */
 #define PLERIG_EVENT_BAD_CONFIG 0xbadc /* config block missing or invalid */

@@ -1,0 +1,766 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `plerig run` option parsing. Every error names the option, the bad value
+ * and what would have been accepted: the command line is a contract that
+ * scripts are written against, so a typo must never silently become a
+ * different experiment.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* sched_getaffinity, CPU_* */
+#endif
+#include "cli/run_options.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SEE_HELP "see `plerig run --help`"
+
+#define MAX_SECONDS   3600.0
+#define MAX_CYCLES    1000000000ull
+#define MAX_STALL_US  1e9
+#define LIST_ITEM_MAX 64
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (errlen == 0)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/*
+ * The CPUs this process may run on. Pinning a vCPU thread elsewhere would
+ * fail at run time, deep inside a VM boot, so --pcpus is checked against
+ * this up front.
+ */
+static void allowed_cpus(cpu_set_t *set)
+{
+	CPU_ZERO(set);
+	if (sched_getaffinity(0, sizeof(*set), set) == 0 && CPU_COUNT(set) > 0)
+		return;
+	/* more CPUs than a cpu_set_t holds: fall back to what is online */
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	if (n < 1)
+		n = 1;
+	if (n > CPU_SETSIZE)
+		n = CPU_SETSIZE;
+	for (long i = 0; i < n; i++)
+		CPU_SET((int)i, set);
+}
+
+static unsigned set_to_list(const cpu_set_t *set, unsigned *cpus, unsigned max)
+{
+	unsigned nr = 0;
+
+	for (unsigned cpu = 0; cpu < CPU_SETSIZE && nr < max; cpu++)
+		if (CPU_ISSET(cpu, set))
+			cpus[nr++] = cpu;
+	return nr;
+}
+
+/* ---- numbers ---------------------------------------------------------- */
+
+/* Digits only: strtoull alone would take "-1", " 5" and "0x10". */
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return false;
+	return true;
+}
+
+static int parse_u64(const char *opt, const char *s, unsigned long long min, unsigned long long max,
+		     unsigned long long *out, char *err, size_t errlen)
+{
+	if (!*s)
+		return fail(err, errlen, "%s: empty value (allowed: %llu..%llu)", opt, min, max);
+	/* a negative number is a number, just not an allowed one */
+	if (s[0] == '-' && all_digits(s + 1))
+		return fail(err, errlen, "%s: '%s' out of range (%llu..%llu)", opt, s, min, max);
+	if (!all_digits(s))
+		return fail(err, errlen, "%s: '%s' is not a whole number (allowed: %llu..%llu)",
+			    opt, s, min, max);
+	errno = 0;
+	unsigned long long v = strtoull(s, NULL, 10);
+	if (errno == ERANGE || v < min || v > max)
+		return fail(err, errlen, "%s: '%s' out of range (%llu..%llu)", opt, s, min, max);
+	*out = v;
+	return 0;
+}
+
+static int parse_unsigned(const char *opt, const char *s, unsigned min, unsigned max, unsigned *out,
+			  char *err, size_t errlen)
+{
+	unsigned long long v;
+
+	if (parse_u64(opt, s, min, max, &v, err, errlen))
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+/*
+ * Plain decimal only ("2", "0.5", "1e-3"): strtod would also take "inf",
+ * "nan" and hex floats, none of which is a sane duration.
+ */
+static bool decimal_chars(const char *s)
+{
+	if (!isdigit((unsigned char)s[0]) && s[0] != '.' && s[0] != '-')
+		return false;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s) && !strchr(".eE+-", *s))
+			return false;
+	return true;
+}
+
+struct real_range {
+	double min;
+	bool min_open; /* min itself is not allowed */
+	double max;
+	const char *text; /* "> 0, at most 3600" */
+};
+
+static int parse_real(const char *opt, const char *s, const struct real_range *r, double *out,
+		      char *err, size_t errlen)
+{
+	char *end;
+
+	if (!*s)
+		return fail(err, errlen, "%s: empty value (allowed: %s)", opt, r->text);
+	errno = 0;
+	double v = decimal_chars(s) ? strtod(s, &end) : NAN;
+	if (isnan(v) || *end)
+		return fail(err, errlen, "%s: '%s' is not a number (allowed: %s)", opt, s, r->text);
+	if (errno == ERANGE || !isfinite(v) || v < r->min || (r->min_open && v == r->min) ||
+	    v > r->max)
+		return fail(err, errlen, "%s: '%s' out of range (%s)", opt, s, r->text);
+	*out = v;
+	return 0;
+}
+
+/* ---- comma lists ------------------------------------------------------ */
+
+/*
+ * Next item of a comma list, by hand rather than strtok: strtok would
+ * merge "a,,b" into two items and hide the typo. Returns 1 with the item
+ * in @item, 0 at the end, -1 on an empty item, -2 on an overlong one.
+ */
+static int list_next(const char **p, char *item, size_t len)
+{
+	if (!*p)
+		return 0;
+	const char *comma = strchr(*p, ',');
+	size_t n = comma ? (size_t)(comma - *p) : strlen(*p);
+	if (n == 0)
+		return -1;
+	if (n >= len)
+		return -2;
+	memcpy(item, *p, n);
+	item[n] = '\0';
+	*p = comma ? comma + 1 : NULL;
+	return 1;
+}
+
+static int list_item_error(const char *opt, const char *value, int rc, const char *allowed,
+			   char *err, size_t errlen)
+{
+	if (!*value)
+		return fail(err, errlen, "%s: empty list (allowed: %s)", opt, allowed);
+	if (rc == -1)
+		return fail(err, errlen, "%s: empty item in '%s' (allowed: %s)", opt, value,
+			    allowed);
+	return fail(err, errlen, "%s: item too long in '%s' (allowed: %s)", opt, value, allowed);
+}
+
+/* A named axis (--backend, --lock, --relax): enum values 0..count-1. */
+struct name_axis {
+	const char *opt;
+	const char *what;
+	unsigned count;
+	const char *(*name)(unsigned v);
+	const char *future;	/* a name that is planned but refused */
+	const char *future_msg; /* why */
+};
+
+static const char *backend_name_u(unsigned v)
+{
+	return backend_name((enum backend_kind)v);
+}
+
+static const char *lock_name_u(unsigned v)
+{
+	return lock_name((enum plerig_lock_kind)v);
+}
+
+static const char *relax_name_u(unsigned v)
+{
+	return relax_name((enum plerig_relax_kind)v);
+}
+
+static const struct name_axis backend_axis = {
+    .opt = "--backend",
+    .what = "backend",
+    .count = BACKEND_COUNT,
+    .name = backend_name_u,
+};
+static const struct name_axis lock_axis = {
+    .opt = "--lock",
+    .what = "lock",
+    .count = PLERIG_LOCK_COUNT,
+    .name = lock_name_u,
+};
+static const struct name_axis relax_axis = {
+    .opt = "--relax",
+    .what = "relax",
+    .count = PLERIG_RELAX_COUNT,
+    .name = relax_name_u,
+    .future = "pv-yield",
+    .future_msg = "relax pv-yield is not implemented yet (see issue: PLE itself)",
+};
+
+static void axis_allowed(const struct name_axis *a, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < a->count && used < len; i++) {
+		int n = snprintf(buf + used, len - used, "%s%s", i ? ", " : "", a->name(i));
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+}
+
+static int axis_lookup(const struct name_axis *a, const char *item, unsigned *out)
+{
+	for (unsigned i = 0; i < a->count; i++) {
+		if (strcmp(a->name(i), item) == 0) {
+			*out = i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int parse_name_list(const struct name_axis *a, const char *value, unsigned *out,
+			   unsigned *nr, char *err, size_t errlen)
+{
+	char allowed[128], item[LIST_ITEM_MAX];
+	bool seen[64] = {false};
+	const char *p = value;
+	unsigned n = 0;
+	int rc;
+
+	axis_allowed(a, allowed, sizeof(allowed));
+	while ((rc = list_next(&p, item, sizeof(item))) > 0) {
+		unsigned v;
+		if (a->future && strcmp(item, a->future) == 0)
+			return fail(err, errlen, "%s: %s", a->opt, a->future_msg);
+		if (axis_lookup(a, item, &v))
+			return fail(err, errlen, "%s: unknown %s '%s' (allowed: %s)", a->opt,
+				    a->what, item, allowed);
+		if (seen[v])
+			return fail(err, errlen, "%s: '%s' listed twice in '%s'", a->opt, item,
+				    value);
+		seen[v] = true;
+		out[n++] = v;
+	}
+	if (rc < 0)
+		return list_item_error(a->opt, value, rc, allowed, err, errlen);
+	*nr = n;
+	return 0;
+}
+
+static int parse_backends(const char *value, struct run_options *o, char *err, size_t errlen)
+{
+	unsigned v[BACKEND_COUNT], n;
+
+	if (parse_name_list(&backend_axis, value, v, &n, err, errlen))
+		return -1;
+	for (unsigned i = 0; i < n; i++)
+		o->backends[i] = (enum backend_kind)v[i];
+	o->nr_backends = n;
+	return 0;
+}
+
+static int parse_locks(const char *value, struct run_options *o, char *err, size_t errlen)
+{
+	unsigned v[PLERIG_LOCK_COUNT], n;
+
+	if (parse_name_list(&lock_axis, value, v, &n, err, errlen))
+		return -1;
+	for (unsigned i = 0; i < n; i++)
+		o->locks[i] = (enum plerig_lock_kind)v[i];
+	o->nr_locks = n;
+	return 0;
+}
+
+static int parse_relaxes(const char *value, struct run_options *o, char *err, size_t errlen)
+{
+	unsigned v[PLERIG_RELAX_COUNT], n;
+
+	if (parse_name_list(&relax_axis, value, v, &n, err, errlen))
+		return -1;
+	for (unsigned i = 0; i < n; i++)
+		o->relaxes[i] = (enum plerig_relax_kind)v[i];
+	o->nr_relaxes = n;
+	return 0;
+}
+
+/* --vcpus keeps the order given: it is the order the variants run in. */
+static int parse_vcpu_counts(const char *value, struct run_options *o, char *err, size_t errlen)
+{
+	char item[LIST_ITEM_MAX];
+	unsigned counts[RUN_OPTIONS_MAX_VCPU_COUNTS];
+	const char *p = value;
+	unsigned n = 0;
+	int rc;
+
+	while ((rc = list_next(&p, item, sizeof(item))) > 0) {
+		unsigned v;
+		if (n == RUN_OPTIONS_MAX_VCPU_COUNTS)
+			return fail(err, errlen, "--vcpus: more than %u values in '%s'",
+				    RUN_OPTIONS_MAX_VCPU_COUNTS, value);
+		if (parse_unsigned("--vcpus", item, 1, PLERIG_MAX_VCPUS, &v, err, errlen))
+			return -1;
+		for (unsigned i = 0; i < n; i++)
+			if (counts[i] == v)
+				return fail(err, errlen, "--vcpus: '%s' listed twice in '%s'", item,
+					    value);
+		counts[n++] = v;
+	}
+	if (rc < 0)
+		return list_item_error("--vcpus", value, rc, "1..64, e.g. 2,4", err, errlen);
+	memcpy(o->vcpu_counts, counts, n * sizeof(counts[0]));
+	o->nr_vcpu_counts = n;
+	return 0;
+}
+
+static int parse_pcpus(const char *value, struct run_options *o, char *err, size_t errlen)
+{
+	char why[256], allowed_text[256];
+	cpu_set_t allowed;
+
+	if (cpulist_parse(value, o->pcpus, PLERIG_MAX_PCPUS, &o->nr_pcpus, why, sizeof(why)))
+		return fail(err, errlen, "--pcpus: %s", why);
+	allowed_cpus(&allowed);
+	for (unsigned i = 0; i < o->nr_pcpus; i++) {
+		unsigned list[PLERIG_MAX_PCPUS];
+		if (CPU_ISSET(o->pcpus[i], &allowed))
+			continue;
+		cpulist_format(list, set_to_list(&allowed, list, PLERIG_MAX_PCPUS), allowed_text,
+			       sizeof(allowed_text));
+		return fail(err, errlen,
+			    "--pcpus: CPU %u is not available to this process (allowed: %s)",
+			    o->pcpus[i], allowed_text);
+	}
+	return 0;
+}
+
+static int parse_ring(const char *value, struct run_options *o, char *err, size_t errlen)
+{
+	if (strcmp(value, "auto") == 0)
+		o->ring = RING_CHOICE_AUTO;
+	else if (strcmp(value, "user") == 0)
+		o->ring = RING_CHOICE_USER;
+	else if (strcmp(value, "kernel") == 0)
+		o->ring = RING_CHOICE_KERNEL;
+	else
+		return fail(err, errlen, "--ring: unknown ring '%s' (allowed: user, kernel, auto)",
+			    value);
+	return 0;
+}
+
+static int parse_pin(const char *value, struct run_options *o, char *err, size_t errlen)
+{
+	if (strcmp(value, "each") == 0)
+		o->pin_each = true;
+	else if (strcmp(value, "float") == 0)
+		o->pin_each = false;
+	else
+		return fail(err, errlen, "--pin: unknown placement '%s' (allowed: each, float)",
+			    value);
+	return 0;
+}
+
+static int parse_path(const char *opt, const char *value, const char **out, char *err,
+		      size_t errlen)
+{
+	if (!*value)
+		return fail(err, errlen, "%s: empty file name", opt);
+	*out = value;
+	return 0;
+}
+
+/* ---- getopt ----------------------------------------------------------- */
+
+enum {
+	OPT_BACKEND = 256, /* above any char: long-only options */
+	OPT_VMS,
+	OPT_VCPUS,
+	OPT_PCPUS,
+	OPT_LOCK,
+	OPT_RELAX,
+	OPT_RING,
+	OPT_PIN,
+	OPT_DURATION,
+	OPT_WARMUP,
+	OPT_TIMEOUT,
+	OPT_STALL_US,
+	OPT_CS_CYCLES,
+	OPT_THINK_CYCLES,
+	OPT_JSON,
+	OPT_GUEST,
+};
+
+static const struct option long_options[] = {
+    {"backend", required_argument, NULL, OPT_BACKEND},
+    {"vms", required_argument, NULL, OPT_VMS},
+    {"vcpus", required_argument, NULL, OPT_VCPUS},
+    {"pcpus", required_argument, NULL, OPT_PCPUS},
+    {"lock", required_argument, NULL, OPT_LOCK},
+    {"relax", required_argument, NULL, OPT_RELAX},
+    {"ring", required_argument, NULL, OPT_RING},
+    {"pin", required_argument, NULL, OPT_PIN},
+    {"duration", required_argument, NULL, OPT_DURATION},
+    {"warmup", required_argument, NULL, OPT_WARMUP},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"stall-us", required_argument, NULL, OPT_STALL_US},
+    {"cs-cycles", required_argument, NULL, OPT_CS_CYCLES},
+    {"think-cycles", required_argument, NULL, OPT_THINK_CYCLES},
+    {"json", required_argument, NULL, OPT_JSON},
+    {"guest", required_argument, NULL, OPT_GUEST},
+    {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+static const struct real_range duration_range = {0.0, true, MAX_SECONDS, "> 0, at most 3600"};
+static const struct real_range warmup_range = {0.0, false, MAX_SECONDS, ">= 0, at most 3600"};
+static const struct real_range timeout_range = {0.0, true, MAX_SECONDS, "> 0, at most 3600"};
+static const struct real_range stall_range = {0.0, true, MAX_STALL_US, "> 0, at most 1000000000"};
+
+static int apply_option(int c, const char *arg, struct run_options *o, bool *vcpus_given, char *err,
+			size_t errlen)
+{
+	switch (c) {
+	case OPT_BACKEND:
+		return parse_backends(arg, o, err, errlen);
+	case OPT_VMS:
+		return parse_unsigned("--vms", arg, 1, 64, &o->vms, err, errlen);
+	case OPT_VCPUS:
+		*vcpus_given = true;
+		return parse_vcpu_counts(arg, o, err, errlen);
+	case OPT_PCPUS:
+		return parse_pcpus(arg, o, err, errlen);
+	case OPT_LOCK:
+		return parse_locks(arg, o, err, errlen);
+	case OPT_RELAX:
+		return parse_relaxes(arg, o, err, errlen);
+	case OPT_RING:
+		return parse_ring(arg, o, err, errlen);
+	case OPT_PIN:
+		return parse_pin(arg, o, err, errlen);
+	case OPT_DURATION:
+		return parse_real("--duration", arg, &duration_range, &o->duration_s, err, errlen);
+	case OPT_WARMUP:
+		return parse_real("--warmup", arg, &warmup_range, &o->warmup_s, err, errlen);
+	case OPT_TIMEOUT:
+		return parse_real("--timeout", arg, &timeout_range, &o->timeout_s, err, errlen);
+	case OPT_STALL_US:
+		return parse_real("--stall-us", arg, &stall_range, &o->stall_us, err, errlen);
+	case OPT_CS_CYCLES:
+		return parse_u64("--cs-cycles", arg, 0, MAX_CYCLES, &o->cs_cycles, err, errlen);
+	case OPT_THINK_CYCLES:
+		return parse_u64("--think-cycles", arg, 0, MAX_CYCLES, &o->think_cycles, err,
+				 errlen);
+	case OPT_JSON:
+		return parse_path("--json", arg, &o->json_path, err, errlen);
+	case OPT_GUEST:
+		return parse_path("--guest", arg, &o->guest_path, err, errlen);
+	case 'q':
+		o->quiet = true;
+		return 0;
+	}
+	return fail(err, errlen, "internal error: option %d not handled", c);
+}
+
+/* Exact name or unique abbreviation, as getopt_long itself matches. */
+static const struct option *find_long(const char *name, size_t len)
+{
+	const struct option *found = NULL;
+
+	for (const struct option *lo = long_options; lo->name; lo++) {
+		if (strncmp(lo->name, name, len) != 0)
+			continue;
+		if (strlen(lo->name) == len)
+			return lo;
+		if (found)
+			return NULL;
+		found = lo;
+	}
+	return found;
+}
+
+/*
+ * getopt's own messages are off (opterr = 0) so that errors come back in
+ * @err like all others; rebuild them here. @arg is the argv element getopt
+ * consumed last: the long option itself, or the cluster a short one is in
+ * (or even the element before it), so a short option is named by optopt.
+ */
+static int getopt_error(int c, const char *arg, char *err, size_t errlen)
+{
+	bool is_long = strncmp(arg, "--", 2) == 0;
+	size_t len = is_long ? strcspn(arg, "=") : 0;
+	const struct option *lo = is_long ? find_long(arg + 2, len - 2) : NULL;
+
+	if (c == '?' && optopt > 0 && optopt < 256 && !(lo && lo->val == optopt))
+		return fail(err, errlen, "unknown option '-%c' (%s)", optopt, SEE_HELP);
+	if (c == ':')
+		return fail(err, errlen, "%.*s needs a value (%s)", (int)len, arg, SEE_HELP);
+	if (lo && lo->has_arg == no_argument && arg[len] == '=')
+		return fail(err, errlen, "%.*s does not take a value (%s)", (int)len, arg,
+			    SEE_HELP);
+	return fail(err, errlen, "unknown or ambiguous option '%s' (%s)", arg, SEE_HELP);
+}
+
+/* The default axis shows the PLE story: no over-commit, then 2x. */
+static void default_vcpu_counts(struct run_options *o)
+{
+	unsigned n = o->nr_pcpus ? o->nr_pcpus : 1;
+	unsigned a = n < PLERIG_MAX_VCPUS ? n : PLERIG_MAX_VCPUS;
+	unsigned b = 2 * n < PLERIG_MAX_VCPUS ? 2 * n : PLERIG_MAX_VCPUS;
+
+	o->vcpu_counts[0] = a;
+	o->nr_vcpu_counts = 1;
+	if (b != a)
+		o->vcpu_counts[o->nr_vcpu_counts++] = b;
+}
+
+void run_options_defaults(struct run_options *o)
+{
+	cpu_set_t allowed;
+
+	memset(o, 0, sizeof(*o));
+	o->backends[0] = BACKEND_KVM;
+	o->nr_backends = 1;
+	o->vms = 1;
+	allowed_cpus(&allowed);
+	o->nr_pcpus = set_to_list(&allowed, o->pcpus, PLERIG_MAX_PCPUS);
+	default_vcpu_counts(o);
+	o->locks[0] = PLERIG_LOCK_TICKET;
+	o->nr_locks = 1;
+	o->relaxes[0] = PLERIG_RELAX_PAUSE;
+	o->relaxes[1] = PLERIG_RELAX_NOP;
+	o->nr_relaxes = 2;
+	o->ring = RING_CHOICE_AUTO;
+	o->pin_each = true;
+	o->duration_s = 3.0;
+	o->warmup_s = 0.2;
+	o->timeout_s = 10.0;
+	o->stall_us = 50.0;
+	o->cs_cycles = 100;
+	o->think_cycles = 100;
+}
+
+enum run_options_status run_options_parse(int argc, char **argv, struct run_options *o, char *err,
+					  size_t errlen)
+{
+	bool vcpus_given = false;
+	int c;
+
+	run_options_defaults(o);
+	if (errlen)
+		err[0] = '\0';
+	/* 0, not 1: glibc then reinitialises fully, so parsing twice works */
+	optind = 0;
+	opterr = 0;
+	/* '+': stop at the first operand instead of permuting the caller's argv */
+	while ((c = getopt_long(argc, argv, "+:qh", long_options, NULL)) != -1) {
+		if (c == 'h') {
+			run_options_usage(stdout);
+			return RUN_OPTIONS_HELP;
+		}
+		if (c == '?' || c == ':') {
+			getopt_error(c, argv[optind - 1], err, errlen);
+			return RUN_OPTIONS_ERROR;
+		}
+		if (apply_option(c, optarg, o, &vcpus_given, err, errlen))
+			return RUN_OPTIONS_ERROR;
+	}
+	if (optind < argc) {
+		fail(err, errlen, "unexpected argument '%s' (%s)", argv[optind], SEE_HELP);
+		return RUN_OPTIONS_ERROR;
+	}
+	/* without --vcpus, size the axis to the CPUs actually used */
+	if (!vcpus_given)
+		default_vcpu_counts(o);
+	return RUN_OPTIONS_OK;
+}
+
+void run_options_usage(FILE *out)
+{
+	fputs("Usage: plerig run [OPTIONS]\n"
+	      "\n"
+	      "Boot tiny VMs whose vCPUs fight over one spin lock and report how the lock\n"
+	      "behaves: wait times, stalls, lock-holder preemptions, host run-queue delay\n"
+	      "and KVM exits. Options that take a LIST are axes of the experiment matrix:\n"
+	      "every combination of backend x vcpus x lock x relax is one variant.\n"
+	      "\n"
+	      "Placement:\n"
+	      "  --backend LIST      VMM backends: kvm (default: kvm)\n"
+	      "  --vms N             VMs per variant, 1..64, each with its own lock, all running\n"
+	      "                      at once (default: 1)\n"
+	      "  --vcpus LIST        vCPUs per VM, each 1..64, e.g. 2,4 (default: the number of\n"
+	      "                      CPUs in --pcpus and twice that: no over-commit, then 2x)\n"
+	      "  --pcpus CPULIST     host CPUs for the vCPU threads, taskset -c syntax like\n"
+	      "                      0-3,8; each must be in this process's affinity mask\n"
+	      "                      (default: every CPU in the affinity mask)\n"
+	      "  --pin each|float    each: vCPU i of a run on the i-th CPU of --pcpus, wrapping\n"
+	      "                      around; float: every vCPU may run on any of them\n"
+	      "                      (default: each)\n"
+	      "\n"
+	      "Lock:\n"
+	      "  --lock LIST         ticket, tas, mcs (default: ticket)\n"
+	      "  --relax LIST        spin-loop body: pause, nop, rep-pause, none\n"
+	      "                      (default: pause,nop)\n"
+	      "  --ring user|kernel|auto\n"
+	      "                      privilege level of the storm; auto picks what the backend\n"
+	      "                      supports best (default: auto)\n"
+	      "  --cs-cycles N       TSC cycles inside each critical section, 0..1000000000\n"
+	      "                      (default: 100)\n"
+	      "  --think-cycles N    TSC cycles between release and the next attempt,\n"
+	      "                      0..1000000000 (default: 100)\n"
+	      "  --stall-us US       a wait (or hold) longer than this counts as a stall or a\n"
+	      "                      lock-holder preemption, > 0 (default: 50)\n"
+	      "\n"
+	      "Timing:\n"
+	      "  --duration SECONDS  measured interval per variant, > 0, at most 3600\n"
+	      "                      (default: 3)\n"
+	      "  --warmup SECONDS    storm before measuring, >= 0, at most 3600 (default: 0.2)\n"
+	      "  --timeout SECONDS   watchdog slack for boot and stop on top of warmup and\n"
+	      "                      duration, > 0, at most 3600 (default: 10)\n"
+	      "\n"
+	      "Output:\n"
+	      "  --json FILE         also write every figure, histogram and counter as JSON;\n"
+	      "                      - for stdout (default: none)\n"
+	      "  --guest FILE        guest image (default: the one built next to plerig)\n"
+	      "  -q, --quiet         no progress lines on stderr\n"
+	      "  -h, --help          this text\n"
+	      "\n"
+	      "Examples:\n"
+	      "  # one VM with 4 vCPUs squeezed onto CPU 0: PAUSE against NOP\n"
+	      "  plerig run --vms 1 --vcpus 4 --pcpus 0 --lock ticket --relax pause,nop "
+	      "--duration 2\n"
+	      "\n"
+	      "  # every lock at 1x and 2x over-commit of CPUs 0-3, results kept as JSON\n"
+	      "  plerig run --vcpus 4,8 --pcpus 0-3 --lock ticket,tas,mcs --json results.json\n",
+	      out);
+}
+
+/* ---- CPU lists -------------------------------------------------------- */
+
+static int cpu_number(const char *s, size_t len, unsigned *out)
+{
+	unsigned v = 0;
+
+	if (len == 0 || len > 9)
+		return -1;
+	for (size_t i = 0; i < len; i++) {
+		if (!isdigit((unsigned char)s[i]))
+			return -1;
+		v = v * 10 + (unsigned)(s[i] - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+/* "N" or "N-M" -> [*lo, *hi]. */
+static int cpu_range(const char *item, unsigned *lo, unsigned *hi, char *err, size_t errlen)
+{
+	const char *dash = strchr(item, '-');
+	size_t len = strlen(item);
+	size_t first = dash ? (size_t)(dash - item) : len;
+
+	if (cpu_number(item, first, lo) || (dash && cpu_number(dash + 1, len - first - 1, hi)))
+		return fail(err, errlen, "'%s' is not a CPU number or range (allowed: e.g. 0-3,8)",
+			    item);
+	if (!dash)
+		*hi = *lo;
+	if (*hi < *lo)
+		return fail(err, errlen, "'%s' is a backwards range (allowed: e.g. 1-3)", item);
+	if (*hi >= CPU_SETSIZE)
+		return fail(err, errlen, "'%s' goes beyond the largest CPU number %u", item,
+			    CPU_SETSIZE - 1);
+	return 0;
+}
+
+int cpulist_parse(const char *s, unsigned *cpus, unsigned max, unsigned *nr, char *err,
+		  size_t errlen)
+{
+	char item[LIST_ITEM_MAX];
+	cpu_set_t set;
+	const char *p = s;
+	int rc;
+
+	if (!s || !*s)
+		return fail(err, errlen, "empty CPU list (allowed: e.g. 0-3,8)");
+	CPU_ZERO(&set);
+	while ((rc = list_next(&p, item, sizeof(item))) > 0) {
+		unsigned lo = 0, hi = 0;
+		if (cpu_range(item, &lo, &hi, err, errlen))
+			return -1;
+		for (unsigned cpu = lo; cpu <= hi; cpu++) {
+			/* an overlap is almost always a typo in a range */
+			if (CPU_ISSET(cpu, &set))
+				return fail(err, errlen, "CPU %u listed twice in '%s'", cpu, s);
+			CPU_SET(cpu, &set);
+		}
+	}
+	if (rc < 0)
+		return fail(err, errlen, "%s in '%s' (allowed: e.g. 0-3,8)",
+			    rc == -1 ? "empty item" : "item too long", s);
+	if ((unsigned)CPU_COUNT(&set) > max)
+		return fail(err, errlen, "'%s' names %d CPUs, at most %u allowed", s,
+			    CPU_COUNT(&set), max);
+	*nr = set_to_list(&set, cpus, max);
+	return 0;
+}
+
+void cpulist_format(const unsigned *cpus, unsigned nr, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	if (len == 0)
+		return;
+	buf[0] = '\0';
+	for (unsigned i = 0; i < nr && used < len; i++) {
+		unsigned j = i;
+		while (j + 1 < nr && cpus[j + 1] == cpus[j] + 1)
+			j++;
+		int n = j > i ? snprintf(buf + used, len - used, "%s%u-%u", i ? "," : "", cpus[i],
+					 cpus[j])
+			      : snprintf(buf + used, len - used, "%s%u", i ? "," : "", cpus[i]);
+		if (n < 0)
+			break;
+		used += (size_t)n;
+		i = j;
+	}
+}

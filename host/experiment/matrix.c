@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "experiment/matrix.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static enum plerig_ring resolve_ring(enum ring_choice c, enum plerig_ring ring_auto)
+{
+	switch (c) {
+	case RING_CHOICE_USER:
+		return PLERIG_RING_USER;
+	case RING_CHOICE_KERNEL:
+		return PLERIG_RING_KERNEL;
+	case RING_CHOICE_AUTO:
+		break;
+	}
+	return ring_auto;
+}
+
+/* Everything but the four axes is the same for every variant. */
+static void fill_common(struct variant *v, const struct run_options *o, enum plerig_ring ring_auto)
+{
+	unsigned nr_pcpus = o->nr_pcpus < PLERIG_MAX_PCPUS ? o->nr_pcpus : PLERIG_MAX_PCPUS;
+
+	v->ring = resolve_ring(o->ring, ring_auto);
+	v->vms = o->vms;
+	v->nr_pcpus = nr_pcpus;
+	memcpy(v->pcpus, o->pcpus, nr_pcpus * sizeof(v->pcpus[0]));
+	v->pin_each = o->pin_each ? 1 : 0;
+	v->cs_cycles = o->cs_cycles;
+	v->think_cycles = o->think_cycles;
+	v->stall_us = o->stall_us;
+	v->warmup_s = o->warmup_s;
+	v->duration_s = o->duration_s;
+	v->timeout_s = o->timeout_s;
+}
+
+int run_options_expand(const struct run_options *o, enum plerig_ring ring_auto,
+		       struct variant **out, unsigned *nr)
+{
+	size_t total = (size_t)o->nr_backends * o->nr_vcpu_counts * o->nr_locks * o->nr_relaxes;
+	struct variant *v;
+	unsigned n = 0;
+
+	*out = NULL;
+	*nr = 0;
+	if (total == 0)
+		return 0;
+	/* each variant carries a 4 KiB CPU list: keep them off the stack */
+	v = calloc(total, sizeof(*v));
+	if (!v)
+		return -1;
+	for (unsigned b = 0; b < o->nr_backends; b++)
+		for (unsigned c = 0; c < o->nr_vcpu_counts; c++)
+			for (unsigned l = 0; l < o->nr_locks; l++)
+				for (unsigned r = 0; r < o->nr_relaxes; r++, n++) {
+					fill_common(&v[n], o, ring_auto);
+					v[n].backend = o->backends[b];
+					v[n].vcpus = o->vcpu_counts[c];
+					v[n].lock = o->locks[l];
+					v[n].relax = o->relaxes[r];
+				}
+	*out = v;
+	*nr = n;
+	return 0;
+}

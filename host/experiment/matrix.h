@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The experiment matrix: `plerig run` options -> the list of variants to run. */
+#ifndef PLERIG_MATRIX_H
+#define PLERIG_MATRIX_H
+
+#include "cli/run_options.h"
+#include "experiment/variant.h"
+
+/*
+ * Cartesian product of the axes, in the order backend, vcpus, lock, relax
+ * (relax innermost, so variants that differ only in the relax instruction
+ * are adjacent in the table). --ring auto becomes @ring_auto, which the
+ * caller picks for the backend. On success *out is a calloc'ed array of
+ * *nr variants for the caller to free(). Returns 0, or -1 if out of memory.
+ */
+int run_options_expand(const struct run_options *o, enum plerig_ring ring_auto,
+		       struct variant **out, unsigned *nr);
+
+#endif

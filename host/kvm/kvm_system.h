@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* /dev/kvm itself: the API check, what the host supports, which module drives it. */
+#ifndef PLERIG_KVM_SYSTEM_H
+#define PLERIG_KVM_SYSTEM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "plerig/abi.h"
+
+struct kvm_system {
+	int fd;
+	int vcpu_mmap_size;
+	struct kvm_cpuid2 *cpuid; /* KVM_GET_SUPPORTED_CPUID */
+	bool has_tss_addr;        /* VMX needs KVM_SET_TSS_ADDR before the first run */
+	const char *module;       /* "kvm_intel", "kvm_amd", "kvm_pvm" or "unknown" */
+};
+
+/* Default "/dev/kvm"; the PLERIG_KVM_DEVICE environment variable overrides it. */
+const char *kvm_device_path(void);
+int kvm_system_open(struct kvm_system *s, char *err, size_t errlen);
+void kvm_system_close(struct kvm_system *s);
+
+/* Which module drives KVM here, from /sys/module. */
+const char *kvm_detect_module(void);
+/*
+ * Ring for --ring auto: user on PVM (guest ring 0 is instruction-emulated
+ * there, ~100x slow), kernel elsewhere (where Intel PLE counts PAUSE).
+ */
+enum plerig_ring kvm_default_ring(const char *module);
+
+#endif

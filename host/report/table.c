@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "report/table.h"
+
+#include "report/units.h"
+
+/*
+ * Widths fit the widest value each column can hold ("rep-pause",
+ * "64x64/1024", units_* output), so rows stay aligned whatever they show.
+ */
+enum column {
+	COL_BACKEND,
+	COL_LOCK,
+	COL_RELAX,
+	COL_RING,
+	COL_PLACEMENT,
+	COL_ACQ,
+	COL_WAIT_P50,
+	COL_WAIT_P99,
+	COL_WAIT_MAX,
+	COL_STALLS,
+	COL_STALLED,
+	COL_LHP,
+	COL_RUN_DELAY,
+	COL_EXITS,
+	COL_COUNT
+};
+
+/* Identity columns read left to right, figures align on their units. */
+#define LEFT  1
+#define RIGHT 0
+
+static const struct {
+	const char *head;
+	int width;
+	int left;
+	const char *legend;
+} columns[COL_COUNT] = {
+    [COL_BACKEND] = {"backend", 7, LEFT, "VMM running the guests (kvm: plerig's own, on /dev/kvm)"},
+    [COL_LOCK] = {"lock", 6, LEFT,
+		  "spin lock: ticket (fair FIFO), tas (test-and-test-and-set), mcs (queued)"},
+    [COL_RELAX] = {"relax", 9, LEFT,
+		   "spin-loop body: pause, nop, rep-pause or none (PAUSE is what PLE counts)"},
+    [COL_RING] = {"ring", 6, LEFT, "guest privilege level the lock storm runs at"},
+    [COL_PLACEMENT] = {"placement", 10, LEFT,
+		       "VMSxVCPUS/PCPUS: VMs x vCPUs per VM on that many host CPUs "
+		       "(1x4/1: 4 vCPUs share 1 CPU)"},
+    [COL_ACQ] = {"acq/s", 6, RIGHT, "lock acquisitions per second, all vCPUs of all VMs"},
+    [COL_WAIT_P50] = {"wait-p50", 8, RIGHT,
+		      "median wait from first try to holding the lock (all vCPUs merged)"},
+    [COL_WAIT_P99] = {"wait-p99", 8, RIGHT, "99th percentile of that wait"},
+    [COL_WAIT_MAX] = {"wait-max", 8, RIGHT, "longest single wait"},
+    [COL_STALLS] = {"stalls", 6, RIGHT, "waits longer than --stall-us"},
+    [COL_STALLED] = {"stalled", 7, RIGHT, "share of vCPU time spent in those stalled waits"},
+    [COL_LHP] = {"lhp", 6, RIGHT,
+		 "lock-holder preemptions: holds longer than --stall-us, the holder "
+		 "was descheduled"},
+    [COL_RUN_DELAY] = {"rundelay", 8, RIGHT,
+		       "share of vCPU-thread time runnable but waiting for a host CPU "
+		       "(schedstat)"},
+    [COL_EXITS] = {"exits", 6, RIGHT,
+		   "KVM exits of all vCPUs while measuring (- where the kernel lacks the "
+		   "stat)"},
+};
+
+static void cell(FILE *f, enum column c, const char *text)
+{
+	int w = columns[c].width;
+
+	fprintf(f, "%s%*s", c ? "  " : "", columns[c].left ? -w : w, text);
+}
+
+void report_table_header(FILE *f)
+{
+	for (int c = 0; c < COL_COUNT; c++)
+		cell(f, (enum column)c, columns[c].head);
+	fputc('\n', f);
+}
+
+static void identity_cells(FILE *f, const struct variant *v)
+{
+	char placement[48];
+
+	snprintf(placement, sizeof(placement), "%ux%u/%u", v->vms, v->vcpus, v->nr_pcpus);
+	cell(f, COL_BACKEND, backend_name(v->backend));
+	cell(f, COL_LOCK, lock_name(v->lock));
+	cell(f, COL_RELAX, relax_name(v->relax));
+	cell(f, COL_RING, ring_name(v->ring));
+	cell(f, COL_PLACEMENT, placement);
+}
+
+static void figure_cells(FILE *f, const struct figures *fig)
+{
+	char b[UNITS_BUF_SIZE];
+
+	cell(f, COL_ACQ, units_count(fig->acq_per_s, b, sizeof(b)));
+	cell(f, COL_WAIT_P50, units_duration_ns(fig->wait_p50_ns, b, sizeof(b)));
+	cell(f, COL_WAIT_P99, units_duration_ns(fig->wait_p99_ns, b, sizeof(b)));
+	cell(f, COL_WAIT_MAX, units_duration_ns(fig->wait_max_ns, b, sizeof(b)));
+	cell(f, COL_STALLS, units_count((double)fig->stalls, b, sizeof(b)));
+	cell(f, COL_STALLED, units_percent(fig->stalled_share, b, sizeof(b)));
+	cell(f, COL_LHP, units_count((double)fig->holder_preemptions, b, sizeof(b)));
+	cell(f, COL_RUN_DELAY, units_percent(fig->run_delay_share, b, sizeof(b)));
+	cell(f, COL_EXITS, fig->exits_valid ? units_count((double)fig->exits, b, sizeof(b)) : "-");
+}
+
+void report_table_row(FILE *f, const struct variant_result *r)
+{
+	struct figures fig;
+
+	identity_cells(f, &r->variant);
+	if (!r->ok) {
+		fprintf(f, "  FAILED: %s\n", r->error[0] ? r->error : "unknown error");
+		return;
+	}
+	figures_for_variant(r, &fig);
+	figure_cells(f, &fig);
+	fputc('\n', f);
+}
+
+void report_table_legend(FILE *f)
+{
+	for (int c = 0; c < COL_COUNT; c++)
+		fprintf(f, "  %-10s %s\n", columns[c].head, columns[c].legend);
+}
