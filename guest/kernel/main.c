@@ -108,13 +108,18 @@ static int config_is_valid(unsigned vcpu)
 	return c->magic == PLERIG_ABI_MAGIC && c->abi_version == PLERIG_ABI_VERSION &&
 	       c->nr_vcpus <= PLERIG_MAX_VCPUS && vcpu < c->nr_vcpus &&
 	       c->lock < PLERIG_LOCK_COUNT && c->relax < PLERIG_RELAX_COUNT &&
-	       (c->ring == PLERIG_RING_KERNEL || c->ring == PLERIG_RING_USER);
+	       (c->ring == PLERIG_RING_KERNEL || c->ring == PLERIG_RING_USER) &&
+	       c->inject <= PLERIG_INJECT_HANG;
 }
 
 /* Runs at ring 3 (or ring 0 when the host asks for it). */
 static __attribute__((noreturn)) void storm_entry(uint64_t vcpu)
 {
+	if (shared->config.inject == PLERIG_INJECT_FAULT)
+		__builtin_trap();
 	storm_run(shared, (unsigned)vcpu);
+	while (shared->config.inject == PLERIG_INJECT_HANG)
+		__asm__ volatile("" : : : "memory");
 	report(PLERIG_EVENT_DONE);
 }
 

@@ -14,36 +14,44 @@
 #define SPIN_ATTR __attribute__((noinline, used))
 
 #define DEFINE_TICKET(relax)                                                                       \
-	SPIN_ATTR void plerig_acquire_ticket_##relax(struct plerig_lock_state *l, unsigned me)     \
+	SPIN_ATTR int plerig_acquire_ticket_##relax(struct plerig_lock_state *l, unsigned me)      \
 	{                                                                                          \
 		(void)me;                                                                          \
 		const uint32_t ticket = __atomic_fetch_add(&l->ticket_tail, 1, __ATOMIC_RELAXED);  \
+		if (__atomic_load_n(&l->ticket_head, __ATOMIC_ACQUIRE) == ticket)                  \
+			return 0;                                                                  \
 		while (__atomic_load_n(&l->ticket_head, __ATOMIC_ACQUIRE) != ticket)               \
 			RELAX_##relax();                                                           \
+		return 1;                                                                          \
 	}
 
 #define DEFINE_TAS(relax)                                                                          \
-	SPIN_ATTR void plerig_acquire_tas_##relax(struct plerig_lock_state *l, unsigned me)        \
+	SPIN_ATTR int plerig_acquire_tas_##relax(struct plerig_lock_state *l, unsigned me)         \
 	{                                                                                          \
 		(void)me;                                                                          \
-		while (__atomic_exchange_n(&l->tas_word, 1, __ATOMIC_ACQUIRE))                     \
+		if (!__atomic_exchange_n(&l->tas_word, 1, __ATOMIC_ACQUIRE))                       \
+			return 0;                                                                  \
+		do                                                                                 \
 			while (__atomic_load_n(&l->tas_word, __ATOMIC_RELAXED))                    \
 				RELAX_##relax();                                                   \
+		while (__atomic_exchange_n(&l->tas_word, 1, __ATOMIC_ACQUIRE));                    \
+		return 1;                                                                          \
 	}
 
 /* MCS links are vCPU index + 1 so that 0 means "none" (see the ABI). */
 #define DEFINE_MCS(relax)                                                                          \
-	SPIN_ATTR void plerig_acquire_mcs_##relax(struct plerig_lock_state *l, unsigned me)        \
+	SPIN_ATTR int plerig_acquire_mcs_##relax(struct plerig_lock_state *l, unsigned me)         \
 	{                                                                                          \
 		struct plerig_mcs_node *node = &l->mcs_nodes[me];                                  \
 		__atomic_store_n(&node->next, 0, __ATOMIC_RELAXED);                                \
 		__atomic_store_n(&node->locked, 1, __ATOMIC_RELAXED);                              \
 		const uint32_t prev = __atomic_exchange_n(&l->mcs_tail, me + 1, __ATOMIC_ACQ_REL); \
 		if (!prev)                                                                         \
-			return;                                                                    \
+			return 0;                                                                  \
 		__atomic_store_n(&l->mcs_nodes[prev - 1].next, me + 1, __ATOMIC_RELEASE);          \
 		while (__atomic_load_n(&node->locked, __ATOMIC_ACQUIRE))                           \
 			RELAX_##relax();                                                           \
+		return 1;                                                                          \
 	}                                                                                          \
 	SPIN_ATTR void plerig_release_mcs_##relax(struct plerig_lock_state *l, unsigned me)        \
 	{                                                                                          \

@@ -34,15 +34,20 @@ struct thresholds {
 	uint64_t hold_preempt;
 };
 
-static inline void record(struct plerig_vcpu_result *r, const struct thresholds *t, uint64_t wait,
-			  uint64_t hold)
+/*
+ * A stall is a long wait for another holder. A long uncontended
+ * acquisition is this vCPU's own preemption, which run_delay shows.
+ */
+static inline void record(struct plerig_vcpu_result *r, const struct thresholds *t, int contended,
+			  uint64_t wait, uint64_t hold)
 {
 	r->acquisitions++;
+	r->contended += (uint64_t)contended;
 	r->wait_total_cycles += wait;
 	if (wait > r->wait_max_cycles)
 		r->wait_max_cycles = wait;
 	r->hist_wait[plerig_hist_bucket(wait)]++;
-	if (wait > t->stall) {
+	if (contended && wait > t->stall) {
 		r->stalls++;
 		r->stalled_cycles += wait;
 	}
@@ -80,14 +85,14 @@ void storm_run(struct plerig_shared *sh, unsigned me)
 			r->measure_start_tsc = rdtsc();
 		}
 		const uint64_t t0 = rdtsc();
-		ops->acquire(&sh->lock, me);
+		const int contended = ops->acquire(&sh->lock, me);
 		const uint64_t t1 = rdtsc();
 		*counter = *counter + 1;
 		spin_until(t1 + cs_cycles);
 		ops->release(&sh->lock, me);
 		const uint64_t t2 = rdtsc();
 		if (measuring)
-			record(r, &t, t1 - t0, t2 - t1);
+			record(r, &t, contended, t1 - t0, t2 - t1);
 		else
 			r->warmup_acquisitions++;
 		spin_until(t2 + think_cycles);

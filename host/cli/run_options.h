@@ -45,7 +45,12 @@ enum run_options_status {
 };
 
 void run_options_defaults(struct run_options *o);
-/* argv[0] is "run" (getopt starts at argv[1]). */
+/*
+ * argv[0] is "run" (getopt starts at argv[1]). Starts from
+ * run_options_defaults(), so @o needs no preparation; without --vcpus the
+ * axis is sized to --pcpus (n and 2n, at most PLERIG_MAX_VCPUS). Lists
+ * given twice: the last one wins.
+ */
 enum run_options_status run_options_parse(int argc, char **argv, struct run_options *o, char *err,
 					  size_t errlen);
 void run_options_usage(FILE *out);

@@ -30,6 +30,7 @@ struct variant {
 	double warmup_s;
 	double duration_s;
 	double timeout_s;        /* watchdog for boot and stop, on top of the run */
+	enum plerig_inject inject; /* tests of plerig itself: a guest that faults or hangs */
 };
 
 const char *backend_name(enum backend_kind b);

@@ -80,6 +80,7 @@ static void make_config(const struct variant *v, struct plerig_config *cfg)
 	cfg->lock = v->lock;
 	cfg->relax = v->relax;
 	cfg->ring = v->ring;
+	cfg->inject = v->inject;
 	cfg->cs_cycles = v->cs_cycles;
 	cfg->think_cycles = v->think_cycles;
 }
@@ -216,7 +217,7 @@ static void snapshot(struct run *run, struct schedstat *sched, struct kvm_stats_
 		/* an unreadable counter is reported as invalid, not as a failed run */
 		if (schedstat_read(kvm_vcpu_tid(vcpu), &sched[g], err, sizeof(err)))
 			memset(&sched[g], 0, sizeof(sched[g]));
-		if (kvm_stats_read(&vcpu->stats, &kvm[g], err, sizeof(err)))
+		if (!vcpu->stats_open || kvm_stats_read(&vcpu->stats, &kvm[g], err, sizeof(err)))
 			memset(&kvm[g], 0, sizeof(kvm[g]));
 	}
 }
@@ -254,7 +255,8 @@ static int boot(struct run *run)
 	struct kvm_stats_snapshot s;
 	char err[256];
 	for (unsigned g = 0; g < nr_vcpus_total(run); g++)
-		if (!kvm_stats_read(&vcpu_at(run, g)->stats, &s, err, sizeof(err)) &&
+		if (vcpu_at(run, g)->stats_open &&
+		    !kvm_stats_read(&vcpu_at(run, g)->stats, &s, err, sizeof(err)) &&
 		    s.valid[KVM_STAT_INSN_EMULATION])
 			emulated += s.value[KVM_STAT_INSN_EMULATION];
 	run->r->timing.setup_insn_emulated = emulated;

@@ -125,15 +125,19 @@ int kvm_vcpu_create(struct kvm_vcpu *vcpu, struct kvm_vm *vm, const struct kvm_s
 	vcpu->run_size = (size_t)sys->vcpu_mmap_size;
 	vcpu->run = mmap(NULL, vcpu->run_size, PROT_READ | PROT_WRITE, MAP_SHARED, vcpu->fd, 0);
 	if (vcpu->run == MAP_FAILED) {
-		snprintf(err, errlen, "mmap of kvm_run for vCPU %u: %s", index, strerror(errno));
-		return -errno;
+		int e = errno;
+		snprintf(err, errlen, "mmap of kvm_run for vCPU %u: %s", index, strerror(e));
+		return -e;
 	}
 	int rc = set_cpuid(vcpu, sys, err, errlen);
 	if (!rc)
 		rc = set_pvh_entry_state(vcpu, entry, err, errlen);
 	if (!rc) {
+		/* kernels before 5.14 have no stats fd: run without, report the figures as absent */
 		rc = kvm_stats_open(&vcpu->stats, vcpu->fd, err, errlen);
 		vcpu->stats_open = rc == 0;
+		if (rc == -ENOTTY || rc == -EINVAL)
+			rc = 0;
 	}
 	return rc;
 }

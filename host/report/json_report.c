@@ -169,6 +169,7 @@ static json_object *vcpu_json(const struct variant_result *r, const struct vcpu_
 	add(o, "tid", json_object_new_int64(rec->tid));
 	add_u64(o, "acquisitions", f.acquisitions);
 	add_u64(o, "warmup_acquisitions", rec->guest.warmup_acquisitions);
+	add_u64(o, "contended", rec->guest.contended);
 	add_u64(o, "stalls", f.stalls);
 	add_double(o, "stalled_ns", f.stalled_ns);
 	add_double(o, "wait_p50_ns", f.wait_p50_ns);
@@ -254,7 +255,8 @@ static json_object *variant_json(const struct variant_result *r)
 	add(o, "summary", r->ok ? summary_json(r) : NULL);
 	for (unsigned vm = 0; vm < n; vm++)
 		json_object_array_add(vms, vm_json(r, vm));
-	add(o, "vms", vms);
+	/* not "vms": that key already holds the VM count, as "vcpus" does */
+	add(o, "vm_results", vms);
 	return o;
 }
 

@@ -3,6 +3,16 @@
  * Machine-readable results ("plerig-results", schema_version 1): every
  * figure, counter and non-empty histogram bucket of every vCPU, for
  * analysis that the table cannot do.
+ *
+ * {schema, schema_version, plerig_version, command_line, host: {kernel,
+ *  cpus, cpus_online}, variants: [{backend, lock, relax, ring, vms, vcpus,
+ *  pcpus, pin, cs_cycles, think_cycles, stall_us, warmup_s, duration_s,
+ *  ok, error (only when !ok), interval_s, tsc_khz, timing: {...},
+ *  summary: {struct figures} (null when !ok),
+ *  vm_results: [{vm, protected_counter, vcpus: [{vcpu, host_cpu (null
+ *  when floating), tid, ..., exits (null when unknown), kvm_stats: {name:
+ *  value}, wait_histogram/hold_histogram: {unit: "tsc_cycles", buckets:
+ *  [[low, count], ...]}}]}]}]}
  */
 #ifndef PLERIG_JSON_REPORT_H
 #define PLERIG_JSON_REPORT_H

@@ -52,9 +52,9 @@ static const struct {
     [COL_STALLS] = {"stalls", 6, RIGHT, "waits longer than --stall-us"},
     [COL_STALLED] = {"stalled", 7, RIGHT, "share of vCPU time spent in those stalled waits"},
     [COL_LHP] = {"lhp", 6, RIGHT,
-		 "lock-holder preemptions: holds longer than --stall-us, the holder "
-		 "was descheduled"},
-    [COL_RUN_DELAY] = {"rundelay", 8, RIGHT,
+		 "lock-holder preemptions: holds longer than --stall-us, as when "
+		 "the holder's vCPU is descheduled"},
+    [COL_RUN_DELAY] = {"run-delay", 9, RIGHT,
 		       "share of vCPU-thread time runnable but waiting for a host CPU "
 		       "(schedstat)"},
     [COL_EXITS] = {"exits", 6, RIGHT,

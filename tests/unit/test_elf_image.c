@@ -106,11 +106,14 @@ static int load(const struct test_elf *t)
 /* A failed load must explain itself and leave guest memory untouched. */
 static void expect_fail(const struct test_elf *t, const char *needle)
 {
+	size_t i = 0;
+
 	ck_assert_int_eq(load(t), -1);
 	ck_assert_msg(strstr(err, needle), "error \"%s\" lacks \"%s\"", err, needle);
-	for (size_t i = 0; i < sizeof(mem); i++)
-		ck_assert_msg(mem[i] == FILL, "byte %zu of guest memory written by a failed load",
-			      i);
+	/* one assertion, not one per byte: each costs a write to Check's pipe */
+	while (i < sizeof(mem) && mem[i] == FILL)
+		i++;
+	ck_assert_msg(i == sizeof(mem), "byte %zu of guest memory written by a failed load", i);
 }
 
 START_TEST(test_valid_load)

@@ -304,13 +304,22 @@ static Suite *kvm_stats_suite(void)
 	return s;
 }
 
+/* meson's code for a skipped test */
+#define EXIT_SKIP 77
+
 int main(void)
 {
 	SRunner *sr = srunner_create(kvm_stats_suite());
+	int kvm = open("/dev/kvm", O_RDWR | O_CLOEXEC);
 	int failed;
 
+	if (kvm >= 0)
+		close(kvm);
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	if (failed)
+		return EXIT_FAILURE;
+	/* the pure tests ran; the VM ones returned early and said why */
+	return kvm >= 0 ? EXIT_SUCCESS : EXIT_SKIP;
 }

@@ -88,6 +88,13 @@ enum plerig_vcpu_state {
 #define PLERIG_HIST_SUB_BITS 3u
 #define PLERIG_HIST_BUCKETS ((64u - PLERIG_HIST_SUB_BITS + 1u) << PLERIG_HIST_SUB_BITS)
 
+/* Failures the guest makes on request, so the host's handling of them is tested for real. */
+enum plerig_inject {
+	PLERIG_INJECT_NONE = 0,
+	PLERIG_INJECT_FAULT = 1, /* ud2 where the storm would start: an exception report */
+	PLERIG_INJECT_HANG = 2,  /* never report DONE: the watchdog must stop the guest */
+};
+
 struct plerig_config {
 	uint64_t magic;       /* PLERIG_ABI_MAGIC */
 	uint32_t abi_version; /* PLERIG_ABI_VERSION */
@@ -95,7 +102,7 @@ struct plerig_config {
 	uint32_t lock;        /* enum plerig_lock_kind */
 	uint32_t relax;       /* enum plerig_relax_kind */
 	uint32_t ring;        /* enum plerig_ring */
-	uint32_t reserved0;
+	uint32_t inject;      /* enum plerig_inject: failures on purpose, to test the host */
 	uint64_t cs_cycles;    /* TSC cycles spent inside each critical section */
 	uint64_t think_cycles; /* TSC cycles between a release and the next attempt */
 	uint64_t stall_cycles; /* a wait longer than this is a stall */
@@ -119,9 +126,10 @@ struct plerig_vcpu_result {
 	uint32_t apic_id;
 	uint64_t acquisitions;
 	uint64_t warmup_acquisitions;
+	uint64_t contended;      /* acquisitions that found the lock taken */
 	uint64_t wait_total_cycles;
 	uint64_t wait_max_cycles;
-	uint64_t stalls;
+	uint64_t stalls;         /* contended waits over stall_cycles */
 	uint64_t stalled_cycles;
 	uint64_t hold_total_cycles;
 	uint64_t hold_max_cycles;

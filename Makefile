@@ -1,0 +1,38 @@
+# Thin wrapper: meson + ninja do the building, this file the remembering.
+BUILD ?= build
+RUN_ARGS ?=
+
+.PHONY: all setup build run test unit-test vm-test bench format clean
+
+all: build
+
+setup:
+	@scripts/setup
+
+$(BUILD)/build.ninja:
+	meson setup $(BUILD)
+
+build: setup $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+# The default experiment: PAUSE vs NOP, one vCPU per host CPU and 2x over-commit.
+run: build
+	$(BUILD)/plerig run $(RUN_ARGS)
+
+test: build
+	scripts/run-tests $(BUILD)
+
+unit-test: build
+	scripts/run-tests $(BUILD) unit
+
+vm-test: build
+	scripts/run-tests $(BUILD) vm
+
+bench: build
+	scripts/bench-startup $(BUILD)
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Figures derived from a run, and the table row that shows them. At
+ * tsc_khz = 1000000 one cycle is one nanosecond, so every figure below is
+ * exact; values under 8 cycles have a histogram bucket each, so the
+ * percentiles are exact too.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* open_memstream */
+#endif
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "experiment/results.h"
+#include "plerig/histogram.h"
+#include "report/table.h"
+
+#define INTERVAL_S 2.0
+
+static struct variant_result res;
+
+static void fill_vcpu(struct vcpu_record *rec, unsigned vcpu, uint64_t acq, uint64_t wait_total,
+		      uint64_t wait_max, uint64_t stalls, uint64_t stalled, uint64_t hold_max,
+		      uint64_t lhp, uint64_t run_delay, uint64_t run_time, uint64_t exits)
+{
+	rec->vm = 0;
+	rec->vcpu = vcpu;
+	rec->host_cpu = (int)vcpu;
+	rec->tid = 1000 + (pid_t)vcpu;
+	rec->guest.acquisitions = acq;
+	rec->guest.wait_total_cycles = wait_total;
+	rec->guest.wait_max_cycles = wait_max;
+	rec->guest.stalls = stalls;
+	rec->guest.stalled_cycles = stalled;
+	rec->guest.hold_max_cycles = hold_max;
+	rec->guest.holder_preemptions = lhp;
+	rec->sched.wait_ns = run_delay;
+	rec->sched.run_ns = run_time;
+	rec->kvm.value[KVM_STAT_EXITS] = exits;
+	rec->kvm.valid[KVM_STAT_EXITS] = true;
+}
+
+/*
+ * vCPU 0: waits 600 x 2 ns + 400 x 6 ns, holds 100 x 3 ns;
+ * vCPU 1: waits 1000 x 7 ns, holds 300 x 4 ns.
+ * Merged wait p50 is 6 ns, where the mean of the per-vCPU p50s would be 4.5.
+ */
+static void setup(void)
+{
+	memset(&res, 0, sizeof(res));
+	res.variant.backend = BACKEND_KVM;
+	res.variant.lock = PLERIG_LOCK_TICKET;
+	res.variant.relax = PLERIG_RELAX_PAUSE;
+	res.variant.ring = PLERIG_RING_KERNEL;
+	res.variant.vms = 1;
+	res.variant.vcpus = 2;
+	res.variant.nr_pcpus = 1;
+	res.ok = true;
+	res.interval_s = INTERVAL_S;
+	res.tsc_khz = 1000000;
+	res.nr_records = 2;
+	res.records = calloc(2, sizeof(*res.records));
+	res.protected_counter = calloc(1, sizeof(*res.protected_counter));
+	ck_assert_ptr_nonnull(res.records);
+	ck_assert_ptr_nonnull(res.protected_counter);
+
+	fill_vcpu(&res.records[0], 0, 1000, 4000, 900, 3, 200000000, 40, 2, 500000000, 1500000000,
+		  1234);
+	res.records[0].guest.hist_wait[plerig_hist_bucket(2)] = 600;
+	res.records[0].guest.hist_wait[plerig_hist_bucket(6)] = 400;
+	res.records[0].guest.hist_hold[plerig_hist_bucket(3)] = 100;
+
+	fill_vcpu(&res.records[1], 1, 3000, 24000, 1500, 5, 600000000, 80, 4, 300000000, 1700000000,
+		  766);
+	res.records[1].guest.hist_wait[plerig_hist_bucket(7)] = 1000;
+	res.records[1].guest.hist_hold[plerig_hist_bucket(4)] = 300;
+	res.protected_counter[0] = 4000;
+}
+
+static void teardown(void)
+{
+	variant_result_free(&res);
+}
+
+START_TEST(test_cycles_to_ns)
+{
+	ck_assert_double_eq(cycles_to_ns(&res, 1234.0), 1234.0);
+	res.tsc_khz = 2000000; /* 2 GHz */
+	ck_assert_double_eq(cycles_to_ns(&res, 1000.0), 500.0);
+	res.tsc_khz = 3000000;
+	ck_assert_double_eq(cycles_to_ns(&res, 3e9), 1e9);
+	/* no calibration, no time scale: 0, not a division by zero */
+	res.tsc_khz = 0;
+	ck_assert_double_eq(cycles_to_ns(&res, 1000.0), 0.0);
+}
+END_TEST
+
+START_TEST(test_vcpu_figures)
+{
+	struct figures f;
+
+	figures_for_vcpu(&res, &res.records[0], &f);
+	ck_assert_uint_eq(f.acquisitions, 1000);
+	ck_assert_double_eq(f.acq_per_s, 500.0);
+	ck_assert_double_eq(f.wait_p50_ns, 2.0);
+	ck_assert_double_eq(f.wait_p99_ns, 6.0);
+	ck_assert_double_eq(f.wait_max_ns, 900.0);
+	ck_assert_double_eq(f.wait_mean_ns, 4.0);
+	ck_assert_double_eq(f.hold_p50_ns, 3.0);
+	ck_assert_double_eq(f.hold_max_ns, 40.0);
+	ck_assert_uint_eq(f.stalls, 3);
+	ck_assert_double_eq(f.stalled_ns, 2e8);
+	ck_assert_double_eq(f.stalled_share, 0.1);
+	ck_assert_uint_eq(f.holder_preemptions, 2);
+	ck_assert_double_eq(f.run_delay_ns, 5e8);
+	ck_assert_double_eq(f.run_delay_share, 0.25);
+	ck_assert_double_eq(f.run_time_ns, 1.5e9);
+	ck_assert(f.exits_valid);
+	ck_assert_uint_eq(f.exits, 1234);
+
+	figures_for_vcpu(&res, &res.records[1], &f);
+	ck_assert_double_eq(f.acq_per_s, 1500.0);
+	ck_assert_double_eq(f.wait_p50_ns, 7.0);
+	ck_assert_double_eq(f.wait_mean_ns, 8.0);
+	ck_assert_double_eq(f.hold_p50_ns, 4.0);
+	ck_assert_double_eq(f.stalled_share, 0.3);
+}
+END_TEST
+
+START_TEST(test_vcpu_figures_scale_with_tsc)
+{
+	struct figures f;
+
+	res.tsc_khz = 2000000;
+	figures_for_vcpu(&res, &res.records[0], &f);
+	ck_assert_double_eq(f.wait_max_ns, 450.0);
+	ck_assert_double_eq(f.wait_mean_ns, 2.0);
+	ck_assert_double_eq(f.stalled_ns, 1e8);
+	ck_assert_double_eq(f.stalled_share, 0.05);
+	/* host-clock figures do not depend on the TSC */
+	ck_assert_double_eq(f.run_delay_ns, 5e8);
+	ck_assert_double_eq(f.acq_per_s, 500.0);
+}
+END_TEST
+
+START_TEST(test_variant_figures)
+{
+	struct figures f;
+
+	figures_for_variant(&res, &f);
+	ck_assert_uint_eq(f.acquisitions, 4000);
+	ck_assert_double_eq(f.acq_per_s, 2000.0);
+	/* merged: 600 x 2, 400 x 6, 1000 x 7 -> the 1000th sample is a 6 */
+	ck_assert_double_eq(f.wait_p50_ns, 6.0);
+	ck_assert_double_eq(f.wait_p99_ns, 7.0);
+	ck_assert_double_eq(f.wait_max_ns, 1500.0);
+	ck_assert_double_eq(f.wait_mean_ns, 7.0);
+	/* merged: 100 x 3, 300 x 4 */
+	ck_assert_double_eq(f.hold_p50_ns, 4.0);
+	ck_assert_double_eq(f.hold_max_ns, 80.0);
+	ck_assert_uint_eq(f.stalls, 8);
+	ck_assert_double_eq(f.stalled_ns, 8e8);
+	/* over 2 vCPUs x 2 s */
+	ck_assert_double_eq(f.stalled_share, 0.2);
+	ck_assert_uint_eq(f.holder_preemptions, 6);
+	ck_assert_double_eq(f.run_delay_ns, 8e8);
+	ck_assert_double_eq(f.run_delay_share, 0.2);
+	ck_assert_double_eq(f.run_time_ns, 3.2e9);
+	ck_assert(f.exits_valid);
+	ck_assert_uint_eq(f.exits, 2000);
+}
+END_TEST
+
+START_TEST(test_exits_invalid_if_one_vcpu_lacks_them)
+{
+	struct figures f;
+
+	res.records[1].kvm.valid[KVM_STAT_EXITS] = false;
+	figures_for_variant(&res, &f);
+	ck_assert(!f.exits_valid);
+	ck_assert_uint_eq(f.exits, 0);
+	figures_for_vcpu(&res, &res.records[1], &f);
+	ck_assert(!f.exits_valid);
+	ck_assert_uint_eq(f.exits, 0);
+	figures_for_vcpu(&res, &res.records[0], &f);
+	ck_assert(f.exits_valid);
+}
+END_TEST
+
+START_TEST(test_empty_run)
+{
+	struct figures f;
+
+	variant_result_free(&res);
+	res.interval_s = 0.0;
+	figures_for_variant(&res, &f);
+	ck_assert_uint_eq(f.acquisitions, 0);
+	ck_assert_double_eq(f.acq_per_s, 0.0);
+	ck_assert_double_eq(f.wait_p50_ns, 0.0);
+	ck_assert_double_eq(f.wait_mean_ns, 0.0);
+	ck_assert_double_eq(f.stalled_share, 0.0);
+	ck_assert_double_eq(f.run_delay_share, 0.0);
+	ck_assert(!f.exits_valid);
+}
+END_TEST
+
+START_TEST(test_free)
+{
+	variant_result_free(&res);
+	ck_assert_ptr_null(res.records);
+	ck_assert_ptr_null(res.protected_counter);
+	ck_assert_uint_eq(res.nr_records, 0);
+	variant_result_free(&res); /* twice is harmless */
+}
+END_TEST
+
+/* ---- table ------------------------------------------------------------ */
+
+#define MAX_TOKENS 32
+
+struct token {
+	char text[64];
+	size_t start, end;
+};
+
+/* Split a line on spaces, keeping where each token sits. */
+static unsigned tokens(const char *line, struct token *t)
+{
+	unsigned n = 0;
+	size_t i = 0;
+
+	while (line[i] && line[i] != '\n' && n < MAX_TOKENS) {
+		if (line[i] == ' ') {
+			i++;
+			continue;
+		}
+		size_t s = i;
+		while (line[i] && line[i] != ' ' && line[i] != '\n')
+			i++;
+		snprintf(t[n].text, sizeof(t[n].text), "%.*s", (int)(i - s), line + s);
+		t[n].start = s;
+		t[n].end = i;
+		n++;
+	}
+	return n;
+}
+
+static char *capture_row(const struct variant_result *r, bool header)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	ck_assert_ptr_nonnull(f);
+	if (header)
+		report_table_header(f);
+	else
+		report_table_row(f, r);
+	fclose(f);
+	return text;
+}
+
+START_TEST(test_table_row)
+{
+	static const char *const want[] = {
+	    "kvm", "ticket", "pause", "kernel", "1x2/1", "2.0k",  "6ns",
+	    "7ns", "1.5us",  "8",     "20.0%",	"6",	 "20.0%", "2.0k",
+	};
+	/* identity columns align on their left edge, figures on their right */
+	static const bool left[] = {1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+	struct token head[MAX_TOKENS], row[MAX_TOKENS];
+	char *h = capture_row(&res, true);
+	char *r = capture_row(&res, false);
+	unsigned nh = tokens(h, head), nr = tokens(r, row);
+
+	ck_assert_uint_eq(nr, sizeof(want) / sizeof(want[0]));
+	ck_assert_uint_eq(nh, nr);
+	for (unsigned i = 0; i < nr; i++) {
+		ck_assert_str_eq(row[i].text, want[i]);
+		if (left[i])
+			ck_assert_uint_eq(row[i].start, head[i].start);
+		else
+			ck_assert_uint_eq(row[i].end, head[i].end);
+	}
+	ck_assert_uint_eq(strlen(r), strlen(h));
+	free(h);
+	free(r);
+}
+END_TEST
+
+START_TEST(test_table_row_without_exits)
+{
+	struct token row[MAX_TOKENS];
+	char *r;
+
+	res.records[0].kvm.valid[KVM_STAT_EXITS] = false;
+	r = capture_row(&res, false);
+	ck_assert_uint_eq(tokens(r, row), 14);
+	ck_assert_str_eq(row[13].text, "-");
+	free(r);
+}
+END_TEST
+
+START_TEST(test_table_failed_row)
+{
+	char *r;
+
+	res.ok = false;
+	snprintf(res.error, sizeof(res.error), "vCPU 1 of VM 0: boot timed out after 10 s");
+	res.variant.vms = 2;
+	res.variant.vcpus = 64;
+	res.variant.nr_pcpus = 1024;
+	res.variant.relax = PLERIG_RELAX_REP_PAUSE;
+	r = capture_row(&res, false);
+	ck_assert_ptr_nonnull(strstr(r, "kvm"));
+	ck_assert_ptr_nonnull(strstr(r, "rep-pause"));
+	ck_assert_ptr_nonnull(strstr(r, "2x64/1024"));
+	ck_assert_ptr_nonnull(strstr(r, "FAILED: vCPU 1 of VM 0: boot timed out after 10 s\n"));
+	/* no figures of a failed run */
+	ck_assert_ptr_null(strstr(r, "ns "));
+	free(r);
+}
+END_TEST
+
+START_TEST(test_table_legend)
+{
+	struct token head[MAX_TOKENS];
+	char *h = capture_row(&res, true);
+	unsigned nh = tokens(h, head);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	unsigned lines = 0;
+
+	report_table_legend(f);
+	fclose(f);
+	for (char *p = text; (p = strchr(p, '\n')); p++)
+		lines++;
+	ck_assert_uint_eq(lines, nh);
+	/* every column is explained, by its header name */
+	for (unsigned i = 0; i < nh; i++) {
+		char want[sizeof(head[i].text) + 4];
+		snprintf(want, sizeof(want), "  %.63s ", head[i].text);
+		ck_assert_msg(strstr(text, want), "legend lacks %s", head[i].text);
+	}
+	free(text);
+	free(h);
+}
+END_TEST
+
+static Suite *figures_suite(void)
+{
+	Suite *s = suite_create("figures");
+	TCase *t = tcase_create("figures");
+
+	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_add_test(t, test_cycles_to_ns);
+	tcase_add_test(t, test_vcpu_figures);
+	tcase_add_test(t, test_vcpu_figures_scale_with_tsc);
+	tcase_add_test(t, test_variant_figures);
+	tcase_add_test(t, test_exits_invalid_if_one_vcpu_lacks_them);
+	tcase_add_test(t, test_empty_run);
+	tcase_add_test(t, test_free);
+	suite_add_tcase(s, t);
+
+	t = tcase_create("table");
+	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_add_test(t, test_table_row);
+	tcase_add_test(t, test_table_row_without_exits);
+	tcase_add_test(t, test_table_failed_row);
+	tcase_add_test(t, test_table_legend);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(figures_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
