@@ -409,6 +409,19 @@ static int parse_path(const char *opt, const char *value, const char **out, char
 	return 0;
 }
 
+static int parse_inject(const char *value, enum plerig_inject *out, char *err, size_t errlen)
+{
+	static const char *const names[] = {[PLERIG_INJECT_NONE] = "none",
+					    [PLERIG_INJECT_FAULT] = "fault",
+					    [PLERIG_INJECT_HANG] = "hang"};
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(value, names[i])) {
+			*out = (enum plerig_inject)i;
+			return 0;
+		}
+	return fail(err, errlen, "--inject: '%s' is not one of none, fault, hang", value);
+}
+
 /* ---- getopt ----------------------------------------------------------- */
 
 enum {
@@ -428,6 +441,7 @@ enum {
 	OPT_THINK_CYCLES,
 	OPT_JSON,
 	OPT_GUEST,
+	OPT_INJECT,
 };
 
 static const struct option long_options[] = {
@@ -447,6 +461,7 @@ static const struct option long_options[] = {
     {"think-cycles", required_argument, NULL, OPT_THINK_CYCLES},
     {"json", required_argument, NULL, OPT_JSON},
     {"guest", required_argument, NULL, OPT_GUEST},
+    {"inject", required_argument, NULL, OPT_INJECT},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -495,6 +510,8 @@ static int apply_option(int c, const char *arg, struct run_options *o, bool *vcp
 		return parse_path("--json", arg, &o->json_path, err, errlen);
 	case OPT_GUEST:
 		return parse_path("--guest", arg, &o->guest_path, err, errlen);
+	case OPT_INJECT:
+		return parse_inject(arg, &o->inject, err, errlen);
 	case 'q':
 		o->quiet = true;
 		return 0;
@@ -663,6 +680,8 @@ void run_options_usage(FILE *out)
 	      "                      - for stdout (default: none)\n"
 	      "  --guest FILE        guest image (default: the one built next to plerig)\n"
 	      "  -q, --quiet         no progress lines on stderr\n"
+	      "  --inject fault|hang for testing plerig itself: the guest takes an exception\n"
+	      "                      (fault) or never stops (hang) (default: none)\n"
 	      "  -h, --help          this text\n"
 	      "\n"
 	      "Examples:\n"

@@ -36,6 +36,7 @@ struct run_options {
 	const char *json_path;  /* NULL: no JSON */
 	const char *guest_path; /* NULL: the image built next to the binary */
 	bool quiet;             /* no progress lines on stderr */
+	enum plerig_inject inject; /* --inject: a guest failure on purpose, for tests */
 };
 
 enum run_options_status {

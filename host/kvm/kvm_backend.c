@@ -417,6 +417,31 @@ static void kvm_close(struct backend *b)
 	free(kb);
 }
 
+/* A bad image is bad input: say so once, before any VM exists. */
+static int validate_image(const char *path, const void *data, size_t size, char *err,
+			  size_t errlen)
+{
+	uint8_t *scratch = calloc(1, PLERIG_GUEST_MEM_SIZE);
+	struct elf_image_info info;
+	char why[192];
+	int rc = -1;
+	if (!scratch)
+		snprintf(err, errlen, "out of memory validating %s", path);
+	else if (elf_image_load(data, size, scratch, 0, PLERIG_GUEST_MEM_SIZE, PLERIG_IMAGE_BASE,
+				PLERIG_SHARED_GPA, &info, why, sizeof(why)))
+		snprintf(err, errlen, "guest image %s: %s (rebuild it with make, or pass --guest)",
+			 path, why);
+	else if (!info.pvh_entry)
+		snprintf(err, errlen,
+			 "guest image %s has no PVH entry note (XEN_ELFNOTE_PHYS32_ENTRY): "
+			 "not a plerig guest",
+			 path);
+	else
+		rc = 0;
+	free(scratch);
+	return rc;
+}
+
 struct backend *kvm_backend_open(const char *guest_path, char *err, size_t errlen)
 {
 	struct kvm_backend *kb = calloc(1, sizeof(*kb));
@@ -424,12 +449,14 @@ struct backend *kvm_backend_open(const char *guest_path, char *err, size_t errle
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	if (kvm_vcpu_install_kick_signal(err, errlen) ||
-	    elf_image_read_file(guest_path, &kb->image_data, &kb->image.size, err, errlen)) {
+	/* /dev/kvm first: without it, nothing about the image matters */
+	if (kvm_vcpu_install_kick_signal(err, errlen) || kvm_system_open(&kb->sys, err, errlen)) {
 		free(kb);
 		return NULL;
 	}
-	if (kvm_system_open(&kb->sys, err, errlen)) {
+	if (elf_image_read_file(guest_path, &kb->image_data, &kb->image.size, err, errlen) ||
+	    validate_image(guest_path, kb->image_data, kb->image.size, err, errlen)) {
+		kvm_system_close(&kb->sys);
 		free(kb->image_data);
 		free(kb);
 		return NULL;

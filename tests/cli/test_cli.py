@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""The `plerig run` command as users and scripts see it: exit codes, one-line
+errors for bad input, the JSON contract, and Ctrl-C keeping finished results.
+Boots real VMs; a case that needs something this host lacks says why it skips.
+
+usage: test_cli.py PLERIG GUEST_ELF
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+PLERIG = GUEST = None
+SHORT = ["--vcpus", "2", "--duration", "0.3", "--warmup", "0.05", "--quiet"]
+VCPU_FIELDS = ["acquisitions", "stalls", "stalled_ns", "wait_p50_ns", "wait_p99_ns",
+               "wait_max_ns", "holder_preemptions", "run_delay_ns", "exits"]
+VARIANT_FIELDS = ["backend", "lock", "relax", "ring"]
+
+
+def plerig(*args, env=None, **kw):
+    return subprocess.run([PLERIG, *args], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, **(env or {})}, **kw)
+
+
+def kvm_usable():
+    return os.access("/dev/kvm", os.R_OK | os.W_OK)
+
+
+class BadInput(unittest.TestCase):
+    def assert_one_line_error(self, r, status, *needles):
+        self.assertEqual(r.returncode, status, r.stderr)
+        lines = [l for l in r.stderr.splitlines() if l.startswith("plerig")]
+        self.assertTrue(lines, r.stderr)
+        for n in needles:
+            self.assertIn(n, lines[-1])
+
+    def test_help(self):
+        r = plerig("run", "--help")
+        self.assertEqual(r.returncode, 0)
+        for opt in ("--backend", "--vms", "--vcpus", "--pcpus", "--lock", "--relax", "--ring",
+                    "--duration", "--json"):
+            self.assertIn(opt, r.stdout)
+
+    def test_option_out_of_range(self):
+        self.assert_one_line_error(plerig("run", "--vcpus", "0"), 2, "--vcpus", "'0'")
+        self.assert_one_line_error(plerig("run", "--duration", "-1"), 2, "--duration")
+        self.assert_one_line_error(plerig("run", "--lock", "spin"), 2, "--lock", "spin")
+
+    def test_unknown_option_and_command(self):
+        self.assert_one_line_error(plerig("run", "--frobnicate"), 2, "--frobnicate")
+        r = plerig("frobnicate")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("unknown command", r.stderr)
+
+    def test_no_kvm_device(self):
+        r = plerig("run", *SHORT, env={"PLERIG_KVM_DEVICE": "/nonexistent/kvm"})
+        self.assert_one_line_error(r, 1, "/nonexistent/kvm not found")
+
+    def test_kvm_permission_denied(self):
+        if os.geteuid() != 0 or not shutil.which("setpriv"):
+            self.skipTest("needs root and setpriv to drop to an unprivileged user")
+        if not os.path.exists("/dev/kvm") or os.stat("/dev/kvm").st_mode & 0o006:
+            self.skipTest("/dev/kvm is world-accessible here: no EACCES to provoke")
+        r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                            PLERIG, "run", *SHORT], capture_output=True, text=True, timeout=60)
+        self.assert_one_line_error(r, 1, "permission denied", "/dev/kvm")
+
+    @unittest.skipUnless(kvm_usable(), "/dev/kvm is not usable here")
+    def test_missing_guest_image(self):
+        r = plerig("run", *SHORT, "--guest", "/nonexistent/guest.elf")
+        self.assert_one_line_error(r, 1, "/nonexistent/guest.elf")
+
+    @unittest.skipUnless(kvm_usable(), "/dev/kvm is not usable here")
+    def test_corrupt_guest_images(self):
+        with open(GUEST, "rb") as f:
+            good = f.read()
+        with tempfile.TemporaryDirectory() as tmp:
+            cases = {"garbage": os.urandom(4096), "truncated": good[:4096 + 100],  # inside the text segment
+                     "empty": b"", "bad-machine": good[:18] + b"\x03\x00" + good[20:]}
+            for name, data in cases.items():
+                path = os.path.join(tmp, name + ".elf")
+                with open(path, "wb") as f:
+                    f.write(data)
+                r = plerig("run", *SHORT, "--guest", path)
+                self.assertEqual(r.returncode, 1, f"{name}: {r.stderr}")
+                self.assertIn("plerig run:", r.stderr, name)
+                self.assertNotIn("FAILED", r.stdout, name)
+
+    @unittest.skipUnless(kvm_usable(), "/dev/kvm is not usable here")
+    def test_guest_exception(self):
+        r = plerig("run", *SHORT, "--relax", "pause", "--inject", "fault")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("guest exception #UD (vector 6)", r.stdout)
+
+
+@unittest.skipUnless(kvm_usable(), "/dev/kvm is not usable here")
+class Results(unittest.TestCase):
+    def test_json_contract(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "r.json")
+            r = plerig("run", *SHORT, "--vms", "2", "--lock", "ticket,mcs", "--relax",
+                       "pause,nop", "--json", path)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(os.listdir(tmp), ["r.json"])  # no temp file left
+            with open(path) as f:
+                doc = json.load(f)
+        self.assertEqual(doc["schema"], "plerig-results")
+        self.assertEqual(len(doc["variants"]), 4)
+        for v in doc["variants"]:
+            for k in VARIANT_FIELDS:
+                self.assertIn(k, v)
+            self.assertTrue(v["ok"])
+            self.assertEqual(len(v["vm_results"]), 2)
+            for vm in v["vm_results"]:
+                self.assertEqual(len(vm["vcpus"]), 2)
+                total = 0
+                for c in vm["vcpus"]:
+                    for k in VCPU_FIELDS:
+                        self.assertIn(k, c)
+                    self.assertGreater(c["acquisitions"], 0)
+                    total += c["acquisitions"] + c["warmup_acquisitions"]
+                self.assertEqual(vm["protected_counter"], total)
+
+    def test_ctrl_c_keeps_finished_variants(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "r.json")
+            p = subprocess.Popen([PLERIG, "run", "--vcpus", "2", "--relax", "pause,nop,none",
+                                  "--duration", "1", "--warmup", "0", "--json", path],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            deadline = time.time() + 30
+            line = ""
+            while "ticket" not in line and time.time() < deadline:
+                line = p.stdout.readline()  # the header, then the first finished row
+                if line.startswith("backend"):
+                    line = ""
+            time.sleep(0.3)  # into the second variant
+            p.send_signal(signal.SIGINT)
+            out, err = p.communicate(timeout=30)
+            self.assertEqual(p.returncode, 128 + signal.SIGINT, err)
+            self.assertIn("interrupted", err)
+            with open(path) as f:
+                doc = json.load(f)
+            done = [v for v in doc["variants"] if v["ok"]]
+            self.assertGreaterEqual(len(done), 1)
+            self.assertEqual(os.listdir(tmp), ["r.json"])
+
+
+if __name__ == "__main__":
+    PLERIG, GUEST = sys.argv[1], sys.argv[2]
+    unittest.main(argv=sys.argv[:1], verbosity=2)
