@@ -52,6 +52,7 @@ long_mode_entry:
 	inc	%eax
 	shl	$KSTACK_SHIFT, %rax
 	lea	kernel_stacks(%rax), %rsp
+	lidt	idt_descriptor
 	xchg	%edi, %esi		/* guest_main(vcpu, start_info) */
 	call	guest_main
 	/* guest_main does not return */
@@ -89,7 +90,6 @@ enter_user:
 .endm
 
 	.balign 16
-	.globl exception_stubs
 exception_stubs:
 	exception_stub 0, 0
 	exception_stub 1, 0
@@ -134,6 +134,29 @@ exception_common:
 
 	.section .rodata
 	.balign 16
+/*
+ * The IDT, built by the assembler rather than by a loop at boot (emulated
+ * on PVM): interrupt gates to the 16-byte-spaced stubs. A gate splits the
+ * handler address in pieces; the stubs sit in the first 64 KiB of the
+ * image, so the low piece is a 16-bit relocation (ld refuses the link if
+ * they ever move beyond) and the middle one is the image base's.
+ */
+#define NR_EXCEPTIONS 32
+idt:
+	.set	vector, 0
+	.rept	NR_EXCEPTIONS
+	.word	exception_stubs + vector * 16 - PLERIG_IMAGE_BASE
+	.word	SEL_KERNEL_CODE
+	.byte	0, 0x8e			/* present, DPL 0, 64-bit interrupt gate */
+	.word	PLERIG_IMAGE_BASE >> 16
+	.long	0, 0
+	.set	vector, vector + 1
+	.endr
+idt_end:
+idt_descriptor:
+	.word	idt_end - idt - 1
+	.quad	idt
+
 gdt_descriptor:
 	.word	gdt_end - gdt - 1
 	.quad	gdt

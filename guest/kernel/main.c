@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The guest kernel: per-vCPU tables, then the storm at ring 0 or ring 3,
- * then one exit to tell the host. Every instruction here runs emulated on
- * PVM, so the setup is a straight line with one short loop (the IDT).
+ * with one exit to say READY and one to say DONE. Every instruction here
+ * runs emulated on PVM, so the setup is a straight line without loops.
  */
 #include <stdint.h>
 
@@ -21,16 +21,6 @@ struct __attribute__((packed)) tss64 {
 	uint16_t iomap_base;
 };
 
-struct idt_gate {
-	uint16_t offset_low;
-	uint16_t selector;
-	uint8_t ist;
-	uint8_t type_attr;
-	uint16_t offset_mid;
-	uint32_t offset_high;
-	uint32_t reserved;
-};
-
 /* What exception_common hands to guest_trap: our two words, then the CPU's. */
 struct trap_frame {
 	uint64_t vector;
@@ -42,48 +32,26 @@ struct trap_frame {
 	uint64_t ss;
 };
 
-#define NR_EXCEPTIONS 32
-#define STUB_SIZE 16
-#define GATE_INTERRUPT_DPL0 0x8e
 
 extern uint64_t gdt[];
 extern uint8_t kernel_stacks[];
 extern uint8_t user_stacks[];
-extern const uint8_t exception_stubs[];
 void enter_user(uint64_t vcpu, uint64_t user_rsp, uint64_t entry) __attribute__((noreturn));
 
 static struct tss64 tss[PLERIG_MAX_VCPUS];
-static struct idt_gate idt[256] __attribute__((aligned(16)));
 
 static struct plerig_shared *const shared = (struct plerig_shared *)PLERIG_SHARED_GPA;
 
-static __attribute__((noreturn)) void report(uint32_t event)
+static void notify(uint32_t event)
 {
 	*(volatile uint32_t *)PLERIG_EVENT_MMIO_GPA = event;
+}
+
+static __attribute__((noreturn)) void report(uint32_t event)
+{
+	notify(event);
 	for (;;) /* the host does not resume us; hlt would fault at ring 3 */
 		__asm__ volatile("");
-}
-
-static void set_gate(unsigned vector, uint64_t handler, uint8_t type_attr)
-{
-	struct idt_gate *g = &idt[vector];
-	g->offset_low = (uint16_t)handler;
-	g->selector = SEL_KERNEL_CODE;
-	g->ist = 0;
-	g->type_attr = type_attr;
-	g->offset_mid = (uint16_t)(handler >> 16);
-	g->offset_high = (uint32_t)(handler >> 32);
-	g->reserved = 0;
-}
-
-/* Every vCPU writes the same IDT: idempotent, so no vCPU waits for another. */
-static void load_idt(void)
-{
-	const uint64_t stubs = (uint64_t)exception_stubs;
-	for (unsigned v = 0; v < NR_EXCEPTIONS; v++)
-		set_gate(v, stubs + v * STUB_SIZE, GATE_INTERRUPT_DPL0);
-	const struct descriptor_pointer p = {sizeof(idt) - 1, (uint64_t)idt};
-	lidt(&p);
 }
 
 static void load_tss(unsigned vcpu)
@@ -117,6 +85,8 @@ static __attribute__((noreturn)) void storm_entry(uint64_t vcpu)
 {
 	if (shared->config.inject == PLERIG_INJECT_FAULT)
 		__builtin_trap();
+	/* the host holds us here until every vCPU is up: nobody spins through boot */
+	notify(PLERIG_EVENT_READY);
 	storm_run(shared, (unsigned)vcpu);
 	while (shared->config.inject == PLERIG_INJECT_HANG)
 		__asm__ volatile("" : : : "memory");
@@ -127,7 +97,6 @@ void guest_main(unsigned vcpu, uint64_t start_info) __attribute__((noreturn));
 void guest_main(unsigned vcpu, uint64_t start_info)
 {
 	(void)start_info;
-	load_idt();
 	load_tss(vcpu);
 	if (!config_is_valid(vcpu))
 		report(PLERIG_EVENT_BAD_CONFIG);

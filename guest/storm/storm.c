@@ -78,10 +78,15 @@ void storm_run(struct plerig_shared *sh, unsigned me)
 		RELAX_pause();
 	__atomic_store_n(&r->state, PLERIG_VCPU_RUNNING, __ATOMIC_RELEASE);
 
-	int measuring = 0;
-	while ((phase = phase_of(sh)) < PLERIG_PHASE_STOP) {
-		if (phase == PLERIG_PHASE_MEASURE && !measuring) {
-			measuring = 1;
+	/*
+	 * An iteration counts only if MEASURE held at its start and at its end:
+	 * the figures then cover the host's measured interval and nothing else.
+	 */
+	int started = 0;
+	while (phase < PLERIG_PHASE_STOP) {
+		const int measured_start = phase == PLERIG_PHASE_MEASURE;
+		if (measured_start && !started) {
+			started = 1;
 			r->measure_start_tsc = rdtsc();
 		}
 		const uint64_t t0 = rdtsc();
@@ -91,12 +96,13 @@ void storm_run(struct plerig_shared *sh, unsigned me)
 		spin_until(t1 + cs_cycles);
 		ops->release(&sh->lock, me);
 		const uint64_t t2 = rdtsc();
-		if (measuring)
+		phase = phase_of(sh);
+		if (measured_start && phase == PLERIG_PHASE_MEASURE) {
 			record(r, &t, contended, t1 - t0, t2 - t1);
-		else
-			r->warmup_acquisitions++;
+			r->measure_end_tsc = t2;
+		} else
+			r->unmeasured_acquisitions++;
 		spin_until(t2 + think_cycles);
 	}
-	r->measure_end_tsc = rdtsc();
 	__atomic_store_n(&r->state, PLERIG_VCPU_DONE, __ATOMIC_RELEASE);
 }

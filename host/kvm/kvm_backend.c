@@ -7,6 +7,7 @@
 #include "kvm/kvm_backend.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <linux/kvm.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@
 struct kvm_backend {
 	struct backend base; /* first: the runner sees only this */
 	struct kvm_system sys;
+	cpu_set_t boot_cpus; /* every CPU this process may use: boot runs in parallel there */
 	struct guest_image image;
 	void *image_data;
 	char description[96];
@@ -38,6 +40,7 @@ struct run {
 	struct variant_result *r;
 	struct kvm_vm *vms;
 	unsigned nr_vms; /* created so far */
+	struct start_gate gate;
 	uint64_t t0;
 	struct schedstat *sched_before;
 	struct kvm_stats_snapshot *kvm_before;
@@ -125,8 +128,8 @@ static int start_vcpus(struct run *run)
 	char err[256];
 	for (unsigned g = 0; g < nr_vcpus_total(run); g++) {
 		const unsigned *cpus = v->pin_each ? &v->pcpus[g % v->nr_pcpus] : v->pcpus;
-		if (kvm_vcpu_start(vcpu_at(run, g), cpus, v->pin_each ? 1 : v->nr_pcpus, err,
-				   sizeof(err)))
+		if (kvm_vcpu_start(vcpu_at(run, g), &run->gate, &run->kb->boot_cpus, cpus,
+				   v->pin_each ? 1 : v->nr_pcpus, err, sizeof(err)))
 			return run_fail(run, "%s", err);
 	}
 	return 0;
@@ -159,7 +162,7 @@ static uint32_t guest_state(struct run *run, unsigned g)
 static bool all_ready(struct run *run)
 {
 	for (unsigned g = 0; g < nr_vcpus_total(run); g++)
-		if (guest_state(run, g) < PLERIG_VCPU_READY)
+		if (!kvm_vcpu_is_ready(vcpu_at(run, g)))
 			return false;
 	return true;
 }
@@ -169,7 +172,7 @@ static bool any_acquired(struct run *run)
 	for (unsigned g = 0; g < nr_vcpus_total(run); g++) {
 		const struct plerig_vcpu_result *res =
 			&run->vms[g / run->v->vcpus].shared->vcpu[g % run->v->vcpus];
-		if (__atomic_load_n(&res->warmup_acquisitions, __ATOMIC_RELAXED) ||
+		if (__atomic_load_n(&res->unmeasured_acquisitions, __ATOMIC_RELAXED) ||
 		    __atomic_load_n(&res->acquisitions, __ATOMIC_RELAXED))
 			return true;
 	}
@@ -269,6 +272,7 @@ static int warm_up(struct run *run)
 	const uint64_t end = start + (uint64_t)(run->v->warmup_s * 1e9);
 	const uint64_t first_deadline = start + (uint64_t)(run->v->timeout_s * 1e9);
 	set_phase(run, PLERIG_PHASE_WARMUP);
+	start_gate_open(&run->gate);
 	/* the first acquisition may need longer than the warm-up itself */
 	int rc = wait_for(run, any_acquired, first_deadline > end ? first_deadline : end,
 			  POLL_FAST_NS);
@@ -350,7 +354,7 @@ static int check_mutual_exclusion(struct run *run)
 		uint64_t sum = 0;
 		for (unsigned j = 0; j < run->v->vcpus; j++) {
 			const struct plerig_vcpu_result *res = &run->vms[i].shared->vcpu[j];
-			sum += res->acquisitions + res->warmup_acquisitions;
+			sum += res->acquisitions + res->unmeasured_acquisitions;
 		}
 		if (sum != run->r->protected_counter[i])
 			return run_fail(run,
@@ -395,6 +399,7 @@ static int kvm_run_variant(struct backend *b, const struct variant *v, struct va
 	struct run run = {.kb = (struct kvm_backend *)b, .v = v, .r = r, .t0 = monotonic_ns()};
 	if (alloc_result(r, v))
 		return -1;
+	start_gate_init(&run.gate);
 	r->ok = true;
 	if (!create_vms(&run) && !set_thresholds(&run)) {
 		r->timing.created_ns = since_start(&run);
@@ -405,6 +410,7 @@ static int kvm_run_variant(struct backend *b, const struct variant *v, struct va
 		}
 	}
 	teardown(&run);
+	start_gate_destroy(&run.gate);
 	r->timing.torn_down_ns = since_start(&run);
 	return r->ok ? 0 : -1;
 }
@@ -459,6 +465,11 @@ struct backend *kvm_backend_open(const char *guest_path, char *err, size_t errle
 		kvm_system_close(&kb->sys);
 		free(kb->image_data);
 		free(kb);
+		return NULL;
+	}
+	if (sched_getaffinity(0, sizeof(kb->boot_cpus), &kb->boot_cpus)) {
+		snprintf(err, errlen, "sched_getaffinity: %s", strerror(errno));
+		kvm_close(&kb->base);
 		return NULL;
 	}
 	kb->image.data = kb->image_data;

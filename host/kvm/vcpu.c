@@ -181,9 +181,56 @@ static uint64_t guest_rip(struct kvm_vcpu *vcpu)
 	return ioctl(vcpu->fd, KVM_GET_REGS, &regs) == 0 ? regs.rip : 0;
 }
 
-static void guest_event(struct kvm_vcpu *vcpu, uint32_t event)
+void start_gate_init(struct start_gate *g)
+{
+	pthread_mutex_init(&g->lock, NULL);
+	pthread_cond_init(&g->cond, NULL);
+	g->open = false;
+}
+
+void start_gate_open(struct start_gate *g)
+{
+	pthread_mutex_lock(&g->lock);
+	g->open = true;
+	pthread_cond_broadcast(&g->cond);
+	pthread_mutex_unlock(&g->lock);
+}
+
+void start_gate_destroy(struct start_gate *g)
+{
+	pthread_cond_destroy(&g->cond);
+	pthread_mutex_destroy(&g->lock);
+}
+
+static bool stop_requested(const struct kvm_vcpu *vcpu)
+{
+	return __atomic_load_n(&vcpu->stop_requested, __ATOMIC_ACQUIRE);
+}
+
+/* 1 when the run loop is over (stopped while waiting). */
+static int pass_gate(struct kvm_vcpu *vcpu)
+{
+	__atomic_store_n(&vcpu->ready, 1, __ATOMIC_RELEASE);
+	pthread_mutex_lock(&vcpu->gate->lock);
+	while (!vcpu->gate->open && !stop_requested(vcpu))
+		pthread_cond_wait(&vcpu->gate->cond, &vcpu->gate->lock);
+	pthread_mutex_unlock(&vcpu->gate->lock);
+	if (stop_requested(vcpu))
+		return 0; /* the run loop sees it */
+	int rc = pthread_setaffinity_np(pthread_self(), sizeof(vcpu->run_cpus), &vcpu->run_cpus);
+	if (rc) {
+		fail(vcpu, "pinning the vCPU thread: %s", strerror(rc));
+		return 1;
+	}
+	return 0;
+}
+
+/* 1 when the run loop is over. */
+static int guest_event(struct kvm_vcpu *vcpu, uint32_t event)
 {
 	switch (event) {
+	case PLERIG_EVENT_READY:
+		return pass_gate(vcpu);
 	case PLERIG_EVENT_DONE:
 		__atomic_store_n(&vcpu->outcome, VCPU_OUTCOME_DONE, __ATOMIC_RELEASE);
 		break;
@@ -197,6 +244,7 @@ static void guest_event(struct kvm_vcpu *vcpu, uint32_t event)
 	default:
 		fail(vcpu, "unknown guest event 0x%x", event);
 	}
+	return 1;
 }
 
 /* 1 when the run loop is over. */
@@ -207,7 +255,7 @@ static int handle_mmio(struct kvm_vcpu *vcpu)
 	    run->mmio.len == 4) {
 		uint32_t event;
 		memcpy(&event, run->mmio.data, sizeof(event));
-		guest_event(vcpu, event);
+		return guest_event(vcpu, event);
 	} else {
 		fail(vcpu, "guest %s unbacked memory at 0x%llx (rip 0x%llx)",
 		     run->mmio.is_write ? "wrote" : "read", (unsigned long long)run->mmio.phys_addr,
@@ -256,7 +304,7 @@ static void *vcpu_thread(void *arg)
 	struct kvm_vcpu *vcpu = arg;
 	__atomic_store_n(&vcpu->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
 	for (;;) {
-		if (__atomic_load_n(&vcpu->stop_requested, __ATOMIC_ACQUIRE)) {
+		if (stop_requested(vcpu)) {
 			__atomic_store_n(&vcpu->outcome, VCPU_OUTCOME_STOPPED, __ATOMIC_RELEASE);
 			break;
 		}
@@ -272,19 +320,19 @@ static void *vcpu_thread(void *arg)
 	return NULL;
 }
 
-int kvm_vcpu_start(struct kvm_vcpu *vcpu, const unsigned *cpus, unsigned nr_cpus, char *err,
-		   size_t errlen)
+int kvm_vcpu_start(struct kvm_vcpu *vcpu, struct start_gate *gate, const cpu_set_t *boot_cpus,
+		   const unsigned *run_cpus, unsigned nr_run_cpus, char *err, size_t errlen)
 {
-	pthread_attr_t attr;
-	cpu_set_t set;
-	CPU_ZERO(&set);
-	for (unsigned i = 0; i < nr_cpus; i++)
-		CPU_SET(cpus[i], &set);
-	vcpu->host_cpu = nr_cpus == 1 ? (int)cpus[0] : -1;
+	vcpu->gate = gate;
+	CPU_ZERO(&vcpu->run_cpus);
+	for (unsigned i = 0; i < nr_run_cpus; i++)
+		CPU_SET(run_cpus[i], &vcpu->run_cpus);
+	vcpu->host_cpu = nr_run_cpus == 1 ? (int)run_cpus[0] : -1;
 
+	pthread_attr_t attr;
 	int rc = pthread_attr_init(&attr);
 	if (!rc)
-		rc = pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+		rc = pthread_attr_setaffinity_np(&attr, sizeof(*boot_cpus), boot_cpus);
 	/* only the main thread takes Ctrl-C: vCPU threads are born with it blocked */
 	sigset_t block, old;
 	sigemptyset(&block);
@@ -305,6 +353,11 @@ int kvm_vcpu_start(struct kvm_vcpu *vcpu, const unsigned *cpus, unsigned nr_cpus
 	return 0;
 }
 
+bool kvm_vcpu_is_ready(const struct kvm_vcpu *vcpu)
+{
+	return __atomic_load_n(&vcpu->ready, __ATOMIC_ACQUIRE);
+}
+
 void kvm_vcpu_kick(struct kvm_vcpu *vcpu)
 {
 	__atomic_store_n(&vcpu->stop_requested, 1, __ATOMIC_RELEASE);
@@ -312,6 +365,11 @@ void kvm_vcpu_kick(struct kvm_vcpu *vcpu)
 		__atomic_store_n(&vcpu->run->immediate_exit, 1, __ATOMIC_RELEASE);
 	if (vcpu->thread_started)
 		pthread_kill(vcpu->thread, KICK_SIGNAL);
+	if (vcpu->gate) { /* it may be waiting at the gate rather than in KVM_RUN */
+		pthread_mutex_lock(&vcpu->gate->lock);
+		pthread_cond_broadcast(&vcpu->gate->cond);
+		pthread_mutex_unlock(&vcpu->gate->lock);
+	}
 }
 
 int kvm_vcpu_outcome(const struct kvm_vcpu *vcpu)

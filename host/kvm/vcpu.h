@@ -4,6 +4,7 @@
 #define PLERIG_KVM_VCPU_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -12,6 +13,21 @@
 
 struct kvm_system;
 struct kvm_vm;
+
+/*
+ * Where vCPU threads wait once their guest reported READY, until every
+ * vCPU of the run is up: boot never competes with a running storm, and
+ * the storm starts everywhere at once.
+ */
+struct start_gate {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool open;
+};
+
+void start_gate_init(struct start_gate *g);
+void start_gate_open(struct start_gate *g);
+void start_gate_destroy(struct start_gate *g);
 
 enum vcpu_outcome {
 	VCPU_OUTCOME_NONE = 0, /* still running, or never started */
@@ -30,6 +46,9 @@ struct kvm_vcpu {
 	struct kvm_stats_reader stats;
 	bool stats_open;
 
+	struct start_gate *gate;
+	cpu_set_t run_cpus;        /* where it runs from the gate on */
+	int ready;                 /* atomic: the guest reported READY */
 	pthread_t thread;
 	bool thread_started;
 	pid_t tid;                 /* set by the thread before its first KVM_RUN */
@@ -44,9 +63,13 @@ struct kvm_vcpu {
  */
 int kvm_vcpu_create(struct kvm_vcpu *vcpu, struct kvm_vm *vm, const struct kvm_system *sys,
 		    unsigned index, uint64_t entry, char *err, size_t errlen);
-/* Start the thread, pinned to @cpus (nr_cpus of them). */
-int kvm_vcpu_start(struct kvm_vcpu *vcpu, const unsigned *cpus, unsigned nr_cpus, char *err,
-		   size_t errlen);
+/*
+ * Start the thread on @boot_cpus; once its guest is READY it waits at
+ * @gate, then moves to @run_cpus (the placement being measured) and goes on.
+ */
+int kvm_vcpu_start(struct kvm_vcpu *vcpu, struct start_gate *gate, const cpu_set_t *boot_cpus,
+		   const unsigned *run_cpus, unsigned nr_run_cpus, char *err, size_t errlen);
+bool kvm_vcpu_is_ready(const struct kvm_vcpu *vcpu);
 /* Ask the thread to leave KVM_RUN now; safe to call more than once. */
 void kvm_vcpu_kick(struct kvm_vcpu *vcpu);
 int kvm_vcpu_outcome(const struct kvm_vcpu *vcpu);

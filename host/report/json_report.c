@@ -168,7 +168,7 @@ static json_object *vcpu_json(const struct variant_result *r, const struct vcpu_
 	add(o, "host_cpu", rec->host_cpu >= 0 ? json_object_new_int(rec->host_cpu) : NULL);
 	add(o, "tid", json_object_new_int64(rec->tid));
 	add_u64(o, "acquisitions", f.acquisitions);
-	add_u64(o, "warmup_acquisitions", rec->guest.warmup_acquisitions);
+	add_u64(o, "unmeasured_acquisitions", rec->guest.unmeasured_acquisitions);
 	add_u64(o, "contended", rec->guest.contended);
 	add_u64(o, "stalls", f.stalls);
 	add_double(o, "stalled_ns", f.stalled_ns);

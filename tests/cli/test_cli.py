@@ -123,7 +123,7 @@ class Results(unittest.TestCase):
                     for k in VCPU_FIELDS:
                         self.assertIn(k, c)
                     self.assertGreater(c["acquisitions"], 0)
-                    total += c["acquisitions"] + c["warmup_acquisitions"]
+                    total += c["acquisitions"] + c["unmeasured_acquisitions"]
                 self.assertEqual(vm["protected_counter"], total)
 
     def test_ctrl_c_keeps_finished_variants(self):

@@ -30,7 +30,7 @@ static void fill_vcpu(struct vcpu_record *rec, unsigned vcpu, int host_cpu, uint
 	rec->host_cpu = host_cpu;
 	rec->tid = 4242 + (pid_t)vcpu;
 	rec->guest.acquisitions = acq;
-	rec->guest.warmup_acquisitions = 10;
+	rec->guest.unmeasured_acquisitions = 10;
 	rec->guest.wait_total_cycles = 4 * acq;
 	rec->guest.wait_max_cycles = 900;
 	rec->guest.stalls = 3;
@@ -291,7 +291,7 @@ START_TEST(test_vms_and_vcpus)
 	ck_assert_int_eq(get_int(c, "host_cpu"), 0);
 	ck_assert_int_eq(get_int(c, "tid"), 4242);
 	ck_assert_int_eq(get_int(c, "acquisitions"), 1000);
-	ck_assert_int_eq(get_int(c, "warmup_acquisitions"), 10);
+	ck_assert_int_eq(get_int(c, "unmeasured_acquisitions"), 10);
 	ck_assert_int_eq(get_int(c, "stalls"), 3);
 	ck_assert_double_eq(get_double(c, "stalled_ns"), 2e8);
 	ck_assert_double_eq(get_double(c, "wait_p50_ns"), 2.0);

@@ -23,9 +23,9 @@
 #define PLERIG_CACHELINE 128u /* two lines: defeats the adjacent-line prefetcher */
 
 /* Guest-physical memory map (identity-mapped by the guest). */
-#define PLERIG_IMAGE_BASE 0x00100000ull /* ELF segments must lie in [BASE, SHARED) */
-#define PLERIG_SHARED_GPA 0x00800000ull
-#define PLERIG_SHARED_SIZE 0x00800000ull
+#define PLERIG_IMAGE_BASE 0x00100000 /* ELF segments must lie in [BASE, SHARED) */
+#define PLERIG_SHARED_GPA 0x00800000
+#define PLERIG_SHARED_SIZE 0x00800000
 #define PLERIG_GUEST_MEM_SIZE (PLERIG_SHARED_GPA + PLERIG_SHARED_SIZE)
 
 /*
@@ -36,6 +36,7 @@
  * at the end of a run, never in the storm itself.
  */
 #define PLERIG_EVENT_MMIO_GPA 0x3ffff000
+#define PLERIG_EVENT_READY 0x4ead      /* set up; the host resumes it when every vCPU is */
 #define PLERIG_EVENT_DONE 0x600d       /* storm finished, results are in shared memory */
 #define PLERIG_EVENT_FAULT 0xdead      /* exception: see plerig_vcpu_result.fault */
 #define PLERIG_EVENT_BAD_CONFIG 0xbadc /* config block missing or invalid */
@@ -125,7 +126,7 @@ struct plerig_vcpu_result {
 	uint32_t state; /* enum plerig_vcpu_state */
 	uint32_t apic_id;
 	uint64_t acquisitions;
-	uint64_t warmup_acquisitions;
+	uint64_t unmeasured_acquisitions; /* in warm-up, or across the start or end of MEASURE */
 	uint64_t contended;      /* acquisitions that found the lock taken */
 	uint64_t wait_total_cycles;
 	uint64_t wait_max_cycles;
