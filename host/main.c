@@ -15,20 +15,19 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: plerig COMMAND [OPTIONS]\n"
-		"\n"
-		"A test rig for PAUSE-loop exiting (PLE) and lock-holder preemption on KVM:\n"
-		"boots small VMs whose vCPUs hammer one spin lock, and measures how the\n"
-		"relax instruction, the lock and the over-commit change the stalls.\n"
-		"\n"
-		"commands:\n"
-		"  run        run the experiment matrix (plerig run --help)\n"
-		"  version    print the version\n"
-		"  help       this text\n"
-		"\n"
-		"With no command-line options, `plerig run` compares PAUSE and NOP relax\n"
-		"with one vCPU per host CPU and with 2x over-commit.\n");
+	fprintf(out, "usage: plerig COMMAND [OPTIONS]\n"
+		     "\n"
+		     "A test rig for PAUSE-loop exiting (PLE) and lock-holder preemption on KVM:\n"
+		     "boots small VMs whose vCPUs hammer one spin lock, and measures how the\n"
+		     "relax instruction, the lock and the over-commit change the stalls.\n"
+		     "\n"
+		     "commands:\n"
+		     "  run        run the experiment matrix (plerig run --help)\n"
+		     "  version    print the version\n"
+		     "  help       this text\n"
+		     "\n"
+		     "With no command-line options, `plerig run` compares PAUSE and NOP relax\n"
+		     "with one vCPU per host CPU and with 2x over-commit.\n");
 }
 
 /* The guest image built next to this binary: BUILD/images/plerig-guest.elf. */

@@ -8,9 +8,8 @@
 
 #define SEL_KERNEL_CODE 0x08
 #define SEL_KERNEL_DATA 0x10
-#define SEL_USER_DATA (0x18 | 3)
-#define SEL_USER_CODE (0x20 | 3)
-#define GDT_FIRST_TSS 5 /* vCPU n's 16-byte TSS descriptor is entries 5+2n, 6+2n */
-
+#define SEL_USER_DATA	(0x18 | 3)
+#define SEL_USER_CODE	(0x20 | 3)
+#define GDT_FIRST_TSS	5 /* vCPU n's 16-byte TSS descriptor is entries 5+2n, 6+2n */
 
 #endif

@@ -32,7 +32,6 @@ struct trap_frame {
 	uint64_t ss;
 };
 
-
 extern uint64_t gdt[];
 extern uint8_t kernel_stacks[];
 extern uint8_t user_stacks[];
@@ -64,8 +63,8 @@ static void load_tss(unsigned vcpu)
 	t->iomap_base = sizeof(*t); /* no I/O bitmap: ring 3 has no ports */
 	/* 64-bit available TSS (type 9), present, DPL 0 */
 	gdt[GDT_FIRST_TSS + 2 * vcpu] = (limit & 0xffff) | ((base & 0xffffff) << 16) |
-					 (0x89ull << 40) | (((limit >> 16) & 0xf) << 48) |
-					 ((base >> 24) & 0xff) << 56;
+					(0x89ull << 40) | (((limit >> 16) & 0xf) << 48) |
+					((base >> 24) & 0xff) << 56;
 	gdt[GDT_FIRST_TSS + 2 * vcpu + 1] = base >> 32;
 	ltr((uint16_t)((GDT_FIRST_TSS + 2 * vcpu) * 8));
 }

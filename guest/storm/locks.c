@@ -87,13 +87,13 @@ FOR_EACH_RELAX(DEFINE_ALL)
 
 #define OPS_ROW(relax, value)                                                                      \
 	[value] = {                                                                                \
-		[PLERIG_LOCK_TICKET] = {plerig_acquire_ticket_##relax, release_ticket},            \
-		[PLERIG_LOCK_TAS] = {plerig_acquire_tas_##relax, release_tas},                     \
-		[PLERIG_LOCK_MCS] = {plerig_acquire_mcs_##relax, plerig_release_mcs_##relax},      \
+	    [PLERIG_LOCK_TICKET] = {plerig_acquire_ticket_##relax, release_ticket},                \
+	    [PLERIG_LOCK_TAS] = {plerig_acquire_tas_##relax, release_tas},                         \
+	    [PLERIG_LOCK_MCS] = {plerig_acquire_mcs_##relax, plerig_release_mcs_##relax},          \
 	},
 
 static const struct lock_ops ops_table[PLERIG_RELAX_COUNT][PLERIG_LOCK_COUNT] = {
-	FOR_EACH_RELAX(OPS_ROW)};
+    FOR_EACH_RELAX(OPS_ROW)};
 
 const struct lock_ops *lock_ops_for(unsigned lock, unsigned relax)
 {

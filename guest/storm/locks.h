@@ -6,7 +6,8 @@
 #include "plerig/abi.h"
 
 struct lock_ops {
-	/* Returns 1 when the lock was not free at the first try (the caller waited for another holder). */
+	/* Returns 1 when the lock was not free at the first try (the caller waited for another
+	 * holder). */
 	int (*acquire)(struct plerig_lock_state *l, unsigned me);
 	void (*release)(struct plerig_lock_state *l, unsigned me);
 };

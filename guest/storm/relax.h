@@ -8,10 +8,10 @@
 #ifndef PLERIG_RELAX_H
 #define PLERIG_RELAX_H
 
-#define RELAX_pause() __asm__ volatile(".byte 0xf3, 0x90" : : : "memory")
-#define RELAX_nop() __asm__ volatile(".byte 0x90" : : : "memory")
+#define RELAX_pause()	  __asm__ volatile(".byte 0xf3, 0x90" : : : "memory")
+#define RELAX_nop()	  __asm__ volatile(".byte 0x90" : : : "memory")
 #define RELAX_rep_pause() __asm__ volatile(".byte 0xf3, 0xf3, 0x90" : : : "memory")
-#define RELAX_none() __asm__ volatile("" : : : "memory")
+#define RELAX_none()	  __asm__ volatile("" : : : "memory")
 
 /* X-macro over every relax variant: X(c_name, enum value) */
 #define FOR_EACH_RELAX(X)                                                                          \

@@ -33,15 +33,15 @@ struct run_options {
 	double stall_us;
 	unsigned long long cs_cycles;
 	unsigned long long think_cycles;
-	const char *json_path;  /* NULL: no JSON */
-	const char *guest_path; /* NULL: the image built next to the binary */
-	bool quiet;             /* no progress lines on stderr */
+	const char *json_path;	   /* NULL: no JSON */
+	const char *guest_path;	   /* NULL: the image built next to the binary */
+	bool quiet;		   /* no progress lines on stderr */
 	enum plerig_inject inject; /* --inject: a guest failure on purpose, for tests */
 };
 
 enum run_options_status {
 	RUN_OPTIONS_OK = 0,
-	RUN_OPTIONS_HELP = 1,   /* --help was printed: exit 0 */
+	RUN_OPTIONS_HELP = 1,	/* --help was printed: exit 0 */
 	RUN_OPTIONS_ERROR = -1, /* message in err: exit 2 */
 };
 

@@ -18,28 +18,28 @@ struct vcpu_record {
 	int host_cpu; /* pinned CPU, -1 when floating on the set */
 	pid_t tid;
 	struct plerig_vcpu_result guest; /* copied out of the shared block */
-	struct schedstat sched;          /* delta over the measured interval */
-	struct kvm_stats_snapshot kvm;   /* delta over the measured interval */
+	struct schedstat sched;		 /* delta over the measured interval */
+	struct kvm_stats_snapshot kvm;	 /* delta over the measured interval */
 };
 
 /* Lifecycle timestamps, ns since the run started (CLOCK_MONOTONIC). */
 struct run_timing {
-	uint64_t created_ns;   /* all VMs and vCPUs created, images loaded */
-	uint64_t ready_ns;     /* every vCPU reported READY */
-	uint64_t first_acq_ns; /* first acquisition seen in any VM (polled) */
-	uint64_t stopped_ns;   /* every vCPU reported DONE */
-	uint64_t torn_down_ns; /* every fd closed, every thread joined */
+	uint64_t created_ns;	      /* all VMs and vCPUs created, images loaded */
+	uint64_t ready_ns;	      /* every vCPU reported READY */
+	uint64_t first_acq_ns;	      /* first acquisition seen in any VM (polled) */
+	uint64_t stopped_ns;	      /* every vCPU reported DONE */
+	uint64_t torn_down_ns;	      /* every fd closed, every thread joined */
 	uint64_t setup_insn_emulated; /* insn_emulation over boot: ring-0 setup cost */
 };
 
 struct variant_result {
 	struct variant variant;
 	bool ok;
-	char error[256];         /* why the run failed, when !ok */
-	double interval_s;       /* measured interval, host clock */
+	char error[256];   /* why the run failed, when !ok */
+	double interval_s; /* measured interval, host clock */
 	uint64_t tsc_khz;
 	struct run_timing timing;
-	unsigned nr_records;     /* vms * vcpus */
+	unsigned nr_records; /* vms * vcpus */
 	struct vcpu_record *records;
 	uint64_t *protected_counter; /* per VM: the lock's integrity counter */
 };
@@ -56,10 +56,10 @@ struct figures {
 	double hold_max_ns;
 	uint64_t stalls;
 	double stalled_ns;
-	double stalled_share;    /* stalled time / (vCPUs * interval) */
+	double stalled_share; /* stalled time / (vCPUs * interval) */
 	uint64_t holder_preemptions;
-	double run_delay_ns;     /* host run-queue wait of the vCPU thread(s) */
-	double run_delay_share;  /* run_delay / (vCPUs * interval) */
+	double run_delay_ns;	/* host run-queue wait of the vCPU thread(s) */
+	double run_delay_share; /* run_delay / (vCPUs * interval) */
 	double run_time_ns;
 	uint64_t exits;
 	bool exits_valid;

@@ -15,7 +15,7 @@
 #include "util/interrupt.h"
 
 #define EXIT_RUN_FAILED 1
-#define EXIT_USAGE 2
+#define EXIT_USAGE	2
 
 static char *join_command_line(int argc, char **argv)
 {
@@ -39,8 +39,8 @@ static void progress(const struct run_options *o, unsigned i, unsigned n, const 
 		return;
 	char cpus[64];
 	cpulist_format(v->pcpus, v->nr_pcpus, cpus, sizeof(cpus));
-	fprintf(stderr, "[%u/%u] %s %s/%s ring %s: %u VM x %u vCPU on CPUs %s, %.1f s ...\n",
-		i + 1, n, backend_name(v->backend), lock_name(v->lock), relax_name(v->relax),
+	fprintf(stderr, "[%u/%u] %s %s/%s ring %s: %u VM x %u vCPU on CPUs %s, %.1f s ...\n", i + 1,
+		n, backend_name(v->backend), lock_name(v->lock), relax_name(v->relax),
 		ring_name(v->ring), v->vms, v->vcpus, cpus, v->warmup_s + v->duration_s);
 }
 
@@ -105,8 +105,8 @@ int runner_main(int argc, char **argv, const char *default_guest_path)
 	for (unsigned i = 0; i < ran; i++)
 		if (!results[i].ok)
 			status = EXIT_RUN_FAILED;
-	if (o.json_path && json_report_write(o.json_path, results, ran, cmdline, err,
-					     sizeof(err))) {
+	if (o.json_path &&
+	    json_report_write(o.json_path, results, ran, cmdline, err, sizeof(err))) {
 		fprintf(stderr, "plerig run: %s\n", err);
 		status = EXIT_RUN_FAILED;
 	}

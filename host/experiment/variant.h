@@ -20,16 +20,16 @@ struct variant {
 	enum plerig_relax_kind relax;
 	enum plerig_ring ring;
 	unsigned vms;
-	unsigned vcpus;          /* per VM */
-	unsigned nr_pcpus;       /* host CPUs the vCPU threads run on */
+	unsigned vcpus;	   /* per VM */
+	unsigned nr_pcpus; /* host CPUs the vCPU threads run on */
 	unsigned pcpus[PLERIG_MAX_PCPUS];
-	int pin_each;            /* 1: vCPU i of the run -> pcpus[i % nr]; 0: float on the set */
+	int pin_each; /* 1: vCPU i of the run -> pcpus[i % nr]; 0: float on the set */
 	uint64_t cs_cycles;
 	uint64_t think_cycles;
-	double stall_us;         /* wait (and hold) threshold for a stall */
+	double stall_us; /* wait (and hold) threshold for a stall */
 	double warmup_s;
 	double duration_s;
-	double timeout_s;        /* watchdog for boot and stop, on top of the run */
+	double timeout_s;	   /* watchdog for boot and stop, on top of the run */
 	enum plerig_inject inject; /* tests of plerig itself: a guest that faults or hangs */
 };
 

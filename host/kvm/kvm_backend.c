@@ -21,8 +21,8 @@
 #include "util/clock.h"
 #include "util/interrupt.h"
 
-#define POLL_FAST_NS 20000ull     /* while waiting for boot and the first acquisition */
-#define POLL_SLOW_NS 50000000ull  /* while measuring: the main thread must stay out of the way */
+#define POLL_FAST_NS 20000ull	 /* while waiting for boot and the first acquisition */
+#define POLL_SLOW_NS 50000000ull /* while measuring: the main thread must stay out of the way */
 
 struct kvm_backend {
 	struct backend base; /* first: the runner sees only this */
@@ -171,7 +171,7 @@ static bool any_acquired(struct run *run)
 {
 	for (unsigned g = 0; g < nr_vcpus_total(run); g++) {
 		const struct plerig_vcpu_result *res =
-			&run->vms[g / run->v->vcpus].shared->vcpu[g % run->v->vcpus];
+		    &run->vms[g / run->v->vcpus].shared->vcpu[g % run->v->vcpus];
 		if (__atomic_load_n(&res->unmeasured_acquisitions, __ATOMIC_RELAXED) ||
 		    __atomic_load_n(&res->acquisitions, __ATOMIC_RELAXED))
 			return true;
@@ -236,11 +236,12 @@ static int report_hang(struct run *run, const char *stage, double seconds)
 	for (unsigned g = 0; g < nr_vcpus_total(run); g++) {
 		if (kvm_vcpu_outcome(vcpu_at(run, g)) == VCPU_OUTCOME_DONE)
 			continue;
-		return run_fail(run,
-				"watchdog: VM %u vCPU %u did not %s within %.1f s (guest state %s); "
-				"stopped it",
-				g / run->v->vcpus, g % run->v->vcpus, stage, seconds,
-				state_name(guest_state(run, g)));
+		return run_fail(
+		    run,
+		    "watchdog: VM %u vCPU %u did not %s within %.1f s (guest state %s); "
+		    "stopped it",
+		    g / run->v->vcpus, g % run->v->vcpus, stage, seconds,
+		    state_name(guest_state(run, g)));
 	}
 	return run_fail(run, "watchdog: the VMs did not %s within %.1f s", stage, seconds);
 }
@@ -274,8 +275,8 @@ static int warm_up(struct run *run)
 	set_phase(run, PLERIG_PHASE_WARMUP);
 	start_gate_open(&run->gate);
 	/* the first acquisition may need longer than the warm-up itself */
-	int rc = wait_for(run, any_acquired, first_deadline > end ? first_deadline : end,
-			  POLL_FAST_NS);
+	int rc =
+	    wait_for(run, any_acquired, first_deadline > end ? first_deadline : end, POLL_FAST_NS);
 	if (rc == 0)
 		return report_hang(run, "take the lock once", run->v->timeout_s);
 	if (rc < 0)
@@ -357,11 +358,12 @@ static int check_mutual_exclusion(struct run *run)
 			sum += res->acquisitions + res->unmeasured_acquisitions;
 		}
 		if (sum != run->r->protected_counter[i])
-			return run_fail(run,
-					"VM %u: the lock did not exclude: %llu acquisitions but the "
-					"protected counter reads %llu",
-					i, (unsigned long long)sum,
-					(unsigned long long)run->r->protected_counter[i]);
+			return run_fail(
+			    run,
+			    "VM %u: the lock did not exclude: %llu acquisitions but the "
+			    "protected counter reads %llu",
+			    i, (unsigned long long)sum,
+			    (unsigned long long)run->r->protected_counter[i]);
 	}
 	return 0;
 }
@@ -424,8 +426,7 @@ static void kvm_close(struct backend *b)
 }
 
 /* A bad image is bad input: say so once, before any VM exists. */
-static int validate_image(const char *path, const void *data, size_t size, char *err,
-			  size_t errlen)
+static int validate_image(const char *path, const void *data, size_t size, char *err, size_t errlen)
 {
 	uint8_t *scratch = calloc(1, PLERIG_GUEST_MEM_SIZE);
 	struct elf_image_info info;

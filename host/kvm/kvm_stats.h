@@ -33,13 +33,13 @@ enum kvm_vcpu_stat {
 const char *kvm_stat_name(enum kvm_vcpu_stat s);
 
 struct kvm_stats_reader {
-	int fd;              /* owned: the fd from KVM_GET_STATS_FD */
-	size_t data_offset;  /* from the header */
-	size_t data_size;    /* bytes of u64 data to pread */
+	int fd;		    /* owned: the fd from KVM_GET_STATS_FD */
+	size_t data_offset; /* from the header */
+	size_t data_size;   /* bytes of u64 data to pread */
 	/* offset (in u64 units) of each wanted stat in the data block, or -1
 	 * where this kernel does not have it */
 	long index[KVM_STAT_COUNT];
-	uint64_t *buf;       /* data_size bytes */
+	uint64_t *buf; /* data_size bytes */
 };
 
 struct kvm_stats_snapshot {

@@ -59,8 +59,7 @@ static int open_device(const char *path, char *err, size_t errlen)
 
 static int get_supported_cpuid(struct kvm_system *s, char *err, size_t errlen)
 {
-	s->cpuid = calloc(1, sizeof(*s->cpuid) +
-				     CPUID_MAX_ENTRIES * sizeof(s->cpuid->entries[0]));
+	s->cpuid = calloc(1, sizeof(*s->cpuid) + CPUID_MAX_ENTRIES * sizeof(s->cpuid->entries[0]));
 	if (!s->cpuid) {
 		snprintf(err, errlen, "out of memory for the CPUID table");
 		return -ENOMEM;

@@ -12,8 +12,8 @@ struct kvm_system {
 	int fd;
 	int vcpu_mmap_size;
 	struct kvm_cpuid2 *cpuid; /* KVM_GET_SUPPORTED_CPUID */
-	bool has_tss_addr;        /* VMX needs KVM_SET_TSS_ADDR before the first run */
-	const char *module;       /* "kvm_intel", "kvm_amd", "kvm_pvm" or "unknown" */
+	bool has_tss_addr;	  /* VMX needs KVM_SET_TSS_ADDR before the first run */
+	const char *module;	  /* "kvm_intel", "kvm_amd", "kvm_pvm" or "unknown" */
 };
 
 /* Default "/dev/kvm"; the PLERIG_KVM_DEVICE environment variable overrides it. */

@@ -57,7 +57,8 @@ static int set_cpuid(struct kvm_vcpu *vcpu, const struct kvm_system *sys, char *
 	int rc = 0;
 	if (ioctl(vcpu->fd, KVM_SET_CPUID2, cpuid) < 0) {
 		rc = -errno;
-		snprintf(err, errlen, "KVM_SET_CPUID2 on vCPU %u: %s", vcpu->index, strerror(errno));
+		snprintf(err, errlen, "KVM_SET_CPUID2 on vCPU %u: %s", vcpu->index,
+			 strerror(errno));
 	}
 	free(cpuid);
 	return rc;
@@ -66,16 +67,16 @@ static int set_cpuid(struct kvm_vcpu *vcpu, const struct kvm_system *sys, char *
 static void flat_segment(struct kvm_segment *s, uint8_t type, uint16_t selector)
 {
 	*s = (struct kvm_segment){
-		.base = 0,
-		.limit = 0xffffffff,
-		.selector = selector,
-		.type = type,
-		.present = 1,
-		.dpl = 0,
-		.db = 1,
-		.s = 1,
-		.l = 0,
-		.g = 1,
+	    .base = 0,
+	    .limit = 0xffffffff,
+	    .selector = selector,
+	    .type = type,
+	    .present = 1,
+	    .dpl = 0,
+	    .db = 1,
+	    .s = 1,
+	    .l = 0,
+	    .g = 1,
 	};
 }
 
@@ -133,7 +134,8 @@ int kvm_vcpu_create(struct kvm_vcpu *vcpu, struct kvm_vm *vm, const struct kvm_s
 	if (!rc)
 		rc = set_pvh_entry_state(vcpu, entry, err, errlen);
 	if (!rc) {
-		/* kernels before 5.14 have no stats fd: run without, report the figures as absent */
+		/* kernels before 5.14 have no stats fd: run without, report the figures as absent
+		 */
 		rc = kvm_stats_open(&vcpu->stats, vcpu->fd, err, errlen);
 		vcpu->stats_open = rc == 0;
 		if (rc == -ENOTTY || rc == -EINVAL)
@@ -156,10 +158,9 @@ static void fail(struct kvm_vcpu *vcpu, const char *fmt, ...)
 
 static const char *vector_name(uint64_t v)
 {
-	static const char *const names[] = {"#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD",
-					    "#NM", "#DF", "CSO", "#TS", "#NP", "#SS", "#GP",
-					    "#PF", "?15", "#MF", "#AC", "#MC", "#XM", "#VE",
-					    "#CP"};
+	static const char *const names[] = {"#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM",
+					    "#DF", "CSO", "#TS", "#NP", "#SS", "#GP", "#PF", "?15",
+					    "#MF", "#AC", "#MC", "#XM", "#VE", "#CP"};
 	return v < sizeof(names) / sizeof(names[0]) ? names[v] : "exception";
 }
 

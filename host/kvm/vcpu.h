@@ -47,14 +47,14 @@ struct kvm_vcpu {
 	bool stats_open;
 
 	struct start_gate *gate;
-	cpu_set_t run_cpus;        /* where it runs from the gate on */
-	int ready;                 /* atomic: the guest reported READY */
+	cpu_set_t run_cpus; /* where it runs from the gate on */
+	int ready;	    /* atomic: the guest reported READY */
 	pthread_t thread;
 	bool thread_started;
-	pid_t tid;                 /* set by the thread before its first KVM_RUN */
-	int stop_requested;        /* atomic: leave the run loop */
-	int outcome;               /* atomic: enum vcpu_outcome, set once by the thread */
-	char message[256];         /* why, when FAILED; written before outcome */
+	pid_t tid;	    /* set by the thread before its first KVM_RUN */
+	int stop_requested; /* atomic: leave the run loop */
+	int outcome;	    /* atomic: enum vcpu_outcome, set once by the thread */
+	char message[256];  /* why, when FAILED; written before outcome */
 };
 
 /*

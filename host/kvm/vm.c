@@ -28,10 +28,10 @@ static int map_memory(struct kvm_vm *vm, char *err, size_t errlen)
 		return -errno;
 	}
 	struct kvm_userspace_memory_region region = {
-		.slot = 0,
-		.guest_phys_addr = 0,
-		.memory_size = vm->mem_size,
-		.userspace_addr = (uintptr_t)vm->mem,
+	    .slot = 0,
+	    .guest_phys_addr = 0,
+	    .memory_size = vm->mem_size,
+	    .userspace_addr = (uintptr_t)vm->mem,
 	};
 	if (ioctl(vm->fd, KVM_SET_USER_MEMORY_REGION, &region) < 0) {
 		snprintf(err, errlen, "KVM_SET_USER_MEMORY_REGION for VM %u: %s", vm->index,

@@ -62,20 +62,20 @@ static struct variant base_variant(unsigned vcpus, enum plerig_lock_kind lock,
 				   enum plerig_relax_kind relax)
 {
 	struct variant v = {
-		.backend = BACKEND_KVM,
-		.lock = lock,
-		.relax = relax,
-		.ring = backend->default_ring,
-		.vms = 1,
-		.vcpus = vcpus,
-		.nr_pcpus = nr_cpus,
-		.pin_each = 1,
-		.cs_cycles = 100,
-		.think_cycles = 100,
-		.stall_us = 50,
-		.warmup_s = 0.05,
-		.duration_s = 0.25,
-		.timeout_s = 10,
+	    .backend = BACKEND_KVM,
+	    .lock = lock,
+	    .relax = relax,
+	    .ring = backend->default_ring,
+	    .vms = 1,
+	    .vcpus = vcpus,
+	    .nr_pcpus = nr_cpus,
+	    .pin_each = 1,
+	    .cs_cycles = 100,
+	    .think_cycles = 100,
+	    .stall_us = 50,
+	    .warmup_s = 0.05,
+	    .duration_s = 0.25,
+	    .timeout_s = 10,
 	};
 	memcpy(v.pcpus, cpus, sizeof(cpus));
 	return v;
@@ -103,8 +103,8 @@ START_TEST(every_vcpu_progresses_in_every_variant)
 	uint64_t total = 0;
 	for (unsigned i = 0; i < r.nr_records; i++) {
 		const struct plerig_vcpu_result *g = &r.records[i].guest;
-		ck_assert_msg(g->acquisitions > 0, "%s/%s vCPU %u made no progress", lock_name(lock),
-			      relax_name(relax), i);
+		ck_assert_msg(g->acquisitions > 0, "%s/%s vCPU %u made no progress",
+			      lock_name(lock), relax_name(relax), i);
 		ck_assert_uint_eq(hist_total(g->hist_wait, PLERIG_HIST_BUCKETS), g->acquisitions);
 		ck_assert_uint_eq(hist_total(g->hist_hold, PLERIG_HIST_BUCKETS), g->acquisitions);
 		ck_assert_uint_eq(g->state, PLERIG_VCPU_DONE);
@@ -128,7 +128,8 @@ START_TEST(overcommit_on_one_cpu_shows_stalls_and_run_delay)
 	ck_assert_msg(f.stalls > 0, "4 vCPUs on one CPU with a ticket lock: expected stalls");
 	ck_assert_msg(f.stalled_share > 0.01, "stalled share %.4f", f.stalled_share);
 	for (unsigned i = 0; i < r.nr_records; i++)
-		ck_assert_msg(r.records[i].sched.wait_ns > 0, "vCPU %u never waited for its CPU", i);
+		ck_assert_msg(r.records[i].sched.wait_ns > 0, "vCPU %u never waited for its CPU",
+			      i);
 	variant_result_free(&r);
 }
 END_TEST

@@ -16,16 +16,16 @@
 #include <stdint.h>
 #endif
 
-#define PLERIG_ABI_MAGIC 0x31304749524c4550ull /* "PLERIG01" little-endian */
+#define PLERIG_ABI_MAGIC   0x31304749524c4550ull /* "PLERIG01" little-endian */
 #define PLERIG_ABI_VERSION 1u
 
-#define PLERIG_MAX_VCPUS 64 /* also used by the guest assembly: no suffixes */
+#define PLERIG_MAX_VCPUS 64   /* also used by the guest assembly: no suffixes */
 #define PLERIG_CACHELINE 128u /* two lines: defeats the adjacent-line prefetcher */
 
 /* Guest-physical memory map (identity-mapped by the guest). */
-#define PLERIG_IMAGE_BASE 0x00100000 /* ELF segments must lie in [BASE, SHARED) */
-#define PLERIG_SHARED_GPA 0x00800000
-#define PLERIG_SHARED_SIZE 0x00800000
+#define PLERIG_IMAGE_BASE     0x00100000 /* ELF segments must lie in [BASE, SHARED) */
+#define PLERIG_SHARED_GPA     0x00800000
+#define PLERIG_SHARED_SIZE    0x00800000
 #define PLERIG_GUEST_MEM_SIZE (PLERIG_SHARED_GPA + PLERIG_SHARED_SIZE)
 
 /*
@@ -35,26 +35,26 @@
  * int/syscall nor the host through OUT with IOPL=3). One exit per vCPU
  * at the end of a run, never in the storm itself.
  */
-#define PLERIG_EVENT_MMIO_GPA 0x3ffff000
-#define PLERIG_EVENT_READY 0x4ead      /* set up; the host resumes it when every vCPU is */
-#define PLERIG_EVENT_DONE 0x600d       /* storm finished, results are in shared memory */
-#define PLERIG_EVENT_FAULT 0xdead      /* exception: see plerig_vcpu_result.fault */
+#define PLERIG_EVENT_MMIO_GPA	0x3ffff000
+#define PLERIG_EVENT_READY	0x4ead /* set up; the host resumes it when every vCPU is */
+#define PLERIG_EVENT_DONE	0x600d /* storm finished, results are in shared memory */
+#define PLERIG_EVENT_FAULT	0xdead /* exception: see plerig_vcpu_result.fault */
 #define PLERIG_EVENT_BAD_CONFIG 0xbadc /* config block missing or invalid */
 
 #ifndef __ASSEMBLER__
 
 enum plerig_lock_kind {
 	PLERIG_LOCK_TICKET = 0, /* fair FIFO: exposes lock-waiter preemption */
-	PLERIG_LOCK_TAS = 1,    /* test-and-test-and-set: unfair */
-	PLERIG_LOCK_MCS = 2,    /* queued, local spinning */
+	PLERIG_LOCK_TAS = 1,	/* test-and-test-and-set: unfair */
+	PLERIG_LOCK_MCS = 2,	/* queued, local spinning */
 	PLERIG_LOCK_COUNT
 };
 
 enum plerig_relax_kind {
-	PLERIG_RELAX_PAUSE = 0,     /* f3 90 */
-	PLERIG_RELAX_NOP = 1,       /* 90 */
+	PLERIG_RELAX_PAUSE = 0,	    /* f3 90 */
+	PLERIG_RELAX_NOP = 1,	    /* 90 */
 	PLERIG_RELAX_REP_PAUSE = 2, /* f3 f3 90 */
-	PLERIG_RELAX_NONE = 3,      /* empty spin */
+	PLERIG_RELAX_NONE = 3,	    /* empty spin */
 	PLERIG_RELAX_COUNT
 };
 
@@ -65,16 +65,16 @@ enum plerig_ring {
 
 /* Written by the host only; the storm reads it once per iteration. */
 enum plerig_phase {
-	PLERIG_PHASE_BOOT = 0,    /* vCPUs come up and report READY */
+	PLERIG_PHASE_BOOT = 0,	  /* vCPUs come up and report READY */
 	PLERIG_PHASE_WARMUP = 1,  /* storm runs, figures are not kept */
 	PLERIG_PHASE_MEASURE = 2, /* storm runs, figures are kept */
-	PLERIG_PHASE_STOP = 3,    /* finish the current iteration and leave */
+	PLERIG_PHASE_STOP = 3,	  /* finish the current iteration and leave */
 };
 
 /* Written by each vCPU about itself. */
 enum plerig_vcpu_state {
 	PLERIG_VCPU_OFF = 0,
-	PLERIG_VCPU_READY = 1,   /* set up, waiting for WARMUP */
+	PLERIG_VCPU_READY = 1, /* set up, waiting for WARMUP */
 	PLERIG_VCPU_RUNNING = 2,
 	PLERIG_VCPU_DONE = 3,
 	PLERIG_VCPU_FAULT = 4,
@@ -87,28 +87,28 @@ enum plerig_vcpu_state {
  * See plerig/histogram.h for the mapping, shared by both sides.
  */
 #define PLERIG_HIST_SUB_BITS 3u
-#define PLERIG_HIST_BUCKETS ((64u - PLERIG_HIST_SUB_BITS + 1u) << PLERIG_HIST_SUB_BITS)
+#define PLERIG_HIST_BUCKETS  ((64u - PLERIG_HIST_SUB_BITS + 1u) << PLERIG_HIST_SUB_BITS)
 
 /* Failures the guest makes on request, so the host's handling of them is tested for real. */
 enum plerig_inject {
 	PLERIG_INJECT_NONE = 0,
 	PLERIG_INJECT_FAULT = 1, /* ud2 where the storm would start: an exception report */
-	PLERIG_INJECT_HANG = 2,  /* never report DONE: the watchdog must stop the guest */
+	PLERIG_INJECT_HANG = 2,	 /* never report DONE: the watchdog must stop the guest */
 };
 
 struct plerig_config {
-	uint64_t magic;       /* PLERIG_ABI_MAGIC */
-	uint32_t abi_version; /* PLERIG_ABI_VERSION */
-	uint32_t nr_vcpus;    /* vCPUs in this VM, all of them run the storm */
-	uint32_t lock;        /* enum plerig_lock_kind */
-	uint32_t relax;       /* enum plerig_relax_kind */
-	uint32_t ring;        /* enum plerig_ring */
-	uint32_t inject;      /* enum plerig_inject: failures on purpose, to test the host */
+	uint64_t magic;	       /* PLERIG_ABI_MAGIC */
+	uint32_t abi_version;  /* PLERIG_ABI_VERSION */
+	uint32_t nr_vcpus;     /* vCPUs in this VM, all of them run the storm */
+	uint32_t lock;	       /* enum plerig_lock_kind */
+	uint32_t relax;	       /* enum plerig_relax_kind */
+	uint32_t ring;	       /* enum plerig_ring */
+	uint32_t inject;       /* enum plerig_inject: failures on purpose, to test the host */
 	uint64_t cs_cycles;    /* TSC cycles spent inside each critical section */
 	uint64_t think_cycles; /* TSC cycles between a release and the next attempt */
 	uint64_t stall_cycles; /* a wait longer than this is a stall */
 	uint64_t hold_preempt_cycles; /* a hold longer than this: holder preempted */
-	uint64_t tsc_khz;      /* informational: the host's view of the guest TSC */
+	uint64_t tsc_khz;	      /* informational: the host's view of the guest TSC */
 	uint64_t reserved[7];
 };
 
@@ -127,10 +127,10 @@ struct plerig_vcpu_result {
 	uint32_t apic_id;
 	uint64_t acquisitions;
 	uint64_t unmeasured_acquisitions; /* in warm-up, or across the start or end of MEASURE */
-	uint64_t contended;      /* acquisitions that found the lock taken */
+	uint64_t contended;		  /* acquisitions that found the lock taken */
 	uint64_t wait_total_cycles;
 	uint64_t wait_max_cycles;
-	uint64_t stalls;         /* contended waits over stall_cycles */
+	uint64_t stalls; /* contended waits over stall_cycles */
 	uint64_t stalled_cycles;
 	uint64_t hold_total_cycles;
 	uint64_t hold_max_cycles;
