@@ -1,28 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * One variant on the kvm backend: create the VMs, boot every vCPU to
- * READY, warm up, measure between two snapshots of the host-side
- * counters, stop, copy the results out, tear everything down.
+ * One variant on the kvm backend: create the VMs, start their vCPU
+ * threads, let the phase driver run the variant, tear everything down.
  */
 #include "kvm/kvm_backend.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <linux/kvm.h>
-#include <stdarg.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 
+#include "experiment/phase_driver.h"
 #include "kvm/elf_image.h"
 #include "kvm/kvm_system.h"
 #include "kvm/vm.h"
 #include "util/clock.h"
-#include "util/interrupt.h"
-
-#define POLL_FAST_NS 20000ull	 /* while waiting for boot and the first acquisition */
-#define POLL_SLOW_NS 50000000ull /* while measuring: the main thread must stay out of the way */
 
 struct kvm_backend {
 	struct backend base; /* first: the runner sees only this */
@@ -33,7 +28,7 @@ struct kvm_backend {
 	char description[96];
 };
 
-/* The state of one run, passed around instead of a dozen arguments. */
+/* The state of one run. */
 struct run {
 	struct kvm_backend *kb;
 	const struct variant *v;
@@ -41,37 +36,11 @@ struct run {
 	struct kvm_vm *vms;
 	unsigned nr_vms; /* created so far */
 	struct start_gate gate;
-	uint64_t t0;
-	struct schedstat *sched_before;
-	struct kvm_stats_snapshot *kvm_before;
 };
-
-static int run_fail(struct run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int run_fail(struct run *run, const char *fmt, ...)
-{
-	if (run->r->error[0]) /* keep the first cause */
-		return -1;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(run->r->error, sizeof(run->r->error), fmt, ap);
-	va_end(ap);
-	run->r->ok = false;
-	return -1;
-}
-
-static uint64_t since_start(const struct run *run)
-{
-	return monotonic_ns() - run->t0;
-}
 
 static struct kvm_vcpu *vcpu_at(struct run *run, unsigned g)
 {
 	return &run->vms[g / run->v->vcpus].vcpus[g % run->v->vcpus];
-}
-
-static unsigned nr_vcpus_total(const struct run *run)
-{
-	return run->v->vms * run->v->vcpus;
 }
 
 static void make_config(const struct variant *v, struct plerig_config *cfg)
@@ -95,11 +64,11 @@ static int create_vms(struct run *run)
 	make_config(run->v, &cfg);
 	run->vms = calloc(run->v->vms, sizeof(run->vms[0]));
 	if (!run->vms)
-		return run_fail(run, "out of memory for %u VMs", run->v->vms);
+		return phase_driver_fail(run->r, "out of memory for %u VMs", run->v->vms);
 	for (unsigned i = 0; i < run->v->vms; i++) {
 		if (kvm_vm_create(&run->vms[i], &run->kb->sys, i, &run->kb->image, &cfg, err,
 				  sizeof(err)))
-			return run_fail(run, "%s", err);
+			return phase_driver_fail(run->r, "%s", err);
 		run->nr_vms = i + 1;
 	}
 	return 0;
@@ -110,7 +79,8 @@ static int set_thresholds(struct run *run)
 {
 	int khz = ioctl(run->vms[0].vcpus[0].fd, KVM_GET_TSC_KHZ, 0);
 	if (khz <= 0)
-		return run_fail(run, "KVM_GET_TSC_KHZ: %s", khz < 0 ? strerror(errno) : "0 kHz");
+		return phase_driver_fail(run->r, "KVM_GET_TSC_KHZ: %s",
+					 khz < 0 ? strerror(errno) : "0 kHz");
 	run->r->tsc_khz = (uint64_t)khz;
 	const uint64_t stall = (uint64_t)(run->v->stall_us * (double)khz / 1000.0);
 	for (unsigned i = 0; i < run->nr_vms; i++) {
@@ -126,250 +96,79 @@ static int start_vcpus(struct run *run)
 {
 	const struct variant *v = run->v;
 	char err[256];
-	for (unsigned g = 0; g < nr_vcpus_total(run); g++) {
+	for (unsigned g = 0; g < v->vms * v->vcpus; g++) {
 		const unsigned *cpus = v->pin_each ? &v->pcpus[g % v->nr_pcpus] : v->pcpus;
 		if (kvm_vcpu_start(vcpu_at(run, g), &run->gate, &run->kb->boot_cpus, cpus,
 				   v->pin_each ? 1 : v->nr_pcpus, err, sizeof(err)))
-			return run_fail(run, "%s", err);
+			return phase_driver_fail(run->r, "%s", err);
 	}
 	return 0;
 }
 
-/* A vCPU thread that left its run loop early failed (or was stopped). */
-static int check_vcpus(struct run *run)
+/* ---- what the phase driver sees of the vCPUs ---- */
+
+static struct plerig_shared *unit_shared(void *ctx, unsigned vm)
 {
-	for (unsigned g = 0; g < nr_vcpus_total(run); g++) {
-		struct kvm_vcpu *vcpu = vcpu_at(run, g);
-		int outcome = kvm_vcpu_outcome(vcpu);
-		if (outcome == VCPU_OUTCOME_FAILED)
-			return run_fail(run, "%s", vcpu->message);
-		if (outcome == VCPU_OUTCOME_DONE &&
-		    run->vms[g / run->v->vcpus].shared->phase != PLERIG_PHASE_STOP)
-			return run_fail(run, "VM %u vCPU %u finished before it was told to stop",
-					g / run->v->vcpus, g % run->v->vcpus);
-	}
-	if (interrupt_requested())
-		return run_fail(run, "interrupted by signal %d", interrupt_signal());
-	return 0;
+	return ((struct run *)ctx)->vms[vm].shared;
 }
 
-static uint32_t guest_state(struct run *run, unsigned g)
+static bool unit_ready(void *ctx, unsigned g)
 {
-	const struct kvm_vm *vm = &run->vms[g / run->v->vcpus];
-	return __atomic_load_n(&vm->shared->vcpu[g % run->v->vcpus].state, __ATOMIC_ACQUIRE);
+	return kvm_vcpu_is_ready(vcpu_at(ctx, g));
 }
 
-static bool all_ready(struct run *run)
+static int unit_outcome(void *ctx, unsigned g, const char **message)
 {
-	for (unsigned g = 0; g < nr_vcpus_total(run); g++)
-		if (!kvm_vcpu_is_ready(vcpu_at(run, g)))
-			return false;
-	return true;
-}
-
-static bool any_acquired(struct run *run)
-{
-	for (unsigned g = 0; g < nr_vcpus_total(run); g++) {
-		const struct plerig_vcpu_result *res =
-		    &run->vms[g / run->v->vcpus].shared->vcpu[g % run->v->vcpus];
-		if (__atomic_load_n(&res->unmeasured_acquisitions, __ATOMIC_RELAXED) ||
-		    __atomic_load_n(&res->acquisitions, __ATOMIC_RELAXED))
-			return true;
-	}
-	return false;
-}
-
-static bool all_done(struct run *run)
-{
-	for (unsigned g = 0; g < nr_vcpus_total(run); g++)
-		if (kvm_vcpu_outcome(vcpu_at(run, g)) != VCPU_OUTCOME_DONE)
-			return false;
-	return true;
-}
-
-/*
- * Poll @done every @poll_ns until it holds (1), or @deadline passes (0),
- * or a vCPU fails or Ctrl-C comes (-1).
- */
-static int wait_for(struct run *run, bool (*done)(struct run *), uint64_t deadline,
-		    uint64_t poll_ns)
-{
-	for (;;) {
-		if (done && done(run))
-			return 1;
-		if (check_vcpus(run))
-			return -1;
-		uint64_t now = monotonic_ns();
-		if (now >= deadline)
-			return 0;
-		sleep_ns(deadline - now < poll_ns ? deadline - now : poll_ns);
+	struct kvm_vcpu *vcpu = vcpu_at(ctx, g);
+	switch (kvm_vcpu_outcome(vcpu)) {
+	case VCPU_OUTCOME_DONE:
+		return UNIT_DONE;
+	case VCPU_OUTCOME_STOPPED:
+		return UNIT_STOPPED;
+	case VCPU_OUTCOME_FAILED:
+		if (message)
+			*message = vcpu->message;
+		return UNIT_FAILED;
+	default:
+		return UNIT_RUNNING;
 	}
 }
 
-static void set_phase(struct run *run, enum plerig_phase phase)
+static pid_t unit_tid(void *ctx, unsigned g)
 {
-	for (unsigned i = 0; i < run->nr_vms; i++)
-		__atomic_store_n(&run->vms[i].shared->phase, phase, __ATOMIC_RELEASE);
+	return kvm_vcpu_tid(vcpu_at(ctx, g));
 }
 
-static void snapshot(struct run *run, struct schedstat *sched, struct kvm_stats_snapshot *kvm)
+static int unit_host_cpu(void *ctx, unsigned g)
 {
+	return vcpu_at(ctx, g)->host_cpu;
+}
+
+static bool unit_kvm_stats(void *ctx, unsigned g, struct kvm_stats_snapshot *out)
+{
+	struct kvm_vcpu *vcpu = vcpu_at(ctx, g);
 	char err[256];
-	for (unsigned g = 0; g < nr_vcpus_total(run); g++) {
-		struct kvm_vcpu *vcpu = vcpu_at(run, g);
-		/* an unreadable counter is reported as invalid, not as a failed run */
-		if (schedstat_read(kvm_vcpu_tid(vcpu), &sched[g], err, sizeof(err)))
-			memset(&sched[g], 0, sizeof(sched[g]));
-		if (!vcpu->stats_open || kvm_stats_read(&vcpu->stats, &kvm[g], err, sizeof(err)))
-			memset(&kvm[g], 0, sizeof(kvm[g]));
-	}
+	return vcpu->stats_open && kvm_stats_read(&vcpu->stats, out, err, sizeof(err)) == 0;
 }
 
-static const char *state_name(uint32_t s)
+static void unit_open_gate(void *ctx)
 {
-	static const char *const names[] = {"OFF", "READY", "RUNNING", "DONE", "FAULT"};
-	return s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
+	start_gate_open(&((struct run *)ctx)->gate);
 }
 
-static int report_hang(struct run *run, const char *stage, double seconds)
-{
-	for (unsigned g = 0; g < nr_vcpus_total(run); g++) {
-		if (kvm_vcpu_outcome(vcpu_at(run, g)) == VCPU_OUTCOME_DONE)
-			continue;
-		return run_fail(
-		    run,
-		    "watchdog: VM %u vCPU %u did not %s within %.1f s (guest state %s); "
-		    "stopped it",
-		    g / run->v->vcpus, g % run->v->vcpus, stage, seconds,
-		    state_name(guest_state(run, g)));
-	}
-	return run_fail(run, "watchdog: the VMs did not %s within %.1f s", stage, seconds);
-}
-
-static int boot(struct run *run)
-{
-	const uint64_t timeout = (uint64_t)(run->v->timeout_s * 1e9);
-	int rc = wait_for(run, all_ready, monotonic_ns() + timeout, POLL_FAST_NS);
-	if (rc == 0)
-		return report_hang(run, "come up", run->v->timeout_s);
-	if (rc < 0)
-		return -1;
-	run->r->timing.ready_ns = since_start(run);
-	uint64_t emulated = 0;
-	struct kvm_stats_snapshot s;
-	char err[256];
-	for (unsigned g = 0; g < nr_vcpus_total(run); g++)
-		if (vcpu_at(run, g)->stats_open &&
-		    !kvm_stats_read(&vcpu_at(run, g)->stats, &s, err, sizeof(err)) &&
-		    s.valid[KVM_STAT_INSN_EMULATION])
-			emulated += s.value[KVM_STAT_INSN_EMULATION];
-	run->r->timing.setup_insn_emulated = emulated;
-	return 0;
-}
-
-static int warm_up(struct run *run)
-{
-	const uint64_t start = monotonic_ns();
-	const uint64_t end = start + (uint64_t)(run->v->warmup_s * 1e9);
-	const uint64_t first_deadline = start + (uint64_t)(run->v->timeout_s * 1e9);
-	set_phase(run, PLERIG_PHASE_WARMUP);
-	start_gate_open(&run->gate);
-	/* the first acquisition may need longer than the warm-up itself */
-	int rc =
-	    wait_for(run, any_acquired, first_deadline > end ? first_deadline : end, POLL_FAST_NS);
-	if (rc == 0)
-		return report_hang(run, "take the lock once", run->v->timeout_s);
-	if (rc < 0)
-		return -1;
-	run->r->timing.first_acq_ns = since_start(run);
-	return wait_for(run, NULL, end, POLL_SLOW_NS) < 0 ? -1 : 0;
-}
-
-static int measure(struct run *run)
-{
-	const unsigned n = nr_vcpus_total(run);
-	struct schedstat *sched_after = calloc(n, sizeof(*sched_after));
-	struct kvm_stats_snapshot *kvm_after = calloc(n, sizeof(*kvm_after));
-	run->sched_before = calloc(n, sizeof(*run->sched_before));
-	run->kvm_before = calloc(n, sizeof(*run->kvm_before));
-	int rc = -1;
-	if (!sched_after || !kvm_after || !run->sched_before || !run->kvm_before) {
-		run_fail(run, "out of memory for snapshots");
-		goto out;
-	}
-	snapshot(run, run->sched_before, run->kvm_before);
-	const uint64_t m0 = monotonic_ns();
-	set_phase(run, PLERIG_PHASE_MEASURE);
-	if (wait_for(run, NULL, m0 + (uint64_t)(run->v->duration_s * 1e9), POLL_SLOW_NS) < 0)
-		goto out;
-	const uint64_t m1 = monotonic_ns();
-	snapshot(run, sched_after, kvm_after);
-	set_phase(run, PLERIG_PHASE_STOP);
-	run->r->interval_s = (double)(m1 - m0) / 1e9;
-	for (unsigned g = 0; g < n; g++) {
-		struct vcpu_record *rec = &run->r->records[g];
-		schedstat_delta(&run->sched_before[g], &sched_after[g], &rec->sched);
-		kvm_stats_delta(&run->kvm_before[g], &kvm_after[g], &rec->kvm);
-	}
-	rc = 0;
-out:
-	free(sched_after);
-	free(kvm_after);
-	free(run->sched_before);
-	free(run->kvm_before);
-	run->sched_before = NULL;
-	run->kvm_before = NULL;
-	return rc;
-}
-
-static int stop(struct run *run)
-{
-	const uint64_t timeout = (uint64_t)(run->v->timeout_s * 1e9);
-	int rc = wait_for(run, all_done, monotonic_ns() + timeout, POLL_FAST_NS);
-	if (rc == 0)
-		return report_hang(run, "stop", run->v->timeout_s);
-	if (rc < 0)
-		return -1;
-	run->r->timing.stopped_ns = since_start(run);
-	return 0;
-}
-
-static void collect(struct run *run)
-{
-	for (unsigned g = 0; g < nr_vcpus_total(run); g++) {
-		struct kvm_vcpu *vcpu = vcpu_at(run, g);
-		struct vcpu_record *rec = &run->r->records[g];
-		rec->vm = g / run->v->vcpus;
-		rec->vcpu = g % run->v->vcpus;
-		rec->host_cpu = vcpu->host_cpu;
-		rec->tid = kvm_vcpu_tid(vcpu);
-		rec->guest = run->vms[rec->vm].shared->vcpu[rec->vcpu];
-	}
-	for (unsigned i = 0; i < run->nr_vms; i++)
-		run->r->protected_counter[i] = run->vms[i].shared->lock.protected_counter;
-}
-
-static int check_mutual_exclusion(struct run *run)
-{
-	for (unsigned i = 0; i < run->nr_vms; i++) {
-		uint64_t sum = 0;
-		for (unsigned j = 0; j < run->v->vcpus; j++) {
-			const struct plerig_vcpu_result *res = &run->vms[i].shared->vcpu[j];
-			sum += res->acquisitions + res->unmeasured_acquisitions;
-		}
-		if (sum != run->r->protected_counter[i])
-			return run_fail(
-			    run,
-			    "VM %u: the lock did not exclude: %llu acquisitions but the "
-			    "protected counter reads %llu",
-			    i, (unsigned long long)sum,
-			    (unsigned long long)run->r->protected_counter[i]);
-	}
-	return 0;
-}
+static const struct unit_ops kvm_unit_ops = {
+    .shared = unit_shared,
+    .ready = unit_ready,
+    .outcome = unit_outcome,
+    .tid = unit_tid,
+    .host_cpu = unit_host_cpu,
+    .kvm_stats = unit_kvm_stats,
+    .open_gate = unit_open_gate,
+};
 
 static void teardown(struct run *run)
 {
+	/* every vCPU thread is kicked before any is joined: teardown takes one round trip */
 	for (unsigned i = 0; i < run->nr_vms; i++)
 		for (unsigned j = 0; j < run->vms[i].nr_vcpus; j++)
 			if (kvm_vcpu_outcome(&run->vms[i].vcpus[j]) == VCPU_OUTCOME_NONE)
@@ -381,39 +180,22 @@ static void teardown(struct run *run)
 	run->nr_vms = 0;
 }
 
-static int alloc_result(struct variant_result *r, const struct variant *v)
-{
-	memset(r, 0, sizeof(*r));
-	r->variant = *v;
-	r->nr_records = v->vms * v->vcpus;
-	r->records = calloc(r->nr_records, sizeof(r->records[0]));
-	r->protected_counter = calloc(v->vms, sizeof(r->protected_counter[0]));
-	if (!r->records || !r->protected_counter) {
-		snprintf(r->error, sizeof(r->error), "out of memory for %u vCPU records",
-			 r->nr_records);
-		return -1;
-	}
-	return 0;
-}
-
 static int kvm_run_variant(struct backend *b, const struct variant *v, struct variant_result *r)
 {
-	struct run run = {.kb = (struct kvm_backend *)b, .v = v, .r = r, .t0 = monotonic_ns()};
-	if (alloc_result(r, v))
+	struct run run = {.kb = (struct kvm_backend *)b, .v = v, .r = r};
+	struct phase_driver d = {
+	    .ops = &kvm_unit_ops, .ctx = &run, .v = v, .r = r, .t0 = monotonic_ns()};
+	if (variant_result_init(r, v))
 		return -1;
 	start_gate_init(&run.gate);
-	r->ok = true;
 	if (!create_vms(&run) && !set_thresholds(&run)) {
-		r->timing.created_ns = since_start(&run);
-		if (!start_vcpus(&run) && !boot(&run) && !warm_up(&run) && !measure(&run) &&
-		    !stop(&run)) {
-			collect(&run);
-			check_mutual_exclusion(&run);
-		}
+		r->timing.created_ns = phase_driver_elapsed(&d);
+		if (!start_vcpus(&run))
+			phase_driver_run(&d);
 	}
 	teardown(&run);
 	start_gate_destroy(&run.gate);
-	r->timing.torn_down_ns = since_start(&run);
+	r->timing.torn_down_ns = phase_driver_elapsed(&d);
 	return r->ok ? 0 : -1;
 }
 

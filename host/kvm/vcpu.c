@@ -182,27 +182,6 @@ static uint64_t guest_rip(struct kvm_vcpu *vcpu)
 	return ioctl(vcpu->fd, KVM_GET_REGS, &regs) == 0 ? regs.rip : 0;
 }
 
-void start_gate_init(struct start_gate *g)
-{
-	pthread_mutex_init(&g->lock, NULL);
-	pthread_cond_init(&g->cond, NULL);
-	g->open = false;
-}
-
-void start_gate_open(struct start_gate *g)
-{
-	pthread_mutex_lock(&g->lock);
-	g->open = true;
-	pthread_cond_broadcast(&g->cond);
-	pthread_mutex_unlock(&g->lock);
-}
-
-void start_gate_destroy(struct start_gate *g)
-{
-	pthread_cond_destroy(&g->cond);
-	pthread_mutex_destroy(&g->lock);
-}
-
 static bool stop_requested(const struct kvm_vcpu *vcpu)
 {
 	return __atomic_load_n(&vcpu->stop_requested, __ATOMIC_ACQUIRE);
@@ -212,10 +191,7 @@ static bool stop_requested(const struct kvm_vcpu *vcpu)
 static int pass_gate(struct kvm_vcpu *vcpu)
 {
 	__atomic_store_n(&vcpu->ready, 1, __ATOMIC_RELEASE);
-	pthread_mutex_lock(&vcpu->gate->lock);
-	while (!vcpu->gate->open && !stop_requested(vcpu))
-		pthread_cond_wait(&vcpu->gate->cond, &vcpu->gate->lock);
-	pthread_mutex_unlock(&vcpu->gate->lock);
+	start_gate_wait(vcpu->gate, &vcpu->stop_requested);
 	if (stop_requested(vcpu))
 		return 0; /* the run loop sees it */
 	int rc = pthread_setaffinity_np(pthread_self(), sizeof(vcpu->run_cpus), &vcpu->run_cpus);
@@ -366,11 +342,8 @@ void kvm_vcpu_kick(struct kvm_vcpu *vcpu)
 		__atomic_store_n(&vcpu->run->immediate_exit, 1, __ATOMIC_RELEASE);
 	if (vcpu->thread_started)
 		pthread_kill(vcpu->thread, KICK_SIGNAL);
-	if (vcpu->gate) { /* it may be waiting at the gate rather than in KVM_RUN */
-		pthread_mutex_lock(&vcpu->gate->lock);
-		pthread_cond_broadcast(&vcpu->gate->cond);
-		pthread_mutex_unlock(&vcpu->gate->lock);
-	}
+	if (vcpu->gate) /* it may be waiting at the gate rather than in KVM_RUN */
+		start_gate_wake(vcpu->gate);
 }
 
 int kvm_vcpu_outcome(const struct kvm_vcpu *vcpu)

@@ -10,24 +10,10 @@
 #include <sys/types.h>
 
 #include "kvm/kvm_stats.h"
+#include "util/start_gate.h"
 
 struct kvm_system;
 struct kvm_vm;
-
-/*
- * Where vCPU threads wait once their guest reported READY, until every
- * vCPU of the run is up: boot never competes with a running storm, and
- * the storm starts everywhere at once.
- */
-struct start_gate {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	bool open;
-};
-
-void start_gate_init(struct start_gate *g);
-void start_gate_open(struct start_gate *g);
-void start_gate_destroy(struct start_gate *g);
 
 enum vcpu_outcome {
 	VCPU_OUTCOME_NONE = 0, /* still running, or never started */
