@@ -7,7 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compare/compare.h"
+#include "doctor/doctor.h"
 #include "experiment/runner.h"
+#include "ple/sweep.h"
 
 #ifndef PLERIG_VERSION
 #define PLERIG_VERSION "unknown"
@@ -23,6 +26,9 @@ static void usage(FILE *out)
 		     "\n"
 		     "commands:\n"
 		     "  run        run the experiment matrix (plerig run --help)\n"
+		     "  compare    did NEW.json get worse than BASE.json? (plerig compare --help)\n"
+		     "  sweep      the matrix per host PLE parameter value (plerig sweep --help)\n"
+		     "  doctor     what this host offers PLE experiments, and the fixes\n"
 		     "  version    print the version\n"
 		     "  help       this text\n"
 		     "\n"
@@ -55,6 +61,12 @@ int main(int argc, char **argv)
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "run"))
 		return runner_main(argc - 1, argv + 1, default_guest_path());
+	if (!strcmp(cmd, "compare"))
+		return compare_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "sweep"))
+		return sweep_main(argc - 1, argv + 1, default_guest_path());
+	if (!strcmp(cmd, "doctor"))
+		return doctor_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
 		printf("plerig %s\n", PLERIG_VERSION);
 		return 0;

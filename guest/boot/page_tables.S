@@ -5,9 +5,13 @@
  * 512 entries at boot would cost more than the rest of the setup.
  * User-accessible, so the storm can run at ring 3 on the same mappings.
  */
+#include "kernel/layout.h"
+
 #define PTE_P 0x1
 #define PTE_RW 0x2
 #define PTE_US 0x4
+#define PTE_PWT 0x8
+#define PTE_PCD 0x10
 #define PTE_PS 0x80
 
 	.section .data.page_tables, "aw"
@@ -20,7 +24,9 @@ pml4:
 	.balign 4096
 pdpt:
 	.quad pd + (PTE_P | PTE_RW | PTE_US)
-	.fill 511, 8, 0
+	.quad 0, 0
+	.quad pd_devices + (PTE_P | PTE_RW)
+	.fill 508, 8, 0
 
 	.balign 4096
 pd:
@@ -29,3 +35,17 @@ pd:
 	.quad (page << 21) | (PTE_P | PTE_RW | PTE_US | PTE_PS)
 	.set page, page + 1
 	.endr
+
+/*
+ * The fourth GiB: only the devices the guest drives under QEMU (the local
+ * APIC for INIT-SIPI, microvm's ACPI sleep register for power-off), as
+ * uncached 2 MiB pages that ring 3 cannot touch.
+ */
+#define DEVICE_PAGE(gpa) .quad (gpa) + (PTE_P | PTE_RW | PTE_PWT | PTE_PCD | PTE_PS)
+	.balign 4096
+pd_devices:
+	.fill (MICROVM_GED_GPA >> 21) & 511, 8, 0
+	DEVICE_PAGE(MICROVM_GED_GPA)
+	.fill ((XAPIC_GPA >> 21) & 511) - ((MICROVM_GED_GPA >> 21) & 511) - 1, 8, 0
+	DEVICE_PAGE(XAPIC_GPA)
+	.fill 511 - ((XAPIC_GPA >> 21) & 511), 8, 0

@@ -8,7 +8,9 @@
 
 #include "kernel/cpu.h"
 #include "kernel/layout.h"
+#include "kernel/standalone.h"
 #include "plerig/abi.h"
+#include "plerig/frame.h"
 #include "storm/storm.h"
 
 struct __attribute__((packed)) tss64 {
@@ -82,13 +84,18 @@ static int config_is_valid(unsigned vcpu)
 /* Runs at ring 3 (or ring 0 when the host asks for it). */
 static __attribute__((noreturn)) void storm_entry(uint64_t vcpu)
 {
+	const int alone = (shared->config.flags & PLERIG_CONFIG_SERIAL_RESULTS) != 0;
 	if (shared->config.inject == PLERIG_INJECT_FAULT)
 		__builtin_trap();
-	/* the host holds us here until every vCPU is up: nobody spins through boot */
-	notify(PLERIG_EVENT_READY);
+	if (!alone) /* the host holds us here until every vCPU is up: nobody spins through boot */
+		notify(PLERIG_EVENT_READY);
+	else if (vcpu == 0) /* no host: vCPU 0 holds the gate */
+		standalone_open_storm(shared);
 	storm_run(shared, (unsigned)vcpu);
 	while (shared->config.inject == PLERIG_INJECT_HANG)
 		__asm__ volatile("" : : : "memory");
+	if (alone)
+		standalone_finish(shared, (unsigned)vcpu);
 	report(PLERIG_EVENT_DONE);
 }
 
@@ -97,8 +104,19 @@ void guest_main(unsigned vcpu, uint64_t start_info)
 {
 	(void)start_info;
 	load_tss(vcpu);
-	if (!config_is_valid(vcpu))
+	/*
+	 * plerig's VMM writes the config before any vCPU runs, and starts them
+	 * all here; under QEMU only vCPU 0 comes here first, to zeroed memory.
+	 */
+	if (vcpu == 0 && shared->config.magic != PLERIG_ABI_MAGIC)
+		standalone_boot(shared, config_is_valid);
+	if (!config_is_valid(vcpu)) {
+		if (standalone_active(shared))
+			standalone_bad_config(shared, PLERIG_CONFIG_ERR_INVALID);
 		report(PLERIG_EVENT_BAD_CONFIG);
+	}
+	if (vcpu == 0 && standalone_active(shared))
+		standalone_start_aps(shared);
 	if (shared->config.ring == PLERIG_RING_USER)
 		enter_user(vcpu, (uint64_t)&user_stacks[(uint64_t)(vcpu + 1) << USTACK_SHIFT],
 			   (uint64_t)storm_entry);
@@ -111,6 +129,10 @@ void guest_trap(const struct trap_frame *f)
 	/* the ring-0 stack we are on tells which vCPU we are */
 	const unsigned vcpu = (unsigned)(((uint64_t)f - (uint64_t)kernel_stacks) >> KSTACK_SHIFT);
 	struct plerig_vcpu_result *r = &shared->vcpu[vcpu];
+	const int alone = standalone_active(shared);
+
+	if (alone && standalone_is_finish(f->vector, f->rip))
+		standalone_trap(shared, vcpu, 1);
 
 	r->fault.vector = f->vector;
 	r->fault.error_code = f->error_code;
@@ -120,5 +142,7 @@ void guest_trap(const struct trap_frame *f)
 	r->fault.rsp = f->rsp;
 	r->fault.cr2 = read_cr2();
 	r->state = PLERIG_VCPU_FAULT;
+	if (alone)
+		standalone_trap(shared, vcpu, 0);
 	report(PLERIG_EVENT_FAULT);
 }

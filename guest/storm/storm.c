@@ -61,22 +61,40 @@ static inline void record(struct plerig_vcpu_result *r, const struct thresholds 
 	}
 }
 
-void storm_run(struct plerig_shared *sh, unsigned me)
-{
-	const struct plerig_config *cfg = &sh->config;
-	struct plerig_vcpu_result *r = &sh->vcpu[me];
-	const struct lock_ops *ops = lock_ops_for(cfg->lock, cfg->relax);
-	const uint64_t cs_cycles = cfg->cs_cycles;
-	const uint64_t think_cycles = cfg->think_cycles;
-	const struct thresholds t = {cfg->stall_cycles, cfg->hold_preempt_cycles};
-	volatile uint64_t *counter = &sh->lock.protected_counter;
-	uint32_t phase;
+/* What one vCPU's storm needs, read out of the shared config once. */
+struct storm {
+	struct plerig_shared *sh;
+	struct plerig_vcpu_result *r;
+	const struct lock_ops *ops;
+	unsigned me;
+	uint64_t cs_cycles;
+	uint64_t think_cycles;
+	struct thresholds t;
+	uint64_t measure_from; /* self-timed: TSC where MEASURE starts */
+	uint64_t measure_until; /* self-timed: TSC where STOP starts */
+};
 
-	r->apic_id = me;
-	__atomic_store_n(&r->state, PLERIG_VCPU_READY, __ATOMIC_RELEASE);
-	while ((phase = phase_of(sh)) == PLERIG_PHASE_BOOT)
-		RELAX_pause();
-	__atomic_store_n(&r->state, PLERIG_VCPU_RUNNING, __ATOMIC_RELEASE);
+/* The phase of a self-timed run at TSC @now: the same answer on every vCPU. */
+static inline uint32_t phase_at(const struct storm *s, uint64_t now)
+{
+	if ((int64_t)(now - s->measure_from) < 0)
+		return PLERIG_PHASE_WARMUP;
+	return (int64_t)(now - s->measure_until) < 0 ? PLERIG_PHASE_MEASURE : PLERIG_PHASE_STOP;
+}
+
+/*
+ * The hot loop, instantiated twice (self_timed is a constant in each
+ * copy): the phase comes from the host's word in memory, or from the TSC
+ * this loop reads anyway, and neither copy pays for the other's test.
+ */
+static inline __attribute__((always_inline)) void storm_loop(const struct storm *s,
+							     uint32_t phase, const int self_timed)
+{
+	struct plerig_shared *sh = s->sh;
+	struct plerig_vcpu_result *r = s->r;
+	const struct lock_ops *ops = s->ops;
+	const unsigned me = s->me;
+	volatile uint64_t *counter = &sh->lock.protected_counter;
 
 	/*
 	 * An iteration counts only if MEASURE held at its start and at its end:
@@ -93,16 +111,45 @@ void storm_run(struct plerig_shared *sh, unsigned me)
 		const int contended = ops->acquire(&sh->lock, me);
 		const uint64_t t1 = rdtsc();
 		*counter = *counter + 1;
-		spin_until(t1 + cs_cycles);
+		spin_until(t1 + s->cs_cycles);
 		ops->release(&sh->lock, me);
 		const uint64_t t2 = rdtsc();
-		phase = phase_of(sh);
+		phase = self_timed ? phase_at(s, t2) : phase_of(sh);
 		if (measured_start && phase == PLERIG_PHASE_MEASURE) {
-			record(r, &t, contended, t1 - t0, t2 - t1);
+			record(r, &s->t, contended, t1 - t0, t2 - t1);
 			r->measure_end_tsc = t2;
 		} else
 			r->unmeasured_acquisitions++;
-		spin_until(t2 + think_cycles);
+		spin_until(t2 + s->think_cycles);
 	}
-	__atomic_store_n(&r->state, PLERIG_VCPU_DONE, __ATOMIC_RELEASE);
+}
+
+void storm_run(struct plerig_shared *sh, unsigned me)
+{
+	const struct plerig_config *cfg = &sh->config;
+	struct storm s = {
+	    .sh = sh,
+	    .r = &sh->vcpu[me],
+	    .ops = lock_ops_for(cfg->lock, cfg->relax),
+	    .me = me,
+	    .cs_cycles = cfg->cs_cycles,
+	    .think_cycles = cfg->think_cycles,
+	    .t = {cfg->stall_cycles, cfg->hold_preempt_cycles},
+	};
+	const int self_timed = (cfg->flags & PLERIG_CONFIG_SELF_TIMED) != 0;
+	uint32_t phase;
+
+	s.r->apic_id = me;
+	__atomic_store_n(&s.r->state, PLERIG_VCPU_READY, __ATOMIC_RELEASE);
+	while ((phase = phase_of(sh)) == PLERIG_PHASE_BOOT)
+		RELAX_pause();
+	__atomic_store_n(&s.r->state, PLERIG_VCPU_RUNNING, __ATOMIC_RELEASE);
+	if (self_timed) {
+		/* start_tsc was written before the phase left BOOT (acquire above) */
+		s.measure_from = sh->start_tsc + cfg->warmup_cycles;
+		s.measure_until = s.measure_from + cfg->measure_cycles;
+		storm_loop(&s, phase_at(&s, rdtsc()), 1);
+	} else
+		storm_loop(&s, phase, 0);
+	__atomic_store_n(&s.r->state, PLERIG_VCPU_DONE, __ATOMIC_RELEASE);
 }

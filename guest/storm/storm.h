@@ -12,7 +12,9 @@
  * Run the storm as vCPU @me of @sh->config.nr_vcpus: report READY, spin
  * until the host leaves PLERIG_PHASE_BOOT, take and release the shared
  * lock until PLERIG_PHASE_STOP, keep figures only during MEASURE, and
- * leave with state DONE.
+ * leave with state DONE. With PLERIG_CONFIG_SELF_TIMED only the step out
+ * of BOOT comes from the phase word (and start_tsc); the rest is timed
+ * by the TSC.
  */
 void storm_run(struct plerig_shared *sh, unsigned me);
 

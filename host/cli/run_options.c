@@ -12,6 +12,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <math.h>
 #include <sched.h>
@@ -422,6 +423,99 @@ static int parse_inject(const char *value, enum plerig_inject *out, char *err, s
 	return fail(err, errlen, "--inject: '%s' is not one of none, fault, hang", value);
 }
 
+#define MAX_REPEAT 10000u
+#define MAX_DISCARD 100u
+
+static int parse_order(const char *value, enum run_order *out, char *err, size_t errlen)
+{
+	static const char *const names[] = {[ORDER_INTERLEAVE] = "interleave",
+					    [ORDER_SHUFFLE] = "shuffle",
+					    [ORDER_SEQUENTIAL] = "sequential"};
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(value, names[i])) {
+			*out = (enum run_order)i;
+			return 0;
+		}
+	return fail(err, errlen, "--order: '%s' is not one of interleave, shuffle, sequential",
+		    value);
+}
+
+/* AXIS=VALUE: the value every compared variant is measured against. */
+static int parse_baseline(const char *value, struct run_options *o, char *err, size_t errlen)
+{
+	const char *eq = strchr(value, '=');
+	if (!eq)
+		return fail(err, errlen, "--baseline: '%s' is not AXIS=VALUE (e.g. relax=pause)",
+			    value);
+	const size_t len = (size_t)(eq - value);
+	const char *v = eq + 1;
+	int ok;
+	if (len == 7 && !strncmp(value, "backend", len)) {
+		enum backend_kind b;
+		o->baseline_axis = BASELINE_BACKEND;
+		ok = backend_from_name(v, &b) == 0;
+		o->baseline_value = (unsigned)b;
+	} else if (len == 4 && !strncmp(value, "lock", len)) {
+		enum plerig_lock_kind l;
+		o->baseline_axis = BASELINE_LOCK;
+		ok = lock_from_name(v, &l) == 0;
+		o->baseline_value = (unsigned)l;
+	} else if (len == 5 && !strncmp(value, "relax", len)) {
+		enum plerig_relax_kind r;
+		o->baseline_axis = BASELINE_RELAX;
+		ok = relax_from_name(v, &r) == 0;
+		o->baseline_value = (unsigned)r;
+	} else if (len == 5 && !strncmp(value, "vcpus", len)) {
+		o->baseline_axis = BASELINE_VCPUS;
+		return parse_unsigned("--baseline vcpus", v, 1, PLERIG_MAX_VCPUS,
+				      &o->baseline_value, err, errlen);
+	} else {
+		return fail(err, errlen,
+			    "--baseline: axis '%.*s' is not one of backend, lock, relax, vcpus",
+			    (int)len, value);
+	}
+	if (!ok)
+		return fail(err, errlen, "--baseline: '%s' is not a value of %.*s", v, (int)len,
+			    value);
+	return 0;
+}
+
+static int parse_accel(const char *value, struct run_options *o, char *err, size_t errlen)
+{
+	if (strcmp(value, "kvm") == 0)
+		o->accel_tcg = false;
+	else if (strcmp(value, "tcg") == 0)
+		o->accel_tcg = true;
+	else
+		return fail(err, errlen, "--accel: unknown accelerator '%s' (allowed: kvm, tcg)",
+			    value);
+	o->accel_given = true;
+	return 0;
+}
+
+/* --accel tcg turns the libvirt backend into its emulated twin, named so in every output. */
+static int apply_accel(struct run_options *o, char *err, size_t errlen)
+{
+	bool libvirt = false;
+	for (unsigned i = 0; i < o->nr_backends; i++) {
+		if (o->backends[i] != BACKEND_LIBVIRT && o->backends[i] != BACKEND_LIBVIRT_TCG)
+			continue;
+		libvirt = true;
+		if (o->accel_tcg)
+			o->backends[i] = BACKEND_LIBVIRT_TCG;
+	}
+	for (unsigned i = 0; i < o->nr_backends; i++)
+		for (unsigned j = 0; j < i; j++)
+			if (o->backends[i] == o->backends[j])
+				return fail(err, errlen,
+					    "--accel tcg: --backend lists libvirt and "
+					    "libvirt-emulated, which are then the same");
+	if (o->accel_given && !libvirt)
+		return fail(err, errlen, "--accel: only --backend libvirt has a choice of "
+					 "accelerator");
+	return 0;
+}
+
 /* ---- getopt ----------------------------------------------------------- */
 
 enum {
@@ -442,6 +536,15 @@ enum {
 	OPT_JSON,
 	OPT_GUEST,
 	OPT_INJECT,
+	OPT_REPEAT,
+	OPT_DISCARD_ROUNDS,
+	OPT_ORDER,
+	OPT_SEED,
+	OPT_BASELINE,
+	OPT_CSV,
+	OPT_CONNECT,
+	OPT_ACCEL,
+	OPT_CACHE_DIR,
 };
 
 static const struct option long_options[] = {
@@ -462,6 +565,15 @@ static const struct option long_options[] = {
     {"json", required_argument, NULL, OPT_JSON},
     {"guest", required_argument, NULL, OPT_GUEST},
     {"inject", required_argument, NULL, OPT_INJECT},
+    {"repeat", required_argument, NULL, OPT_REPEAT},
+    {"discard-rounds", required_argument, NULL, OPT_DISCARD_ROUNDS},
+    {"order", required_argument, NULL, OPT_ORDER},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"baseline", required_argument, NULL, OPT_BASELINE},
+    {"csv", required_argument, NULL, OPT_CSV},
+    {"connect", required_argument, NULL, OPT_CONNECT},
+    {"accel", required_argument, NULL, OPT_ACCEL},
+    {"cache-dir", required_argument, NULL, OPT_CACHE_DIR},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -512,6 +624,30 @@ static int apply_option(int c, const char *arg, struct run_options *o, bool *vcp
 		return parse_path("--guest", arg, &o->guest_path, err, errlen);
 	case OPT_INJECT:
 		return parse_inject(arg, &o->inject, err, errlen);
+	case OPT_REPEAT:
+		return parse_unsigned("--repeat", arg, 1, MAX_REPEAT, &o->repeat, err, errlen);
+	case OPT_DISCARD_ROUNDS: {
+		unsigned n;
+		if (parse_unsigned("--discard-rounds", arg, 0, MAX_DISCARD, &n, err, errlen))
+			return -1;
+		o->discard_rounds = (int)n;
+		return 0;
+	}
+	case OPT_ORDER:
+		return parse_order(arg, &o->order, err, errlen);
+	case OPT_SEED:
+		o->seed_given = true;
+		return parse_u64("--seed", arg, 0, ULLONG_MAX, &o->seed, err, errlen);
+	case OPT_BASELINE:
+		return parse_baseline(arg, o, err, errlen);
+	case OPT_CSV:
+		return parse_path("--csv", arg, &o->csv_path, err, errlen);
+	case OPT_CONNECT:
+		return parse_path("--connect", arg, &o->connect_uri, err, errlen);
+	case OPT_ACCEL:
+		return parse_accel(arg, o, err, errlen);
+	case OPT_CACHE_DIR:
+		return parse_path("--cache-dir", arg, &o->cache_dir, err, errlen);
 	case 'q':
 		o->quiet = true;
 		return 0;
@@ -595,6 +731,9 @@ void run_options_defaults(struct run_options *o)
 	o->stall_us = 50.0;
 	o->cs_cycles = 100;
 	o->think_cycles = 100;
+	o->repeat = 1;
+	o->discard_rounds = -1;
+	o->order = ORDER_INTERLEAVE;
 }
 
 enum run_options_status run_options_parse(int argc, char **argv, struct run_options *o, char *err,
@@ -629,6 +768,8 @@ enum run_options_status run_options_parse(int argc, char **argv, struct run_opti
 	/* without --vcpus, size the axis to the CPUs actually used */
 	if (!vcpus_given)
 		default_vcpu_counts(o);
+	if (apply_accel(o, err, errlen))
+		return RUN_OPTIONS_ERROR;
 	return RUN_OPTIONS_OK;
 }
 
@@ -642,7 +783,16 @@ void run_options_usage(FILE *out)
 	      "every combination of backend x vcpus x lock x relax is one variant.\n"
 	      "\n"
 	      "Placement:\n"
-	      "  --backend LIST      VMM backends: kvm (default: kvm)\n"
+	      "  --backend LIST      kvm: plerig's own VMM on /dev/kvm; native: the same storm\n"
+	      "                      on host threads, the no-virtualisation baseline;\n"
+	      "                      libvirt: QEMU through libvirt (default: kvm)\n"
+	      "  --connect URI       libvirt URI, e.g. qemu:///system (default: libvirt's\n"
+	      "                      embedded QEMU driver, no daemon, state in --cache-dir)\n"
+	      "  --accel kvm|tcg     libvirt backend: QEMU with KVM, or its emulator TCG where\n"
+	      "                      there is no /dev/kvm; TCG runs show as backend\n"
+	      "                      libvirt-emulated (default: kvm)\n"
+	      "  --cache-dir DIR     where the embedded driver keeps its state and QEMU's\n"
+	      "                      capabilities between runs (default: ~/.cache/plerig)\n"
 	      "  --vms N             VMs per variant, 1..64, each with its own lock, all running\n"
 	      "                      at once (default: 1)\n"
 	      "  --vcpus LIST        vCPUs per VM, each 1..64, e.g. 2,4 (default: the number of\n"
@@ -680,6 +830,26 @@ void run_options_usage(FILE *out)
 	      "                      - for stdout (default: none)\n"
 	      "  --guest FILE        guest image (default: the one built next to plerig)\n"
 	      "  -q, --quiet         no progress lines on stderr\n"
+	      "  --csv FILE          one row per variant x repeat x vCPU (default: none)\n"
+	      "\n"
+	      "Repeats and statistics:\n"
+	      "  --repeat N          measured runs of every variant, 1..10000; with N >= 2\n"
+	      "                      plerig prints mean +- stddev per metric and compares\n"
+	      "                      variants with Welch's t-test (default: 1)\n"
+	      "  --order interleave|shuffle|sequential\n"
+	      "                      interleave: A B C A B C ..., so machine drift lands on\n"
+	      "                      every variant alike; shuffle: a new order each round\n"
+	      "                      (--seed); sequential: A A A B B B (default: interleave)\n"
+	      "  --seed N            seed of --order shuffle (default: from the clock, printed)\n"
+	      "  --discard-rounds N  rounds over all variants run first and thrown away\n"
+	      "                      (default: 1 when --repeat >= 2, else 0)\n"
+	      "  --baseline AXIS=VALUE\n"
+	      "                      compare every variant with the one that differs only in\n"
+	      "                      AXIS (backend, lock, relax, vcpus) being VALUE\n"
+	      "                      (default: backend=native if both are run, else the\n"
+	      "                      first value of the first axis with several)\n"
+	      "\n"
+	      "Testing plerig:\n"
 	      "  --inject fault|hang for testing plerig itself: the guest takes an exception\n"
 	      "                      (fault) or never stops (hang) (default: none)\n"
 	      "  -h, --help          this text\n"

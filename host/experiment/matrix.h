@@ -9,11 +9,11 @@
 /*
  * Cartesian product of the axes, in the order backend, vcpus, lock, relax
  * (relax innermost, so variants that differ only in the relax instruction
- * are adjacent in the table). --ring auto becomes @ring_auto, which the
- * caller picks for the backend. On success *out is a calloc'ed array of
+ * are adjacent in the table). --ring auto becomes @ring_auto[backend], which
+ * the caller picks for each backend. On success *out is a calloc'ed array of
  * *nr variants for the caller to free(). Returns 0, or -1 if out of memory.
  */
-int run_options_expand(const struct run_options *o, enum plerig_ring ring_auto,
+int run_options_expand(const struct run_options *o, const enum plerig_ring ring_auto[BACKEND_COUNT],
 		       struct variant **out, unsigned *nr);
 
 #endif

@@ -1,21 +1,45 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * `plerig run`: expand the matrix, open the backends it needs, run every
+ * variant --repeat times in the planned order (after discarded warm-up
+ * rounds), then summarise, compare and write the results.
+ */
 #include "experiment/runner.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/run_options.h"
 #include "experiment/backend.h"
+#include "experiment/comparisons.h"
 #include "experiment/matrix.h"
-#include "experiment/results.h"
+#include "experiment/schedule.h"
+#include "experiment/series.h"
 #include "kvm/kvm_backend.h"
+#include "kvm/kvm_system.h"
+#include "libvirt/libvirt_backend.h"
+#include "native/native_backend.h"
+#include "report/csv_report.h"
 #include "report/json_report.h"
+#include "report/stats_table.h"
 #include "report/table.h"
+#include "report/units.h"
 #include "util/interrupt.h"
 
 #define EXIT_RUN_FAILED 1
-#define EXIT_USAGE	2
+#define EXIT_USAGE 2
+
+struct runner {
+	struct run_options o;
+	const char *guest_path;
+	struct backend *backends[BACKEND_COUNT];
+	struct variant *variants;
+	unsigned nr_variants;
+	struct report rep;
+	char baseline[48];
+};
 
 static char *join_command_line(int argc, char **argv)
 {
@@ -33,40 +57,216 @@ static char *join_command_line(int argc, char **argv)
 	return s;
 }
 
-static void progress(const struct run_options *o, unsigned i, unsigned n, const struct variant *v)
+static struct backend *open_backend(enum backend_kind kind, const struct run_options *o,
+				    const char *guest, char *err, size_t errlen)
 {
-	if (o->quiet)
+	switch (kind) {
+	case BACKEND_KVM:
+		return kvm_backend_open(guest, err, errlen);
+	case BACKEND_NATIVE:
+		return native_backend_open(err, errlen);
+	case BACKEND_LIBVIRT:
+	case BACKEND_LIBVIRT_TCG:
+		return libvirt_backend_open(
+		    &(struct libvirt_backend_options){.guest_path = guest,
+						      .uri = o->connect_uri,
+						      .cache_dir = o->cache_dir,
+						      .template_path = getenv("PLERIG_DOMAIN_TEMPLATE"),
+						      .tcg = kind == BACKEND_LIBVIRT_TCG},
+		    err, errlen);
+	case BACKEND_COUNT:
+		break;
+	}
+	snprintf(err, errlen, "backend %d is not built in", kind);
+	return NULL;
+}
+
+static int open_backends(struct runner *rn, char *err, size_t errlen)
+{
+	for (unsigned i = 0; i < rn->o.nr_backends; i++) {
+		enum backend_kind k = rn->o.backends[i];
+		if ((unsigned)k >= BACKEND_COUNT) {
+			snprintf(err, errlen, "backend %d is not built in", k);
+			return -1;
+		}
+		rn->backends[k] = open_backend(k, &rn->o, rn->guest_path, err, errlen);
+		if (!rn->backends[k])
+			return -1;
+		if (!rn->o.quiet)
+			fprintf(stderr, "plerig: %s\n", rn->backends[k]->description);
+	}
+	return 0;
+}
+
+static void close_backends(struct runner *rn)
+{
+	for (unsigned k = 0; k < BACKEND_COUNT; k++)
+		if (rn->backends[k])
+			rn->backends[k]->close(rn->backends[k]);
+}
+
+static int make_series(struct runner *rn)
+{
+	const enum plerig_ring ring_default = PLERIG_RING_USER;
+	enum plerig_ring ring_auto[BACKEND_COUNT];
+	for (unsigned k = 0; k < BACKEND_COUNT; k++)
+		ring_auto[k] = rn->backends[k] ? rn->backends[k]->default_ring : ring_default;
+	if (run_options_expand(&rn->o, ring_auto, &rn->variants, &rn->nr_variants))
+		return -1;
+	rn->rep.series = calloc(rn->nr_variants, sizeof(rn->rep.series[0]));
+	if (!rn->rep.series)
+		return -1;
+	rn->rep.nr_series = rn->nr_variants;
+	for (unsigned i = 0; i < rn->nr_variants; i++) {
+		rn->rep.series[i].variant = rn->variants[i];
+		rn->rep.series[i].runs = calloc(rn->o.repeat, sizeof(struct variant_result));
+		if (!rn->rep.series[i].runs)
+			return -1;
+	}
+	return 0;
+}
+
+static void progress(const struct runner *rn, unsigned k, unsigned n, const struct slot *slot,
+		     unsigned discard)
+{
+	if (rn->o.quiet)
 		return;
-	char cpus[64];
+	const struct variant *v = &rn->variants[slot->variant];
+	char cpus[64], round[48] = "";
 	cpulist_format(v->pcpus, v->nr_pcpus, cpus, sizeof(cpus));
-	fprintf(stderr, "[%u/%u] %s %s/%s ring %s: %u VM x %u vCPU on CPUs %s, %.1f s ...\n", i + 1,
-		n, backend_name(v->backend), lock_name(v->lock), relax_name(v->relax),
+	if (slot->round < discard)
+		snprintf(round, sizeof(round), " warm-up round %u (discarded)", slot->round + 1);
+	else if (rn->o.repeat > 1)
+		snprintf(round, sizeof(round), " repeat %u/%u", slot->round - discard + 1,
+			 rn->o.repeat);
+	fprintf(stderr, "[%u/%u]%s %s %s/%s ring %s: %u VM x %u vCPU on CPUs %s, %.1f s\n", k + 1,
+		n, round, backend_name(v->backend), lock_name(v->lock), relax_name(v->relax),
 		ring_name(v->ring), v->vms, v->vcpus, cpus, v->warmup_s + v->duration_s);
 }
 
-/* Run every variant in order; stop early on Ctrl-C. Returns how many ran. */
-static unsigned run_matrix(const struct run_options *o, struct backend *b,
-			   const struct variant *variants, unsigned nr,
-			   struct variant_result *results)
+/* One run; a failed discarded run still stops nothing, a failed measured one is kept. */
+static void run_slot(struct runner *rn, const struct slot *slot, unsigned discard)
 {
-	unsigned done = 0;
-	for (unsigned i = 0; i < nr && !interrupt_requested(); i++) {
-		progress(o, i, nr, &variants[i]);
-		b->run(b, &variants[i], &results[i]);
-		done = i + 1;
-		if (interrupt_requested() && !results[i].ok)
-			break; /* the interrupted variant is reported as such, not as a result */
-		report_table_row(stdout, &results[i]);
-		fflush(stdout);
+	const struct variant *v = &rn->variants[slot->variant];
+	struct backend *b = rn->backends[v->backend];
+	if (slot->round < discard) {
+		struct variant_result scratch;
+		b->run(b, v, &scratch);
+		if (!scratch.ok && !interrupt_requested())
+			fprintf(stderr, "plerig run: warm-up run failed: %s\n", scratch.error);
+		variant_result_free(&scratch);
+		return;
 	}
-	return done;
+	struct series *s = &rn->rep.series[slot->variant];
+	struct variant_result *r = &s->runs[s->nr_runs];
+	b->run(b, v, r);
+	if (interrupt_requested() && !r->ok) {
+		variant_result_free(r); /* cut short: not a result */
+		return;
+	}
+	s->nr_runs++;
+	if (rn->o.repeat == 1) {
+		report_table_row(stdout, r);
+		fflush(stdout);
+	} else if (!rn->o.quiet) {
+		struct figures f;
+		char acq[UNITS_BUF_SIZE];
+		figures_for_variant(r, &f);
+		if (r->ok)
+			fprintf(stderr, "       %s acq/s\n", units_count(f.acq_per_s, acq, sizeof(acq)));
+		else
+			fprintf(stderr, "       FAILED: %s\n", r->error);
+	}
+}
+
+static int run_all(struct runner *rn)
+{
+	const unsigned discard = rn->rep.discard_rounds;
+	unsigned n;
+	struct slot *slots = schedule_plan(rn->o.order, rn->nr_variants, discard, rn->o.repeat,
+					   rn->rep.seed, &n);
+	if (!slots)
+		return -1;
+	if (rn->o.repeat == 1)
+		report_table_header(stdout);
+	for (unsigned k = 0; k < n && !interrupt_requested(); k++) {
+		progress(rn, k, n, &slots[k], discard);
+		run_slot(rn, &slots[k], discard);
+	}
+	free(slots);
+	return 0;
+}
+
+static int summarise(struct runner *rn, char *err, size_t errlen)
+{
+	enum baseline_axis axis;
+	unsigned value;
+	if (baseline_resolve(&rn->o, &axis, &value, err, errlen))
+		return -1;
+	for (unsigned i = 0; i < rn->rep.nr_series; i++)
+		if (series_compute_stats(&rn->rep.series[i]))
+			return -1;
+	if (axis != BASELINE_AUTO) {
+		rn->rep.baseline = baseline_describe(axis, value, rn->baseline, sizeof(rn->baseline));
+		if (comparisons_build(&rn->rep, axis, value))
+			return -1;
+	}
+	return 0;
+}
+
+static void setup_report(struct runner *rn, char *command_line)
+{
+	struct report *rep = &rn->rep;
+	rep->command_line = command_line;
+	host_info_collect(&rep->host, kvm_detect_module());
+	rep->repeat = rn->o.repeat;
+	rep->discard_rounds = rn->o.discard_rounds >= 0 ? (unsigned)rn->o.discard_rounds
+							: (rn->o.repeat > 1 ? 1u : 0u);
+	rep->order = rn->o.order;
+	rep->seed = rn->o.seed_given ? rn->o.seed : (unsigned long long)time(NULL);
+	if (rep->order == ORDER_SHUFFLE && !rn->o.quiet)
+		fprintf(stderr, "plerig: shuffled order, --seed %llu\n", rep->seed);
+}
+
+static int write_outputs(struct runner *rn)
+{
+	char err[512];
+	int status = 0;
+	if (rn->o.json_path && json_report_write(rn->o.json_path, &rn->rep, err, sizeof(err))) {
+		fprintf(stderr, "plerig run: %s\n", err);
+		status = EXIT_RUN_FAILED;
+	}
+	if (rn->o.csv_path && csv_report_write(rn->o.csv_path, &rn->rep, err, sizeof(err))) {
+		fprintf(stderr, "plerig run: %s\n", err);
+		status = EXIT_RUN_FAILED;
+	}
+	return status;
+}
+
+static int exit_status(const struct runner *rn)
+{
+	unsigned done = 0, planned = rn->nr_variants * rn->o.repeat;
+	int status = 0;
+	for (unsigned i = 0; i < rn->rep.nr_series; i++) {
+		done += rn->rep.series[i].nr_runs;
+		for (unsigned r = 0; r < rn->rep.series[i].nr_runs; r++)
+			if (!rn->rep.series[i].runs[r].ok)
+				status = EXIT_RUN_FAILED;
+	}
+	if (interrupt_requested()) {
+		fprintf(stderr, "plerig run: interrupted; %u of %u run(s) completed%s\n", done,
+			planned, rn->o.json_path ? " and written to the JSON file" : "");
+		return 128 + interrupt_signal();
+	}
+	return status;
 }
 
 int runner_main(int argc, char **argv, const char *default_guest_path)
 {
-	struct run_options o;
+	struct runner rn;
 	char err[512];
-	switch (run_options_parse(argc, argv, &o, err, sizeof(err))) {
+	memset(&rn, 0, sizeof(rn));
+	switch (run_options_parse(argc, argv, &rn.o, err, sizeof(err))) {
 	case RUN_OPTIONS_HELP:
 		return 0;
 	case RUN_OPTIONS_ERROR:
@@ -75,55 +275,47 @@ int runner_main(int argc, char **argv, const char *default_guest_path)
 	case RUN_OPTIONS_OK:
 		break;
 	}
+	enum baseline_axis axis;
+	unsigned value;
+	if (baseline_resolve(&rn.o, &axis, &value, err, sizeof(err))) {
+		fprintf(stderr, "plerig run: %s\n", err);
+		return EXIT_USAGE;
+	}
 	if (interrupt_install()) {
 		perror("plerig run: installing signal handlers");
 		return EXIT_RUN_FAILED;
 	}
-	const char *guest = o.guest_path ? o.guest_path : default_guest_path;
-	struct backend *b = kvm_backend_open(guest, err, sizeof(err));
-	if (!b) {
-		fprintf(stderr, "plerig run: %s\n", err);
-		return EXIT_RUN_FAILED;
-	}
-
-	struct variant *variants = NULL;
-	unsigned nr = 0;
+	rn.guest_path = rn.o.guest_path ? rn.o.guest_path : default_guest_path;
+	char *command_line = join_command_line(argc, argv);
 	int status = EXIT_RUN_FAILED;
-	struct variant_result *results = NULL;
-	char *cmdline = join_command_line(argc, argv);
-	if (run_options_expand(&o, b->default_ring, &variants, &nr) ||
-	    !(results = calloc(nr, sizeof(*results))) || !cmdline) {
+	if (!command_line) {
 		fprintf(stderr, "plerig run: out of memory\n");
+		return status;
+	}
+	setup_report(&rn, command_line);
+	if (open_backends(&rn, err, sizeof(err))) {
+		fprintf(stderr, "plerig run: %s\n", err);
 		goto out;
 	}
-	if (!o.quiet)
-		fprintf(stderr, "plerig: %s; %u variant(s)\n", b->description, nr);
-	report_table_header(stdout);
-	unsigned ran = run_matrix(&o, b, variants, nr, results);
-
-	status = 0;
-	for (unsigned i = 0; i < ran; i++)
-		if (!results[i].ok)
-			status = EXIT_RUN_FAILED;
-	if (o.json_path &&
-	    json_report_write(o.json_path, results, ran, cmdline, err, sizeof(err))) {
-		fprintf(stderr, "plerig run: %s\n", err);
-		status = EXIT_RUN_FAILED;
+	if (make_series(&rn) || run_all(&rn) || summarise(&rn, err, sizeof(err))) {
+		fprintf(stderr, "plerig run: %s\n", err[0] ? err : "out of memory");
+		goto out;
 	}
-	if (!o.quiet)
+	rn.rep.interrupted = interrupt_requested();
+	if (rn.o.repeat > 1) {
+		stats_table_print(stdout, &rn.rep);
+		comparison_table_print(stdout, &rn.rep);
+	}
+	status = write_outputs(&rn);
+	if (!rn.o.quiet && rn.o.repeat == 1)
 		report_table_legend(stderr);
-	if (interrupt_requested()) {
-		fprintf(stderr, "plerig run: interrupted; %u of %u variant(s) completed%s\n",
-			ran ? ran - !results[ran - 1].ok : 0, nr,
-			o.json_path ? " and written to the JSON file" : "");
-		status = 128 + interrupt_signal();
-	}
-	for (unsigned i = 0; i < ran; i++)
-		variant_result_free(&results[i]);
+	int s = exit_status(&rn);
+	if (s)
+		status = s;
 out:
-	free(cmdline);
-	free(results);
-	free(variants);
-	b->close(b);
+	report_free(&rn.rep);
+	free(rn.variants);
+	close_backends(&rn);
+	free(command_line);
 	return status;
 }

@@ -10,6 +10,9 @@
  */
 static const char *const backend_names[BACKEND_COUNT] = {
     [BACKEND_KVM] = "kvm",
+    [BACKEND_NATIVE] = "native",
+    [BACKEND_LIBVIRT] = "libvirt",
+    [BACKEND_LIBVIRT_TCG] = "libvirt-emulated",
 };
 
 static const char *const lock_names[PLERIG_LOCK_COUNT] = {

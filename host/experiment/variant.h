@@ -9,6 +9,9 @@
 
 enum backend_kind {
 	BACKEND_KVM = 0, /* raw KVM ioctls, our own VMM */
+	BACKEND_NATIVE,  /* host threads: the same storm without virtualisation */
+	BACKEND_LIBVIRT, /* QEMU with KVM, through libvirt */
+	BACKEND_LIBVIRT_TCG, /* QEMU's TCG through libvirt: emulated, labelled so everywhere */
 	BACKEND_COUNT
 };
 

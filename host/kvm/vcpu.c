@@ -17,6 +17,7 @@
 #include "kvm/kvm_system.h"
 #include "kvm/vm.h"
 #include "plerig/abi.h"
+#include "util/pinned_thread.h"
 
 /* SIGUSR1 has no handler of its own in plerig: it only interrupts KVM_RUN. */
 #define KICK_SIGNAL SIGUSR1
@@ -306,21 +307,7 @@ int kvm_vcpu_start(struct kvm_vcpu *vcpu, struct start_gate *gate, const cpu_set
 		CPU_SET(run_cpus[i], &vcpu->run_cpus);
 	vcpu->host_cpu = nr_run_cpus == 1 ? (int)run_cpus[0] : -1;
 
-	pthread_attr_t attr;
-	int rc = pthread_attr_init(&attr);
-	if (!rc)
-		rc = pthread_attr_setaffinity_np(&attr, sizeof(*boot_cpus), boot_cpus);
-	/* only the main thread takes Ctrl-C: vCPU threads are born with it blocked */
-	sigset_t block, old;
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &block, &old);
-	if (!rc)
-		rc = pthread_create(&vcpu->thread, &attr, vcpu_thread, vcpu);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&attr);
+	int rc = pinned_thread_create(&vcpu->thread, boot_cpus, vcpu_thread, vcpu);
 	if (rc) {
 		snprintf(err, errlen, "starting the thread of VM %u vCPU %u: %s", vcpu->vm->index,
 			 vcpu->index, strerror(rc));

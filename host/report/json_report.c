@@ -1,23 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
-#endif
 #include "report/json_report.h"
 
+#include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <json-c/json.h>
 #include <math.h>
-#include <sched.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
-#include <unistd.h>
 
 #include "cli/run_options.h"
 #include "plerig/histogram.h"
+#include "report/atomic_file.h"
+#include "report/verdict.h"
 
 #ifndef PLERIG_VERSION
 #define PLERIG_VERSION "0.1.0"
@@ -46,7 +41,7 @@ static void add_str(json_object *o, const char *key, const char *v)
  * that readers see a float even for whole values. NaN and infinities are
  * not JSON: they become null.
  */
-static json_object *new_double(double v)
+json_object *json_report_double(double v)
 {
 	char buf[40];
 
@@ -62,28 +57,71 @@ static json_object *new_double(double v)
 
 static void add_double(json_object *o, const char *key, double v)
 {
-	add(o, key, new_double(v));
+	add(o, key, json_report_double(v));
 }
 
-/* ---- structure -------------------------------------------------------- */
+/* ---- host ------------------------------------------------------------- */
 
-static json_object *host_json(void)
+/* A sysfs value: integers as numbers ("128" -> 128), anything else ("Y") as text. */
+static json_object *param_value(const char *v)
 {
-	json_object *host = json_object_new_object();
-	struct utsname u;
-	cpu_set_t set;
-	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	char *end;
 
-	add_str(host, "kernel", uname(&u) == 0 ? u.release : NULL);
-	/* as nproc(1): the CPUs this process may use */
-	CPU_ZERO(&set);
-	if (sched_getaffinity(0, sizeof(set), &set) == 0)
-		add(host, "cpus", json_object_new_int(CPU_COUNT(&set)));
-	else
-		add(host, "cpus", online > 0 ? json_object_new_int64(online) : NULL);
-	add(host, "cpus_online", online > 0 ? json_object_new_int64(online) : NULL);
-	return host;
+	errno = 0;
+	long long n = strtoll(v, &end, 10);
+	if (*v && !isspace((unsigned char)*v) && !*end && !errno)
+		return json_object_new_int64(n);
+	return json_object_new_string(v);
 }
+
+/* "ple_gap=128 ple_window=4096" -> {"ple_gap": 128, "ple_window": 4096} */
+static json_object *ple_params_json(const char *text)
+{
+	json_object *o = json_object_new_object();
+	char *copy = strdup(text ? text : "");
+	char *save = NULL;
+
+	if (!copy)
+		return o;
+	for (char *tok = strtok_r(copy, " \t\n", &save); tok;
+	     tok = strtok_r(NULL, " \t\n", &save)) {
+		char *eq = strchr(tok, '=');
+		if (eq)
+			*eq = '\0';
+		add(o, tok, eq ? param_value(eq + 1) : NULL);
+	}
+	free(copy);
+	return o;
+}
+
+static json_object *host_json(const struct host_info *h)
+{
+	json_object *o = json_object_new_object();
+
+	add_str(o, "kernel", h->kernel);
+	add_str(o, "kvm_module", h->kvm_module);
+	add_str(o, "cpu_model", h->cpu_model);
+	add(o, "cpus", json_object_new_int64(h->cpus));
+	add(o, "cpus_online", h->cpus_online > 0 ? json_object_new_int64(h->cpus_online) : NULL);
+	add(o, "ple_params", ple_params_json(h->ple_params));
+	return o;
+}
+
+/* The --order vocabulary (cli/run_options.c parses the same words). */
+static const char *order_name(enum run_order order)
+{
+	switch (order) {
+	case ORDER_INTERLEAVE:
+		return "interleave";
+	case ORDER_SHUFFLE:
+		return "shuffle";
+	case ORDER_SEQUENTIAL:
+		return "sequential";
+	}
+	return "?";
+}
+
+/* ---- one run ---------------------------------------------------------- */
 
 static json_object *timing_json(const struct run_timing *t)
 {
@@ -189,6 +227,20 @@ static json_object *vcpu_json(const struct variant_result *r, const struct vcpu_
 	return o;
 }
 
+/* VMs that have records; a run that failed before any vCPU ran has none. */
+static unsigned nr_vms(const struct variant_result *r)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < r->nr_records; i++)
+		if (r->records[i].vm + 1 > n)
+			n = r->records[i].vm + 1;
+	/* protected_counter is indexed by VM: do not read past the run's VMs */
+	if (r->protected_counter && n > r->variant.vms)
+		n = r->variant.vms;
+	return n;
+}
+
 static json_object *vm_json(const struct variant_result *r, unsigned vm)
 {
 	json_object *o = json_object_new_object();
@@ -204,19 +256,29 @@ static json_object *vm_json(const struct variant_result *r, unsigned vm)
 	return o;
 }
 
-/* VMs that have records; a run that failed before any vCPU ran has none. */
-static unsigned nr_vms(const struct variant_result *r)
+static json_object *run_json(const struct variant_result *r, unsigned repeat)
 {
-	unsigned n = 0;
+	json_object *o = json_object_new_object();
+	json_object *vms = json_object_new_array();
+	unsigned n = nr_vms(r);
 
-	for (unsigned i = 0; i < r->nr_records; i++)
-		if (r->records[i].vm + 1 > n)
-			n = r->records[i].vm + 1;
-	/* protected_counter is indexed by VM: do not read past the run's VMs */
-	if (r->protected_counter && n > r->variant.vms)
-		n = r->variant.vms;
-	return n;
+	add(o, "repeat", json_object_new_int64(repeat));
+	add(o, "ok", json_object_new_boolean(r->ok));
+	if (!r->ok)
+		add_str(o, "error", r->error[0] ? r->error : "unknown error");
+	add_double(o, "interval_s", r->interval_s);
+	add_u64(o, "tsc_khz", r->tsc_khz);
+	add(o, "timing", timing_json(&r->timing));
+	/* figures of a failed run would look like results: leave them out */
+	add(o, "summary", r->ok ? summary_json(r) : NULL);
+	for (unsigned vm = 0; vm < n; vm++)
+		json_object_array_add(vms, vm_json(r, vm));
+	/* not "vms": that key of the variant holds the VM count */
+	add(o, "vm_results", vms);
+	return o;
 }
+
+/* ---- one variant ------------------------------------------------------ */
 
 static void add_variant_identity(json_object *o, const struct variant *v)
 {
@@ -238,151 +300,138 @@ static void add_variant_identity(json_object *o, const struct variant *v)
 	add_double(o, "duration_s", v->duration_s);
 }
 
-static json_object *variant_json(const struct variant_result *r)
+/* With no value (n = 0), mean 0 would read as a measurement: null instead. */
+static json_object *sample_stats_json(const struct sample_stats *st)
 {
 	json_object *o = json_object_new_object();
-	json_object *vms = json_object_new_array();
-	unsigned n = nr_vms(r);
+	const double none = NAN;
+	const int have = st->n > 0;
 
-	add_variant_identity(o, &r->variant);
-	add(o, "ok", json_object_new_boolean(r->ok));
-	if (!r->ok)
-		add_str(o, "error", r->error);
-	add_double(o, "interval_s", r->interval_s);
-	add_u64(o, "tsc_khz", r->tsc_khz);
-	add(o, "timing", timing_json(&r->timing));
-	/* figures of a failed run would look like results: leave them out */
-	add(o, "summary", r->ok ? summary_json(r) : NULL);
-	for (unsigned vm = 0; vm < n; vm++)
-		json_object_array_add(vms, vm_json(r, vm));
-	/* not "vms": that key already holds the VM count, as "vcpus" does */
-	add(o, "vm_results", vms);
+	add(o, "n", json_object_new_int64(st->n));
+	add_double(o, "mean", have ? st->mean : none);
+	add_double(o, "stddev", have ? st->stddev : none);
+	add_double(o, "rel", have ? st->rel : none);
+	add_double(o, "min", have ? st->min : none);
+	add_double(o, "max", have ? st->max : none);
+	add_double(o, "median", have ? st->median : none);
+	add_double(o, "mad", have ? st->mad : none);
+	add(o, "outliers", json_object_new_int64(st->outliers));
 	return o;
 }
 
-static json_object *report_json(const struct variant_result *results, unsigned nr,
-				const char *command_line)
+/* s->stats as the runner computed it, or computed here if it did not. */
+static json_object *stats_json(const struct series *s)
+{
+	json_object *o = json_object_new_object();
+	double *values = calloc(s->nr_runs ? s->nr_runs : 1, sizeof(*values));
+
+	for (unsigned m = 0; m < nr_metrics; m++) {
+		struct sample_stats st;
+		if (s->stats)
+			st = s->stats[m];
+		else if (values)
+			sample_stats_compute(values, series_values(s, &metrics[m], values), &st);
+		else
+			sample_stats_compute(NULL, 0, &st);
+		add(o, metrics[m].name, sample_stats_json(&st));
+	}
+	free(values);
+	return o;
+}
+
+static json_object *series_json(const struct series *s)
+{
+	json_object *o = json_object_new_object();
+	json_object *runs = json_object_new_array();
+
+	add_variant_identity(o, &s->variant);
+	for (unsigned i = 0; i < s->nr_runs; i++)
+		json_object_array_add(runs, run_json(&s->runs[i], i));
+	add(o, "runs", runs);
+	add(o, "stats", stats_json(s));
+	return o;
+}
+
+/* ---- comparisons ------------------------------------------------------ */
+
+static json_object *comparison_json(const struct comparison *c)
+{
+	json_object *o = json_object_new_object();
+	const struct welch_result *w = &c->welch;
+	struct judgement j;
+
+	/* the run's own comparisons: significance alone, no size threshold */
+	verdict_judge(&c->base, &c->cand, w, c->metric->better, 0.0, &j);
+	add(o, "baseline", json_object_new_int64(c->baseline));
+	add(o, "candidate", json_object_new_int64(c->candidate));
+	add_str(o, "metric", c->metric->name);
+	add_str(o, "better", c->metric->better > 0 ? "higher" : "lower");
+	add_double(o, "baseline_mean", c->base.n ? c->base.mean : NAN);
+	add_double(o, "candidate_mean", c->cand.n ? c->cand.mean : NAN);
+	add_double(o, "delta", j.delta);
+	add_double(o, "delta_pct", j.delta_pct);
+	add_double(o, "p_value", w->valid ? w->p : NAN);
+	add_double(o, "ci95_low", w->valid ? w->ci_low : NAN);
+	add_double(o, "ci95_high", w->valid ? w->ci_high : NAN);
+	add(o, "significant", json_object_new_boolean(j.significant));
+	add_str(o, "verdict", verdict_name(j.verdict));
+	return o;
+}
+
+/* ---- the document ----------------------------------------------------- */
+
+static json_object *report_json(const struct report *rep)
 {
 	json_object *root = json_object_new_object();
 	json_object *variants = json_object_new_array();
+	json_object *comparisons = json_object_new_array();
 
 	add_str(root, "schema", JSON_REPORT_SCHEMA);
 	add(root, "schema_version", json_object_new_int(JSON_REPORT_SCHEMA_VERSION));
 	add_str(root, "plerig_version", PLERIG_VERSION);
-	add_str(root, "command_line", command_line);
-	add(root, "host", host_json());
-	for (unsigned i = 0; i < nr; i++)
-		json_object_array_add(variants, variant_json(&results[i]));
+	add_str(root, "command_line", rep->command_line);
+	add(root, "host", host_json(&rep->host));
+	add(root, "repeat", json_object_new_int64(rep->repeat));
+	add(root, "discard_rounds", json_object_new_int64(rep->discard_rounds));
+	add_str(root, "order", order_name(rep->order));
+	/* only a shuffled order needs its seed to be reproduced */
+	add(root, "seed", rep->order == ORDER_SHUFFLE ? json_object_new_uint64(rep->seed) : NULL);
+	add_str(root, "baseline", rep->baseline);
+	add(root, "interrupted", json_object_new_boolean(rep->interrupted));
+	for (unsigned i = 0; i < rep->nr_series; i++)
+		json_object_array_add(variants, series_json(&rep->series[i]));
 	add(root, "variants", variants);
+	for (unsigned i = 0; i < rep->nr_comparisons; i++)
+		if (rep->comparisons[i].metric)
+			json_object_array_add(comparisons, comparison_json(&rep->comparisons[i]));
+	add(root, "comparisons", comparisons);
 	return root;
 }
 
-/* ---- output ----------------------------------------------------------- */
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (errlen == 0)
-		return -1;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-static int write_stdout(const char *text, char *err, size_t errlen)
-{
-	if (fputs(text, stdout) == EOF || fputc('\n', stdout) == EOF || fflush(stdout) == EOF)
-		return fail(err, errlen, "cannot write JSON to stdout: %s", strerror(errno));
-	return 0;
-}
-
-/*
- * A fresh name next to @path (so rename() stays within one file system),
- * created exclusively with 0666 so that the umask applies as for any file.
- */
-static int create_temp(const char *path, char *tmp, size_t len)
-{
-	for (unsigned attempt = 0; attempt < 100; attempt++) {
-		snprintf(tmp, len, "%s.%ld.%u.tmp", path, (long)getpid(), attempt);
-		int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-		if (fd >= 0 || errno != EEXIST)
-			return fd;
-	}
-	return -1;
-}
-
-static int write_file(const char *path, const char *text, char *err, size_t errlen)
-{
-	size_t tmp_len = strlen(path) + 32;
-	char *tmp = malloc(tmp_len);
-	int fd, saved;
-
-	if (!tmp)
-		return fail(err, errlen, "cannot write '%s': %s", path, strerror(ENOMEM));
-	fd = create_temp(path, tmp, tmp_len);
-	if (fd < 0) {
-		saved = errno;
-		fail(err, errlen, "cannot write '%s': %s (creating '%s')", path, strerror(saved),
-		     tmp);
-		free(tmp);
-		return -1;
-	}
-	/* fsync before rename: after a crash, the old file or the whole new one */
-	if (write_all(fd, text, strlen(text)) || write_all(fd, "\n", 1) || fsync(fd)) {
-		saved = errno;
-		close(fd);
-		goto fail_unlink;
-	}
-	if (close(fd) || rename(tmp, path)) {
-		saved = errno;
-		goto fail_unlink;
-	}
-	free(tmp);
-	return 0;
-
-fail_unlink:
-	unlink(tmp);
-	free(tmp);
-	return fail(err, errlen, "cannot write '%s': %s", path, strerror(saved));
-}
-
-int json_report_write(const char *path, const struct variant_result *results, unsigned nr,
-		      const char *command_line, char *err, size_t errlen)
+int json_report_write(const char *path, const struct report *rep, char *err, size_t errlen)
 {
 	json_object *root;
 	const char *text;
+	size_t len;
+	char *buf;
 	int rc;
 
 	if (!path || !*path)
-		return fail(err, errlen, "cannot write JSON: no file name");
-	root = report_json(results, nr, command_line);
+		return report_error(err, errlen, "cannot write JSON: no file name");
+	root = report_json(rep);
 	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 							JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (!text)
-		rc = fail(err, errlen, "cannot write '%s': out of memory", path);
-	else if (strcmp(path, "-") == 0)
-		rc = write_stdout(text, err, errlen);
-	else
-		rc = write_file(path, text, err, errlen);
+	len = text ? strlen(text) : 0;
+	buf = text ? malloc(len + 2) : NULL;
+	if (!buf) {
+		json_object_put(root);
+		return report_error(err, errlen, "cannot write '%s': out of memory", path);
+	}
+	memcpy(buf, text, len);
+	buf[len++] = '\n';
+	buf[len] = '\0';
+	rc = atomic_file_write(path, "JSON", buf, len, err, errlen);
+	free(buf);
 	json_object_put(root);
 	return rc;
 }

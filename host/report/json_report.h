@@ -1,36 +1,52 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Machine-readable results ("plerig-results", schema_version 1): every
- * figure, counter and non-empty histogram bucket of every vCPU, for
- * analysis that the table cannot do.
+ * Machine-readable results ("plerig-results", schema_version 2): every
+ * run of every variant with every figure, counter and non-empty histogram
+ * bucket of every vCPU, the statistics over the runs, the comparisons
+ * against the baseline, and the conditions needed to judge them (host,
+ * PLE parameters, repeat count, order, seed). docs/results.schema.json is
+ * the contract; `plerig compare` reads these files.
  *
- * {schema, schema_version, plerig_version, command_line, host: {kernel,
- *  cpus, cpus_online}, variants: [{backend, lock, relax, ring, vms, vcpus,
- *  pcpus, pin, cs_cycles, think_cycles, stall_us, warmup_s, duration_s,
- *  ok, error (only when !ok), interval_s, tsc_khz, timing: {...},
- *  summary: {struct figures} (null when !ok),
- *  vm_results: [{vm, protected_counter, vcpus: [{vcpu, host_cpu (null
- *  when floating), tid, ..., exits (null when unknown), kvm_stats: {name:
- *  value}, wait_histogram/hold_histogram: {unit: "tsc_cycles", buckets:
- *  [[low, count], ...]}}]}]}]}
+ * {schema, schema_version, plerig_version, command_line,
+ *  host: {kernel, kvm_module, cpu_model, cpus, cpus_online,
+ *         ple_params: {name: value}},
+ *  repeat, discard_rounds, order, seed (null unless shuffle),
+ *  baseline ("relax=pause" or null), interrupted,
+ *  variants: [{backend, lock, relax, ring, vms, vcpus, pcpus, pin,
+ *    cs_cycles, think_cycles, stall_us, warmup_s, duration_s,
+ *    runs: [{repeat, ok, error (only when !ok), interval_s, tsc_khz,
+ *            timing: {...}, summary: {struct figures} (null when !ok),
+ *            vm_results: [{vm, protected_counter, vcpus: [{...}]}]}],
+ *    stats: {metric: {n, mean, stddev, rel, min, max, median, mad,
+ *            outliers}}}],
+ *  comparisons: [{baseline, candidate, metric, better, baseline_mean,
+ *    candidate_mean, delta, delta_pct, p_value, ci95_low, ci95_high,
+ *    significant, verdict}]}
+ *
+ * NaN and infinities are not JSON: they are written as null.
  */
 #ifndef PLERIG_JSON_REPORT_H
 #define PLERIG_JSON_REPORT_H
 
 #include <stddef.h>
 
-#include "experiment/results.h"
+#include "experiment/series.h"
 
 #define JSON_REPORT_SCHEMA	   "plerig-results"
-#define JSON_REPORT_SCHEMA_VERSION 1
+#define JSON_REPORT_SCHEMA_VERSION 2
 
 /*
- * Write @nr results to @path ("-": stdout). The file appears complete or
- * not at all: it is written next to @path under a temporary name and
- * renamed over it. @command_line may be NULL. Returns 0, or -1 with a
- * message naming the path in @err.
+ * Write @rep to @path ("-": stdout). The file appears complete or not at
+ * all (report/atomic_file.h). Returns 0, or -1 with a message naming the
+ * path in @err.
  */
-int json_report_write(const char *path, const struct variant_result *results, unsigned nr,
-		      const char *command_line, char *err, size_t errlen);
+int json_report_write(const char *path, const struct report *rep, char *err, size_t errlen);
+
+/*
+ * A double as this writer writes them: the shortest text that reads back
+ * the same, always with '.' or an exponent; NULL (JSON null) when not
+ * finite. For other writers of plerig JSON.
+ */
+struct json_object *json_report_double(double v);
 
 #endif

@@ -16,6 +16,8 @@ import time
 import unittest
 
 PLERIG = GUEST = None
+SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs",
+                      "results.schema.json")
 SHORT = ["--vcpus", "2", "--duration", "0.3", "--warmup", "0.05", "--quiet"]
 VCPU_FIELDS = ["acquisitions", "stalls", "stalled_ns", "wait_p50_ns", "wait_p99_ns",
                "wait_max_ns", "holder_preemptions", "run_delay_ns", "exits"]
@@ -25,6 +27,19 @@ VARIANT_FIELDS = ["backend", "lock", "relax", "ring"]
 def plerig(*args, env=None, **kw):
     return subprocess.run([PLERIG, *args], capture_output=True, text=True, timeout=120,
                           env={**os.environ, **(env or {})}, **kw)
+
+
+def assert_matches_schema(test, doc):
+    try:
+        import jsonschema
+    except ImportError:
+        test.fail("python3-jsonschema is missing: apt-get install python3-jsonschema "
+                  "(scripts/setup installs it)")
+    with open(SCHEMA) as f:
+        schema = json.load(f)
+    errors = list(jsonschema.Draft7Validator(schema).iter_errors(doc))
+    test.assertFalse(errors, "\n".join(f"{list(e.absolute_path)}: {e.message}"
+                                       for e in errors[:5]))
 
 
 def kvm_usable():
@@ -110,13 +125,16 @@ class Results(unittest.TestCase):
             with open(path) as f:
                 doc = json.load(f)
         self.assertEqual(doc["schema"], "plerig-results")
+        self.assertEqual(doc["schema_version"], 2)
         self.assertEqual(len(doc["variants"]), 4)
         for v in doc["variants"]:
             for k in VARIANT_FIELDS:
                 self.assertIn(k, v)
-            self.assertTrue(v["ok"])
-            self.assertEqual(len(v["vm_results"]), 2)
-            for vm in v["vm_results"]:
+            self.assertEqual(len(v["runs"]), 1)
+            run = v["runs"][0]
+            self.assertTrue(run["ok"])
+            self.assertEqual(len(run["vm_results"]), 2)
+            for vm in run["vm_results"]:
                 self.assertEqual(len(vm["vcpus"]), 2)
                 total = 0
                 for c in vm["vcpus"]:
@@ -125,6 +143,27 @@ class Results(unittest.TestCase):
                     self.assertGreater(c["acquisitions"], 0)
                     total += c["acquisitions"] + c["unmeasured_acquisitions"]
                 self.assertEqual(vm["protected_counter"], total)
+
+    def test_repeats_match_the_schema(self):
+        """--repeat 3 over two variants on both backends: every run kept, and the
+        file is what docs/results.schema.json says."""
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "r.json")
+            r = plerig("run", *SHORT, "--backend", "kvm,native", "--relax", "pause,nop",
+                       "--duration", "0.2", "--repeat", "3", "--json", path)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(path) as f:
+                doc = json.load(f)
+        assert_matches_schema(self, doc)
+        self.assertEqual(doc["repeat"], 3)
+        self.assertEqual(sorted((v["backend"], v["relax"]) for v in doc["variants"]),
+                         [("kvm", "nop"), ("kvm", "pause"), ("native", "nop"),
+                          ("native", "pause")])
+        for v in doc["variants"]:
+            self.assertEqual([run["repeat"] for run in v["runs"]], [0, 1, 2])
+            self.assertTrue(all(run["ok"] for run in v["runs"]))
+            self.assertEqual(v["stats"]["acq_per_s"]["n"], 3)
+        self.assertTrue(doc["comparisons"])
 
     def test_ctrl_c_keeps_finished_variants(self):
         with tempfile.TemporaryDirectory() as tmp:
@@ -145,7 +184,7 @@ class Results(unittest.TestCase):
             self.assertIn("interrupted", err)
             with open(path) as f:
                 doc = json.load(f)
-            done = [v for v in doc["variants"] if v["ok"]]
+            done = [r for v in doc["variants"] for r in v["runs"] if r["ok"]]
             self.assertGreaterEqual(len(done), 1)
             self.assertEqual(os.listdir(tmp), ["r.json"])
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The JSON results file: written whole, read back, every schema field there. */
+/* The JSON results file (schema 2): written whole, read back, every schema field there. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -7,18 +7,20 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <json-c/json.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "plerig/histogram.h"
 #include "report/json_report.h"
 
-#define CMDLINE "plerig run --vcpus 2 --pcpus 0-1 --json out.json"
+#define CMDLINE "plerig run --vcpus 2 --pcpus 0-1 --relax pause,nop --repeat 2 --json out.json"
 
-static struct variant_result res[2];
+static struct report rep;
+static struct series series[2];
+static struct comparison comparison;
 static char dir[64];
 static char path[128];
 static char err[512];
@@ -31,6 +33,7 @@ static void fill_vcpu(struct vcpu_record *rec, unsigned vcpu, int host_cpu, uint
 	rec->tid = 4242 + (pid_t)vcpu;
 	rec->guest.acquisitions = acq;
 	rec->guest.unmeasured_acquisitions = 10;
+	rec->guest.contended = acq / 2;
 	rec->guest.wait_total_cycles = 4 * acq;
 	rec->guest.wait_max_cycles = 900;
 	rec->guest.stalls = 3;
@@ -42,28 +45,35 @@ static void fill_vcpu(struct vcpu_record *rec, unsigned vcpu, int host_cpu, uint
 	rec->sched.timeslices = 77;
 }
 
-/* One good variant (vCPU 1 floating and without an exit count), one failed. */
-static void setup(void)
+static struct variant the_variant(enum plerig_relax_kind relax)
 {
-	struct variant_result *r = &res[0];
+	struct variant v;
 
-	memset(res, 0, sizeof(res));
-	r->variant.backend = BACKEND_KVM;
-	r->variant.lock = PLERIG_LOCK_TICKET;
-	r->variant.relax = PLERIG_RELAX_PAUSE;
-	r->variant.ring = PLERIG_RING_KERNEL;
-	r->variant.vms = 1;
-	r->variant.vcpus = 2;
-	r->variant.nr_pcpus = 2;
-	r->variant.pcpus[0] = 0;
-	r->variant.pcpus[1] = 1;
-	r->variant.pin_each = 1;
-	r->variant.cs_cycles = 100;
-	r->variant.think_cycles = 50;
-	r->variant.stall_us = 50.0;
-	r->variant.warmup_s = 0.2;
-	r->variant.duration_s = 2.0;
-	r->variant.timeout_s = 10.0;
+	memset(&v, 0, sizeof(v));
+	v.backend = BACKEND_KVM;
+	v.lock = PLERIG_LOCK_TICKET;
+	v.relax = relax;
+	v.ring = PLERIG_RING_KERNEL;
+	v.vms = 1;
+	v.vcpus = 2;
+	v.nr_pcpus = 2;
+	v.pcpus[0] = 0;
+	v.pcpus[1] = 1;
+	v.pin_each = 1;
+	v.cs_cycles = 100;
+	v.think_cycles = 50;
+	v.stall_us = 50.0;
+	v.warmup_s = 0.2;
+	v.duration_s = 2.0;
+	v.timeout_s = 10.0;
+	return v;
+}
+
+/* A good run: vCPU 0 pinned with an exit count, vCPU 1 floating without. */
+static void good_run(struct variant_result *r, const struct variant *v, uint64_t acq1)
+{
+	memset(r, 0, sizeof(*r));
+	r->variant = *v;
 	r->ok = true;
 	r->interval_s = 2.0;
 	r->tsc_khz = 1000000;
@@ -73,7 +83,7 @@ static void setup(void)
 	r->protected_counter = calloc(1, sizeof(*r->protected_counter));
 	ck_assert_ptr_nonnull(r->records);
 	ck_assert_ptr_nonnull(r->protected_counter);
-	r->protected_counter[0] = 4020;
+	r->protected_counter[0] = 1000 + acq1 + 20;
 
 	fill_vcpu(&r->records[0], 0, 0, 1000);
 	r->records[0].guest.hist_wait[plerig_hist_bucket(2)] = 600;
@@ -84,14 +94,72 @@ static void setup(void)
 	r->records[0].kvm.value[KVM_STAT_HALT_EXITS] = 7;
 	r->records[0].kvm.valid[KVM_STAT_HALT_EXITS] = true;
 
-	fill_vcpu(&r->records[1], 1, -1, 3000);
-	r->records[1].guest.hist_wait[plerig_hist_bucket(7)] = 3000;
-	r->records[1].guest.hist_hold[plerig_hist_bucket(1000)] = 3000;
+	fill_vcpu(&r->records[1], 1, -1, acq1);
+	r->records[1].guest.hist_wait[plerig_hist_bucket(7)] = acq1;
+	r->records[1].guest.hist_hold[plerig_hist_bucket(1000)] = acq1;
+}
 
-	res[1].variant = r->variant;
-	res[1].variant.lock = PLERIG_LOCK_MCS;
-	res[1].ok = false;
-	snprintf(res[1].error, sizeof(res[1].error), "vCPU 0: boot timed out");
+/*
+ * Two variants (pause, nop) x two runs: pause ran twice (4000 and 5000
+ * acquisitions), nop once and then failed to boot. One comparison of
+ * acq/s, nop against pause, as if Welch had found it 10% lower.
+ */
+static void setup(void)
+{
+	struct variant pause = the_variant(PLERIG_RELAX_PAUSE);
+	struct variant nop = the_variant(PLERIG_RELAX_NOP);
+
+	memset(&rep, 0, sizeof(rep));
+	memset(series, 0, sizeof(series));
+	series[0].variant = pause;
+	series[0].nr_runs = 2;
+	series[0].runs = calloc(2, sizeof(struct variant_result));
+	ck_assert_ptr_nonnull(series[0].runs);
+	good_run(&series[0].runs[0], &pause, 3000);
+	good_run(&series[0].runs[1], &pause, 4000);
+	ck_assert_int_eq(series_compute_stats(&series[0]), 0);
+
+	/* no stats: the writer computes them itself */
+	series[1].variant = nop;
+	series[1].nr_runs = 2;
+	series[1].runs = calloc(2, sizeof(struct variant_result));
+	ck_assert_ptr_nonnull(series[1].runs);
+	good_run(&series[1].runs[0], &nop, 3000);
+	series[1].runs[1].variant = nop;
+	snprintf(series[1].runs[1].error, sizeof(series[1].runs[1].error),
+		 "vCPU 0: boot timed out");
+
+	memset(&comparison, 0, sizeof(comparison));
+	comparison.baseline = 0;
+	comparison.candidate = 1;
+	comparison.metric = metric_by_name("acq_per_s");
+	ck_assert_ptr_nonnull(comparison.metric);
+	comparison.base = (struct sample_stats){.n = 3, .mean = 2000.0, .stddev = 20.0};
+	comparison.cand = (struct sample_stats){.n = 3, .mean = 1800.0, .stddev = 20.0};
+	comparison.welch = (struct welch_result){.valid = true,
+						 .diff = -200.0,
+						 .rel = -0.1,
+						 .p = 0.001,
+						 .ci_low = -250.0,
+						 .ci_high = -150.0};
+
+	rep.command_line = CMDLINE;
+	snprintf(rep.host.kernel, sizeof(rep.host.kernel), "6.1.0-test");
+	snprintf(rep.host.kvm_module, sizeof(rep.host.kvm_module), "kvm_intel");
+	snprintf(rep.host.cpu_model, sizeof(rep.host.cpu_model), "Test CPU @ 2.00GHz");
+	rep.host.cpus = 2;
+	rep.host.cpus_online = 4;
+	snprintf(rep.host.ple_params, sizeof(rep.host.ple_params),
+		 "ple_gap=128 ple_window=4096 ple_window_shrink=0 odd=Y");
+	rep.repeat = 2;
+	rep.discard_rounds = 1;
+	rep.order = ORDER_SHUFFLE;
+	rep.seed = 18446744073709551615ull;
+	rep.baseline = "relax=pause";
+	rep.series = series;
+	rep.nr_series = 2;
+	rep.comparisons = &comparison;
+	rep.nr_comparisons = 1;
 
 	snprintf(dir, sizeof(dir), "/tmp/plerig-json-test.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -101,8 +169,8 @@ static void setup(void)
 
 static void teardown(void)
 {
-	variant_result_free(&res[0]);
-	variant_result_free(&res[1]);
+	series_free(&series[0]);
+	series_free(&series[1]);
 	unlink(path);
 	rmdir(dir);
 }
@@ -134,8 +202,14 @@ static double get_double(json_object *o, const char *key)
 	return json_object_get_double(get(o, key, json_type_double));
 }
 
+static bool get_bool(json_object *o, const char *key)
+{
+	return json_object_get_boolean(get(o, key, json_type_boolean));
+}
+
 static json_object *at(json_object *array, size_t i)
 {
+	ck_assert(json_object_is_type(array, json_type_array));
 	ck_assert_uint_lt(i, json_object_array_length(array));
 	return json_object_array_get_idx(array, i);
 }
@@ -144,10 +218,20 @@ static json_object *write_and_read(void)
 {
 	json_object *root;
 
-	ck_assert_msg(json_report_write(path, res, 2, CMDLINE, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(json_report_write(path, &rep, err, sizeof(err)) == 0, "%s", err);
 	root = json_object_from_file(path);
 	ck_assert_msg(root, "%s", json_util_get_last_err());
 	return root;
+}
+
+static json_object *variant_at(json_object *root, size_t i)
+{
+	return at(get(root, "variants", json_type_array), i);
+}
+
+static json_object *run_at(json_object *root, size_t v, size_t r)
+{
+	return at(get(variant_at(root, v), "runs", json_type_array), r);
 }
 
 /* Nothing but the result in the directory: no temporary left behind. */
@@ -170,32 +254,84 @@ static unsigned dir_entries(void)
 START_TEST(test_top_level)
 {
 	json_object *root = write_and_read();
-	struct utsname u;
 
 	ck_assert_str_eq(get_str(root, "schema"), "plerig-results");
-	ck_assert_int_eq(get_int(root, "schema_version"), 1);
+	ck_assert_int_eq(get_int(root, "schema_version"), 2);
 	ck_assert_str_ne(get_str(root, "plerig_version"), "");
 #ifdef PLERIG_VERSION
 	ck_assert_str_eq(get_str(root, "plerig_version"), PLERIG_VERSION);
 #endif
 	ck_assert_str_eq(get_str(root, "command_line"), CMDLINE);
-	json_object *host = get(root, "host", json_type_object);
-	ck_assert_int_eq(uname(&u), 0);
-	ck_assert_str_eq(get_str(host, "kernel"), u.release);
-	/* as nproc: what this process may use, at most what is online */
-	ck_assert_int_ge(get_int(host, "cpus"), 1);
-	ck_assert_int_le(get_int(host, "cpus"), get_int(host, "cpus_online"));
+	ck_assert_int_eq(get_int(root, "repeat"), 2);
+	ck_assert_int_eq(get_int(root, "discard_rounds"), 1);
+	ck_assert_str_eq(get_str(root, "order"), "shuffle");
+	/* the whole 64-bit seed, not a double that lost its low bits */
+	ck_assert_uint_eq((uint64_t)json_object_get_uint64(get(root, "seed", json_type_int)),
+			  18446744073709551615ull);
+	ck_assert_str_eq(get_str(root, "baseline"), "relax=pause");
+	ck_assert(!get_bool(root, "interrupted"));
 	ck_assert_uint_eq(json_object_array_length(get(root, "variants", json_type_array)), 2);
+	ck_assert_uint_eq(json_object_array_length(get(root, "comparisons", json_type_array)), 1);
 	ck_assert_uint_eq(dir_entries(), 1);
 	json_object_put(root);
 }
 END_TEST
 
-START_TEST(test_variant_fields)
+START_TEST(test_host)
 {
 	json_object *root = write_and_read();
-	json_object *v = at(get(root, "variants", json_type_array), 0);
-	json_object *e;
+	json_object *host = get(root, "host", json_type_object);
+
+	ck_assert_str_eq(get_str(host, "kernel"), "6.1.0-test");
+	ck_assert_str_eq(get_str(host, "kvm_module"), "kvm_intel");
+	ck_assert_str_eq(get_str(host, "cpu_model"), "Test CPU @ 2.00GHz");
+	ck_assert_int_eq(get_int(host, "cpus"), 2);
+	ck_assert_int_eq(get_int(host, "cpus_online"), 4);
+	json_object *ple = get(host, "ple_params", json_type_object);
+	ck_assert_int_eq(json_object_object_length(ple), 4);
+	ck_assert_int_eq(get_int(ple, "ple_gap"), 128);
+	ck_assert_int_eq(get_int(ple, "ple_window"), 4096);
+	ck_assert_int_eq(get_int(ple, "ple_window_shrink"), 0);
+	ck_assert_str_eq(get_str(ple, "odd"), "Y");
+	json_object_put(root);
+}
+END_TEST
+
+/* Not shuffled: no seed to reproduce; no baseline: nothing compared; no PLE knobs. */
+START_TEST(test_nulls_when_not_applicable)
+{
+	rep.order = ORDER_INTERLEAVE;
+	rep.baseline = NULL;
+	rep.command_line = NULL;
+	rep.host.ple_params[0] = '\0';
+	rep.host.cpus_online = -1;
+	rep.interrupted = true;
+	rep.nr_comparisons = 0;
+	json_object *root = write_and_read();
+
+	ck_assert_str_eq(get_str(root, "order"), "interleave");
+	get(root, "seed", json_type_null);
+	get(root, "baseline", json_type_null);
+	get(root, "command_line", json_type_null);
+	ck_assert(get_bool(root, "interrupted"));
+	json_object *host = get(root, "host", json_type_object);
+	ck_assert_int_eq(json_object_object_length(get(host, "ple_params", json_type_object)), 0);
+	get(host, "cpus_online", json_type_null);
+	ck_assert_uint_eq(json_object_array_length(get(root, "comparisons", json_type_array)), 0);
+	json_object_put(root);
+
+	rep.order = ORDER_SEQUENTIAL;
+	root = write_and_read();
+	ck_assert_str_eq(get_str(root, "order"), "sequential");
+	get(root, "seed", json_type_null);
+	json_object_put(root);
+}
+END_TEST
+
+START_TEST(test_variant_identity)
+{
+	json_object *root = write_and_read();
+	json_object *v = variant_at(root, 0), *e;
 
 	ck_assert_str_eq(get_str(v, "backend"), "kvm");
 	ck_assert_str_eq(get_str(v, "lock"), "ticket");
@@ -211,12 +347,28 @@ START_TEST(test_variant_fields)
 	ck_assert_double_eq(get_double(v, "stall_us"), 50.0);
 	ck_assert_double_eq(get_double(v, "warmup_s"), 0.2);
 	ck_assert_double_eq(get_double(v, "duration_s"), 2.0);
-	ck_assert(json_object_get_boolean(get(v, "ok", json_type_boolean)));
-	ck_assert(!json_object_object_get_ex(v, "error", &e));
-	ck_assert_double_eq(get_double(v, "interval_s"), 2.0);
-	ck_assert_int_eq(get_int(v, "tsc_khz"), 1000000);
+	/* per-run fields live in runs[], not next to the identity */
+	ck_assert(!json_object_object_get_ex(v, "ok", &e));
+	ck_assert(!json_object_object_get_ex(v, "summary", &e));
+	ck_assert_uint_eq(json_object_array_length(get(v, "runs", json_type_array)), 2);
+	ck_assert_str_eq(get_str(variant_at(root, 1), "relax"), "nop");
+	json_object_put(root);
+}
+END_TEST
 
-	json_object *t = get(v, "timing", json_type_object);
+START_TEST(test_run_fields)
+{
+	json_object *root = write_and_read();
+	json_object *r = run_at(root, 0, 1), *e;
+
+	ck_assert_int_eq(get_int(run_at(root, 0, 0), "repeat"), 0);
+	ck_assert_int_eq(get_int(r, "repeat"), 1);
+	ck_assert(get_bool(r, "ok"));
+	ck_assert(!json_object_object_get_ex(r, "error", &e));
+	ck_assert_double_eq(get_double(r, "interval_s"), 2.0);
+	ck_assert_int_eq(get_int(r, "tsc_khz"), 1000000);
+
+	json_object *t = get(r, "timing", json_type_object);
 	ck_assert_int_eq(get_int(t, "created_ns"), 1);
 	ck_assert_int_eq(get_int(t, "ready_ns"), 2);
 	ck_assert_int_eq(get_int(t, "first_acq_ns"), 3);
@@ -235,8 +387,7 @@ START_TEST(test_summary)
 	    "stalled_share", "run_delay_ns", "run_delay_share", "run_time_ns",
 	};
 	json_object *root = write_and_read();
-	json_object *v = at(get(root, "variants", json_type_array), 0);
-	json_object *s = get(v, "summary", json_type_object);
+	json_object *s = get(run_at(root, 0, 0), "summary", json_type_object);
 
 	for (size_t i = 0; i < sizeof(doubles) / sizeof(doubles[0]); i++)
 		get(s, doubles[i], json_type_double);
@@ -249,9 +400,51 @@ START_TEST(test_summary)
 	ck_assert_int_eq(get_int(s, "stalls"), 6);
 	ck_assert_double_eq(get_double(s, "stalled_share"), 0.1);
 	ck_assert_int_eq(get_int(s, "holder_preemptions"), 4);
-	/* vCPU 1 has no exit count, so neither has the variant */
+	/* vCPU 1 has no exit count, so neither has the run */
 	get(s, "exits", json_type_null);
-	ck_assert(!json_object_get_boolean(get(s, "exits_valid", json_type_boolean)));
+	ck_assert(!get_bool(s, "exits_valid"));
+	ck_assert_double_eq(
+	    get_double(get(run_at(root, 0, 1), "summary", json_type_object), "acq_per_s"), 2500.0);
+	json_object_put(root);
+}
+END_TEST
+
+/* Over the ok runs, for every metric of the table, whether or not the runner filled them. */
+START_TEST(test_stats)
+{
+	static const char *const fields[] = {"mean", "stddev", "rel", "min",
+					     "max",  "median", "mad"};
+	json_object *root = write_and_read();
+
+	for (size_t v = 0; v < 2; v++) {
+		json_object *stats = get(variant_at(root, v), "stats", json_type_object);
+		ck_assert_int_eq(json_object_object_length(stats), (int)nr_metrics);
+		for (unsigned m = 0; m < nr_metrics; m++) {
+			json_object *st = get(stats, metrics[m].name, json_type_object);
+			int64_t n = get_int(st, "n");
+			get(st, "outliers", json_type_int);
+			for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]); f++)
+				get(st, fields[f], n ? json_type_double : json_type_null);
+		}
+	}
+	json_object *acq =
+	    get(get(variant_at(root, 0), "stats", json_type_object), "acq_per_s", json_type_object);
+	ck_assert_int_eq(get_int(acq, "n"), 2);
+	ck_assert_double_eq(get_double(acq, "mean"), 2250.0);
+	ck_assert_double_eq(get_double(acq, "min"), 2000.0);
+	ck_assert_double_eq(get_double(acq, "max"), 2500.0);
+	ck_assert_double_eq_tol(get_double(acq, "stddev"), 353.5533905932738, 1e-9);
+	/* exits: no run has a value, so nothing to average: null, not 0 */
+	json_object *exits =
+	    get(get(variant_at(root, 0), "stats", json_type_object), "exits", json_type_object);
+	ck_assert_int_eq(get_int(exits, "n"), 0);
+	get(exits, "mean", json_type_null);
+	/* computed by the writer: the one ok run of nop */
+	acq =
+	    get(get(variant_at(root, 1), "stats", json_type_object), "acq_per_s", json_type_object);
+	ck_assert_int_eq(get_int(acq, "n"), 1);
+	ck_assert_double_eq(get_double(acq, "mean"), 2000.0);
+	ck_assert_double_eq(get_double(acq, "stddev"), 0.0);
 	json_object_put(root);
 }
 END_TEST
@@ -263,7 +456,6 @@ static void check_buckets(json_object *hist, const uint64_t (*want)[2], size_t n
 	ck_assert_uint_eq(json_object_array_length(b), n);
 	for (size_t i = 0; i < n; i++) {
 		json_object *pair = at(b, i);
-		ck_assert(json_object_is_type(pair, json_type_array));
 		ck_assert_uint_eq(json_object_array_length(pair), 2);
 		ck_assert_int_eq(json_object_get_int64(at(pair, 0)), (int64_t)want[i][0]);
 		ck_assert_int_eq(json_object_get_int64(at(pair, 1)), (int64_t)want[i][1]);
@@ -275,8 +467,7 @@ START_TEST(test_vms_and_vcpus)
 	static const uint64_t wait0[][2] = {{2, 600}, {6, 400}};
 	static const uint64_t hold1[][2] = {{960, 3000}}; /* 1000 lands in [960, 1024) */
 	json_object *root = write_and_read();
-	json_object *v = at(get(root, "variants", json_type_array), 0);
-	json_object *vms = get(v, "vm_results", json_type_array);
+	json_object *vms = get(run_at(root, 0, 0), "vm_results", json_type_array);
 	json_object *ks;
 
 	ck_assert_uint_eq(json_object_array_length(vms), 1);
@@ -292,6 +483,7 @@ START_TEST(test_vms_and_vcpus)
 	ck_assert_int_eq(get_int(c, "tid"), 4242);
 	ck_assert_int_eq(get_int(c, "acquisitions"), 1000);
 	ck_assert_int_eq(get_int(c, "unmeasured_acquisitions"), 10);
+	ck_assert_int_eq(get_int(c, "contended"), 500);
 	ck_assert_int_eq(get_int(c, "stalls"), 3);
 	ck_assert_double_eq(get_double(c, "stalled_ns"), 2e8);
 	ck_assert_double_eq(get_double(c, "wait_p50_ns"), 2.0);
@@ -321,17 +513,102 @@ START_TEST(test_vms_and_vcpus)
 }
 END_TEST
 
-START_TEST(test_failed_variant)
+START_TEST(test_failed_run)
 {
 	json_object *root = write_and_read();
-	json_object *v = at(get(root, "variants", json_type_array), 1);
+	json_object *r = run_at(root, 1, 1);
 
-	ck_assert_str_eq(get_str(v, "lock"), "mcs");
-	ck_assert_int_eq(get_int(v, "vms"), 1); /* the identity survives a failure */
-	ck_assert(!json_object_get_boolean(get(v, "ok", json_type_boolean)));
-	ck_assert_str_eq(get_str(v, "error"), "vCPU 0: boot timed out");
-	get(v, "summary", json_type_null);
-	ck_assert_uint_eq(json_object_array_length(get(v, "vm_results", json_type_array)), 0);
+	ck_assert(get_bool(run_at(root, 1, 0), "ok"));
+	ck_assert(!get_bool(r, "ok"));
+	ck_assert_int_eq(get_int(r, "repeat"), 1);
+	ck_assert_str_eq(get_str(r, "error"), "vCPU 0: boot timed out");
+	get(r, "summary", json_type_null);
+	ck_assert_uint_eq(json_object_array_length(get(r, "vm_results", json_type_array)), 0);
+	json_object_put(root);
+}
+END_TEST
+
+START_TEST(test_comparison)
+{
+	json_object *root = write_and_read();
+	json_object *c = at(get(root, "comparisons", json_type_array), 0);
+
+	ck_assert_int_eq(get_int(c, "baseline"), 0);
+	ck_assert_int_eq(get_int(c, "candidate"), 1);
+	ck_assert_str_eq(get_str(c, "metric"), "acq_per_s");
+	ck_assert_str_eq(get_str(c, "better"), "higher");
+	ck_assert_double_eq(get_double(c, "baseline_mean"), 2000.0);
+	ck_assert_double_eq(get_double(c, "candidate_mean"), 1800.0);
+	ck_assert_double_eq(get_double(c, "delta"), -200.0);
+	ck_assert_double_eq(get_double(c, "delta_pct"), -10.0);
+	ck_assert_double_eq(get_double(c, "p_value"), 0.001);
+	ck_assert_double_eq(get_double(c, "ci95_low"), -250.0);
+	ck_assert_double_eq(get_double(c, "ci95_high"), -150.0);
+	ck_assert(get_bool(c, "significant"));
+	ck_assert_str_eq(get_str(c, "verdict"), "worse");
+	json_object_put(root);
+
+	/* lower is better for waits: the same drop is an improvement */
+	comparison.metric = metric_by_name("wait_p99_ns");
+	root = write_and_read();
+	c = at(get(root, "comparisons", json_type_array), 0);
+	ck_assert_str_eq(get_str(c, "better"), "lower");
+	ck_assert_str_eq(get_str(c, "verdict"), "better");
+	json_object_put(root);
+
+	/* not significant */
+	comparison.welch.p = 0.2;
+	root = write_and_read();
+	c = at(get(root, "comparisons", json_type_array), 0);
+	ck_assert(!get_bool(c, "significant"));
+	ck_assert_str_eq(get_str(c, "verdict"), "no significant change");
+	json_object_put(root);
+}
+END_TEST
+
+/* Too few runs for Welch: no p, no interval, and it says so. */
+START_TEST(test_untestable_comparison)
+{
+	comparison.cand.n = 1;
+	comparison.welch = (struct welch_result){.valid = false, .diff = -200.0, .rel = -0.1};
+	json_object *root = write_and_read();
+	json_object *c = at(get(root, "comparisons", json_type_array), 0);
+
+	ck_assert_double_eq(get_double(c, "delta"), -200.0);
+	get(c, "p_value", json_type_null);
+	get(c, "ci95_low", json_type_null);
+	get(c, "ci95_high", json_type_null);
+	ck_assert(!get_bool(c, "significant"));
+	ck_assert_str_eq(get_str(c, "verdict"), "untestable");
+	json_object_put(root);
+
+	/* nothing at all on a side: no means either, and no delta */
+	comparison.cand.n = 0;
+	root = write_and_read();
+	c = at(get(root, "comparisons", json_type_array), 0);
+	get(c, "candidate_mean", json_type_null);
+	get(c, "delta", json_type_null);
+	get(c, "delta_pct", json_type_null);
+	json_object_put(root);
+}
+END_TEST
+
+/* NaN and infinities are not JSON: null, and the file still parses. */
+START_TEST(test_non_finite_is_null)
+{
+	series[0].runs[0].interval_s = NAN;
+	series[0].stats[0].mean = INFINITY;
+	comparison.welch.ci_high = -INFINITY;
+	comparison.welch.p = NAN;
+	json_object *root = write_and_read();
+
+	get(run_at(root, 0, 0), "interval_s", json_type_null);
+	json_object *stats = get(variant_at(root, 0), "stats", json_type_object);
+	get(get(stats, metrics[0].name, json_type_object), "mean", json_type_null);
+	json_object *c = at(get(root, "comparisons", json_type_array), 0);
+	get(c, "ci95_high", json_type_null);
+	get(c, "p_value", json_type_null);
+	ck_assert_double_eq(get_double(c, "ci95_low"), -250.0);
 	json_object_put(root);
 }
 END_TEST
@@ -353,11 +630,13 @@ START_TEST(test_number_text)
 	ck_assert_ptr_nonnull(strstr(text, "0.2"));
 	ck_assert_ptr_null(strstr(text, "\\/")); /* no escaped slashes */
 	ck_assert_ptr_nonnull(strstr(text, "--pcpus 0-1"));
+	ck_assert_ptr_null(strstr(text, "nan"));
+	ck_assert_ptr_null(strstr(text, "inf"));
 	free(text);
 }
 END_TEST
 
-START_TEST(test_overwrite_and_null_command_line)
+START_TEST(test_overwrite)
 {
 	json_object *root;
 	FILE *f = fopen(path, "w");
@@ -365,24 +644,27 @@ START_TEST(test_overwrite_and_null_command_line)
 	ck_assert_ptr_nonnull(f);
 	fputs("old and much longer content that must vanish entirely ...", f);
 	fclose(f);
-	ck_assert_int_eq(json_report_write(path, res, 1, NULL, err, sizeof(err)), 0);
+	rep.nr_series = 1;
+	ck_assert_int_eq(json_report_write(path, &rep, err, sizeof(err)), 0);
 	root = json_object_from_file(path);
 	ck_assert_ptr_nonnull(root);
-	get(root, "command_line", json_type_null);
 	ck_assert_uint_eq(json_object_array_length(get(root, "variants", json_type_array)), 1);
 	ck_assert_uint_eq(dir_entries(), 1);
 	json_object_put(root);
 }
 END_TEST
 
-START_TEST(test_empty_results)
+START_TEST(test_empty_report)
 {
+	struct report empty;
 	json_object *root;
 
-	ck_assert_int_eq(json_report_write(path, NULL, 0, CMDLINE, err, sizeof(err)), 0);
+	memset(&empty, 0, sizeof(empty));
+	ck_assert_int_eq(json_report_write(path, &empty, err, sizeof(err)), 0);
 	root = json_object_from_file(path);
 	ck_assert_ptr_nonnull(root);
 	ck_assert_uint_eq(json_object_array_length(get(root, "variants", json_type_array)), 0);
+	ck_assert_uint_eq(json_object_array_length(get(root, "comparisons", json_type_array)), 0);
 	json_object_put(root);
 }
 END_TEST
@@ -399,7 +681,7 @@ START_TEST(test_stdout)
 	fflush(stdout);
 	ck_assert_int_ge(dup2(fd, STDOUT_FILENO), 0);
 	close(fd);
-	int rc = json_report_write("-", res, 2, CMDLINE, err, sizeof(err));
+	int rc = json_report_write("-", &rep, err, sizeof(err));
 	fflush(stdout);
 	dup2(saved, STDOUT_FILENO);
 	close(saved);
@@ -419,19 +701,19 @@ START_TEST(test_unwritable)
 {
 	const char *bad = "/nonexistent-plerig-dir/sub/out.json";
 
-	ck_assert_int_eq(json_report_write(bad, res, 2, CMDLINE, err, sizeof(err)), -1);
+	ck_assert_int_eq(json_report_write(bad, &rep, err, sizeof(err)), -1);
 	ck_assert_msg(strstr(err, bad), "'%s' does not name the path", err);
 	ck_assert_msg(strstr(err, "No such file or directory"), "'%s' lacks the reason", err);
 
 	/* a directory in the way: fails at rename, and cleans up after itself */
-	ck_assert_int_eq(json_report_write(dir, res, 2, CMDLINE, err, sizeof(err)), -1);
+	ck_assert_int_eq(json_report_write(dir, &rep, err, sizeof(err)), -1);
 	ck_assert_msg(strstr(err, dir), "'%s' does not name the path", err);
 	char parent_tmp[128];
 	snprintf(parent_tmp, sizeof(parent_tmp), "%s.%ld.0.tmp", dir, (long)getpid());
 	ck_assert_int_ne(access(parent_tmp, F_OK), 0);
 
-	ck_assert_int_eq(json_report_write("", res, 2, CMDLINE, err, sizeof(err)), -1);
-	ck_assert_int_eq(json_report_write(NULL, res, 2, CMDLINE, err, sizeof(err)), -1);
+	ck_assert_int_eq(json_report_write("", &rep, err, sizeof(err)), -1);
+	ck_assert_int_eq(json_report_write(NULL, &rep, err, sizeof(err)), -1);
 }
 END_TEST
 
@@ -442,13 +724,20 @@ static Suite *json_suite(void)
 
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_add_test(t, test_top_level);
-	tcase_add_test(t, test_variant_fields);
+	tcase_add_test(t, test_host);
+	tcase_add_test(t, test_nulls_when_not_applicable);
+	tcase_add_test(t, test_variant_identity);
+	tcase_add_test(t, test_run_fields);
 	tcase_add_test(t, test_summary);
+	tcase_add_test(t, test_stats);
 	tcase_add_test(t, test_vms_and_vcpus);
-	tcase_add_test(t, test_failed_variant);
+	tcase_add_test(t, test_failed_run);
+	tcase_add_test(t, test_comparison);
+	tcase_add_test(t, test_untestable_comparison);
+	tcase_add_test(t, test_non_finite_is_null);
 	tcase_add_test(t, test_number_text);
-	tcase_add_test(t, test_overwrite_and_null_command_line);
-	tcase_add_test(t, test_empty_results);
+	tcase_add_test(t, test_overwrite);
+	tcase_add_test(t, test_empty_report);
 	tcase_add_test(t, test_stdout);
 	tcase_add_test(t, test_unwritable);
 	suite_add_tcase(s, t);

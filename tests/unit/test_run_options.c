@@ -13,6 +13,9 @@
 #include "cli/run_options.h"
 #include "experiment/matrix.h"
 
+static const enum plerig_ring ring_user[BACKEND_COUNT] = {PLERIG_RING_USER, PLERIG_RING_USER};
+static const enum plerig_ring ring_kernel[BACKEND_COUNT] = {PLERIG_RING_KERNEL, PLERIG_RING_KERNEL};
+
 #define MAX_ARGS 64
 
 static struct run_options opts;
@@ -502,7 +505,7 @@ START_TEST(test_matrix_order)
 			       "9", "--stall-us", "20", "--warmup", "0.5", "--duration", "1.5",
 			       "--timeout", "4", "--pin", "float", NULL),
 			 RUN_OPTIONS_OK);
-	ck_assert_int_eq(run_options_expand(&opts, PLERIG_RING_USER, &v, &nr), 0);
+	ck_assert_int_eq(run_options_expand(&opts, ring_user, &v, &nr), 0);
 	ck_assert_uint_eq(nr, 1 * 2 * 2 * 3);
 	static const unsigned vcpus[] = {2, 4};
 	static const enum plerig_lock_kind locks[] = {PLERIG_LOCK_TICKET, PLERIG_LOCK_MCS};
@@ -539,14 +542,14 @@ START_TEST(test_matrix_ring)
 
 	ck_assert_int_eq(parse("--ring", "kernel", "--vcpus", "2", "--relax", "pause", NULL),
 			 RUN_OPTIONS_OK);
-	ck_assert_int_eq(run_options_expand(&opts, PLERIG_RING_USER, &v, &nr), 0);
+	ck_assert_int_eq(run_options_expand(&opts, ring_user, &v, &nr), 0);
 	ck_assert_uint_eq(nr, 1);
 	ck_assert_int_eq(v[0].ring, PLERIG_RING_KERNEL);
 	ck_assert_int_eq(v[0].pin_each, 1);
 	free(v);
 
 	ck_assert_int_eq(parse(NULL), RUN_OPTIONS_OK);
-	ck_assert_int_eq(run_options_expand(&opts, PLERIG_RING_KERNEL, &v, &nr), 0);
+	ck_assert_int_eq(run_options_expand(&opts, ring_kernel, &v, &nr), 0);
 	ck_assert_uint_eq(nr, opts.nr_vcpu_counts * 2);
 	ck_assert_int_eq(v[0].ring, PLERIG_RING_KERNEL);
 	/* relax innermost: the first two differ only in relax */
@@ -557,7 +560,7 @@ START_TEST(test_matrix_ring)
 
 	/* an empty axis is an empty matrix, not a crash */
 	opts.nr_locks = 0;
-	ck_assert_int_eq(run_options_expand(&opts, PLERIG_RING_KERNEL, &v, &nr), 0);
+	ck_assert_int_eq(run_options_expand(&opts, ring_kernel, &v, &nr), 0);
 	ck_assert_uint_eq(nr, 0);
 	ck_assert_ptr_null(v);
 }

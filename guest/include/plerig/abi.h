@@ -109,8 +109,30 @@ struct plerig_config {
 	uint64_t stall_cycles; /* a wait longer than this is a stall */
 	uint64_t hold_preempt_cycles; /* a hold longer than this: holder preempted */
 	uint64_t tsc_khz;	      /* informational: the host's view of the guest TSC */
-	uint64_t reserved[7];
+	uint32_t flags;		      /* PLERIG_CONFIG_* */
+	uint32_t reserved0;
+	/* PLERIG_CONFIG_SELF_TIMED: the phases in guest TSC cycles from the start */
+	uint64_t warmup_cycles;
+	uint64_t measure_cycles;
+	/* PLERIG_CONFIG_SERIAL_RESULTS: how long vCPU 0 waits for the others to come up
+	 * (and to stop) before it reports what it has */
+	uint64_t wait_cycles;
+	uint64_t reserved[3];
 };
+
+/*
+ * Config flags, for VMMs that cannot share memory with the guest (QEMU
+ * through libvirt): plerig's own VMM sets none of them.
+ */
+/* No host writes the phase: vCPU 0 opens the storm once every vCPU is
+ * READY (PLERIG_PHASE_WARMUP, start_tsc) and every vCPU derives the phase
+ * from its TSC: MEASURE from start_tsc + warmup_cycles, STOP after
+ * measure_cycles more. */
+#define PLERIG_CONFIG_SELF_TIMED 0x1u
+/* Results leave through the serial port as frames (plerig/frame.h), then
+ * the guest powers off; the guest also reads this config from fw_cfg and
+ * starts its application processors itself. */
+#define PLERIG_CONFIG_SERIAL_RESULTS 0x2u
 
 struct plerig_fault {
 	uint64_t vector;
@@ -166,6 +188,7 @@ struct plerig_lock_state {
 struct plerig_shared {
 	struct plerig_config config;
 	uint32_t phase __attribute__((aligned(PLERIG_CACHELINE))); /* enum plerig_phase */
+	uint64_t start_tsc; /* self-timed: written by vCPU 0 before it leaves BOOT */
 	struct plerig_lock_state lock;
 	struct plerig_vcpu_result vcpu[PLERIG_MAX_VCPUS];
 };

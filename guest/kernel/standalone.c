@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The guest under QEMU. Ring 0 is emulated on PVM (~1-4 us an
+ * instruction), so it does only what needs ring 0: read the config from
+ * fw_cfg, send INIT-SIPI, write the report to the serial port and power
+ * off. Waiting for the other vCPUs and encoding the report run at ring 3,
+ * at native speed. The report leaves in one `rep outsb` to COM1: a single
+ * emulated instruction, whatever its length.
+ */
+#include "kernel/standalone.h"
+
+#include "kernel/frames.h"
+#include "kernel/fw_cfg.h"
+#include "kernel/io.h"
+#include "kernel/layout.h"
+#include "kernel/smp.h"
+#include "plerig/frame.h"
+
+#define COM1 0x3f8
+/* microvm's hardware-reduced ACPI: SLP_EN | SLP_TYP(S5) to the sleep control register */
+#define GED_SLEEP_CTL (MICROVM_GED_GPA + 0x200)
+#define GED_POWER_OFF ((5u << 2) | 0x20u)
+
+#define VECTOR_UD 6
+
+_Static_assert(PLERIG_FRAME_REPORT_MAX <= REPORT_SIZE, "the report must fit its window");
+
+static const union fw_cfg_name config_name = {.c = PLERIG_FW_CFG_CONFIG};
+
+/* Written by vCPU 0 at ring 0, before any other vCPU runs. */
+static int booted_alone;
+static uint64_t entry_tsc;
+/* The report vCPU 0 built at ring 3 for ring 0 to send. */
+static uint64_t report_len;
+/* 0 until one vCPU took the job of reporting: exactly one report goes out. */
+static uint32_t reporter;
+/* Short reports from ring 0 (bad config, a fault): apart from the one vCPU 0 may be building. */
+static uint8_t short_report[2 * sizeof(struct plerig_frame_header) + PLERIG_FRAME_VCPU_FIXED + 8 +
+			   sizeof(struct plerig_frame_end)];
+
+/* The instruction standalone_finish ends in; guest_trap recognises its #UD. */
+__asm__(".pushsection .text\n"
+	".globl plerig_finish_ud2\n"
+	"plerig_finish_ud2:\n"
+	"\tud2\n"
+	".popsection");
+extern const uint8_t plerig_finish_ud2[];
+
+int standalone_active(const struct plerig_shared *sh)
+{
+	return booted_alone || (sh->config.magic == PLERIG_ABI_MAGIC &&
+				(sh->config.flags & PLERIG_CONFIG_SERIAL_RESULTS));
+}
+
+static struct frame_buf report_buf(void)
+{
+	return (struct frame_buf){.data = (uint8_t *)REPORT_GPA, .cap = REPORT_SIZE};
+}
+
+static struct frame_buf short_report_buf(void)
+{
+	return (struct frame_buf){.data = short_report, .cap = sizeof(short_report)};
+}
+
+static void put_end(struct frame_buf *b, const struct plerig_shared *sh, uint32_t status,
+		    uint32_t detail, uint32_t nr_vcpus)
+{
+	const struct plerig_frame_end end = {
+	    .status = status,
+	    .detail = detail,
+	    .nr_vcpus = nr_vcpus,
+	    .protected_counter = sh->lock.protected_counter,
+	    .start_tsc = sh->start_tsc,
+	    .end_tsc = rdtsc(),
+	};
+	frame_put(b, PLERIG_FRAME_END, 0, &end, sizeof(end));
+}
+
+static __attribute__((noreturn)) void send_and_power_off(const void *data, uint64_t len)
+{
+	outsb(COM1, data, len);
+	mmio_write8(GED_SLEEP_CTL, GED_POWER_OFF);
+	halt_forever();
+}
+
+void standalone_bad_config(struct plerig_shared *sh, uint32_t why)
+{
+	struct frame_buf b = short_report_buf();
+	put_end(&b, sh, PLERIG_END_BAD_CONFIG, why, 0);
+	send_and_power_off(b.data, b.len);
+}
+
+void standalone_boot(struct plerig_shared *sh, int (*valid)(unsigned vcpu))
+{
+	uint32_t size = 0;
+	booted_alone = 1;
+	entry_tsc = rdtsc();
+	int rc = fw_cfg_read_file(&config_name, &sh->config, sizeof(sh->config), &size);
+	if (rc)
+		standalone_bad_config(sh, (uint32_t)rc);
+	if (size != sizeof(sh->config))
+		standalone_bad_config(sh, PLERIG_CONFIG_ERR_SIZE);
+	if (!valid(0))
+		standalone_bad_config(sh, PLERIG_CONFIG_ERR_INVALID);
+	const uint32_t both = PLERIG_CONFIG_SELF_TIMED | PLERIG_CONFIG_SERIAL_RESULTS;
+	if ((sh->config.flags & both) != both)
+		standalone_bad_config(sh, PLERIG_CONFIG_ERR_FLAGS);
+	const struct plerig_frame_hello hello = {
+	    .abi_version = PLERIG_ABI_VERSION,
+	    .nr_vcpus = sh->config.nr_vcpus,
+	    .entry_tsc = entry_tsc,
+	    .hello_tsc = rdtsc(),
+	};
+	struct frame_buf b = short_report_buf();
+	frame_put(&b, PLERIG_FRAME_HELLO, 0, &hello, sizeof(hello));
+	outsb(COM1, b.data, b.len);
+}
+
+void standalone_start_aps(const struct plerig_shared *sh)
+{
+	if (sh->config.nr_vcpus > 1)
+		smp_start_aps();
+}
+
+static uint32_t state_of(const struct plerig_shared *sh, unsigned vcpu)
+{
+	return __atomic_load_n(&sh->vcpu[vcpu].state, __ATOMIC_ACQUIRE);
+}
+
+static __attribute__((noreturn)) void to_ring0(void)
+{
+	__asm__ volatile("jmp plerig_finish_ud2");
+	__builtin_unreachable();
+}
+
+/* Ring 3, vCPU 0: every frame into the report, then to ring 0 to send it. */
+static __attribute__((noreturn)) void report(struct plerig_shared *sh, uint32_t status)
+{
+	struct frame_buf b = report_buf();
+	const unsigned n = sh->config.nr_vcpus;
+	for (unsigned i = 0; i < n; i++)
+		frame_put_vcpu(&b, i, &sh->vcpu[i], 1);
+	put_end(&b, sh, status, 0, n);
+	report_len = b.len;
+	to_ring0();
+}
+
+/* Ring 3, vCPU 0: wait until every vCPU's state is at least @state, or report @status. */
+static void wait_for_all(struct plerig_shared *sh, uint32_t state, uint32_t status)
+{
+	const uint64_t deadline = rdtsc() + sh->config.wait_cycles;
+	for (unsigned i = 1; i < sh->config.nr_vcpus; i++)
+		while (state_of(sh, i) < state) {
+			if ((int64_t)(rdtsc() - deadline) > 0)
+				report(sh, status);
+			__asm__ volatile("pause");
+		}
+}
+
+void standalone_open_storm(struct plerig_shared *sh)
+{
+	wait_for_all(sh, PLERIG_VCPU_READY, PLERIG_END_BOOT_TIMEOUT);
+	sh->start_tsc = rdtsc();
+	__atomic_store_n(&sh->phase, PLERIG_PHASE_WARMUP, __ATOMIC_RELEASE);
+}
+
+void standalone_finish(struct plerig_shared *sh, unsigned vcpu)
+{
+	if (vcpu != 0)
+		to_ring0(); /* to halt there: a spinning vCPU would steal vCPU 0's CPU */
+	/* DONE or FAULT; a faulting vCPU reports by itself */
+	wait_for_all(sh, PLERIG_VCPU_DONE, PLERIG_END_STOP_TIMEOUT);
+	report(sh, PLERIG_END_OK);
+}
+
+int standalone_is_finish(uint64_t vector, uint64_t rip)
+{
+	return vector == VECTOR_UD && rip == (uint64_t)plerig_finish_ud2;
+}
+
+static int become_reporter(void)
+{
+	return __atomic_exchange_n(&reporter, 1, __ATOMIC_ACQ_REL) == 0;
+}
+
+void standalone_trap(struct plerig_shared *sh, unsigned vcpu, int finish)
+{
+	if (finish) {
+		if (vcpu == 0 && become_reporter())
+			send_and_power_off((const void *)REPORT_GPA, report_len);
+		halt_forever();
+	}
+	if (!become_reporter())
+		halt_forever();
+	/* the fault without histograms: ring 0 is slow, and only the fault matters */
+	struct frame_buf b = short_report_buf();
+	frame_put_vcpu(&b, vcpu, &sh->vcpu[vcpu], 0);
+	put_end(&b, sh, PLERIG_END_FAULT, vcpu, 1);
+	send_and_power_off(b.data, b.len);
+}

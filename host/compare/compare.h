@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * `plerig compare BASE.json NEW.json`: did NEW get worse than BASE?
+ *
+ * Variants are matched by what defines the experiment (backend, lock,
+ * relax, ring, vms, vcpus, pcpus, pin, cs_cycles, think_cycles); for each
+ * match and metric, Welch's t-test on the per-run values of the ok runs
+ * gives the difference of the means with its p-value and 95% confidence
+ * interval. A metric is worse when p < 0.05 and the change is at least
+ * --threshold percent in the metric's bad direction.
+ *
+ * Exit status: 0 nothing got worse; 1 something did (or NEW has more
+ * failed runs than BASE); 2 bad input: unreadable or malformed files,
+ * wrong schema, bad options, no variant in common, or nothing testable
+ * (every match has fewer than 2 ok runs on a side).
+ */
+#ifndef PLERIG_COMPARE_H
+#define PLERIG_COMPARE_H
+
+#include <stdbool.h>
+
+#include "compare/results_file.h"
+#include "report/verdict.h"
+#include "stats/sample_stats.h"
+
+#define COMPARE_EXIT_OK	       0
+#define COMPARE_EXIT_REGRESSED 1
+#define COMPARE_EXIT_BAD_INPUT 2
+
+#define COMPARE_DEFAULT_THRESHOLD_PCT 2.0
+#define COMPARE_DEFAULT_METRICS	      "acq_per_s,wait_p99_ns,stalled_share,run_delay_share"
+
+struct metric_comparison {
+	const struct metric *metric;
+	struct sample_stats base, cand;
+	struct welch_result welch;
+	struct judgement judgement;
+};
+
+/* One variant present in both files. */
+struct variant_match {
+	const struct loaded_variant *base, *cand;
+	struct metric_comparison *rows; /* one per compared metric */
+	bool more_failures;		/* NEW has more failed runs than BASE */
+	char differences[256];		/* non-identity settings that differ, or "" */
+};
+
+struct comparison_set {
+	const struct results_file *base, *cand;
+	double threshold_pct;
+	const struct metric **metrics;
+	unsigned nr_metrics;
+	struct variant_match *matches;
+	unsigned nr_matches;
+	const struct loaded_variant **only_base, **only_cand;
+	unsigned nr_only_base, nr_only_cand;
+	unsigned verdicts[VERDICT_WORSE + 1]; /* rows per verdict */
+	unsigned more_failures;		      /* matches where NEW failed more */
+};
+
+/* The process exit status for a finished comparison. */
+int comparison_set_status(const struct comparison_set *c);
+
+/* Returns the process exit status; argv[0] is "compare". */
+int compare_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "compare/compare_output.h"
+
+#include <json-c/json.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/atomic_file.h"
+#include "report/json_report.h"
+#include "report/units.h"
+
+/* ---- the table --------------------------------------------------------- */
+
+/* A value of @m in the unit people read it in: 12.3M, 85ns, 0.7%. */
+static const char *metric_value(const struct metric *m, double v, char *buf, size_t len)
+{
+	size_t n = strlen(m->name);
+
+	if (n > 3 && !strcmp(m->name + n - 3, "_ns"))
+		return units_duration_ns(v, buf, len);
+	if (n > 6 && !strcmp(m->name + n - 6, "_share"))
+		return units_percent(v, buf, len);
+	return units_count(v, buf, len);
+}
+
+/* "10.2M +- 0.31%": mean and stddev relative to it, as perf stat prints them. */
+static const char *mean_sd(const struct metric *m, const struct sample_stats *s, char *buf,
+			   size_t len)
+{
+	char v[UNITS_BUF_SIZE];
+
+	if (!s->n)
+		snprintf(buf, len, "-");
+	else if (s->n < 2)
+		snprintf(buf, len, "%s", metric_value(m, s->mean, v, sizeof(v)));
+	else
+		snprintf(buf, len, "%s +- %.2f%%", metric_value(m, s->mean, v, sizeof(v)),
+			 100.0 * s->rel);
+	return buf;
+}
+
+static const char *delta_text(const struct metric_comparison *r, char *buf, size_t len)
+{
+	const struct judgement *j = &r->judgement;
+
+	if (!isnan(j->delta_pct))
+		snprintf(buf, len, "%+.1f%%", j->delta_pct);
+	else if (!isnan(j->delta)) /* the base mean is 0: no percentage of it */
+		snprintf(buf, len, "from 0");
+	else
+		snprintf(buf, len, "-");
+	return buf;
+}
+
+static const char *p_text(const struct welch_result *w, char *buf, size_t len)
+{
+	if (!w->valid)
+		snprintf(buf, len, "-");
+	else if (w->p < 0.001)
+		snprintf(buf, len, "<0.001");
+	else
+		snprintf(buf, len, "%.3f", w->p);
+	return buf;
+}
+
+/* In % of the base mean like the delta, or in the metric's unit when that mean is 0. */
+static const char *ci_text(const struct metric_comparison *r, char *buf, size_t len)
+{
+	const struct welch_result *w = &r->welch;
+	char lo[UNITS_BUF_SIZE], hi[UNITS_BUF_SIZE];
+
+	if (!w->valid)
+		snprintf(buf, len, "-");
+	else if (r->base.mean != 0.0)
+		snprintf(buf, len, "[%+.1f%%, %+.1f%%]", 100.0 * w->ci_low / fabs(r->base.mean),
+			 100.0 * w->ci_high / fabs(r->base.mean));
+	else
+		snprintf(buf, len, "[%s, %s]", metric_value(r->metric, w->ci_low, lo, sizeof(lo)),
+			 metric_value(r->metric, w->ci_high, hi, sizeof(hi)));
+	return buf;
+}
+
+static const char *verdict_text(const struct metric_comparison *r, char *buf, size_t len)
+{
+	const struct judgement *j = &r->judgement;
+
+	if (j->verdict != VERDICT_UNTESTABLE)
+		snprintf(buf, len, "%s", verdict_name(j->verdict));
+	else if (r->base.n < 2 || r->cand.n < 2)
+		snprintf(buf, len,
+			 "untestable: %u vs %u runs with a value, needs 2 a side "
+			 "(--repeat >= 2)",
+			 r->base.n, r->cand.n);
+	else
+		snprintf(buf, len, "untestable: %s", j->why);
+	return buf;
+}
+
+#define ROW_FORMAT "  %-9s  %17s  %17s  %8s  %6s  %19s  %s\n"
+
+static void print_row(FILE *f, const struct metric_comparison *r)
+{
+	char base[48], cand[48], delta[24], p[16], ci[48], verdict[128];
+
+	fprintf(f, ROW_FORMAT, r->metric->label, mean_sd(r->metric, &r->base, base, sizeof(base)),
+		mean_sd(r->metric, &r->cand, cand, sizeof(cand)),
+		delta_text(r, delta, sizeof(delta)), p_text(&r->welch, p, sizeof(p)),
+		ci_text(r, ci, sizeof(ci)), verdict_text(r, verdict, sizeof(verdict)));
+}
+
+static void print_runs(FILE *f, const char *path, const struct loaded_variant *v)
+{
+	if (v->nr_ok == v->nr_runs)
+		return;
+	fprintf(f, "  %s: %u of %u runs failed%s%s\n", path, v->nr_runs - v->nr_ok, v->nr_runs,
+		v->first_error ? ": " : "", v->first_error ? v->first_error : "");
+}
+
+static void print_match(FILE *f, const struct comparison_set *c, const struct variant_match *m)
+{
+	fprintf(f, "%s  (ok runs: %u of %u vs %u of %u)\n", m->base->label, m->base->nr_ok,
+		m->base->nr_runs, m->cand->nr_ok, m->cand->nr_runs);
+	print_runs(f, c->base->path, m->base);
+	print_runs(f, c->cand->path, m->cand);
+	if (m->more_failures)
+		fprintf(f, "  FAILED: more runs fail in %s than in %s\n", c->cand->path,
+			c->base->path);
+	if (m->differences[0])
+		fprintf(f, "  note: not the same settings: %s\n", m->differences);
+	for (unsigned i = 0; i < c->nr_metrics; i++)
+		print_row(f, &m->rows[i]);
+}
+
+static const char *or_unknown(const char *s)
+{
+	return s && *s ? s : "?";
+}
+
+static void print_file(FILE *f, const char *role, const struct results_file *r)
+{
+	fprintf(f, "%s %s: plerig %s, kernel %s, %s, %s%s%s\n", role, r->path,
+		or_unknown(r->plerig_version), or_unknown(r->kernel), or_unknown(r->kvm_module),
+		or_unknown(r->cpu_model), r->ple_params[0] ? ", " : "", r->ple_params);
+	if (r->interrupted)
+		fprintf(f, "  note: %s is from an interrupted run\n", r->path);
+}
+
+static bool differ(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "") != 0;
+}
+
+/* A change of host is a change too: say so before anyone blames the patch. */
+static void print_host_note(FILE *f, const struct results_file *a, const struct results_file *b)
+{
+	const char *what[4];
+	unsigned n = 0;
+
+	if (differ(a->kernel, b->kernel))
+		what[n++] = "kernel";
+	if (differ(a->kvm_module, b->kvm_module))
+		what[n++] = "KVM module";
+	if (differ(a->cpu_model, b->cpu_model))
+		what[n++] = "CPU";
+	if (differ(a->ple_params, b->ple_params))
+		what[n++] = "PLE parameters";
+	if (!n)
+		return;
+	fprintf(f, "note: the files differ in");
+	for (unsigned i = 0; i < n; i++)
+		fprintf(f, "%s %s", i ? (i + 1 == n ? " and" : ",") : "", what[i]);
+	fprintf(f, ": a difference may come from the host, not from the change under test\n");
+}
+
+void compare_print_table(FILE *f, const struct comparison_set *c)
+{
+	print_file(f, "base", c->base);
+	print_file(f, "new ", c->cand);
+	print_host_note(f, c->base, c->cand);
+	fprintf(f,
+		"Welch's t-test over the ok runs; worse/better: p < %.2f and at least %g%% "
+		"change; +- is the\nsample standard deviation relative to the mean; delta and "
+		"95%% CI in %% of the base mean\n",
+		VERDICT_ALPHA, c->threshold_pct);
+	if (c->nr_matches) {
+		fputc('\n', f);
+		fprintf(f, ROW_FORMAT, "metric", "base", "new", "delta", "p", "95% CI of delta",
+			"verdict");
+	}
+	for (unsigned i = 0; i < c->nr_matches; i++) {
+		fputc('\n', f);
+		print_match(f, c, &c->matches[i]);
+	}
+	if (c->nr_only_base || c->nr_only_cand)
+		fputc('\n', f);
+	for (unsigned i = 0; i < c->nr_only_base; i++)
+		fprintf(f, "only in %s: %s\n", c->base->path, c->only_base[i]->label);
+	for (unsigned i = 0; i < c->nr_only_cand; i++)
+		fprintf(f, "only in %s: %s\n", c->cand->path, c->only_cand[i]->label);
+	fprintf(f,
+		"\n%u variant(s) compared: %u worse, %u better, %u no significant change, %u "
+		"untestable",
+		c->nr_matches, c->verdicts[VERDICT_WORSE], c->verdicts[VERDICT_BETTER],
+		c->verdicts[VERDICT_NO_CHANGE], c->verdicts[VERDICT_UNTESTABLE]);
+	if (c->more_failures)
+		fprintf(f, "; %u with more failed runs", c->more_failures);
+	fputc('\n', f);
+}
+
+/* ---- JSON --------------------------------------------------------------- */
+
+static void add(json_object *o, const char *key, json_object *v)
+{
+	json_object_object_add(o, key, v);
+}
+
+static void add_str(json_object *o, const char *key, const char *v)
+{
+	add(o, key, v ? json_object_new_string(v) : NULL);
+}
+
+static json_object *file_json(const struct results_file *r)
+{
+	json_object *o = json_object_new_object();
+
+	add_str(o, "path", r->path);
+	add_str(o, "plerig_version", r->plerig_version);
+	add_str(o, "command_line", r->command_line);
+	add_str(o, "kernel", r->kernel);
+	add_str(o, "kvm_module", r->kvm_module);
+	add_str(o, "cpu_model", r->cpu_model);
+	add(o, "interrupted", json_object_new_boolean(r->interrupted));
+	return o;
+}
+
+/* The identity fields, shared with the loaded document. */
+static json_object *identity_json(const struct loaded_variant *v)
+{
+	static const char *const names[] = {RESULTS_FILE_IDENTITY};
+	json_object *o = json_object_new_object();
+
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		add(o, names[i], json_object_get(results_file_member(v, names[i])));
+	return o;
+}
+
+static json_object *side_json(const struct sample_stats *s)
+{
+	json_object *o = json_object_new_object();
+
+	add(o, "n", json_object_new_int64(s->n));
+	add(o, "mean", json_report_double(s->n ? s->mean : NAN));
+	add(o, "stddev", json_report_double(s->n ? s->stddev : NAN));
+	return o;
+}
+
+static json_object *row_json(const struct metric_comparison *r)
+{
+	json_object *o = json_object_new_object();
+	const struct welch_result *w = &r->welch;
+	const struct judgement *j = &r->judgement;
+
+	add_str(o, "metric", r->metric->name);
+	add_str(o, "better", r->metric->better > 0 ? "higher" : "lower");
+	add(o, "base", side_json(&r->base));
+	add(o, "new", side_json(&r->cand));
+	add(o, "delta", json_report_double(j->delta));
+	add(o, "delta_pct", json_report_double(j->delta_pct));
+	add(o, "p_value", json_report_double(w->valid ? w->p : NAN));
+	add(o, "ci95_low", json_report_double(w->valid ? w->ci_low : NAN));
+	add(o, "ci95_high", json_report_double(w->valid ? w->ci_high : NAN));
+	add(o, "significant", json_object_new_boolean(j->significant));
+	add_str(o, "verdict", verdict_name(j->verdict));
+	add_str(o, "why", j->why);
+	return o;
+}
+
+static json_object *match_json(const struct comparison_set *c, const struct variant_match *m)
+{
+	json_object *o = identity_json(m->base);
+	json_object *rows = json_object_new_array();
+
+	add(o, "base_runs", json_object_new_int64(m->base->nr_runs));
+	add(o, "base_ok", json_object_new_int64(m->base->nr_ok));
+	add(o, "new_runs", json_object_new_int64(m->cand->nr_runs));
+	add(o, "new_ok", json_object_new_int64(m->cand->nr_ok));
+	add(o, "more_failures", json_object_new_boolean(m->more_failures));
+	add_str(o, "differences", m->differences[0] ? m->differences : NULL);
+	for (unsigned i = 0; i < c->nr_metrics; i++)
+		json_object_array_add(rows, row_json(&m->rows[i]));
+	add(o, "metrics", rows);
+	return o;
+}
+
+static json_object *compare_json(const struct comparison_set *c)
+{
+	json_object *root = json_object_new_object();
+	json_object *names = json_object_new_array();
+	json_object *variants = json_object_new_array();
+	json_object *only_base = json_object_new_array();
+	json_object *only_cand = json_object_new_array();
+	json_object *counts = json_object_new_object();
+
+	add_str(root, "schema", COMPARE_SCHEMA);
+	add(root, "schema_version", json_object_new_int(COMPARE_SCHEMA_VERSION));
+	add(root, "base", file_json(c->base));
+	add(root, "new", file_json(c->cand));
+	add(root, "threshold_pct", json_report_double(c->threshold_pct));
+	add(root, "alpha", json_report_double(VERDICT_ALPHA));
+	for (unsigned i = 0; i < c->nr_metrics; i++)
+		json_object_array_add(names, json_object_new_string(c->metrics[i]->name));
+	add(root, "metrics", names);
+	for (unsigned i = 0; i < c->nr_matches; i++)
+		json_object_array_add(variants, match_json(c, &c->matches[i]));
+	add(root, "variants", variants);
+	for (unsigned i = 0; i < c->nr_only_base; i++)
+		json_object_array_add(only_base, identity_json(c->only_base[i]));
+	add(root, "only_in_base", only_base);
+	for (unsigned i = 0; i < c->nr_only_cand; i++)
+		json_object_array_add(only_cand, identity_json(c->only_cand[i]));
+	add(root, "only_in_new", only_cand);
+	for (unsigned v = 0; v <= VERDICT_WORSE; v++)
+		add(counts, verdict_name((enum verdict)v), json_object_new_int64(c->verdicts[v]));
+	add(counts, "more_failures", json_object_new_int64(c->more_failures));
+	add(root, "counts", counts);
+	add(root, "exit_status", json_object_new_int(comparison_set_status(c)));
+	return root;
+}
+
+int compare_write_json(const char *path, const struct comparison_set *c, char *err, size_t errlen)
+{
+	json_object *root = compare_json(c);
+	const char *text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+								    JSON_C_TO_STRING_NOSLASHESCAPE);
+	char *buf = text ? malloc(strlen(text) + 2) : NULL;
+	int rc;
+
+	if (!buf) {
+		json_object_put(root);
+		return report_error(err, errlen, "cannot write '%s': out of memory", path);
+	}
+	size_t len = strlen(text);
+	memcpy(buf, text, len);
+	buf[len++] = '\n';
+	buf[len] = '\0';
+	rc = atomic_file_write(path, "JSON", buf, len, err, errlen);
+	free(buf);
+	json_object_put(root);
+	return rc;
+}

@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "compare/results_file.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/atomic_file.h"
+#include "report/json_report.h"
+
+/* Where in which file: every message starts "PATH: json.path: ". */
+struct where {
+	const char *file;
+	char *err;
+	size_t errlen;
+};
+
+static int bad(const struct where *w, const char *at, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int bad(const struct where *w, const char *at, const char *fmt, ...)
+{
+	char what[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (at && *at)
+		return report_error(w->err, w->errlen, "%s: %s: %s", w->file, at, what);
+	return report_error(w->err, w->errlen, "%s: %s", w->file, what);
+}
+
+/* "a string", "a number": how the JSON reader would name a type. */
+static const char *kind(json_object *o)
+{
+	switch (json_object_get_type(o)) {
+	case json_type_null:
+		return "null";
+	case json_type_boolean:
+		return "a boolean";
+	case json_type_int:
+	case json_type_double:
+		return "a number";
+	case json_type_string:
+		return "a string";
+	case json_type_object:
+		return "an object";
+	case json_type_array:
+		return "an array";
+	}
+	return "?";
+}
+
+static bool is_number(json_object *o)
+{
+	return json_object_is_type(o, json_type_int) || json_object_is_type(o, json_type_double);
+}
+
+enum want { WANT_STRING, WANT_INT, WANT_NUMBER, WANT_BOOL, WANT_OBJECT, WANT_ARRAY };
+
+static const char *const want_names[] = {
+    [WANT_STRING] = "a string", [WANT_INT] = "an integer",   [WANT_NUMBER] = "a number",
+    [WANT_BOOL] = "a boolean",	[WANT_OBJECT] = "an object", [WANT_ARRAY] = "an array",
+};
+
+static bool is(json_object *o, enum want want)
+{
+	switch (want) {
+	case WANT_STRING:
+		return json_object_is_type(o, json_type_string);
+	case WANT_INT:
+		return json_object_is_type(o, json_type_int);
+	case WANT_NUMBER:
+		return is_number(o);
+	case WANT_BOOL:
+		return json_object_is_type(o, json_type_boolean);
+	case WANT_OBJECT:
+		return json_object_is_type(o, json_type_object);
+	case WANT_ARRAY:
+		return json_object_is_type(o, json_type_array);
+	}
+	return false;
+}
+
+/* @o.@key, which must exist and be of kind @want; NULL after an error message. */
+static json_object *member(const struct where *w, const char *at, json_object *o, const char *key,
+			   enum want want)
+{
+	json_object *v = NULL;
+
+	if (!json_object_object_get_ex(o, key, &v)) {
+		bad(w, at, "missing %s", key);
+		return NULL;
+	}
+	if (!is(v, want)) {
+		bad(w, at, "%s is %s, not %s", key, kind(v), want_names[want]);
+		return NULL;
+	}
+	return v;
+}
+
+/* An optional string member, for the header; NULL when absent or not a string. */
+static const char *opt_string(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+
+	if (!o || !json_object_object_get_ex(o, key, &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+/* ---- the file --------------------------------------------------------- */
+
+/* Whole file, so that a syntax error can be placed by line. */
+static char *read_all(const struct where *w, size_t *len)
+{
+	FILE *f = fopen(w->file, "r");
+	char *text = NULL;
+	size_t cap = 0;
+
+	*len = 0;
+	if (!f) {
+		bad(w, NULL, "cannot open: %s", strerror(errno));
+		return NULL;
+	}
+	for (;;) {
+		if (*len + 65536 + 1 > cap) {
+			char *grown = realloc(text, cap = cap * 2 + 65536 + 1);
+			if (!grown) {
+				bad(w, NULL, "out of memory");
+				goto fail;
+			}
+			text = grown;
+		}
+		size_t n = fread(text + *len, 1, cap - *len - 1, f);
+		*len += n;
+		if (n == 0)
+			break;
+	}
+	if (ferror(f)) {
+		bad(w, NULL, "cannot read: %s", strerror(errno));
+		goto fail;
+	}
+	fclose(f);
+	text[*len] = '\0';
+	return text;
+fail:
+	free(text);
+	fclose(f);
+	return NULL;
+}
+
+static json_object *parse(const struct where *w)
+{
+	size_t len;
+	char *text = read_all(w, &len);
+	json_tokener *tok;
+	json_object *root;
+
+	if (!text)
+		return NULL;
+	if (len == 0) {
+		bad(w, NULL, "empty file, not JSON");
+		free(text);
+		return NULL;
+	}
+	tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH);
+	if (!tok) {
+		bad(w, NULL, "out of memory");
+		free(text);
+		return NULL;
+	}
+	root = json_tokener_parse_ex(tok, text, (int)len);
+	enum json_tokener_error e = json_tokener_get_error(tok);
+	size_t end = json_tokener_get_parse_end(tok);
+	if (e == json_tokener_continue) {
+		bad(w, NULL, "not JSON: the text ends in the middle of a value (truncated?)");
+	} else if (e != json_tokener_success || !root) {
+		unsigned line = 1;
+		for (size_t i = 0; i < end && i < len; i++)
+			line += text[i] == '\n';
+		bad(w, NULL, "not JSON: %s at line %u", json_tokener_error_desc(e), line);
+	} else {
+		/* trailing garbage after the document is damage too */
+		while (end < len && strchr(" \t\r\n", text[end]))
+			end++;
+		if (end < len)
+			bad(w, NULL, "not JSON: text after the end of the document");
+	}
+	if ((e != json_tokener_success || end < len) && root) {
+		json_object_put(root);
+		root = NULL;
+	}
+	json_tokener_free(tok);
+	free(text);
+	return root;
+}
+
+/* ---- checks ----------------------------------------------------------- */
+
+static int check_schema(const struct where *w, json_object *root)
+{
+	json_object *schema, *version;
+
+	if (!json_object_is_type(root, json_type_object))
+		return bad(w, NULL, "not a plerig results file: the document is %s, not an object",
+			   kind(root));
+	if (!json_object_object_get_ex(root, "schema", &schema) ||
+	    !json_object_is_type(schema, json_type_string) ||
+	    strcmp(json_object_get_string(schema), JSON_REPORT_SCHEMA))
+		return bad(w, NULL, "not a plerig results file (no \"schema\": \"%s\")",
+			   JSON_REPORT_SCHEMA);
+	if (!(version = member(w, NULL, root, "schema_version", WANT_INT)))
+		return -1;
+	int64_t v = json_object_get_int64(version);
+	if (v < JSON_REPORT_SCHEMA_VERSION)
+		return bad(w, NULL,
+			   "schema_version %lld is from an older plerig, without repeats; "
+			   "compare reads version %d: rerun it with this plerig and --repeat >= 2",
+			   (long long)v, JSON_REPORT_SCHEMA_VERSION);
+	if (v > JSON_REPORT_SCHEMA_VERSION)
+		return bad(w, NULL,
+			   "schema_version %lld is newer than this plerig reads (%d): "
+			   "compare it with the plerig that wrote it",
+			   (long long)v, JSON_REPORT_SCHEMA_VERSION);
+	return 0;
+}
+
+static int check_run(const struct where *w, const char *at, json_object *run,
+		     const struct metric *const *metrics, unsigned nr_metrics, bool *ok)
+{
+	json_object *okv, *summary;
+
+	if (!json_object_is_type(run, json_type_object))
+		return bad(w, at, "is %s, not an object", kind(run));
+	if (!(okv = member(w, at, run, "ok", WANT_BOOL)))
+		return -1;
+	*ok = json_object_get_boolean(okv);
+	if (!json_object_object_get_ex(run, "summary", &summary))
+		return bad(w, at, "missing summary");
+	if (!*ok)
+		return 0; /* a failed run has no figures to check */
+	if (!json_object_is_type(summary, json_type_object))
+		return bad(w, at, "summary is %s although ok is true", kind(summary));
+
+	char sat[128];
+	snprintf(sat, sizeof(sat), "%s.summary", at);
+	for (unsigned m = 0; m < nr_metrics; m++) {
+		json_object *v;
+		if (!json_object_object_get_ex(summary, metrics[m]->name, &v))
+			return bad(w, sat, "missing %s", metrics[m]->name);
+		if (v && !is_number(v))
+			return bad(w, sat, "%s is %s, not a number or null", metrics[m]->name,
+				   kind(v));
+	}
+	return 0;
+}
+
+/* Identity fields into key (for matching) and label (for people). */
+static int load_identity(const struct where *w, const char *at, struct loaded_variant *lv)
+{
+	static const char *const names[] = {RESULTS_FILE_IDENTITY};
+	static const enum want wants[] = {WANT_STRING, WANT_STRING, WANT_STRING, WANT_STRING,
+					  WANT_INT,    WANT_INT,    WANT_STRING, WANT_STRING,
+					  WANT_INT,    WANT_INT};
+	const char *text[sizeof(names) / sizeof(names[0])];
+	size_t used = 0;
+
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		json_object *v = member(w, at, lv->obj, names[i], wants[i]);
+		if (!v)
+			return -1;
+		/* json-c keeps the text of a number until the document is freed */
+		text[i] = json_object_get_string(v);
+		int n = snprintf(lv->key + used, sizeof(lv->key) - used, "%s%s=%s", used ? " " : "",
+				 names[i], text[i]);
+		if (n < 0 || (size_t)n >= sizeof(lv->key) - used)
+			return bad(w, at, "identity fields are too long");
+		used += (size_t)n;
+	}
+	snprintf(lv->label, sizeof(lv->label), "%s %s %s %s %sx%s on %s pin=%s cs=%s think=%s",
+		 text[0], text[1], text[2], text[3], text[4], text[5], text[6], text[7], text[8],
+		 text[9]);
+	return 0;
+}
+
+static int load_variant(const struct where *w, json_object *obj, unsigned index,
+			const struct metric *const *metrics, unsigned nr_metrics,
+			struct loaded_variant *lv)
+{
+	char at[64];
+
+	snprintf(at, sizeof(at), "variants[%u]", index);
+	memset(lv, 0, sizeof(*lv));
+	lv->index = index;
+	lv->obj = obj;
+	if (!json_object_is_type(obj, json_type_object))
+		return bad(w, at, "is %s, not an object", kind(obj));
+	if (load_identity(w, at, lv))
+		return -1;
+	if (!(lv->runs = member(w, at, obj, "runs", WANT_ARRAY)))
+		return -1;
+	lv->nr_runs = (unsigned)json_object_array_length(lv->runs);
+	for (unsigned r = 0; r < lv->nr_runs; r++) {
+		json_object *run = json_object_array_get_idx(lv->runs, r);
+		char rat[96];
+		bool ok = false;
+
+		snprintf(rat, sizeof(rat), "%s.runs[%u]", at, r);
+		if (check_run(w, rat, run, metrics, nr_metrics, &ok))
+			return -1;
+		lv->nr_ok += ok;
+		if (!ok && !lv->first_error)
+			lv->first_error = opt_string(run, "error");
+	}
+	return 0;
+}
+
+/* "ple_gap=128 ple_window=4096", to show and to compare as text. */
+static void ple_params_text(json_object *host, char *buf, size_t len)
+{
+	json_object *p = NULL;
+	size_t used = 0;
+
+	buf[0] = '\0';
+	if (!host || !json_object_object_get_ex(host, "ple_params", &p) ||
+	    !json_object_is_type(p, json_type_object))
+		return;
+	json_object_object_foreach(p, key, val)
+	{
+		int n = snprintf(buf + used, len - used, "%s%s=%s", used ? " " : "", key,
+				 val ? json_object_get_string(val) : "null");
+		if (n < 0 || (size_t)n >= len - used)
+			break;
+		used += (size_t)n;
+	}
+}
+
+int results_file_load(const char *path, const struct metric *const *metrics, unsigned nr_metrics,
+		      struct results_file *out, char *err, size_t errlen)
+{
+	const struct where w = {.file = path, .err = err, .errlen = errlen};
+	json_object *root, *variants, *host = NULL, *v;
+
+	memset(out, 0, sizeof(*out));
+	out->path = path;
+	if (!(root = parse(&w)))
+		return -1;
+	out->root = root;
+	if (check_schema(&w, root) || !(variants = member(&w, NULL, root, "variants", WANT_ARRAY)))
+		goto fail;
+	if (json_object_object_get_ex(root, "host", &host) &&
+	    !json_object_is_type(host, json_type_object)) {
+		bad(&w, NULL, "host is %s, not an object", kind(host));
+		goto fail;
+	}
+	if (json_object_object_get_ex(root, "interrupted", &v))
+		out->interrupted = json_object_get_boolean(v);
+	out->plerig_version = opt_string(root, "plerig_version");
+	out->command_line = opt_string(root, "command_line");
+	out->kernel = opt_string(host, "kernel");
+	out->kvm_module = opt_string(host, "kvm_module");
+	out->cpu_model = opt_string(host, "cpu_model");
+	ple_params_text(host, out->ple_params_text, sizeof(out->ple_params_text));
+	out->ple_params = out->ple_params_text;
+
+	out->nr_variants = (unsigned)json_object_array_length(variants);
+	out->variants = calloc(out->nr_variants ? out->nr_variants : 1, sizeof(*out->variants));
+	if (!out->variants) {
+		bad(&w, NULL, "out of memory");
+		goto fail;
+	}
+	for (unsigned i = 0; i < out->nr_variants; i++)
+		if (load_variant(&w, json_object_array_get_idx(variants, i), i, metrics, nr_metrics,
+				 &out->variants[i]))
+			goto fail;
+	return 0;
+fail:
+	results_file_free(out);
+	return -1;
+}
+
+void results_file_free(struct results_file *f)
+{
+	free(f->variants);
+	json_object_put(f->root);
+	memset(f, 0, sizeof(*f));
+}
+
+unsigned results_file_values(const struct loaded_variant *v, const struct metric *m, double *out)
+{
+	unsigned n = 0;
+
+	for (unsigned r = 0; r < v->nr_runs; r++) {
+		json_object *run = json_object_array_get_idx(v->runs, r);
+		json_object *ok, *summary, *value;
+
+		if (!json_object_object_get_ex(run, "ok", &ok) || !json_object_get_boolean(ok) ||
+		    !json_object_object_get_ex(run, "summary", &summary) ||
+		    !json_object_object_get_ex(summary, m->name, &value) || !is_number(value))
+			continue;
+		out[n++] = json_object_get_double(value);
+	}
+	return n;
+}
+
+json_object *results_file_member(const struct loaded_variant *v, const char *key)
+{
+	json_object *o = NULL;
+
+	return json_object_object_get_ex(v->obj, key, &o) ? o : NULL;
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Reading a schema-2 results file back for `plerig compare`. Everything
+ * compare relies on is checked up front, so that a damaged or foreign
+ * file is refused with the place that is wrong ("variants[2].runs[0]
+ * .summary: missing acq_per_s") instead of being compared as zeros.
+ */
+#ifndef PLERIG_RESULTS_FILE_H
+#define PLERIG_RESULTS_FILE_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "stats/metrics.h"
+
+/* The fields that make two variants the same experiment. */
+#define RESULTS_FILE_IDENTITY                                                                      \
+	"backend", "lock", "relax", "ring", "vms", "vcpus", "pcpus", "pin", "cs_cycles",           \
+	    "think_cycles"
+
+struct loaded_variant {
+	unsigned index;	   /* in the file's variants[] */
+	json_object *obj;  /* the variant; the document owns it */
+	json_object *runs; /* its runs[] */
+	unsigned nr_runs;
+	unsigned nr_ok;
+	const char *first_error; /* of the first failed run, or NULL */
+	char key[512];		 /* identity as "backend=kvm lock=ticket ...": matched by strcmp */
+	char label[256];	 /* identity for people: "kvm ticket/pause ring user 1x2 on 0-1" */
+};
+
+struct results_file {
+	const char *path;
+	json_object *root;
+	struct loaded_variant *variants;
+	unsigned nr_variants;
+	bool interrupted;
+	/* for the header, each NULL when absent */
+	const char *plerig_version;
+	const char *command_line;
+	const char *kernel;
+	const char *kvm_module;
+	const char *cpu_model;
+	const char *ple_params; /* "name=value ..." as loaded, or "" */
+	char ple_params_text[512];
+};
+
+/*
+ * Load @path and check the structure compare needs, including that every
+ * ok run's summary has @metrics (numbers or null). Returns 0, or -1 with
+ * "PATH: where: what" in @err.
+ */
+int results_file_load(const char *path, const struct metric *const *metrics, unsigned nr_metrics,
+		      struct results_file *out, char *err, size_t errlen);
+void results_file_free(struct results_file *f);
+
+/* The values of @m over the ok runs of @v that have one (not null); returns how many. */
+unsigned results_file_values(const struct loaded_variant *v, const struct metric *m, double *out);
+
+/* A member of a variant by name (stall_us, duration_s, ...), or NULL. */
+json_object *results_file_member(const struct loaded_variant *v, const char *key);
+
+#endif

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+/* /dev/kvm, the module behind it, and the capabilities PLE experiments use. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/kvm.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "doctor/doctor.h"
+#include "kvm/kvm_system.h"
+
+static void check_module(struct doctor_report *r)
+{
+	char err[512];
+	struct ple_host *h = &r->host;
+	if (ple_host_detect(h, ple_sysfs_root(), err, sizeof(err))) {
+		doctor_add(r, "kvm_module", "KVM module", DOCTOR_NO, "%s", err);
+		return;
+	}
+	if (!h->module[0]) {
+		doctor_add(r, "kvm_module", "KVM module", DOCTOR_NO,
+			   "none of kvm_intel, kvm_amd, kvm_pvm under %s/module", h->root);
+		doctor_fix(r, "modprobe kvm_intel (Intel) or kvm_amd (AMD), with virtualisation "
+			      "enabled in the firmware");
+		return;
+	}
+	const char *what = h->vendor == PLE_VENDOR_VMX ? "Intel VMX"
+			   : h->vendor == PLE_VENDOR_SVM
+			       ? "AMD SVM"
+			       : "PVM, a software backend without VMX/SVM";
+	if (h->loadable)
+		doctor_add(r, "kvm_module", "KVM module", DOCTOR_OK,
+			   "%s drives /dev/kvm: %s; loadable, refcnt %ld%s%s%s%s", h->module, what,
+			   h->refcnt, h->users[0] ? ", held by " : "", h->users,
+			   h->holders[0] ? "; modules depending on it: " : "", h->holders);
+	else
+		doctor_add(r, "kvm_module", "KVM module", DOCTOR_OK,
+			   "%s drives /dev/kvm: %s; built into the kernel (cannot be reloaded)",
+			   h->module, what);
+}
+
+/* A fresh VM accepts KVM_X86_DISABLE_EXITS_PAUSE before its first vCPU? */
+static int try_disable_pause(int kvm, char *err, size_t errlen)
+{
+	int vm = ioctl(kvm, KVM_CREATE_VM, 0);
+	if (vm < 0) {
+		snprintf(err, errlen, "KVM_CREATE_VM: %s", strerror(errno));
+		return -1;
+	}
+	struct kvm_enable_cap cap = {.cap = KVM_CAP_X86_DISABLE_EXITS,
+				     .args = {KVM_X86_DISABLE_EXITS_PAUSE}};
+	int rc = ioctl(vm, KVM_ENABLE_CAP, &cap);
+	if (rc < 0)
+		snprintf(err, errlen, "KVM_ENABLE_CAP(KVM_CAP_X86_DISABLE_EXITS, PAUSE): %s",
+			 strerror(errno));
+	close(vm);
+	return rc < 0 ? -1 : 0;
+}
+
+static void check_caps(struct doctor_report *r, int kvm)
+{
+	char err[256];
+	int mask = ioctl(kvm, KVM_CHECK_EXTENSION, KVM_CAP_X86_DISABLE_EXITS);
+	if (mask < 0 || !(mask & KVM_X86_DISABLE_EXITS_PAUSE)) {
+		doctor_add(r, "disable_exits", "per-VM PLE off", DOCTOR_NO,
+			   "KVM_CAP_X86_DISABLE_EXITS is %d: no PAUSE bit, so --ple off cannot "
+			   "turn PAUSE interception off for one VM",
+			   mask);
+		doctor_fix(r, "a newer kernel (4.16 or later), or kvm.ko not built with "
+			      "restrictions on disabling exits");
+	} else if (try_disable_pause(kvm, err, sizeof(err))) {
+		doctor_add(r, "disable_exits", "per-VM PLE off", DOCTOR_NO,
+			   "KVM_CAP_X86_DISABLE_EXITS = %d offers PAUSE, but a fresh VM refused "
+			   "it: %s",
+			   mask, err);
+	} else {
+		doctor_add(r, "disable_exits", "per-VM PLE off", DOCTOR_OK,
+			   "KVM_CAP_X86_DISABLE_EXITS = %d (PAUSE bit set); a fresh VM accepts "
+			   "KVM_X86_DISABLE_EXITS_PAUSE%s",
+			   mask,
+			   r->host.vendor == PLE_VENDOR_NONE
+			       ? " (nothing to disable here: no PAUSE intercept)"
+			       : "");
+	}
+
+	int stats = ioctl(kvm, KVM_CHECK_EXTENSION, KVM_CAP_BINARY_STATS_FD);
+	if (stats > 0)
+		doctor_add(r, "stats_fd", "KVM binary stats", DOCTOR_OK,
+			   "KVM_CAP_BINARY_STATS_FD: per-vCPU exits, halt_exits, "
+			   "directed_yield_attempted/successful, preemption_reported");
+	else {
+		doctor_add(r, "stats_fd", "KVM binary stats", DOCTOR_WARN,
+			   "KVM_CAP_BINARY_STATS_FD is absent: no per-vCPU exits or directed "
+			   "yields");
+		doctor_fix(r, "Linux 5.14 or later");
+	}
+}
+
+void doctor_check_kvm(struct doctor_report *r)
+{
+	const char *path = kvm_device_path();
+	int kvm = open(path, O_RDWR | O_CLOEXEC);
+	if (kvm < 0) {
+		int e = errno;
+		doctor_add(r, "kvm_device", "KVM device", DOCTOR_NO, "cannot open %s: %s", path,
+			   strerror(e));
+		if (e == ENOENT)
+			doctor_fix(r, "load kvm_intel or kvm_amd and enable virtualisation in the "
+				      "firmware (or use nested virtualisation)");
+		else if (e == EACCES || e == EPERM)
+			doctor_fix(r, "usermod -aG kvm $USER (then log in again), or run as root");
+		check_module(r);
+		return;
+	}
+	int api = ioctl(kvm, KVM_GET_API_VERSION, 0);
+	if (api != KVM_API_VERSION) {
+		doctor_add(r, "kvm_device", "KVM device", DOCTOR_NO,
+			   "%s answers KVM API %d, plerig needs %d", path, api, KVM_API_VERSION);
+		close(kvm);
+		check_module(r);
+		return;
+	}
+	doctor_add(r, "kvm_device", "KVM device", DOCTOR_OK, "%s opens read-write, KVM API %d",
+		   path, api);
+	check_module(r);
+	check_caps(r, kvm);
+	close(kvm);
+}

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Whether PAUSE is intercepted at all, and the parameters that tune it. */
+#include <stdio.h>
+#include <string.h>
+
+#include "doctor/doctor.h"
+
+static void check_interception(struct doctor_report *r)
+{
+	const struct ple_host *h = &r->host;
+	if (!h->module[0])
+		return;
+	if (h->vendor == PLE_VENDOR_NONE) {
+		doctor_add(r, "pause_intercept", "PAUSE interception", DOCTOR_NO,
+			   "no hardware PLE on this host (%s): PAUSE never exits, PAUSE-loop exit "
+			   "counts are unavailable; lock-holder figures still work",
+			   h->module);
+		doctor_fix(r, "for PLE figures use a host with kvm_intel (VMX) or kvm_amd (SVM)");
+		return;
+	}
+	const char *gate = h->vendor == PLE_VENDOR_VMX ? "ple_gap" : "pause_filter_count";
+	const struct ple_param *g = ple_host_param(h, gate);
+	const struct ple_param *t = ple_host_param(h, "pause_filter_thresh");
+	if (g && !strcmp(g->value, "0")) {
+		doctor_add(r, "pause_intercept", "PAUSE interception", DOCTOR_WARN,
+			   "off host-wide: %s.%s=0", h->module, gate);
+		doctor_fix(r,
+			   "reload %s with %s > 0 (plerig sweep --param %s=... does it for a "
+			   "sweep)",
+			   h->module, gate, gate);
+	} else if (t && !strcmp(t->value, "0")) {
+		doctor_add(r, "pause_intercept", "PAUSE interception", DOCTOR_WARN,
+			   "%s.pause_filter_thresh=0: every PAUSE counts towards the filter, "
+			   "however far apart (no loop detection)",
+			   h->module);
+	} else {
+		doctor_add(r, "pause_intercept", "PAUSE interception", DOCTOR_OK, "%s: %s=%s%s",
+			   h->vendor == PLE_VENDOR_VMX ? "Intel PLE" : "AMD pause filter", gate,
+			   g ? g->value : "?",
+			   h->vendor == PLE_VENDOR_VMX
+			       ? " (Intel PLE ignores PAUSE at guest CPL > 0: use --ring kernel)"
+			       : "");
+	}
+}
+
+static void check_params(struct doctor_report *r)
+{
+	const struct ple_host *h = &r->host;
+	if (!h->module[0])
+		return;
+	if (!ple_module_params(h->module)) {
+		doctor_add(r, "ple_params", "PLE parameters", DOCTOR_INFO,
+			   "%s has none (ple_gap, ple_window... belong to kvm_intel, "
+			   "pause_filter_* to kvm_amd): plerig sweep cannot run here",
+			   h->module);
+		return;
+	}
+	if (!h->nr_params) {
+		doctor_add(r, "ple_params", "PLE parameters", DOCTOR_WARN,
+			   "%s shows none of its PLE parameters under %s/module/%s/parameters",
+			   h->module, h->root, h->module);
+		return;
+	}
+	for (unsigned i = 0; i < h->nr_params; i++) {
+		const struct ple_param *p = &h->params[i];
+		char why[512], key[PLE_NAME_LEN + 8];
+		enum ple_method m = ple_decide(h, p->name, why, sizeof(why));
+		snprintf(key, sizeof(key), "param_%s", p->name);
+		if (m == PLE_METHOD_RUNTIME)
+			doctor_add(r, key, p->name, DOCTOR_OK,
+				   "%s (mode %04o): writable at run time", p->value, p->mode);
+		else if (m == PLE_METHOD_RELOAD)
+			doctor_add(r, key, p->name, DOCTOR_OK,
+				   "%s (mode %04o, read-only): changing it reloads %s, possible "
+				   "now (unused)",
+				   p->value, p->mode, h->module);
+		else {
+			doctor_add(r, key, p->name, DOCTOR_WARN,
+				   "%s (mode %04o): cannot change now", p->value, p->mode);
+			doctor_fix(r, "%s", why);
+		}
+	}
+}
+
+void doctor_check_ple(struct doctor_report *r)
+{
+	check_interception(r);
+	check_params(r);
+}

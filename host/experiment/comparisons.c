@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "experiment/comparisons.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CONFIDENCE 0.95
+
+static bool contains(const unsigned *list, unsigned n, unsigned value)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (list[i] == value)
+			return true;
+	return false;
+}
+
+/* The axis' values in the matrix, as unsigned. */
+static unsigned axis_values(const struct run_options *o, enum baseline_axis axis, unsigned *out)
+{
+	unsigned n = 0;
+	switch (axis) {
+	case BASELINE_BACKEND:
+		for (unsigned i = 0; i < o->nr_backends; i++)
+			out[n++] = o->backends[i];
+		break;
+	case BASELINE_LOCK:
+		for (unsigned i = 0; i < o->nr_locks; i++)
+			out[n++] = o->locks[i];
+		break;
+	case BASELINE_RELAX:
+		for (unsigned i = 0; i < o->nr_relaxes; i++)
+			out[n++] = o->relaxes[i];
+		break;
+	case BASELINE_VCPUS:
+		for (unsigned i = 0; i < o->nr_vcpu_counts; i++)
+			out[n++] = o->vcpu_counts[i];
+		break;
+	case BASELINE_AUTO:
+		break;
+	}
+	return n;
+}
+
+const char *baseline_describe(enum baseline_axis axis, unsigned value, char *buf, size_t len)
+{
+	switch (axis) {
+	case BASELINE_BACKEND:
+		snprintf(buf, len, "backend=%s", backend_name(value));
+		break;
+	case BASELINE_LOCK:
+		snprintf(buf, len, "lock=%s", lock_name(value));
+		break;
+	case BASELINE_RELAX:
+		snprintf(buf, len, "relax=%s", relax_name(value));
+		break;
+	case BASELINE_VCPUS:
+		snprintf(buf, len, "vcpus=%u", value);
+		break;
+	case BASELINE_AUTO:
+		snprintf(buf, len, "none");
+		break;
+	}
+	return buf;
+}
+
+int baseline_resolve(const struct run_options *o, enum baseline_axis *axis, unsigned *value,
+		     char *err, size_t errlen)
+{
+	unsigned values[RUN_OPTIONS_MAX_VCPU_COUNTS + PLERIG_RELAX_COUNT + BACKEND_COUNT];
+	if (o->baseline_axis != BASELINE_AUTO) {
+		unsigned n = axis_values(o, o->baseline_axis, values);
+		char desc[48];
+		baseline_describe(o->baseline_axis, o->baseline_value, desc, sizeof(desc));
+		if (!contains(values, n, o->baseline_value)) {
+			snprintf(err, errlen, "--baseline %s: no variant has that value", desc);
+			return -1;
+		}
+		*axis = o->baseline_axis;
+		*value = o->baseline_value;
+		return 0;
+	}
+	/* a VM against the bare metal is the comparison that says what virtualisation costs */
+	for (unsigned i = 0; o->nr_backends > 1 && i < o->nr_backends; i++) {
+		if (o->backends[i] == BACKEND_NATIVE) {
+			*axis = BASELINE_BACKEND;
+			*value = BACKEND_NATIVE;
+			return 0;
+		}
+	}
+	static const enum baseline_axis order[] = {BASELINE_RELAX, BASELINE_LOCK, BASELINE_VCPUS,
+						   BASELINE_BACKEND};
+	for (unsigned i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		if (axis_values(o, order[i], values) > 1) {
+			*axis = order[i];
+			*value = values[0];
+			return 0;
+		}
+	}
+	*axis = BASELINE_AUTO;
+	return 0;
+}
+
+static unsigned axis_of(const struct variant *v, enum baseline_axis axis)
+{
+	switch (axis) {
+	case BASELINE_BACKEND:
+		return v->backend;
+	case BASELINE_LOCK:
+		return v->lock;
+	case BASELINE_RELAX:
+		return v->relax;
+	case BASELINE_VCPUS:
+		return v->vcpus;
+	case BASELINE_AUTO:
+		break;
+	}
+	return 0;
+}
+
+/* Equal in everything but @axis (the ring follows the backend, so it is ignored then). */
+static bool partners(const struct variant *a, const struct variant *b, enum baseline_axis axis)
+{
+	return (axis == BASELINE_BACKEND || a->backend == b->backend) &&
+	       (axis == BASELINE_LOCK || a->lock == b->lock) &&
+	       (axis == BASELINE_RELAX || a->relax == b->relax) &&
+	       (axis == BASELINE_VCPUS || a->vcpus == b->vcpus) &&
+	       (axis == BASELINE_BACKEND || a->ring == b->ring) && a->vms == b->vms;
+}
+
+static void compare_metric(struct comparison *c, const struct series *base,
+			   const struct series *cand, const struct metric *m, double *a, double *b)
+{
+	unsigned na = series_values(base, m, a);
+	unsigned nb = series_values(cand, m, b);
+	c->metric = m;
+	sample_stats_compute(a, na, &c->base);
+	sample_stats_compute(b, nb, &c->cand);
+	welch_test(a, na, b, nb, CONFIDENCE, &c->welch);
+}
+
+int comparisons_build(struct report *rep, enum baseline_axis axis, unsigned value)
+{
+	rep->nr_comparisons = 0;
+	if (axis == BASELINE_AUTO)
+		return 0;
+	unsigned max_runs = 1;
+	for (unsigned i = 0; i < rep->nr_series; i++)
+		if (rep->series[i].nr_runs > max_runs)
+			max_runs = rep->series[i].nr_runs;
+	double *a = calloc(max_runs, sizeof(*a)), *b = calloc(max_runs, sizeof(*b));
+	rep->comparisons = calloc((size_t)rep->nr_series * nr_metrics, sizeof(*rep->comparisons));
+	if (!a || !b || !rep->comparisons) {
+		free(a);
+		free(b);
+		return -1;
+	}
+	for (unsigned c = 0; c < rep->nr_series; c++) {
+		const struct variant *cv = &rep->series[c].variant;
+		if (axis_of(cv, axis) == value)
+			continue;
+		for (unsigned s = 0; s < rep->nr_series; s++) {
+			const struct variant *bv = &rep->series[s].variant;
+			if (axis_of(bv, axis) != value || !partners(bv, cv, axis))
+				continue;
+			for (unsigned m = 0; m < nr_metrics; m++) {
+				struct comparison *cmp = &rep->comparisons[rep->nr_comparisons++];
+				cmp->baseline = s;
+				cmp->candidate = c;
+				compare_metric(cmp, &rep->series[s], &rep->series[c], &metrics[m], a,
+					       b);
+			}
+			break;
+		}
+	}
+	free(a);
+	free(b);
+	return 0;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The libvirt domain XML of one plerig VM, from the template kept in
+ * images/ (plerig-domain.xml): @KEY@ fields are replaced by values, each
+ * escaped for XML, so that a path or name can hold any character.
+ */
+#ifndef PLERIG_DOMAIN_XML_H
+#define PLERIG_DOMAIN_XML_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct domain_spec {
+	const char *name;
+	bool tcg;	       /* <domain type='qemu'>: emulated, no KVM */
+	unsigned memory_mib;
+	unsigned vcpus;
+	const unsigned *pins;  /* host CPU of each vCPU (vcpus entries), or NULL to float */
+	const unsigned *cpuset; /* CPUs to float on (and the emulator's), nr_cpuset entries */
+	unsigned nr_cpuset;
+	const char *kernel;    /* the guest image */
+	const char *config;    /* the fw_cfg config file */
+	const char *serial;    /* the serial log */
+};
+
+/*
+ * Escape @s for XML text or a quoted attribute into @out. Returns the
+ * length it needs (excluding the NUL), like snprintf.
+ */
+size_t xml_escape(const char *s, char *out, size_t outlen);
+
+/*
+ * Fill @template for @spec; a malloc'ed string, or NULL with @err naming
+ * the field that was unknown or the memory that ran out.
+ */
+char *domain_xml_build(const char *template_text, const struct domain_spec *spec, char *err,
+		       size_t errlen);
+
+#endif

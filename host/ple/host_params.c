@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "ple/host_params.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ple/kvm_users.h"
+#include "ple/module_reload.h"
+#include "util/strfmt.h"
+#include "util/text_file.h"
+
+static const char *const vmx_params[] = {
+    "ple_gap", "ple_window", "ple_window_grow", "ple_window_shrink", "ple_window_max", NULL,
+};
+
+static const char *const svm_params[] = {
+    "pause_filter_count",	 "pause_filter_thresh",	   "pause_filter_count_grow",
+    "pause_filter_count_shrink", "pause_filter_count_max", NULL,
+};
+
+/* In the order kvm_detect_module() looks: only one of them can be loaded. */
+static const struct {
+	const char *module;
+	enum ple_vendor vendor;
+	const char *const *params;
+} modules[] = {
+    {"kvm_intel", PLE_VENDOR_VMX, vmx_params},
+    {"kvm_amd", PLE_VENDOR_SVM, svm_params},
+    {"kvm_pvm", PLE_VENDOR_NONE, NULL},
+};
+
+#define NR_MODULES (sizeof(modules) / sizeof(modules[0]))
+
+const char *ple_sysfs_root(void)
+{
+	const char *p = getenv("PLERIG_SYSFS_ROOT");
+	return p && *p ? p : "/sys";
+}
+
+const char *const *ple_module_params(const char *module)
+{
+	for (size_t i = 0; i < NR_MODULES; i++)
+		if (!strcmp(modules[i].module, module))
+			return modules[i].params;
+	return NULL;
+}
+
+const char *ple_param_owner(const char *name)
+{
+	for (size_t i = 0; i < NR_MODULES; i++)
+		for (const char *const *p = modules[i].params; p && *p; p++)
+			if (!strcmp(*p, name))
+				return modules[i].module;
+	return NULL;
+}
+
+bool ple_value_valid(const char *value)
+{
+	size_t n = strlen(value);
+	if (n == 0 || n > 10)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isdigit((unsigned char)value[i]))
+			return false;
+	return strtoull(value, NULL, 10) <= 0xffffffffull;
+}
+
+static void list_holders(struct ple_host *h)
+{
+	char dir[PATH_MAX];
+	size_t used = 0;
+	if (pathf(dir, sizeof(dir), "%s/module/%s/holders", h->root, h->module))
+		return;
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.' || used >= sizeof(h->holders))
+			continue;
+		int w = snprintf(h->holders + used, sizeof(h->holders) - used, "%s%s",
+				 used ? ", " : "", e->d_name);
+		used += w > 0 ? (size_t)w : 0;
+	}
+	closedir(d);
+}
+
+static void read_params(struct ple_host *h, const char *const *names)
+{
+	for (const char *const *p = names; p && *p && h->nr_params < PLE_MAX_PARAMS; p++) {
+		char path[PATH_MAX];
+		struct stat st;
+		if (pathf(path, sizeof(path), "%s/module/%s/parameters/%s", h->root, h->module,
+			  *p) ||
+		    stat(path, &st) < 0)
+			continue; /* not in this kernel version */
+		struct ple_param *q = &h->params[h->nr_params++];
+		snprintf(q->name, sizeof(q->name), "%s", *p);
+		if (text_file_read(path, q->value, sizeof(q->value)) < 0)
+			snprintf(q->value, sizeof(q->value), "?");
+		q->mode = st.st_mode & 07777;
+		/* root passes access(W_OK) on any file: the mode bits are what sysfs enforces */
+		q->writable = (q->mode & 0222) && access(path, W_OK) == 0;
+	}
+}
+
+int ple_host_detect(struct ple_host *h, const char *root, char *err, size_t errlen)
+{
+	char path[PATH_MAX], text[64];
+	struct stat st;
+
+	memset(h, 0, sizeof(*h));
+	h->refcnt = -1;
+	snprintf(h->root, sizeof(h->root), "%s", root);
+	snprintf(path, sizeof(path), "%s/module", root);
+	if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		int e = errno ? errno : ENOTDIR;
+		snprintf(err, errlen,
+			 "%s is not a sysfs tree (no %s: %s); is sysfs mounted, or "
+			 "PLERIG_SYSFS_ROOT wrong?",
+			 root, path, strerror(e));
+		return -e;
+	}
+	for (size_t i = 0; i < NR_MODULES; i++) {
+		snprintf(path, sizeof(path), "%s/module/%s", root, modules[i].module);
+		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+			snprintf(h->module, sizeof(h->module), "%s", modules[i].module);
+			h->vendor = modules[i].vendor;
+			read_params(h, modules[i].params);
+			break;
+		}
+	}
+	if (!h->module[0])
+		return 0;
+	/* built-in modules have a sysfs directory for their parameters, but no refcnt */
+	snprintf(path, sizeof(path), "%s/module/%s/refcnt", root, h->module);
+	if (text_file_read(path, text, sizeof(text)) >= 0) {
+		h->loadable = true;
+		h->refcnt = strtol(text, NULL, 10);
+	}
+	list_holders(h);
+	if (h->refcnt > 0)
+		kvm_users_describe(kvm_users_proc_root(), h->users, sizeof(h->users));
+	return 0;
+}
+
+const struct ple_param *ple_host_param(const struct ple_host *h, const char *name)
+{
+	for (unsigned i = 0; i < h->nr_params; i++)
+		if (!strcmp(h->params[i].name, name))
+			return &h->params[i];
+	return NULL;
+}
+
+const char *ple_param_missing(const struct ple_host *h, const char *name, char *why, size_t len)
+{
+	const char *owner = ple_param_owner(name);
+	if (ple_host_param(h, name))
+		return NULL;
+	if (!owner)
+		snprintf(why, len,
+			 "%s is not a PLE parameter plerig knows (kvm_intel: ple_gap, ple_window, "
+			 "ple_window_grow, ple_window_shrink, ple_window_max; kvm_amd: "
+			 "pause_filter_count, pause_filter_thresh, pause_filter_count_grow, "
+			 "pause_filter_count_shrink, pause_filter_count_max)",
+			 name);
+	else if (!h->module[0])
+		snprintf(why, len,
+			 "no parameter %s: no KVM module under %s/module (it belongs to %s, "
+			 "which is not loaded)",
+			 name, h->root, owner);
+	else if (strcmp(owner, h->module))
+		snprintf(
+		    why, len,
+		    "no parameter %s on this host: it belongs to %s, but KVM here is %s%s", name,
+		    owner, h->module,
+		    h->vendor == PLE_VENDOR_NONE
+			? " (no hardware PLE on this host: no PAUSE intercept, nothing to tune)"
+			: "");
+	else
+		snprintf(why, len,
+			 "%s has no parameter %s in this kernel (%s/module/%s/parameters)",
+			 h->module, name, h->root, h->module);
+	return why;
+}
+
+const char *ple_method_name(enum ple_method m)
+{
+	switch (m) {
+	case PLE_METHOD_RUNTIME:
+		return "runtime write";
+	case PLE_METHOD_RELOAD:
+		return "module reload";
+	case PLE_METHOD_REFUSED:
+		return "refused";
+	}
+	return "?";
+}
+
+enum ple_method ple_decide(const struct ple_host *h, const char *name, char *why, size_t len)
+{
+	const struct ple_param *p = ple_host_param(h, name);
+	if (!p) {
+		ple_param_missing(h, name, why, len);
+		return PLE_METHOD_REFUSED;
+	}
+	if (p->writable) {
+		snprintf(why, len, "%s is writable (mode %04o): written at run time", name,
+			 p->mode);
+		return PLE_METHOD_RUNTIME;
+	}
+	if (p->mode & 0222) {
+		snprintf(why, len,
+			 "%s/module/%s/parameters/%s is writable only by its owner: run plerig "
+			 "as root",
+			 h->root, h->module, name);
+		return PLE_METHOD_REFUSED;
+	}
+	if (!h->loadable) {
+		snprintf(why, len,
+			 "%s is read-only (mode %04o) and %s is built into the kernel (no "
+			 "refcnt): it can only be set at boot, with %s.%s=VALUE on the kernel "
+			 "command line",
+			 name, p->mode, h->module, h->module, name);
+		return PLE_METHOD_REFUSED;
+	}
+	if (h->holders[0]) {
+		snprintf(why, len,
+			 "%s is read-only (mode %04o) and %s cannot be reloaded: module(s) %s "
+			 "depend on it; unload them first (modprobe -r)",
+			 name, p->mode, h->module, h->holders);
+		return PLE_METHOD_REFUSED;
+	}
+	if (h->refcnt > 0) {
+		snprintf(why, len,
+			 "%s is read-only (mode %04o) and %s is in use (refcnt %ld): %s; stop "
+			 "those VMs (or whatever holds /dev/kvm) and retry",
+			 name, p->mode, h->module, h->refcnt,
+			 h->users[0] ? h->users
+				     : "held by no process visible here (another PID namespace?)");
+		return PLE_METHOD_REFUSED;
+	}
+	if (geteuid() != 0) {
+		snprintf(why, len, "%s is read-only (mode %04o): reloading %s needs root", name,
+			 p->mode, h->module);
+		return PLE_METHOD_REFUSED;
+	}
+	snprintf(why, len,
+		 "%s is read-only (mode %04o): %s is unused and will be reloaded with the new "
+		 "value",
+		 name, p->mode, h->module);
+	return PLE_METHOD_RELOAD;
+}
+
+/* Same number (sysfs may print it differently than we wrote it), or same text. */
+static bool same_value(const char *a, const char *b)
+{
+	if (ple_value_valid(a) && ple_value_valid(b))
+		return strtoull(a, NULL, 10) == strtoull(b, NULL, 10);
+	return strcmp(a, b) == 0;
+}
+
+static int verify(const struct ple_host *h, const struct ple_setting *s, const char *how, char *err,
+		  size_t errlen)
+{
+	const struct ple_param *p = ple_host_param(h, s->name);
+	if (!p) {
+		snprintf(err, errlen, "after the %s, %s/module/%s/parameters/%s is gone", how,
+			 h->root, h->module, s->name);
+		return -ENOENT;
+	}
+	if (!same_value(p->value, s->value)) {
+		snprintf(err, errlen,
+			 "after the %s, %s reads back %s instead of %s (the kernel clamps or "
+			 "rejects this value)",
+			 how, s->name, p->value, s->value);
+		return -EIO;
+	}
+	return 0;
+}
+
+static int write_runtime(struct ple_host *h, const struct ple_setting *s, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	int rc =
+	    pathf(path, sizeof(path), "%s/module/%s/parameters/%s", h->root, h->module, s->name);
+	if (!rc)
+		rc = text_file_write(path, s->value);
+	if (rc) {
+		snprintf(err, errlen, "writing %s to %s: %s%s", s->value, path, strerror(-rc),
+			 rc == -EACCES || rc == -EPERM ? " (run plerig as root)" : "");
+		return rc;
+	}
+	return 0;
+}
+
+static int reload(struct ple_host *h, const struct ple_setting *set, unsigned n, char *err,
+		  size_t errlen)
+{
+	/* every PLE parameter passed explicitly, so the reload changes only what was asked */
+	struct ple_setting all[PLE_MAX_PARAMS];
+	unsigned nr = h->nr_params;
+	for (unsigned i = 0; i < nr; i++) {
+		str_copy(all[i].name, sizeof(all[i].name), h->params[i].name);
+		str_copy(all[i].value, sizeof(all[i].value), h->params[i].value);
+		for (unsigned j = 0; j < n; j++)
+			if (!strcmp(set[j].name, all[i].name))
+				str_copy(all[i].value, sizeof(all[i].value), set[j].value);
+	}
+	char module[PLE_MODULE_LEN], root[PATH_MAX];
+	snprintf(module, sizeof(module), "%s", h->module);
+	snprintf(root, sizeof(root), "%s", h->root);
+	int rc = module_reload(module, all, nr, err, errlen);
+	char derr[256];
+	int drc = ple_host_detect(h, root, derr, sizeof(derr));
+	if (rc)
+		return rc;
+	if (drc) {
+		snprintf(err, errlen, "after reloading %s: %s", module, derr);
+		return drc;
+	}
+	if (strcmp(h->module, module)) {
+		snprintf(err, errlen, "after reloading %s, %s/module/%s is missing", module, root,
+			 module);
+		return -ENOENT;
+	}
+	for (unsigned i = 0; i < nr; i++) {
+		rc = verify(h, &all[i], "module reload", err, errlen);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int ple_apply(struct ple_host *h, const struct ple_setting *set, unsigned n, char *err,
+	      size_t errlen)
+{
+	char why[512];
+	bool need_reload = false;
+	for (unsigned i = 0; i < n; i++) {
+		if (!ple_value_valid(set[i].value)) {
+			snprintf(err, errlen, "%s=%s: the value must be a decimal number up to %u",
+				 set[i].name, set[i].value, 0xffffffffu);
+			return -EINVAL;
+		}
+		switch (ple_decide(h, set[i].name, why, sizeof(why))) {
+		case PLE_METHOD_REFUSED:
+			snprintf(err, errlen, "cannot set %s=%s: %s", set[i].name, set[i].value,
+				 why);
+			return -EPERM;
+		case PLE_METHOD_RELOAD:
+			need_reload = true;
+			break;
+		case PLE_METHOD_RUNTIME:
+			break;
+		}
+	}
+	if (need_reload)
+		return reload(h, set, n, err, errlen);
+	for (unsigned i = 0; i < n; i++) {
+		int rc = write_runtime(h, &set[i], err, errlen);
+		if (rc)
+			return rc;
+	}
+	char root[PATH_MAX];
+	snprintf(root, sizeof(root), "%s", h->root);
+	int rc = ple_host_detect(h, root, err, errlen);
+	for (unsigned i = 0; !rc && i < n; i++)
+		rc = verify(h, &set[i], "write", err, errlen);
+	return rc;
+}

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "ple/module_reload.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/spawn.h"
+
+/* modprobe -r waits for nothing; a minute means something is badly stuck */
+#define MODPROBE_TIMEOUT_MS 60000
+
+const char *module_modprobe_command(void)
+{
+	const char *p = getenv("PLERIG_MODPROBE");
+	return p && *p ? p : "modprobe";
+}
+
+/* Last line of a helper's output, for a one-line message. */
+static const char *last_line(char *out)
+{
+	size_t n = strlen(out);
+	while (n && (out[n - 1] == '\n' || out[n - 1] == ' '))
+		out[--n] = '\0';
+	char *nl = strrchr(out, '\n');
+	return nl ? nl + 1 : out;
+}
+
+static int run(char *const argv[], const char *what, char *err, size_t errlen)
+{
+	char out[1024], serr[256];
+	int rc = spawn_capture(argv, out, sizeof(out), MODPROBE_TIMEOUT_MS, serr, sizeof(serr));
+	if (rc < 0) {
+		snprintf(err, errlen, "%s: %s%s", what, serr,
+			 rc == -ENOENT ? " (install kmod, or point PLERIG_MODPROBE at modprobe)"
+				       : "");
+		return rc;
+	}
+	if (rc != 0) {
+		snprintf(err, errlen, "%s failed (exit status %d): %s", what, rc,
+			 *out ? last_line(out) : "no message");
+		return -EIO;
+	}
+	return 0;
+}
+
+int module_reload(const char *module, const struct ple_setting *params, unsigned n, char *err,
+		  size_t errlen)
+{
+	const char *modprobe = module_modprobe_command();
+	char what[512];
+	char *argv[PLE_MAX_PARAMS + 4];
+	char args[PLE_MAX_PARAMS][PLE_NAME_LEN + PLE_VALUE_LEN + 2];
+
+	if (n > PLE_MAX_PARAMS) {
+		snprintf(err, errlen, "reloading %s: %u parameters, at most %d", module, n,
+			 PLE_MAX_PARAMS);
+		return -E2BIG;
+	}
+	argv[0] = (char *)modprobe;
+	argv[1] = "-r";
+	argv[2] = (char *)module;
+	argv[3] = NULL;
+	snprintf(what, sizeof(what), "%s -r %s", modprobe, module);
+	int rc = run(argv, what, err, errlen);
+	if (rc) {
+		size_t len = strlen(err);
+		snprintf(err + len, errlen - len,
+			 "; is a VM still running? (plerig doctor lists who holds KVM)");
+		return rc;
+	}
+
+	argv[1] = (char *)module;
+	size_t wlen = (size_t)snprintf(what, sizeof(what), "%s %s", modprobe, module);
+	for (unsigned i = 0; i < n; i++) {
+		snprintf(args[i], sizeof(args[i]), "%s=%s", params[i].name, params[i].value);
+		argv[2 + i] = args[i];
+		if (wlen < sizeof(what))
+			wlen += (size_t)snprintf(what + wlen, sizeof(what) - wlen, " %s", args[i]);
+	}
+	argv[2 + n] = NULL;
+	rc = run(argv, what, err, errlen);
+	if (!rc)
+		return 0;
+
+	/* never leave the host without KVM: load it back as the configuration says */
+	char again_err[256];
+	argv[2] = NULL;
+	snprintf(what, sizeof(what), "%s %s", modprobe, module);
+	size_t len = strlen(err);
+	if (run(argv, what, again_err, sizeof(again_err)))
+		snprintf(err + len, errlen - len,
+			 "; loading it again without the new values failed too (%s): KVM is "
+			 "unloaded, run `modprobe %s`",
+			 again_err, module);
+	else
+		snprintf(err + len, errlen - len,
+			 "; %s was loaded again with its configured values (run plerig sweep "
+			 "--restore to get the originals back)",
+			 module);
+	return rc;
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Reloading a KVM vendor module with new parameter values: the only way to
+ * change a read-only (0444) PLE parameter without a reboot.
+ */
+#ifndef PLERIG_MODULE_RELOAD_H
+#define PLERIG_MODULE_RELOAD_H
+
+#include <stddef.h>
+
+#include "ple/host_params.h"
+
+/* $PLERIG_MODPROBE, or "modprobe" (searched in PATH). */
+const char *module_modprobe_command(void);
+
+/*
+ * `modprobe -r @module`, then `modprobe @module p1=v1 p2=v2 ...`. When the
+ * second step fails, the module is loaded once more without the new values,
+ * so that the host is not left without KVM. 0, or -errno with @err saying
+ * which command failed, what it printed and what to do.
+ */
+int module_reload(const char *module, const struct ple_setting *params, unsigned n, char *err,
+		  size_t errlen);
+
+#endif

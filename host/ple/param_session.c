@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "ple/param_session.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/strfmt.h"
+
+static bool pid_alive(pid_t pid)
+{
+	return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
+}
+
+/* A state file already there means an unrestored (or running) sweep. */
+static int check_no_state(char *err, size_t errlen)
+{
+	struct ple_state old;
+	char path[PATH_MAX], lerr[512];
+	int rc = ple_state_load(&old, lerr, sizeof(lerr));
+	if (rc == -ENOENT)
+		return 0;
+	ple_state_path(path, sizeof(path));
+	if (rc) {
+		snprintf(err, errlen, "%s", lerr);
+		return rc;
+	}
+	if (old.pid != getpid() && pid_alive(old.pid)) {
+		snprintf(err, errlen,
+			 "another plerig sweep (pid %d) is changing the %s parameters (%s); wait "
+			 "for it to end",
+			 (int)old.pid, old.module, path);
+		return -EBUSY;
+	}
+	snprintf(err, errlen,
+		 "a previous sweep (pid %d) ended without restoring the %s parameters (%s): run "
+		 "`plerig sweep --restore` first",
+		 (int)old.pid, old.module, path);
+	return -EBUSY;
+}
+
+int ple_session_begin(struct ple_session *s, const char *const *names, unsigned n, char *err,
+		      size_t errlen)
+{
+	char why[512];
+	memset(s, 0, sizeof(*s));
+	int rc = ple_host_detect(&s->host, ple_sysfs_root(), err, errlen);
+	if (rc)
+		return rc;
+	if (n > PLE_MAX_PARAMS) {
+		snprintf(err, errlen, "at most %d parameters", PLE_MAX_PARAMS);
+		return -E2BIG;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		if (ple_decide(&s->host, names[i], why, sizeof(why)) == PLE_METHOD_REFUSED) {
+			snprintf(err, errlen, "cannot change %s: %s", names[i], why);
+			return ple_host_param(&s->host, names[i]) ? -EPERM : -ENOENT;
+		}
+	}
+	rc = check_no_state(err, errlen);
+	if (rc)
+		return rc;
+
+	/* every PLE parameter of the module: a reload may touch them all */
+	s->state.pid = getpid();
+	snprintf(s->state.root, sizeof(s->state.root), "%s", s->host.root);
+	snprintf(s->state.module, sizeof(s->state.module), "%s", s->host.module);
+	for (unsigned i = 0; i < s->host.nr_params; i++) {
+		if (!ple_value_valid(s->host.params[i].value))
+			continue; /* unreadable: nothing we could restore it to */
+		struct ple_setting *o = &s->state.orig[s->state.n++];
+		str_copy(o->name, sizeof(o->name), s->host.params[i].name);
+		str_copy(o->value, sizeof(o->value), s->host.params[i].value);
+	}
+	rc = ple_state_save(&s->state, err, errlen);
+	if (rc)
+		return rc;
+	s->active = true;
+	return 0;
+}
+
+int ple_session_apply(struct ple_session *s, const struct ple_setting *set, unsigned n, char *err,
+		      size_t errlen)
+{
+	if (!s->active) {
+		snprintf(err, errlen, "internal error: parameters applied outside a session");
+		return -EINVAL;
+	}
+	return ple_apply(&s->host, set, n, err, errlen);
+}
+
+/* Only the values that differ: a restore of unchanged values reloads nothing. */
+static int restore_values(struct ple_host *h, const struct ple_state *st, char *done,
+			  size_t donelen, char *err, size_t errlen)
+{
+	struct ple_setting diff[PLE_MAX_PARAMS];
+	unsigned nd = 0;
+	size_t used = 0;
+	if (done && donelen)
+		done[0] = '\0';
+	for (unsigned i = 0; i < st->n; i++) {
+		const struct ple_param *p = ple_host_param(h, st->orig[i].name);
+		if (p && !strcmp(p->value, st->orig[i].value))
+			continue;
+		if (done && used < donelen)
+			used += (size_t)snprintf(done + used, donelen - used, "%s%s %s -> %s",
+						 nd ? ", " : "", st->orig[i].name,
+						 p ? p->value : "(missing)", st->orig[i].value);
+		diff[nd++] = st->orig[i];
+	}
+	return nd ? ple_apply(h, diff, nd, err, errlen) : 0;
+}
+
+int ple_session_restore(struct ple_session *s, char *err, size_t errlen)
+{
+	if (!s->active)
+		return 0;
+	char root[PATH_MAX];
+	snprintf(root, sizeof(root), "%s", s->host.root);
+	int rc = ple_host_detect(&s->host, root, err, errlen);
+	if (!rc)
+		rc = restore_values(&s->host, &s->state, NULL, 0, err, errlen);
+	if (rc) {
+		char path[PATH_MAX];
+		size_t len = strlen(err);
+		ple_state_path(path, sizeof(path));
+		snprintf(err + len, errlen - len,
+			 "; the originals are kept in %s for `plerig sweep --restore`", path);
+		return rc;
+	}
+	s->active = false;
+	return ple_state_remove(err, errlen);
+}
+
+int ple_restore_from_state(char *msg, size_t msglen)
+{
+	struct ple_state st;
+	struct ple_host h;
+	char err[512], done[512];
+	int rc = ple_state_load(&st, err, sizeof(err));
+	if (rc == -ENOENT) {
+		char path[PATH_MAX];
+		ple_state_path(path, sizeof(path));
+		snprintf(msg, msglen, "nothing to restore: no state file %s", path);
+		return 0;
+	}
+	if (rc) {
+		snprintf(msg, msglen, "%s", err);
+		return rc;
+	}
+	if (st.pid != getpid() && pid_alive(st.pid)) {
+		snprintf(msg, msglen,
+			 "plerig sweep (pid %d) is still running and will restore the %s "
+			 "parameters itself; stop it first (kill %d)",
+			 (int)st.pid, st.module, (int)st.pid);
+		return -EBUSY;
+	}
+	if (strcmp(st.root, ple_sysfs_root())) {
+		snprintf(msg, msglen,
+			 "the state file is for sysfs root %s, this process looks at %s (set "
+			 "PLERIG_SYSFS_ROOT=%s)",
+			 st.root, ple_sysfs_root(), st.root);
+		return -EINVAL;
+	}
+	rc = ple_host_detect(&h, st.root, err, sizeof(err));
+	if (!rc && strcmp(h.module, st.module)) {
+		snprintf(err, sizeof(err),
+			 "the state file holds %s parameters but KVM here is %s; load %s, or "
+			 "delete the state file if the values no longer matter",
+			 st.module, h.module[0] ? h.module : "not loaded", st.module);
+		rc = -ENODEV;
+	}
+	if (!rc)
+		rc = restore_values(&h, &st, done, sizeof(done), err, sizeof(err));
+	if (rc) {
+		snprintf(msg, msglen, "restoring the %s parameters: %s", st.module, err);
+		return rc;
+	}
+	rc = ple_state_remove(err, sizeof(err));
+	if (rc) {
+		snprintf(msg, msglen, "%s", err);
+		return rc;
+	}
+	snprintf(msg, msglen, "%s: %s", st.module,
+		 done[0] ? done : "every parameter already had its original value");
+	return 1;
+}

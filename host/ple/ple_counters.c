@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "ple/ple_counters.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ple/trace_filter.h"
+#include "ple/tracefs.h"
+#include "util/strfmt.h"
+
+/* Is PAUSE interception switched off host-wide by a zero parameter? */
+static void host_note(struct ple_probe *p, const struct ple_host *h)
+{
+	static const char *const off_params[] = {"ple_gap", "pause_filter_count",
+						 "pause_filter_thresh"};
+	for (size_t i = 0; i < sizeof(off_params) / sizeof(off_params[0]); i++) {
+		const struct ple_param *q = ple_host_param(h, off_params[i]);
+		if (q && !strcmp(q->value, "0") && strcmp(off_params[i], "pause_filter_thresh")) {
+			snprintf(p->host_note, sizeof(p->host_note),
+				 "%s.%s=0: PAUSE interception is off host-wide", h->module,
+				 q->name);
+			return;
+		}
+	}
+}
+
+static void unavailable(struct ple_probe *p, const char *why)
+{
+	p->pause_exits_ok = p->window_updates_ok = false;
+	str_copy(p->pause_exits_why, sizeof(p->pause_exits_why), why);
+	str_copy(p->window_updates_why, sizeof(p->window_updates_why), why);
+}
+
+void ple_probe_init(struct ple_probe *p)
+{
+	struct ple_host h;
+	struct trace_format fmt;
+	struct trace_filter filter;
+	char err[256], why[300];
+
+	memset(p, 0, sizeof(*p));
+	if (ple_host_detect(&h, ple_sysfs_root(), err, sizeof(err))) {
+		unavailable(p, err);
+		return;
+	}
+	str_copy(p->module, sizeof(p->module), h.module);
+	p->vendor = h.vendor;
+	if (h.vendor == PLE_VENDOR_NONE) {
+		if (h.module[0])
+			snprintf(why, sizeof(why), "no hardware PLE on this host (%s)", h.module);
+		else
+			snprintf(why, sizeof(why),
+				 "no hardware PLE on this host (neither kvm_intel nor kvm_amd is "
+				 "loaded)");
+		unavailable(p, why);
+		return;
+	}
+	host_note(p, &h);
+	if (tracefs_locate(p->tracefs, sizeof(p->tracefs), NULL, 0, err, sizeof(err))) {
+		unavailable(p, err);
+		return;
+	}
+	snprintf(p->pause_filter, sizeof(p->pause_filter), "exit_reason == %d",
+		 h.vendor == PLE_VENDOR_VMX ? PLE_EXIT_REASON_VMX : PLE_EXIT_REASON_SVM);
+	/* the filter names a field: check this kernel's kvm_exit has it */
+	if (trace_format_load(p->tracefs, "kvm", "kvm_exit", &fmt, err, sizeof(err))) {
+		str_copy(p->pause_exits_why, sizeof(p->pause_exits_why), err);
+	} else if (trace_filter_parse(p->pause_filter, &fmt, &filter, err, sizeof(err))) {
+		snprintf(p->pause_exits_why, sizeof(p->pause_exits_why),
+			 "cannot filter kvm:kvm_exit on the PAUSE exit reason: %s", err);
+	} else {
+		p->pause_exits_ok = true;
+	}
+	if (trace_format_load(p->tracefs, "kvm", "kvm_ple_window_update", &fmt, err, sizeof(err)))
+		str_copy(p->window_updates_why, sizeof(p->window_updates_why), err);
+	else
+		p->window_updates_ok = true;
+}
+
+const char *ple_variant_note(const struct ple_probe *p, enum plerig_ring ring, bool ple_off)
+{
+	if (p->vendor == PLE_VENDOR_NONE)
+		return NULL; /* the figure is unavailable, which says more */
+	if (ple_off)
+		return "PAUSE interception off for this VM (KVM_X86_DISABLE_EXITS_PAUSE)";
+	if (p->host_note[0])
+		return p->host_note;
+	if (p->vendor == PLE_VENDOR_VMX && ring == PLERIG_RING_USER)
+		return "Intel PLE ignores PAUSE at guest CPL > 0 (ring user)";
+	return NULL;
+}
+
+int ple_counters_open(struct ple_counters *c, const struct ple_probe *p, pid_t tid, char *err,
+		      size_t errlen)
+{
+	int rc = 0;
+	char e2[256];
+	c->pause_exits.fd = c->window_updates.fd = -1;
+	if (!p->pause_exits_ok) {
+		snprintf(err, errlen, "%s", p->pause_exits_why);
+		rc = -EOPNOTSUPP;
+	} else {
+		rc = trace_counter_open(&c->pause_exits, p->tracefs, "kvm", "kvm_exit", tid,
+					p->pause_filter, err, errlen);
+	}
+	if (p->window_updates_ok) {
+		int r2 = trace_counter_open(&c->window_updates, p->tracefs, "kvm",
+					    "kvm_ple_window_update", tid, NULL, e2, sizeof(e2));
+		if (r2 && !rc) {
+			snprintf(err, errlen, "%s", e2);
+			rc = r2;
+		}
+	} else if (!rc) {
+		snprintf(err, errlen, "%s", p->window_updates_why);
+		rc = -EOPNOTSUPP;
+	}
+	return rc;
+}
+
+static void read_one(const struct trace_counter *c, uint64_t *v, bool *valid)
+{
+	char err[128];
+	*valid = c->fd >= 0 && trace_counter_read(c, v, err, sizeof(err)) == 0;
+	if (!*valid)
+		*v = 0;
+}
+
+void ple_counters_read(const struct ple_counters *c, struct ple_counts *out)
+{
+	read_one(&c->pause_exits, &out->pause_exits, &out->pause_exits_valid);
+	read_one(&c->window_updates, &out->window_updates, &out->window_updates_valid);
+}
+
+void ple_counts_delta(const struct ple_counts *before, const struct ple_counts *after,
+		      struct ple_counts *d)
+{
+	d->pause_exits_valid = before->pause_exits_valid && after->pause_exits_valid;
+	d->window_updates_valid = before->window_updates_valid && after->window_updates_valid;
+	d->pause_exits = d->pause_exits_valid ? after->pause_exits - before->pause_exits : 0;
+	d->window_updates =
+	    d->window_updates_valid ? after->window_updates - before->window_updates : 0;
+}
+
+void ple_counters_close(struct ple_counters *c)
+{
+	trace_counter_close(&c->pause_exits);
+	trace_counter_close(&c->window_updates);
+}

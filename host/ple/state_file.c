@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "ple/state_file.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/text_file.h"
+
+#define STATE_MAGIC "plerig-ple-state 1"
+
+const char *ple_state_dir(void)
+{
+	const char *p = getenv("PLERIG_STATE_DIR");
+	return p && *p ? p : "/var/lib/plerig";
+}
+
+void ple_state_path(char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/ple-params.state", ple_state_dir());
+}
+
+int ple_state_format(const struct ple_state *s, char *buf, size_t len)
+{
+	size_t used = 0;
+	int w = snprintf(buf, len,
+			 STATE_MAGIC "\n"
+				     "# original KVM PLE parameters: `plerig sweep --restore` puts "
+				     "them back\n"
+				     "pid %d\nroot %s\nmodule %s\n",
+			 (int)s->pid, s->root, s->module);
+	if (w < 0 || (size_t)w >= len)
+		return -1;
+	used = (size_t)w;
+	for (unsigned i = 0; i < s->n; i++) {
+		w = snprintf(buf + used, len - used, "param %s %s\n", s->orig[i].name,
+			     s->orig[i].value);
+		if (w < 0 || (size_t)w >= len - used)
+			return -1;
+		used += (size_t)w;
+	}
+	return 0;
+}
+
+static int copy_word(char *dst, size_t len, const char *src, char *err, size_t errlen,
+		     unsigned line)
+{
+	if (!*src || strlen(src) >= len) {
+		snprintf(err, errlen, "line %u: empty or too long value", line);
+		return -1;
+	}
+	memcpy(dst, src, strlen(src) + 1);
+	return 0;
+}
+
+static int parse_line(char *line, unsigned no, struct ple_state *s, char *err, size_t errlen)
+{
+	char *val = strchr(line, ' ');
+	if (!val) {
+		snprintf(err, errlen, "line %u: \"%s\" has no value", no, line);
+		return -1;
+	}
+	*val++ = '\0';
+	if (!strcmp(line, "pid")) {
+		char *end;
+		long pid = strtol(val, &end, 10);
+		if (*end || pid <= 0) {
+			snprintf(err, errlen, "line %u: bad pid \"%s\"", no, val);
+			return -1;
+		}
+		s->pid = (pid_t)pid;
+		return 0;
+	}
+	if (!strcmp(line, "root"))
+		return copy_word(s->root, sizeof(s->root), val, err, errlen, no);
+	if (!strcmp(line, "module"))
+		return copy_word(s->module, sizeof(s->module), val, err, errlen, no);
+	if (!strcmp(line, "param")) {
+		char *v = strchr(val, ' ');
+		if (!v || s->n >= PLE_MAX_PARAMS) {
+			snprintf(err, errlen, "line %u: param needs NAME VALUE (at most %d)", no,
+				 PLE_MAX_PARAMS);
+			return -1;
+		}
+		*v++ = '\0';
+		struct ple_setting *p = &s->orig[s->n];
+		if (copy_word(p->name, sizeof(p->name), val, err, errlen, no) ||
+		    copy_word(p->value, sizeof(p->value), v, err, errlen, no))
+			return -1;
+		if (!ple_value_valid(p->value)) {
+			snprintf(err, errlen, "line %u: %s has a bad value \"%s\"", no, p->name, v);
+			return -1;
+		}
+		s->n++;
+		return 0;
+	}
+	snprintf(err, errlen, "line %u: unknown key \"%s\"", no, line);
+	return -1;
+}
+
+int ple_state_parse(const char *text, struct ple_state *s, char *err, size_t errlen)
+{
+	memset(s, 0, sizeof(*s));
+	char *copy = strdup(text);
+	if (!copy) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	char *save, *line = strtok_r(copy, "\n", &save);
+	int rc = 0;
+	if (!line || strcmp(line, STATE_MAGIC)) {
+		snprintf(err, errlen, "not a plerig state file (first line is not \"%s\")",
+			 STATE_MAGIC);
+		rc = -1;
+	}
+	for (unsigned no = 2; !rc && (line = strtok_r(NULL, "\n", &save)); no++)
+		if (line[0] != '#')
+			rc = parse_line(line, no, s, err, errlen);
+	if (!rc && (!s->pid || !s->root[0] || !s->module[0])) {
+		snprintf(err, errlen, "incomplete: pid, root and module are all required");
+		rc = -1;
+	}
+	free(copy);
+	return rc;
+}
+
+int ple_state_save(const struct ple_state *s, char *err, size_t errlen)
+{
+	char path[PATH_MAX], text[4096];
+	const char *dir = ple_state_dir();
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		int e = errno;
+		snprintf(err, errlen,
+			 "creating %s for the state file: %s (run as root, or set "
+			 "PLERIG_STATE_DIR to a writable directory)",
+			 dir, strerror(e));
+		return -e;
+	}
+	if (ple_state_format(s, text, sizeof(text))) {
+		snprintf(err, errlen, "state file text too long");
+		return -E2BIG;
+	}
+	ple_state_path(path, sizeof(path));
+	int rc = text_file_replace(path, text, 0600);
+	if (rc)
+		snprintf(err, errlen, "writing the state file %s: %s", path, strerror(-rc));
+	return rc;
+}
+
+int ple_state_load(struct ple_state *s, char *err, size_t errlen)
+{
+	char path[PATH_MAX], text[4096], perr[256];
+	ple_state_path(path, sizeof(path));
+	ssize_t n = text_file_read(path, text, sizeof(text));
+	if (n == -ENOENT)
+		return -ENOENT;
+	if (n < 0) {
+		snprintf(err, errlen, "reading the state file %s: %s", path, strerror((int)-n));
+		return (int)n;
+	}
+	if (ple_state_parse(text, s, perr, sizeof(perr))) {
+		snprintf(err, errlen,
+			 "the state file %s is damaged (%s): restore the values by hand and "
+			 "delete it",
+			 path, perr);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int ple_state_remove(char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	ple_state_path(path, sizeof(path));
+	if (unlink(path) < 0 && errno != ENOENT) {
+		int e = errno;
+		snprintf(err, errlen, "removing the state file %s: %s", path, strerror(e));
+		return -e;
+	}
+	return 0;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The original PLE parameter values, on disk before the first change, so
+ * that `plerig sweep --restore` can put them back after a crash or a kill
+ * -9. Written atomically; removed once the originals are back.
+ */
+#ifndef PLERIG_STATE_FILE_H
+#define PLERIG_STATE_FILE_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "ple/host_params.h"
+
+struct ple_state {
+	pid_t pid;		     /* the sweep that wrote it */
+	char root[PATH_MAX];	     /* its sysfs root */
+	char module[PLE_MODULE_LEN]; /* the module whose parameters it changed */
+	unsigned n;
+	struct ple_setting orig[PLE_MAX_PARAMS];
+};
+
+/* $PLERIG_STATE_DIR, or /var/lib/plerig. */
+const char *ple_state_dir(void);
+/* DIR/ple-params.state */
+void ple_state_path(char *buf, size_t len);
+
+/* The file's text, and back. Pure: unit-tested. 0, or -1 with @err. */
+int ple_state_format(const struct ple_state *s, char *buf, size_t len);
+int ple_state_parse(const char *text, struct ple_state *s, char *err, size_t errlen);
+
+/* Create the directory if needed and replace the file atomically. 0 or -errno. */
+int ple_state_save(const struct ple_state *s, char *err, size_t errlen);
+/* 0, -ENOENT when there is no state file (err untouched), or -errno. */
+int ple_state_load(struct ple_state *s, char *err, size_t errlen);
+int ple_state_remove(char *err, size_t errlen);
+
+#endif

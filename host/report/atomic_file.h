@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Results files that appear complete or not at all: written next to their
+ * name under a temporary one, fsync'ed, then renamed over it. A crash or a
+ * full disk leaves the old file (or none), never half of a new one that a
+ * later `plerig compare` would misread.
+ */
+#ifndef PLERIG_ATOMIC_FILE_H
+#define PLERIG_ATOMIC_FILE_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+/*
+ * Write @len bytes of @text to @path, or to stdout when @path is "-".
+ * @what names the content in messages ("JSON", "CSV"). Returns 0, or -1
+ * with a message naming the path and the reason in @err.
+ */
+int atomic_file_write(const char *path, const char *what, const char *text, size_t len, char *err,
+		      size_t errlen);
+
+/* vsnprintf into @err (if it has room); returns -1, for `return report_error(...)`. */
+int report_error(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif

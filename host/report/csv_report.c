@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "report/csv_report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/atomic_file.h"
+
+/* The column order is the file format: append, never reorder. */
+static const char *const header[] = {
+    "variant",	    "backend",
+    "lock",	    "relax",
+    "ring",	    "vms",
+    "vcpus",	    "pcpus",
+    "repeat",	    "ok",
+    "vm",	    "vcpu",
+    "host_cpu",	    "acquisitions",
+    "contended",    "stalls",
+    "stalled_ns",   "wait_p50_ns",
+    "wait_p99_ns",  "wait_max_ns",
+    "wait_mean_ns", "holder_preemptions",
+    "run_delay_ns", "run_time_ns",
+    "exits",	    "interval_s",
+};
+
+#define NR_COLUMNS	  (sizeof(header) / sizeof(header[0]))
+#define FIRST_VCPU_COLUMN 10 /* "vm": where the per-vCPU fields start */
+
+/* A row being written: separators come before every field but the first. */
+struct row {
+	FILE *f;
+	unsigned field;
+};
+
+static void sep(struct row *r)
+{
+	if (r->field++)
+		fputc(',', r->f);
+}
+
+static void end_row(struct row *r)
+{
+	fputc('\n', r->f);
+	r->field = 0;
+}
+
+/* RFC 4180: quote when the text holds a comma, quote or line break; double the quotes. */
+static void field_str(struct row *r, const char *s, int always_quote)
+{
+	sep(r);
+	if (!always_quote && !strpbrk(s, ",\"\r\n")) {
+		fputs(s, r->f);
+		return;
+	}
+	fputc('"', r->f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', r->f);
+		fputc(*s, r->f);
+	}
+	fputc('"', r->f);
+}
+
+static void field_u64(struct row *r, uint64_t v)
+{
+	sep(r);
+	fprintf(r->f, "%llu", (unsigned long long)v);
+}
+
+static void field_int(struct row *r, long long v)
+{
+	sep(r);
+	fprintf(r->f, "%lld", v);
+}
+
+static void field_empty(struct row *r)
+{
+	sep(r);
+}
+
+/* Shortest text that reads back as the same double; empty when not finite. */
+static void field_double(struct row *r, double v)
+{
+	char buf[40];
+
+	sep(r);
+	if (!isfinite(v))
+		return;
+	snprintf(buf, sizeof(buf), "%.15g", v);
+	if (strtod(buf, NULL) != v)
+		snprintf(buf, sizeof(buf), "%.17g", v);
+	fputs(buf, r->f);
+}
+
+static void identity_fields(struct row *r, unsigned index, const struct variant *v, unsigned repeat,
+			    int ok)
+{
+	char pcpus[PLERIG_MAX_PCPUS * 6];
+
+	cpulist_format(v->pcpus, v->nr_pcpus, pcpus, sizeof(pcpus));
+	field_u64(r, index);
+	field_str(r, backend_name(v->backend), 0);
+	field_str(r, lock_name(v->lock), 0);
+	field_str(r, relax_name(v->relax), 0);
+	field_str(r, ring_name(v->ring), 0);
+	field_u64(r, v->vms);
+	field_u64(r, v->vcpus);
+	field_str(r, pcpus, 1);
+	field_u64(r, repeat);
+	field_u64(r, ok ? 1 : 0);
+}
+
+static void vcpu_fields(struct row *r, const struct variant_result *res,
+			const struct vcpu_record *rec)
+{
+	struct figures f;
+
+	figures_for_vcpu(res, rec, &f);
+	field_u64(r, rec->vm);
+	field_u64(r, rec->vcpu);
+	if (rec->host_cpu >= 0)
+		field_int(r, rec->host_cpu);
+	else
+		field_empty(r);
+	field_u64(r, f.acquisitions);
+	field_u64(r, rec->guest.contended);
+	field_u64(r, f.stalls);
+	field_double(r, f.stalled_ns);
+	field_double(r, f.wait_p50_ns);
+	field_double(r, f.wait_p99_ns);
+	field_double(r, f.wait_max_ns);
+	field_double(r, f.wait_mean_ns);
+	field_u64(r, f.holder_preemptions);
+	field_double(r, f.run_delay_ns);
+	field_double(r, f.run_time_ns);
+	if (f.exits_valid)
+		field_u64(r, f.exits);
+	else
+		field_empty(r);
+	field_double(r, res->interval_s);
+}
+
+static void run_rows(struct row *r, unsigned index, const struct variant *v,
+		     const struct variant_result *res, unsigned repeat)
+{
+	if (res->nr_records == 0) {
+		identity_fields(r, index, v, repeat, res->ok);
+		/* vm .. exits: nothing ran; interval_s: whatever was measured */
+		for (unsigned c = FIRST_VCPU_COLUMN; c < NR_COLUMNS - 1; c++)
+			field_empty(r);
+		field_double(r, res->interval_s);
+		end_row(r);
+		return;
+	}
+	for (unsigned i = 0; i < res->nr_records; i++) {
+		identity_fields(r, index, v, repeat, res->ok);
+		vcpu_fields(r, res, &res->records[i]);
+		end_row(r);
+	}
+}
+
+int csv_report_write(const char *path, const struct report *rep, char *err, size_t errlen)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int rc;
+
+	if (!path || !*path)
+		return report_error(err, errlen, "cannot write CSV: no file name");
+	f = open_memstream(&text, &len);
+	if (!f)
+		return report_error(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+
+	struct row r = {.f = f};
+	for (unsigned c = 0; c < NR_COLUMNS; c++)
+		field_str(&r, header[c], 0);
+	end_row(&r);
+	for (unsigned s = 0; s < rep->nr_series; s++) {
+		const struct series *se = &rep->series[s];
+		for (unsigned i = 0; i < se->nr_runs; i++)
+			run_rows(&r, s, &se->variant, &se->runs[i], i);
+	}
+	if (ferror(f) | fclose(f)) {
+		free(text);
+		return report_error(err, errlen, "cannot write '%s': out of memory", path);
+	}
+	rc = atomic_file_write(path, "CSV", text, len, err, errlen);
+	free(text);
+	return rc;
+}

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "report/stats_table.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "cli/run_options.h"
+#include "report/units.h"
+#include "report/verdict.h"
+
+/* A metric's value in the unit people read it in. */
+static const char *format_value(const struct metric *m, double v, char *buf, size_t len)
+{
+	if (strstr(m->name, "_share"))
+		return units_percent(v, buf, len);
+	if (strstr(m->name, "_ns"))
+		return units_duration_ns(v, buf, len);
+	return units_count(v, buf, len);
+}
+
+static void variant_title(const struct variant *v, char *buf, size_t len)
+{
+	char cpus[64];
+	cpulist_format(v->pcpus, v->nr_pcpus, cpus, sizeof(cpus));
+	snprintf(buf, len, "%s %s/%s ring %s %ux%u on %s", backend_name(v->backend),
+		 lock_name(v->lock), relax_name(v->relax), ring_name(v->ring), v->vms, v->vcpus,
+		 cpus);
+}
+
+void stats_table_print(FILE *f, const struct report *rep)
+{
+	for (unsigned i = 0; i < rep->nr_series; i++) {
+		const struct series *s = &rep->series[i];
+		char title[160];
+		unsigned ok = 0;
+		for (unsigned r = 0; r < s->nr_runs; r++)
+			ok += s->runs[r].ok;
+		variant_title(&s->variant, title, sizeof(title));
+		fprintf(f, "\n %s  (%u of %u runs ok)\n", title, ok, s->nr_runs);
+		for (unsigned m = 0; s->stats && m < nr_metrics; m++) {
+			const struct sample_stats *st = &s->stats[m];
+			char mean[UNITS_BUF_SIZE], lo[UNITS_BUF_SIZE], hi[UNITS_BUF_SIZE];
+			if (st->n == 0)
+				continue;
+			fprintf(f, "   %10s %-10s +- %5.2f%%   [%s .. %s]", format_value(&metrics[m], st->mean, mean, sizeof(mean)),
+				metrics[m].label, 100.0 * st->rel,
+				format_value(&metrics[m], st->min, lo, sizeof(lo)),
+				format_value(&metrics[m], st->max, hi, sizeof(hi)));
+			if (st->outliers)
+				fprintf(f, "  %u outlier%s (> 3 MAD)", st->outliers,
+					st->outliers > 1 ? "s" : "");
+			fputc('\n', f);
+		}
+		for (unsigned r = 0; r < s->nr_runs; r++)
+			if (!s->runs[r].ok)
+				fprintf(f, "   run %u FAILED: %s\n", r, s->runs[r].error);
+	}
+}
+
+static void short_title(const struct variant *v, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s %s/%s %ux%u", backend_name(v->backend), lock_name(v->lock),
+		 relax_name(v->relax), v->vms, v->vcpus);
+}
+
+void comparison_table_print(FILE *f, const struct report *rep)
+{
+	if (!rep->nr_comparisons)
+		return;
+	fprintf(f, "\n baseline %s, Welch's t-test, %u run(s) per variant\n", rep->baseline,
+		rep->repeat);
+	fprintf(f, " %-26s %-26s %-10s %10s %10s %8s %9s  %-20s %s\n", "candidate", "baseline",
+		"metric", "baseline", "candidate", "delta", "p", "95% CI of delta", "verdict");
+	for (unsigned i = 0; i < rep->nr_comparisons; i++) {
+		const struct comparison *c = &rep->comparisons[i];
+		const struct metric *m = c->metric;
+		char cand[48], base[48], bv[UNITS_BUF_SIZE], cv[UNITS_BUF_SIZE], ci[48], p[16],
+			delta[16];
+		short_title(&rep->series[c->candidate].variant, cand, sizeof(cand));
+		short_title(&rep->series[c->baseline].variant, base, sizeof(base));
+		if (c->base.n == 0 || c->cand.n == 0)
+			continue;
+		if (c->base.mean != 0.0)
+			snprintf(delta, sizeof(delta), "%+.2f%%", 100.0 * c->welch.rel);
+		else
+			snprintf(delta, sizeof(delta), "-");
+		if (c->welch.valid) {
+			char lo[UNITS_BUF_SIZE], hi[UNITS_BUF_SIZE];
+			if (c->base.mean != 0.0)
+				snprintf(ci, sizeof(ci), "[%+.2f%%, %+.2f%%]",
+					 100.0 * c->welch.ci_low / fabs(c->base.mean),
+					 100.0 * c->welch.ci_high / fabs(c->base.mean));
+			else
+				snprintf(ci, sizeof(ci), "[%s, %s]",
+					 format_value(m, c->welch.ci_low, lo, sizeof(lo)),
+					 format_value(m, c->welch.ci_high, hi, sizeof(hi)));
+			if (c->welch.p < 0.001)
+				snprintf(p, sizeof(p), "<0.001");
+			else
+				snprintf(p, sizeof(p), "%.3f", c->welch.p);
+		} else {
+			snprintf(ci, sizeof(ci), "-");
+			snprintf(p, sizeof(p), "-");
+		}
+		struct judgement j;
+		verdict_judge(&c->base, &c->cand, &c->welch, m->better, 0.0, &j);
+		fprintf(f, " %-26s %-26s %-10s %10s %10s %8s %9s  %-20s %s\n", cand, base, m->label,
+			format_value(m, c->base.mean, bv, sizeof(bv)),
+			format_value(m, c->cand.mean, cv, sizeof(cv)), delta, p, ci,
+			verdict_name(j.verdict));
+	}
+}

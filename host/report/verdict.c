@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "report/verdict.h"
+
+#include <math.h>
+#include <string.h>
+
+const char *verdict_name(enum verdict v)
+{
+	switch (v) {
+	case VERDICT_UNTESTABLE:
+		return "untestable";
+	case VERDICT_NO_CHANGE:
+		return "no significant change";
+	case VERDICT_BETTER:
+		return "better";
+	case VERDICT_WORSE:
+		return "worse";
+	}
+	return "?";
+}
+
+void verdict_judge(const struct sample_stats *base, const struct sample_stats *cand,
+		   const struct welch_result *w, int better, double threshold_pct,
+		   struct judgement *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->delta = NAN;
+	out->delta_pct = NAN;
+	if (base->n && cand->n) {
+		out->delta = cand->mean - base->mean;
+		if (out->delta == 0.0)
+			out->delta_pct = 0.0;
+		else if (base->mean != 0.0)
+			out->delta_pct = 100.0 * out->delta / fabs(base->mean);
+	}
+	if (base->n < 2 || cand->n < 2) {
+		out->verdict = VERDICT_UNTESTABLE;
+		out->why = "fewer than 2 ok runs";
+		return;
+	}
+	if (!w->valid) {
+		/*
+		 * Every run gave the same value on both sides (quantised
+		 * figures such as wait percentiles do): equal is no change,
+		 * but a t-test cannot weigh a difference without any spread.
+		 */
+		out->verdict = out->delta == 0.0 ? VERDICT_NO_CHANGE : VERDICT_UNTESTABLE;
+		out->why = "no spread: every run gave the same value";
+		return;
+	}
+	out->significant = w->p < VERDICT_ALPHA;
+	/* from 0 to anything is larger than any threshold */
+	const double size = isnan(out->delta_pct) ? INFINITY : fabs(out->delta_pct);
+	if (!out->significant || size < threshold_pct || out->delta == 0.0) {
+		out->verdict = VERDICT_NO_CHANGE;
+		return;
+	}
+	out->verdict = (out->delta > 0.0) == (better > 0) ? VERDICT_BETTER : VERDICT_WORSE;
+}

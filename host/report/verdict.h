@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One rule for "did it get better or worse", shared by the comparisons
+ * `plerig run` writes and by `plerig compare`, so that both say the same
+ * about the same numbers. A change counts only when Welch's test finds it
+ * (p < 0.05) and it is at least a threshold in size: with enough runs any
+ * difference becomes significant, and a 0.3% one is still not a finding.
+ */
+#ifndef PLERIG_VERDICT_H
+#define PLERIG_VERDICT_H
+
+#include <stdbool.h>
+
+#include "stats/sample_stats.h"
+
+#define VERDICT_ALPHA	   0.05
+#define VERDICT_CONFIDENCE 0.95
+
+enum verdict {
+	VERDICT_UNTESTABLE, /* fewer than 2 runs on a side, or no spread to test */
+	VERDICT_NO_CHANGE,
+	VERDICT_BETTER,
+	VERDICT_WORSE,
+};
+
+struct judgement {
+	enum verdict verdict;
+	bool significant; /* Welch valid and p < VERDICT_ALPHA */
+	double delta;	  /* cand - base mean; NaN when a side has no value */
+	double delta_pct; /* 100 * delta / |base mean|; NaN when that mean is 0 */
+	const char *why;  /* when there is no p-value: why (NULL otherwise) */
+};
+
+/*
+ * Judge @cand against @base for a metric whose better direction is
+ * @better (+1 higher, -1 lower). @w is welch_test(base values, cand
+ * values). @threshold_pct: smallest |delta %| that counts (0: any).
+ */
+void verdict_judge(const struct sample_stats *base, const struct sample_stats *cand,
+		   const struct welch_result *w, int better, double threshold_pct,
+		   struct judgement *out);
+
+/* "better", "worse", "no significant change", "untestable": the JSON vocabulary. */
+const char *verdict_name(enum verdict v);
+
+#endif

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Statistics over repeated runs, the way a kernel maintainer reads them:
+ * mean ± sample stddev, the spread (min, max, median, MAD) that stddev
+ * hides, outliers counted rather than dropped, and Welch's t-test with a
+ * confidence interval for the difference of two variants. Distributions
+ * come from GSL.
+ */
+#ifndef PLERIG_SAMPLE_STATS_H
+#define PLERIG_SAMPLE_STATS_H
+
+#include <stdbool.h>
+
+struct sample_stats {
+	unsigned n;
+	double mean;
+	double stddev; /* sample (n - 1); 0 for n < 2 */
+	double rel;    /* stddev / |mean|; 0 when the mean is 0 */
+	double min;
+	double max;
+	double median;
+	double mad;        /* median absolute deviation, unscaled */
+	unsigned outliers; /* |x - median| > 3 * 1.4826 * MAD: never dropped, only counted */
+};
+
+/* n may be 0 (everything 0). */
+void sample_stats_compute(const double *x, unsigned n, struct sample_stats *out);
+
+struct welch_result {
+	bool valid;    /* needs n >= 2 on both sides and some variance */
+	double diff;   /* mean(b) - mean(a) */
+	double rel;    /* diff / |mean(a)|, 0 when mean(a) is 0 */
+	double t;
+	double df;     /* Welch-Satterthwaite */
+	double p;      /* two-sided */
+	double ci_low; /* confidence interval of diff */
+	double ci_high;
+};
+
+/* Welch's unequal-variance t-test of b against a; @confidence e.g. 0.95. */
+void welch_test(const double *a, unsigned na, const double *b, unsigned nb, double confidence,
+		struct welch_result *out);
+
+#endif

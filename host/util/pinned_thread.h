@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The threads that run storms (vCPU threads, native storm threads): born
+ * on a CPU set, and with Ctrl-C blocked, so that only the main thread
+ * takes it and tears the run down in order.
+ */
+#ifndef PLERIG_PINNED_THREAD_H
+#define PLERIG_PINNED_THREAD_H
+
+#include <pthread.h>
+#include <sched.h>
+
+/* 0, or an errno value (as pthread_create). */
+int pinned_thread_create(pthread_t *thread, const cpu_set_t *cpus, void *(*fn)(void *),
+			 void *arg);
+
+#endif

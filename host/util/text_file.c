@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "util/text_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+ssize_t text_file_read(const char *path, char *buf, size_t len)
+{
+	if (len == 0)
+		return -EINVAL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t n = 0;
+	for (;;) {
+		ssize_t r = read(fd, buf + n, len - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+			close(fd);
+			return -e;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+		if (n == len) {
+			close(fd);
+			return -EFBIG;
+		}
+	}
+	close(fd);
+	buf[n] = '\0';
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+		buf[--n] = '\0';
+	return (ssize_t)n;
+}
+
+int text_file_write(const char *path, const char *text)
+{
+	/* O_TRUNC as `echo v > file` does: sysfs ignores it, a plain file needs it */
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t len = strlen(text);
+	ssize_t w;
+	do
+		w = write(fd, text, len);
+	while (w < 0 && errno == EINTR);
+	int e = w < 0 ? errno : (size_t)w != len ? EIO : 0;
+	if (close(fd) < 0 && !e)
+		e = errno;
+	return -e;
+}
+
+static int write_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+int text_file_replace(const char *path, const char *text, mode_t mode)
+{
+	char tmp[PATH_MAX], dir[PATH_MAX];
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof(tmp) ||
+	    snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+		return -ENAMETOOLONG;
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	if (fd < 0)
+		return -errno;
+	int rc = write_all(fd, text, strlen(text));
+	if (!rc && fsync(fd) < 0)
+		rc = -errno;
+	if (close(fd) < 0 && !rc)
+		rc = -errno;
+	if (!rc && rename(tmp, path) < 0)
+		rc = -errno;
+	if (rc) {
+		unlink(tmp);
+		return rc;
+	}
+	/* the rename itself must reach the disk before anything relies on it */
+	int dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	rc = fsync(dfd) < 0 ? -errno : 0;
+	close(dfd);
+	return rc;
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Small text files: sysfs attributes, procfs and tracefs entries, plerig's
+ * own state. Each call is one open/read or open/write, so a sysfs write is
+ * one store to the attribute, as the kernel expects.
+ */
+#ifndef PLERIG_TEXT_FILE_H
+#define PLERIG_TEXT_FILE_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/*
+ * Read @path whole into @buf (NUL-terminated, trailing newlines removed).
+ * Returns the length, or -errno (-EFBIG when it does not fit).
+ */
+ssize_t text_file_read(const char *path, char *buf, size_t len);
+
+/* Write @text to an existing file with a single write(). 0 or -errno. */
+int text_file_write(const char *path, const char *text);
+
+/*
+ * Replace @path atomically with @text (mode @mode): a temporary file in the
+ * same directory, fsync, rename, fsync of the directory. A crash leaves
+ * the old file or the new one, never half of one. 0 or -errno.
+ */
+int text_file_replace(const char *path, const char *text, mode_t mode);
+
+#endif

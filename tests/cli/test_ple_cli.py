@@ -1,0 +1,291 @@
+#!/usr/bin/env python3
+"""`plerig doctor` and `plerig sweep` as users see them. The sweep runs real
+VMs against a fake sysfs tree (PLERIG_SYSFS_ROOT) whose kvm_intel
+parameters it changes, so that the original values are checked to come
+back after success, Ctrl-C, SIGTERM and kill -9 (+ `sweep --restore`), for
+runtime writes and for module reloads through a fake modprobe.
+
+usage: test_ple_cli.py PLERIG GUEST_ELF
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+PLERIG = GUEST = None
+RUN = ["--vcpus", "2", "--relax", "pause", "--duration", "0.2", "--warmup", "0.05", "-q"]
+ORIGINAL = {"ple_gap": "128", "ple_window": "4096", "ple_window_grow": "2",
+            "ple_window_shrink": "0", "ple_window_max": "4294967295"}
+
+FAKE_MODPROBE = """#!/bin/sh
+echo "$*" >> "$FAKE_LOG"
+[ "$1" = -r ] && exit 0
+mod=$1; shift
+for a in "$@"; do
+  f="$PLERIG_SYSFS_ROOT/module/$mod/parameters/${a%%=*}"
+  chmod u+w "$f"; echo "${a#*=}" > "$f"; chmod a-w "$f"
+done
+"""
+
+
+def kvm_usable():
+    return os.access("/dev/kvm", os.R_OK | os.W_OK)
+
+
+class FakeHost:
+    """A sysfs tree with kvm_intel, a state dir and a fake modprobe."""
+
+    def __init__(self, mode=0o644, refcnt="0"):
+        self.dir = tempfile.mkdtemp(prefix="plerig-ple-cli-")
+        self.sys = os.path.join(self.dir, "sys")
+        self.params = os.path.join(self.sys, "module", "kvm_intel", "parameters")
+        os.makedirs(self.params)
+        os.makedirs(os.path.join(self.sys, "module", "kvm_intel", "holders"))
+        with open(os.path.join(self.sys, "module", "kvm_intel", "refcnt"), "w") as f:
+            f.write(refcnt + "\n")
+        for k, v in ORIGINAL.items():
+            p = os.path.join(self.params, k)
+            with open(p, "w") as f:
+                f.write(v + "\n")
+            os.chmod(p, mode)
+        self.log = os.path.join(self.dir, "modprobe.log")
+        modprobe = os.path.join(self.dir, "modprobe")
+        with open(modprobe, "w") as f:
+            f.write(FAKE_MODPROBE)
+        os.chmod(modprobe, 0o755)
+        self.state = os.path.join(self.dir, "state", "ple-params.state")
+        self.env = {**os.environ, "PLERIG_SYSFS_ROOT": self.sys,
+                    "PLERIG_STATE_DIR": os.path.join(self.dir, "state"),
+                    "PLERIG_MODPROBE": modprobe, "FAKE_LOG": self.log,
+                    "PLERIG_GUEST": GUEST}
+
+    def value(self, name):
+        with open(os.path.join(self.params, name)) as f:
+            return f.read().strip()
+
+    def values(self):
+        return {k: self.value(k) for k in ORIGINAL}
+
+    def modprobe_calls(self):
+        if not os.path.exists(self.log):
+            return []
+        with open(self.log) as f:
+            return f.read().splitlines()
+
+    def cleanup(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def sweep(host, *args, timeout=120):
+    return subprocess.run([PLERIG, "sweep", *args], capture_output=True, text=True,
+                          timeout=timeout, env=host.env)
+
+
+class Doctor(unittest.TestCase):
+    def test_text(self):
+        r = subprocess.run([PLERIG, "doctor"], capture_output=True, text=True, timeout=60)
+        self.assertIn(r.returncode, (0, 1), r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertTrue(lines[0].startswith("plerig doctor"))
+        for line in lines[1:]:
+            # every line a verdict, or the fix under the one before
+            verdict = line.split()[0]
+            self.assertTrue(verdict in ("ok", "info", "warn", "no") or
+                            line.strip().startswith("fix:"), line)
+        for title in ("KVM device", "KVM module", "tracefs", "CPUs", "SMT siblings",
+                      "libvirt", "QEMU"):
+            self.assertIn(title, r.stdout)
+
+    def test_json(self):
+        r = subprocess.run([PLERIG, "doctor", "--json"], capture_output=True, text=True,
+                           timeout=60)
+        self.assertIn(r.returncode, (0, 1), r.stderr)
+        doc = json.loads(r.stdout)
+        self.assertEqual(doc["schema"], "plerig-doctor")
+        keys = {c["check"] for c in doc["checks"]}
+        self.assertTrue({"kvm_device", "kvm_module", "tracefs", "cpus", "smt"} <= keys, keys)
+        for c in doc["checks"]:
+            self.assertIn(c["verdict"], ("ok", "info", "warn", "no"))
+            if c["verdict"] == "no" and c["check"] not in ("libvirt", "qemu"):
+                self.assertTrue(c["fix"] or "PLE" in c["detail"], c)
+        if doc["kvm_module"]["name"] == "kvm_pvm":
+            by = {c["check"]: c for c in doc["checks"]}
+            self.assertEqual(by["pause_intercept"]["verdict"], "no")
+            self.assertIn("no hardware PLE on this host (kvm_pvm)",
+                          by["pause_intercept"]["detail"])
+
+    def test_fake_vmx_params(self):
+        host = FakeHost(mode=0o444, refcnt="0")
+        try:
+            r = subprocess.run([PLERIG, "doctor", "--json"], capture_output=True, text=True,
+                               timeout=60, env=host.env)
+            doc = json.loads(r.stdout)
+            params = {p["name"]: p for p in doc["kvm_module"]["ple_params"]}
+            self.assertEqual(params["ple_window"]["value"], "4096")
+            self.assertEqual(params["ple_window"]["mode"], "0444")
+            self.assertFalse(params["ple_window"]["writable"])
+            self.assertEqual(params["ple_window"]["change"], "reload")
+        finally:
+            host.cleanup()
+
+    def test_bad_option(self):
+        r = subprocess.run([PLERIG, "doctor", "--frob"], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 2)
+
+
+class SweepRefused(unittest.TestCase):
+    def test_no_such_param_here(self):
+        """PVM (this development host): a clear error naming parameter and module."""
+        d = tempfile.mkdtemp(prefix="plerig-ple-cli-")
+        try:
+            os.makedirs(os.path.join(d, "sys", "module", "kvm_pvm", "parameters"))
+            env = {**os.environ, "PLERIG_SYSFS_ROOT": os.path.join(d, "sys"),
+                   "PLERIG_STATE_DIR": os.path.join(d, "state")}
+            r = subprocess.run([PLERIG, "sweep", "--param", "ple_window=1024,4096", "--",
+                                *RUN], capture_output=True, text=True, env=env, timeout=60)
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertIn("ple_window", r.stderr)
+            self.assertIn("kvm_pvm", r.stderr)
+            self.assertIn("kvm_intel", r.stderr)
+            self.assertFalse(os.path.exists(os.path.join(d, "state")))
+        finally:
+            shutil.rmtree(d)
+
+    def test_module_in_use(self):
+        host = FakeHost(mode=0o444, refcnt="3")
+        try:
+            r = sweep(host, "--param", "ple_window=1024", "--", *RUN)
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertIn("in use (refcnt 3)", r.stderr)
+            self.assertEqual(host.modprobe_calls(), [])
+            self.assertEqual(host.values(), ORIGINAL)
+        finally:
+            host.cleanup()
+
+    def test_usage(self):
+        host = FakeHost()
+        try:
+            for args in (["--param", "ple_window=x"], ["--param", "ple_window=1", "--",
+                                                       "--json", "x"],
+                         ["--param", "ple_window=1", "--", "--vcpus", "0"]):
+                r = sweep(host, *args)
+                self.assertEqual(r.returncode, 2, (args, r.stderr))
+            self.assertEqual(host.values(), ORIGINAL)
+            r = sweep(host, "--help")
+            self.assertEqual(r.returncode, 0)
+            self.assertIn("--restore", r.stdout)
+        finally:
+            host.cleanup()
+
+
+@unittest.skipUnless(kvm_usable(), "no usable /dev/kvm")
+class SweepRuns(unittest.TestCase):
+    def setUp(self):
+        self.hosts = []
+
+    def tearDown(self):
+        for h in self.hosts:
+            h.cleanup()
+
+    def host(self, **kw):
+        h = FakeHost(**kw)
+        self.hosts.append(h)
+        return h
+
+    def check_curve(self, host, out, values):
+        with open(out) as f:
+            doc = json.load(f)
+        self.assertEqual(doc["schema"], "plerig-sweep")
+        self.assertEqual(doc["params"], ["ple_window"])
+        got = [p["values"]["ple_window"] for p in doc["points"]]
+        self.assertEqual(got, values)
+        for p in doc["points"]:
+            self.assertTrue(p["ok"], p)
+            self.assertGreater(p["acq_per_s"], 0)
+            # never a silent zero: a figure, or the reason there is none
+            self.assertTrue(p["pause_loop_exits"] is not None or
+                            p["pause_loop_exits_unavailable"], p)
+
+    def test_runtime_write(self):
+        host = self.host(mode=0o644)
+        out = os.path.join(host.dir, "curve.json")
+        r = sweep(host, "--param", "ple_window=1024,65536", "--json", out, "--", *RUN)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.check_curve(host, out, [1024, 65536])
+        self.assertIn("ple_window", r.stdout.splitlines()[0])
+        self.assertEqual(host.values(), ORIGINAL)
+        self.assertFalse(os.path.exists(host.state))
+        self.assertEqual(host.modprobe_calls(), [])
+
+    def test_reload(self):
+        host = self.host(mode=0o444)
+        out = os.path.join(host.dir, "curve.json")
+        r = sweep(host, "--param", "ple_window=1024", "--json", out, "--", *RUN)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.check_curve(host, out, [1024])
+        self.assertEqual(host.values(), ORIGINAL)
+        self.assertEqual(host.modprobe_calls(), [
+            "-r kvm_intel",
+            "kvm_intel ple_gap=128 ple_window=1024 ple_window_grow=2 ple_window_shrink=0 "
+            "ple_window_max=4294967295",
+            "-r kvm_intel",
+            "kvm_intel ple_gap=128 ple_window=4096 ple_window_grow=2 ple_window_shrink=0 "
+            "ple_window_max=4294967295"])
+
+    def start(self, host, values):
+        p = subprocess.Popen([PLERIG, "sweep", "--param", "ple_window=" + values, "--",
+                              "--vcpus", "2", "--duration", "3", "-q"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=host.env)
+        # wait until the first value is in and its run has started
+        deadline = time.monotonic() + 30
+        while host.value("ple_window") == ORIGINAL["ple_window"]:
+            self.assertLess(time.monotonic(), deadline, "the sweep never changed the value")
+            self.assertIsNone(p.poll(), p.stderr.read() if p.poll() is not None else "")
+            time.sleep(0.02)
+        time.sleep(0.5)
+        return p
+
+    def test_signals_restore(self):
+        for sig, status in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
+            for mode in (0o644, 0o444):
+                host = self.host(mode=mode)
+                p = self.start(host, "1024,2048,8192")
+                self.assertEqual(host.value("ple_window"), "1024")
+                p.send_signal(sig)
+                out, err = p.communicate(timeout=60)
+                self.assertEqual(p.returncode, status, err)
+                self.assertIn("restored", err)
+                self.assertEqual(host.values(), ORIGINAL, (sig, mode))
+                self.assertFalse(os.path.exists(host.state))
+
+    def test_kill9_then_restore(self):
+        for mode in (0o644, 0o444):
+            host = self.host(mode=mode)
+            p = self.start(host, "1024,2048")
+            p.kill()
+            p.communicate(timeout=30)
+            self.assertEqual(host.value("ple_window"), "1024")
+            self.assertTrue(os.path.exists(host.state))
+            # a new sweep refuses to start over the unrestored one
+            r = sweep(host, "--param", "ple_window=1", "--", *RUN)
+            self.assertEqual(r.returncode, 1)
+            self.assertIn("plerig sweep --restore", r.stderr)
+            r = sweep(host, "--restore")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("ple_window 1024 -> 4096", r.stdout)
+            self.assertEqual(host.values(), ORIGINAL)
+            self.assertFalse(os.path.exists(host.state))
+            r = sweep(host, "--restore")
+            self.assertEqual(r.returncode, 0)
+            self.assertIn("nothing to restore", r.stdout)
+
+
+if __name__ == "__main__":
+    PLERIG, GUEST = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    unittest.main(argv=[sys.argv[0], "-v"])

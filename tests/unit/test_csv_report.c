@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The CSV results file: one row per variant x repeat x vCPU, RFC 4180 quoting. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <check.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report/csv_report.h"
+
+#define NR_COLUMNS 26
+#define MAX_ROWS   64
+
+static const char *const header =
+    "variant,backend,lock,relax,ring,vms,vcpus,pcpus,repeat,ok,vm,vcpu,host_cpu,acquisitions,"
+    "contended,stalls,stalled_ns,wait_p50_ns,wait_p99_ns,wait_max_ns,wait_mean_ns,"
+    "holder_preemptions,run_delay_ns,run_time_ns,exits,interval_s";
+
+static struct report rep;
+static struct series series[2];
+static char dir[64];
+static char path[128];
+static char err[512];
+
+/* The file split into rows of fields, quotes undone. */
+static char *cells[MAX_ROWS][NR_COLUMNS + 1];
+static unsigned widths[MAX_ROWS];
+static unsigned nr_rows;
+
+static void fill_run(struct variant_result *r, const struct variant *v, unsigned nr_vcpus,
+		     uint64_t acq)
+{
+	memset(r, 0, sizeof(*r));
+	r->variant = *v;
+	r->ok = true;
+	r->interval_s = 0.5;
+	r->tsc_khz = 1000000;
+	r->nr_records = nr_vcpus;
+	r->records = calloc(nr_vcpus, sizeof(*r->records));
+	ck_assert_ptr_nonnull(r->records);
+	for (unsigned i = 0; i < nr_vcpus; i++) {
+		struct vcpu_record *rec = &r->records[i];
+		rec->vm = i / v->vcpus;
+		rec->vcpu = i % v->vcpus;
+		rec->host_cpu = v->pin_each ? (int)v->pcpus[i % v->nr_pcpus] : -1;
+		rec->guest.acquisitions = acq + i;
+		rec->guest.contended = 7;
+		rec->guest.stalls = 1;
+		rec->guest.stalled_cycles = 1000;
+		rec->guest.wait_total_cycles = 3 * (acq + i);
+		rec->guest.holder_preemptions = 2;
+		rec->sched.wait_ns = 123;
+		rec->sched.run_ns = 456;
+		/* vCPU 1 of each run has no exit count: an empty field, not 0 */
+		rec->kvm.valid[KVM_STAT_EXITS] = i != 1;
+		rec->kvm.value[KVM_STAT_EXITS] = 99;
+	}
+}
+
+/* kvm on CPUs 0,2 (a list with a comma) x 3 runs x 2 vCPUs; native floating x 3 runs x 4. */
+static void setup(void)
+{
+	struct variant v;
+
+	memset(&v, 0, sizeof(v));
+	v.backend = BACKEND_KVM;
+	v.lock = PLERIG_LOCK_TICKET;
+	v.relax = PLERIG_RELAX_PAUSE;
+	v.ring = PLERIG_RING_USER;
+	v.vms = 1;
+	v.vcpus = 2;
+	v.nr_pcpus = 2;
+	v.pcpus[0] = 0;
+	v.pcpus[1] = 2;
+	v.pin_each = 1;
+	memset(series, 0, sizeof(series));
+	series[0].variant = v;
+	series[0].nr_runs = 3;
+	series[0].runs = calloc(3, sizeof(struct variant_result));
+	ck_assert_ptr_nonnull(series[0].runs);
+	for (unsigned i = 0; i < 3; i++)
+		fill_run(&series[0].runs[i], &v, 2, 1000 * (i + 1));
+
+	v.backend = BACKEND_NATIVE;
+	v.relax = PLERIG_RELAX_REP_PAUSE;
+	v.vms = 2;
+	v.pin_each = 0;
+	series[1].variant = v;
+	series[1].nr_runs = 3;
+	series[1].runs = calloc(3, sizeof(struct variant_result));
+	ck_assert_ptr_nonnull(series[1].runs);
+	for (unsigned i = 0; i < 3; i++)
+		fill_run(&series[1].runs[i], &v, 4, 10);
+
+	memset(&rep, 0, sizeof(rep));
+	rep.series = series;
+	rep.nr_series = 2;
+	rep.repeat = 3;
+
+	snprintf(dir, sizeof(dir), "/tmp/plerig-csv-test.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/out.csv", dir);
+	err[0] = '\0';
+	nr_rows = 0;
+}
+
+static void free_cells(void)
+{
+	for (unsigned r = 0; r < nr_rows; r++)
+		for (unsigned c = 0; c < widths[r]; c++)
+			free(cells[r][c]);
+	nr_rows = 0;
+}
+
+static void teardown(void)
+{
+	free_cells();
+	series_free(&series[0]);
+	series_free(&series[1]);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* An RFC 4180 reader, strict: a quote inside an unquoted field is an error. */
+static void parse(const char *text)
+{
+	const char *p = text;
+	char field[256];
+
+	free_cells();
+	while (*p) {
+		ck_assert_uint_lt(nr_rows, MAX_ROWS);
+		unsigned r = nr_rows++, c = 0;
+		widths[r] = 0;
+		for (;;) {
+			size_t n = 0;
+			if (*p == '"') {
+				for (p++;; p++) {
+					ck_assert_msg(*p, "unterminated quoted field in row %u", r);
+					if (*p == '"' && p[1] == '"')
+						p++;
+					else if (*p == '"')
+						break;
+					field[n++] = *p;
+				}
+				p++;
+			} else {
+				for (; *p && *p != ',' && *p != '\n'; p++) {
+					ck_assert_msg(*p != '"' && *p != '\r',
+						      "bare quote or CR in row %u", r);
+					field[n++] = *p;
+				}
+			}
+			field[n] = '\0';
+			ck_assert_uint_le(c, NR_COLUMNS);
+			cells[r][c++] = strdup(field);
+			widths[r] = c;
+			if (*p == ',') {
+				p++;
+				continue;
+			}
+			ck_assert_msg(*p == '\n', "row %u does not end in a newline", r);
+			p++;
+			break;
+		}
+	}
+}
+
+static char *slurp(const char *file)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = fopen(file, "r");
+
+	ck_assert_ptr_nonnull(f);
+	if (getdelim(&text, &len, '\0', f) < 0) {
+		free(text);
+		text = strdup("");
+	}
+	fclose(f);
+	return text;
+}
+
+static void write_and_parse(void)
+{
+	ck_assert_msg(csv_report_write(path, &rep, err, sizeof(err)) == 0, "%s", err);
+	char *text = slurp(path);
+	parse(text);
+	free(text);
+}
+
+static const char *cell(unsigned row, const char *column)
+{
+	for (unsigned c = 0; c < widths[0]; c++)
+		if (!strcmp(cells[0][c], column))
+			return cells[row][c];
+	ck_abort_msg("no column %s", column);
+	return NULL;
+}
+
+START_TEST(test_header_and_rows)
+{
+	char *text;
+
+	ck_assert_int_eq(csv_report_write(path, &rep, err, sizeof(err)), 0);
+	text = slurp(path);
+	ck_assert_msg(!strncmp(text, header, strlen(header)) && text[strlen(header)] == '\n',
+		      "header is '%.300s'", text);
+	parse(text);
+	free(text);
+	/* variants x runs x vCPUs, plus the header */
+	ck_assert_uint_eq(nr_rows, 3 * 2 + 3 * 4 + 1);
+	for (unsigned r = 0; r < nr_rows; r++)
+		ck_assert_msg(widths[r] == NR_COLUMNS, "row %u has %u fields", r, widths[r]);
+}
+END_TEST
+
+START_TEST(test_fields)
+{
+	write_and_parse();
+	/* row 1: kvm, repeat 0, vCPU 0 */
+	ck_assert_str_eq(cell(1, "variant"), "0");
+	ck_assert_str_eq(cell(1, "backend"), "kvm");
+	ck_assert_str_eq(cell(1, "lock"), "ticket");
+	ck_assert_str_eq(cell(1, "relax"), "pause");
+	ck_assert_str_eq(cell(1, "ring"), "user");
+	ck_assert_str_eq(cell(1, "pcpus"), "0,2");
+	ck_assert_str_eq(cell(1, "repeat"), "0");
+	ck_assert_str_eq(cell(1, "ok"), "1");
+	ck_assert_str_eq(cell(1, "vm"), "0");
+	ck_assert_str_eq(cell(1, "vcpu"), "0");
+	ck_assert_str_eq(cell(1, "host_cpu"), "0");
+	ck_assert_str_eq(cell(1, "acquisitions"), "1000");
+	ck_assert_str_eq(cell(1, "contended"), "7");
+	ck_assert_str_eq(cell(1, "stalls"), "1");
+	ck_assert_str_eq(cell(1, "stalled_ns"), "1000");
+	ck_assert_str_eq(cell(1, "wait_mean_ns"), "3");
+	ck_assert_str_eq(cell(1, "holder_preemptions"), "2");
+	ck_assert_str_eq(cell(1, "run_delay_ns"), "123");
+	ck_assert_str_eq(cell(1, "run_time_ns"), "456");
+	ck_assert_str_eq(cell(1, "exits"), "99");
+	ck_assert_str_eq(cell(1, "interval_s"), "0.5");
+	/* row 2: vCPU 1 on CPU 2, without an exit count */
+	ck_assert_str_eq(cell(2, "host_cpu"), "2");
+	ck_assert_str_eq(cell(2, "exits"), "");
+	/* row 6: kvm, repeat 2, vCPU 1 */
+	ck_assert_str_eq(cell(6, "repeat"), "2");
+	ck_assert_str_eq(cell(6, "acquisitions"), "3001");
+	/* row 7: native, VM 0 vCPU 0, floating: no host CPU */
+	ck_assert_str_eq(cell(7, "variant"), "1");
+	ck_assert_str_eq(cell(7, "backend"), "native");
+	ck_assert_str_eq(cell(7, "relax"), "rep-pause");
+	ck_assert_str_eq(cell(7, "vms"), "2");
+	ck_assert_str_eq(cell(7, "host_cpu"), "");
+	/* row 10: VM 1 vCPU 1 */
+	ck_assert_str_eq(cell(10, "vm"), "1");
+	ck_assert_str_eq(cell(10, "vcpu"), "1");
+}
+END_TEST
+
+/* The CPU list is always quoted (it holds commas); text is never left raw. */
+START_TEST(test_quoting)
+{
+	char *text;
+
+	ck_assert_int_eq(csv_report_write(path, &rep, err, sizeof(err)), 0);
+	text = slurp(path);
+	ck_assert_ptr_nonnull(strstr(text, ",\"0,2\","));
+	ck_assert_ptr_null(strstr(text, ",0,2,"));
+	free(text);
+
+	/* a single CPU is quoted too: the column's type does not change by row */
+	series[0].variant.nr_pcpus = 1;
+	ck_assert_int_eq(csv_report_write(path, &rep, err, sizeof(err)), 0);
+	text = slurp(path);
+	ck_assert_ptr_nonnull(strstr(text, ",kvm,ticket,pause,user,1,2,\"0\",0,1,"));
+	free(text);
+}
+END_TEST
+
+/* A run that failed before any vCPU ran still has its row, with ok = 0. */
+START_TEST(test_failed_run)
+{
+	variant_result_free(&series[0].runs[1]);
+	series[0].runs[1].ok = false;
+	series[0].runs[1].interval_s = 0.0;
+	write_and_parse();
+	ck_assert_uint_eq(nr_rows, 2 + 1 + 2 + 3 * 4 + 1);
+	ck_assert_str_eq(cell(3, "repeat"), "1");
+	ck_assert_str_eq(cell(3, "ok"), "0");
+	ck_assert_str_eq(cell(3, "vm"), "");
+	ck_assert_str_eq(cell(3, "acquisitions"), "");
+	ck_assert_str_eq(cell(3, "exits"), "");
+	ck_assert_str_eq(cell(3, "interval_s"), "0");
+	ck_assert_str_eq(cell(4, "repeat"), "2");
+	for (unsigned r = 0; r < nr_rows; r++)
+		ck_assert_uint_eq(widths[r], NR_COLUMNS);
+}
+END_TEST
+
+START_TEST(test_empty_report)
+{
+	rep.nr_series = 0;
+	write_and_parse();
+	ck_assert_uint_eq(nr_rows, 1);
+}
+END_TEST
+
+START_TEST(test_stdout)
+{
+	int saved = dup(STDOUT_FILENO);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	ck_assert_int_ge(saved, 0);
+	ck_assert_int_ge(fd, 0);
+	fflush(stdout);
+	ck_assert_int_ge(dup2(fd, STDOUT_FILENO), 0);
+	close(fd);
+	int rc = csv_report_write("-", &rep, err, sizeof(err));
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	ck_assert_msg(rc == 0, "%s", err);
+	char *text = slurp(path);
+	parse(text);
+	free(text);
+	ck_assert_uint_eq(nr_rows, 19);
+	ck_assert_int_ne(access("-", F_OK), 0);
+}
+END_TEST
+
+START_TEST(test_unwritable)
+{
+	const char *bad = "/nonexistent-plerig-dir/out.csv";
+
+	ck_assert_int_eq(csv_report_write(bad, &rep, err, sizeof(err)), -1);
+	ck_assert_msg(strstr(err, bad), "'%s' does not name the path", err);
+	ck_assert_msg(strstr(err, "No such file or directory"), "'%s' lacks the reason", err);
+	ck_assert_int_eq(csv_report_write("", &rep, err, sizeof(err)), -1);
+}
+END_TEST
+
+static Suite *csv_suite(void)
+{
+	Suite *s = suite_create("csv_report");
+	TCase *t = tcase_create("csv");
+
+	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_add_test(t, test_header_and_rows);
+	tcase_add_test(t, test_fields);
+	tcase_add_test(t, test_quoting);
+	tcase_add_test(t, test_failed_run);
+	tcase_add_test(t, test_empty_report);
+	tcase_add_test(t, test_stdout);
+	tcase_add_test(t, test_unwritable);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(csv_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

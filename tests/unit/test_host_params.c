@@ -1,0 +1,683 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host PLE parameters against a fake sysfs tree built here: detection,
+ * runtime writes, the reload decision, reloads through a fake modprobe
+ * that records its arguments, the state file, and restore after a crash
+ * (a child that changes a value and dies without restoring).
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ple/host_params.h"
+#include "ple/kvm_users.h"
+#include "ple/param_session.h"
+#include "ple/state_file.h"
+
+static char top[256]; /* the temp dir of one test: short, so paths under it fit */
+static char sys_root[512];
+static char err[2048];
+
+static void xmkdir(const char *fmt, const char *a, const char *b)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof(p), fmt, a, b);
+	ck_assert_msg(mkdir(p, 0755) == 0 || errno == EEXIST, "mkdir %s: %s", p, strerror(errno));
+}
+
+static void put(const char *path, const char *text, mode_t mode)
+{
+	FILE *f;
+	chmod(path, 0644);
+	f = fopen(path, "w");
+	ck_assert_msg(f, "%s: %s", path, strerror(errno));
+	fprintf(f, "%s\n", text);
+	fclose(f);
+	ck_assert_int_eq(chmod(path, mode), 0);
+}
+
+static void param_path(char *buf, size_t len, const char *module, const char *name)
+{
+	snprintf(buf, len, "%s/module/%s/parameters/%s", sys_root, module, name);
+}
+
+static void set_param(const char *module, const char *name, const char *value, mode_t mode)
+{
+	char p[PATH_MAX];
+	param_path(p, sizeof(p), module, name);
+	put(p, value, mode);
+}
+
+static const char *get_param(const char *module, const char *name)
+{
+	static char v[64];
+	char p[PATH_MAX];
+	FILE *f;
+	param_path(p, sizeof(p), module, name);
+	f = fopen(p, "r");
+	ck_assert_msg(f, "%s: %s", p, strerror(errno));
+	ck_assert_ptr_nonnull(fgets(v, sizeof(v), f));
+	fclose(f);
+	v[strcspn(v, "\n")] = '\0';
+	return v;
+}
+
+/* A module dir with parameters; @refcnt NULL: built in. */
+static void fake_module(const char *module, const char *refcnt)
+{
+	char p[PATH_MAX];
+	xmkdir("%s/module/%s", sys_root, module);
+	xmkdir("%s/module/%s/parameters", sys_root, module);
+	if (refcnt) {
+		snprintf(p, sizeof(p), "%s/module/%s/refcnt", sys_root, module);
+		put(p, refcnt, 0444);
+		xmkdir("%s/module/%s/holders", sys_root, module);
+	}
+}
+
+static void fake_kvm_intel(mode_t mode, const char *refcnt)
+{
+	fake_module("kvm_intel", refcnt);
+	set_param("kvm_intel", "ple_gap", "128", mode);
+	set_param("kvm_intel", "ple_window", "4096", mode);
+	set_param("kvm_intel", "ple_window_grow", "2", mode);
+	set_param("kvm_intel", "ple_window_shrink", "0", mode);
+	set_param("kvm_intel", "ple_window_max", "4294967295", mode);
+}
+
+/*
+ * modprobe stand-in: logs each call as one line; a load writes its
+ * NAME=VALUE arguments into the fake sysfs as the kernel would (unless
+ * FAKE_IGNORE exists); FAKE_FAIL_REMOVE / FAKE_FAIL_LOAD make a step fail.
+ */
+static void fake_modprobe(void)
+{
+	char p[PATH_MAX], script[4096];
+	snprintf(
+	    script, sizeof(script),
+	    "#!/bin/sh\n"
+	    "echo \"$*\" >> %s/modprobe.log\n"
+	    "if [ \"$1\" = -r ]; then\n"
+	    "  [ -e %s/FAKE_FAIL_REMOVE ] && { echo \"modprobe: FATAL: Module $2 is in use.\"; "
+	    "exit 1; }\n"
+	    "  exit 0\n"
+	    "fi\n"
+	    "mod=$1; shift\n"
+	    "if [ -e %s/FAKE_FAIL_LOAD ] && [ $# -gt 0 ]; then echo \"modprobe: ERROR: "
+	    "could not insert '$mod': Invalid argument\"; exit 1; fi\n"
+	    "[ -e %s/FAKE_IGNORE ] && exit 0\n"
+	    "for a in \"$@\"; do\n"
+	    "  f=\"$PLERIG_SYSFS_ROOT/module/$mod/parameters/${a%%%%=*}\"\n"
+	    "  chmod u+w \"$f\"; echo \"${a#*=}\" > \"$f\"; chmod a-w \"$f\"\n"
+	    "done\n",
+	    top, top, top, top);
+	snprintf(p, sizeof(p), "%s/modprobe", top);
+	put(p, script, 0755);
+	setenv("PLERIG_MODPROBE", p, 1);
+}
+
+static void touch(const char *name)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof(p), "%s/%s", top, name);
+	put(p, "", 0644);
+}
+
+/* The calls the fake modprobe saw, one a line; "" when none. */
+static const char *modprobe_log(void)
+{
+	static char log[4096];
+	char p[PATH_MAX];
+	snprintf(p, sizeof(p), "%s/modprobe.log", top);
+	FILE *f = fopen(p, "r");
+	log[0] = '\0';
+	if (f) {
+		size_t n = fread(log, 1, sizeof(log) - 1, f);
+		log[n] = '\0';
+		fclose(f);
+	}
+	return log;
+}
+
+static bool state_exists(void)
+{
+	char p[PATH_MAX];
+	ple_state_path(p, sizeof(p));
+	return access(p, F_OK) == 0;
+}
+
+static void setup(void)
+{
+	char p[PATH_MAX];
+	snprintf(top, sizeof(top), "%s/plerig-params-XXXXXX", getenv("TMPDIR") ?: "/tmp");
+	ck_assert_ptr_nonnull(mkdtemp(top));
+	snprintf(sys_root, sizeof(sys_root), "%s/sys", top);
+	xmkdir("%s%s", sys_root, "");
+	xmkdir("%s/module%s", sys_root, "");
+	setenv("PLERIG_SYSFS_ROOT", sys_root, 1);
+	snprintf(p, sizeof(p), "%s/proc", top);
+	mkdir(p, 0755);
+	setenv("PLERIG_PROC_ROOT", p, 1);
+	snprintf(p, sizeof(p), "%s/state", top);
+	setenv("PLERIG_STATE_DIR", p, 1);
+	fake_modprobe();
+}
+
+static void teardown(void)
+{
+	char cmd[PATH_MAX + 16];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+/* ---- discovery ---------------------------------------------------------- */
+
+START_TEST(test_detect_vmx)
+{
+	struct ple_host h;
+	fake_kvm_intel(0444, "0");
+	ck_assert_int_eq(ple_host_detect(&h, sys_root, err, sizeof(err)), 0);
+	ck_assert_str_eq(h.module, "kvm_intel");
+	ck_assert_int_eq(h.vendor, PLE_VENDOR_VMX);
+	ck_assert(h.loadable);
+	ck_assert_int_eq(h.refcnt, 0);
+	ck_assert_uint_eq(h.nr_params, 5);
+	ck_assert_str_eq(h.params[0].name, "ple_gap");
+	ck_assert_str_eq(ple_host_param(&h, "ple_window")->value, "4096");
+	ck_assert_str_eq(ple_host_param(&h, "ple_window_max")->value, "4294967295");
+	ck_assert_uint_eq(ple_host_param(&h, "ple_window")->mode, 0444);
+	/* root passes access(W_OK): the mode bits must decide */
+	ck_assert(!ple_host_param(&h, "ple_window")->writable);
+	ck_assert_ptr_null(ple_host_param(&h, "pause_filter_count"));
+}
+END_TEST
+
+START_TEST(test_detect_svm_partial)
+{
+	struct ple_host h;
+	fake_module("kvm_amd", "3");
+	set_param("kvm_amd", "pause_filter_count", "3000", 0644);
+	set_param("kvm_amd", "pause_filter_thresh", "128", 0444);
+	ck_assert_int_eq(ple_host_detect(&h, sys_root, err, sizeof(err)), 0);
+	ck_assert_str_eq(h.module, "kvm_amd");
+	ck_assert_int_eq(h.vendor, PLE_VENDOR_SVM);
+	ck_assert_int_eq(h.refcnt, 3);
+	ck_assert_uint_eq(h.nr_params, 2); /* older kernels lack the others: fine */
+	ck_assert(ple_host_param(&h, "pause_filter_count")->writable);
+	ck_assert(!ple_host_param(&h, "pause_filter_thresh")->writable);
+}
+END_TEST
+
+START_TEST(test_detect_none_and_bad_root)
+{
+	struct ple_host h;
+	char bad[PATH_MAX];
+	ck_assert_int_eq(ple_host_detect(&h, sys_root, err, sizeof(err)), 0);
+	ck_assert_str_eq(h.module, "");
+	ck_assert_int_eq(h.vendor, PLE_VENDOR_NONE);
+	ck_assert_str_eq(ple_param_missing(&h, "ple_window", err, sizeof(err)), err);
+	ck_assert_msg(strstr(err, "kvm_intel") && strstr(err, "not loaded"), "%s", err);
+
+	snprintf(bad, sizeof(bad), "%s/nowhere", top);
+	ck_assert_int_lt(ple_host_detect(&h, bad, err, sizeof(err)), 0);
+	ck_assert_msg(strstr(err, "not a sysfs tree") && strstr(err, "PLERIG_SYSFS_ROOT"), "%s",
+		      err);
+}
+END_TEST
+
+/* This machine: PVM, built in, no PLE parameters at all. */
+START_TEST(test_pvm_has_nothing)
+{
+	struct ple_host h;
+	const char *const names[] = {"ple_window"};
+	struct ple_session s;
+	fake_module("kvm_pvm", NULL);
+	set_param("kvm_pvm", "pvm_native", "Y", 0444);
+	ck_assert_int_eq(ple_host_detect(&h, sys_root, err, sizeof(err)), 0);
+	ck_assert_str_eq(h.module, "kvm_pvm");
+	ck_assert(!h.loadable);
+	ck_assert_uint_eq(h.nr_params, 0);
+	ck_assert_ptr_null(ple_module_params("kvm_pvm"));
+	ck_assert_int_eq(ple_decide(&h, "ple_window", err, sizeof(err)), PLE_METHOD_REFUSED);
+	ck_assert_msg(strstr(err, "ple_window") && strstr(err, "kvm_intel") &&
+			  strstr(err, "kvm_pvm") && strstr(err, "no hardware PLE"),
+		      "%s", err);
+
+	/* a sweep stops here, before any state is written */
+	ck_assert_int_eq(ple_session_begin(&s, names, 1, err, sizeof(err)), -ENOENT);
+	ck_assert_msg(strstr(err, "cannot change ple_window") && strstr(err, "kvm_pvm"), "%s", err);
+	ck_assert(!state_exists());
+	ck_assert_str_eq(modprobe_log(), "");
+}
+END_TEST
+
+START_TEST(test_owner_and_values)
+{
+	ck_assert_str_eq(ple_param_owner("ple_gap"), "kvm_intel");
+	ck_assert_str_eq(ple_param_owner("pause_filter_thresh"), "kvm_amd");
+	ck_assert_ptr_null(ple_param_owner("halt_poll_ns"));
+	ck_assert(ple_value_valid("0"));
+	ck_assert(ple_value_valid("4294967295"));
+	ck_assert(!ple_value_valid("4294967296"));
+	ck_assert(!ple_value_valid("-1"));
+	ck_assert(!ple_value_valid(""));
+	ck_assert(!ple_value_valid("12a"));
+	ck_assert(!ple_value_valid("1 ple_gap=0"));
+	ck_assert(!ple_value_valid("99999999999"));
+}
+END_TEST
+
+/* ---- decisions ---------------------------------------------------------- */
+
+START_TEST(test_decide)
+{
+	struct ple_host h;
+	char p[PATH_MAX];
+
+	fake_kvm_intel(0644, "0");
+	ck_assert_int_eq(ple_host_detect(&h, sys_root, err, sizeof(err)), 0);
+	ck_assert_int_eq(ple_decide(&h, "ple_window", err, sizeof(err)), PLE_METHOD_RUNTIME);
+
+	fake_kvm_intel(0444, "0");
+	ck_assert_int_eq(ple_host_detect(&h, sys_root, err, sizeof(err)), 0);
+	ck_assert_int_eq(ple_decide(&h, "ple_window", err, sizeof(err)), PLE_METHOD_RELOAD);
+	ck_assert_msg(strstr(err, "read-only"), "%s", err);
+
+	/* a VM holds it: refused, naming the holder and the fix */
+	snprintf(p, sizeof(p), "%s/module/kvm_intel/refcnt", sys_root);
+	put(p, "2", 0444);
+	snprintf(p, sizeof(p), "%s/proc/4242", top);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/proc/4242/fd", top);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/proc/4242/comm", top);
+	put(p, "qemu-system-x86", 0644);
+	snprintf(p, sizeof(p), "%s/proc/4242/fd/3", top);
+	ck_assert_int_eq(symlink("/dev/kvm", p), 0);
+	snprintf(p, sizeof(p), "%s/proc/4242/fd/4", top);
+	ck_assert_int_eq(symlink("anon_inode:kvm-vm", p), 0);
+	snprintf(p, sizeof(p), "%s/proc/4242/fd/5", top);
+	ck_assert_int_eq(symlink("/dev/null", p), 0);
+	ck_assert_int_eq(ple_host_detect(&h, sys_root, err, sizeof(err)), 0);
+	ck_assert_int_eq(ple_decide(&h, "ple_window", err, sizeof(err)), PLE_METHOD_REFUSED);
+	ck_assert_msg(strstr(err, "in use (refcnt 2)") &&
+			  strstr(err, "4242 qemu-system-x86 (2 fds)") && strstr(err, "stop"),
+		      "%s", err);
+
+	/* a module depending on it */
+	snprintf(p, sizeof(p), "%s/module/kvm_intel/refcnt", sys_root);
+	put(p, "0", 0444);
+	xmkdir("%s/module/kvm_intel/holders/%s", sys_root, "kvmgt");
+	ck_assert_int_eq(ple_host_detect(&h, sys_root, err, sizeof(err)), 0);
+	ck_assert_int_eq(ple_decide(&h, "ple_gap", err, sizeof(err)), PLE_METHOD_REFUSED);
+	ck_assert_msg(strstr(err, "kvmgt"), "%s", err);
+}
+END_TEST
+
+START_TEST(test_decide_builtin)
+{
+	struct ple_host h;
+	fake_module("kvm_intel", NULL);
+	set_param("kvm_intel", "ple_window", "4096", 0444);
+	ck_assert_int_eq(ple_host_detect(&h, sys_root, err, sizeof(err)), 0);
+	ck_assert(!h.loadable);
+	ck_assert_int_eq(ple_decide(&h, "ple_window", err, sizeof(err)), PLE_METHOD_REFUSED);
+	ck_assert_msg(strstr(err, "built into the kernel") &&
+			  strstr(err, "kvm_intel.ple_window=VALUE"),
+		      "%s", err);
+	/* but a writable one on an old kernel still works */
+	set_param("kvm_intel", "ple_window", "4096", 0644);
+	ck_assert_int_eq(ple_host_detect(&h, sys_root, err, sizeof(err)), 0);
+	ck_assert_int_eq(ple_decide(&h, "ple_window", err, sizeof(err)), PLE_METHOD_RUNTIME);
+}
+END_TEST
+
+/* ---- applying ----------------------------------------------------------- */
+
+START_TEST(test_apply_runtime)
+{
+	struct ple_host h;
+	struct ple_setting s = {"ple_window", "16384"};
+	fake_kvm_intel(0644, "1"); /* in use does not matter for a runtime write */
+	ck_assert_int_eq(ple_host_detect(&h, sys_root, err, sizeof(err)), 0);
+	ck_assert_msg(ple_apply(&h, &s, 1, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_str_eq(get_param("kvm_intel", "ple_window"), "16384");
+	ck_assert_str_eq(ple_host_param(&h, "ple_window")->value, "16384");
+	ck_assert_str_eq(modprobe_log(), "");
+}
+END_TEST
+
+START_TEST(test_apply_reload)
+{
+	struct ple_host h;
+	struct ple_setting s[] = {{"ple_window", "1024"}, {"ple_gap", "0"}};
+	fake_kvm_intel(0444, "0");
+	ck_assert_int_eq(ple_host_detect(&h, sys_root, err, sizeof(err)), 0);
+	ck_assert_msg(ple_apply(&h, s, 2, err, sizeof(err)) == 0, "%s", err);
+	/* every PLE parameter passed, the others with their current values */
+	ck_assert_str_eq(modprobe_log(), "-r kvm_intel\n"
+					 "kvm_intel ple_gap=0 ple_window=1024 ple_window_grow=2 "
+					 "ple_window_shrink=0 ple_window_max=4294967295\n");
+	ck_assert_str_eq(get_param("kvm_intel", "ple_window"), "1024");
+	ck_assert_str_eq(get_param("kvm_intel", "ple_gap"), "0");
+	ck_assert_str_eq(get_param("kvm_intel", "ple_window_grow"), "2");
+	ck_assert_str_eq(ple_host_param(&h, "ple_window")->value, "1024");
+}
+END_TEST
+
+START_TEST(test_apply_refused_changes_nothing)
+{
+	struct ple_host h;
+	struct ple_setting s[] = {{"ple_window", "1024"}, {"ple_gap", "64"}};
+	char p[PATH_MAX];
+	fake_kvm_intel(0444, "1");
+	/* ple_window alone would be writable, ple_gap needs a reload that refcnt forbids */
+	set_param("kvm_intel", "ple_window", "4096", 0644);
+	ck_assert_int_eq(ple_host_detect(&h, sys_root, err, sizeof(err)), 0);
+	ck_assert_int_eq(ple_apply(&h, s, 2, err, sizeof(err)), -EPERM);
+	ck_assert_msg(strstr(err, "ple_gap=64") && strstr(err, "refcnt 1"), "%s", err);
+	ck_assert_str_eq(get_param("kvm_intel", "ple_window"), "4096");
+	ck_assert_str_eq(modprobe_log(), "");
+
+	struct ple_setting bad = {"ple_window", "-5"};
+	ck_assert_int_eq(ple_apply(&h, &bad, 1, err, sizeof(err)), -EINVAL);
+	snprintf(p, sizeof(p), "%s", get_param("kvm_intel", "ple_window"));
+	ck_assert_str_eq(p, "4096");
+}
+END_TEST
+
+START_TEST(test_reload_failures)
+{
+	struct ple_host h;
+	struct ple_setting s = {"ple_window", "1024"};
+	fake_kvm_intel(0444, "0");
+	ck_assert_int_eq(ple_host_detect(&h, sys_root, err, sizeof(err)), 0);
+
+	touch("FAKE_FAIL_REMOVE");
+	ck_assert_int_lt(ple_apply(&h, &s, 1, err, sizeof(err)), 0);
+	ck_assert_msg(strstr(err, "-r kvm_intel failed") && strstr(err, "is in use"), "%s", err);
+	ck_assert_str_eq(get_param("kvm_intel", "ple_window"), "4096");
+
+	/* the load with values fails: the module is loaded once more without them */
+	char p[PATH_MAX];
+	snprintf(p, sizeof(p), "%s/FAKE_FAIL_REMOVE", top);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/modprobe.log", top);
+	unlink(p);
+	touch("FAKE_FAIL_LOAD");
+	ck_assert_int_lt(ple_apply(&h, &s, 1, err, sizeof(err)), 0);
+	ck_assert_msg(strstr(err, "Invalid argument") && strstr(err, "loaded again"), "%s", err);
+	ck_assert_msg(strstr(modprobe_log(), "\nkvm_intel\n"), "%s", modprobe_log());
+}
+END_TEST
+
+START_TEST(test_reload_verifies)
+{
+	struct ple_host h;
+	struct ple_setting s = {"ple_window", "1024"};
+	fake_kvm_intel(0444, "0");
+	touch("FAKE_IGNORE"); /* the kernel "clamps": the value does not stick */
+	ck_assert_int_eq(ple_host_detect(&h, sys_root, err, sizeof(err)), 0);
+	ck_assert_int_eq(ple_apply(&h, &s, 1, err, sizeof(err)), -EIO);
+	ck_assert_msg(strstr(err, "reads back 4096 instead of 1024"), "%s", err);
+}
+END_TEST
+
+START_TEST(test_modprobe_missing)
+{
+	struct ple_host h;
+	struct ple_setting s = {"ple_window", "1024"};
+	char p[PATH_MAX];
+	fake_kvm_intel(0444, "0");
+	snprintf(p, sizeof(p), "%s/no-such-modprobe", top);
+	setenv("PLERIG_MODPROBE", p, 1);
+	ck_assert_int_eq(ple_host_detect(&h, sys_root, err, sizeof(err)), 0);
+	ck_assert_int_eq(ple_apply(&h, &s, 1, err, sizeof(err)), -ENOENT);
+	ck_assert_msg(strstr(err, "cannot run") && strstr(err, "kmod"), "%s", err);
+}
+END_TEST
+
+/* ---- state file and sessions -------------------------------------------- */
+
+START_TEST(test_state_text)
+{
+	struct ple_state s = {.pid = 77, .n = 2}, r;
+	char text[1024];
+	snprintf(s.root, sizeof(s.root), "/sys");
+	snprintf(s.module, sizeof(s.module), "kvm_amd");
+	s.orig[0] = (struct ple_setting){"pause_filter_count", "3000"};
+	s.orig[1] = (struct ple_setting){"pause_filter_thresh", "128"};
+	ck_assert_int_eq(ple_state_format(&s, text, sizeof(text)), 0);
+	ck_assert_int_eq(ple_state_parse(text, &r, err, sizeof(err)), 0);
+	ck_assert_int_eq(r.pid, 77);
+	ck_assert_str_eq(r.root, "/sys");
+	ck_assert_str_eq(r.module, "kvm_amd");
+	ck_assert_uint_eq(r.n, 2);
+	ck_assert_str_eq(r.orig[1].name, "pause_filter_thresh");
+	ck_assert_str_eq(r.orig[1].value, "128");
+
+	static const char *const bad[] = {
+	    "",
+	    "something else\n",
+	    "plerig-ple-state 1\npid 1\nroot /sys\n",
+	    "plerig-ple-state 1\npid x\nroot /sys\nmodule kvm_intel\n",
+	    "plerig-ple-state 1\npid 1\nroot /sys\nmodule kvm_intel\nparam ple_gap\n",
+	    "plerig-ple-state 1\npid 1\nroot /sys\nmodule kvm_intel\nparam ple_gap -1\n",
+	    "plerig-ple-state 1\npid 1\nroot /sys\nmodule kvm_intel\ncolour blue\n",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(ple_state_parse(bad[i], &r, err, sizeof(err)) == -1, "accepted: %s",
+			      bad[i]);
+}
+END_TEST
+
+START_TEST(test_session_roundtrip)
+{
+	struct ple_session s;
+	const char *const names[] = {"ple_window"};
+	struct ple_setting v = {"ple_window", "65536"};
+	fake_kvm_intel(0444, "0");
+	ck_assert_msg(ple_session_begin(&s, names, 1, err, sizeof(err)) == 0, "%s", err);
+	ck_assert(state_exists());
+	ck_assert_str_eq(get_param("kvm_intel", "ple_window"), "4096"); /* nothing yet */
+	ck_assert_msg(ple_session_apply(&s, &v, 1, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_str_eq(get_param("kvm_intel", "ple_window"), "65536");
+	ck_assert_msg(ple_session_restore(&s, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_str_eq(get_param("kvm_intel", "ple_window"), "4096");
+	ck_assert(!state_exists());
+	/* two reloads: to the value, back to the original */
+	ck_assert_str_eq(modprobe_log(), "-r kvm_intel\n"
+					 "kvm_intel ple_gap=128 ple_window=65536 ple_window_grow=2 "
+					 "ple_window_shrink=0 ple_window_max=4294967295\n"
+					 "-r kvm_intel\n"
+					 "kvm_intel ple_gap=128 ple_window=4096 ple_window_grow=2 "
+					 "ple_window_shrink=0 ple_window_max=4294967295\n");
+	ck_assert_int_eq(ple_session_restore(&s, err, sizeof(err)), 0); /* again: no-op */
+}
+END_TEST
+
+START_TEST(test_session_refuses_stale_state)
+{
+	struct ple_session s;
+	struct ple_state st = {.pid = 999999, .n = 1};
+	const char *const names[] = {"ple_window"};
+	fake_kvm_intel(0644, "0");
+	snprintf(st.root, sizeof(st.root), "%s", sys_root);
+	snprintf(st.module, sizeof(st.module), "kvm_intel");
+	st.orig[0] = (struct ple_setting){"ple_window", "4096"};
+	ck_assert_int_eq(ple_state_save(&st, err, sizeof(err)), 0);
+	ck_assert_int_eq(ple_session_begin(&s, names, 1, err, sizeof(err)), -EBUSY);
+	ck_assert_msg(strstr(err, "plerig sweep --restore"), "%s", err);
+
+	/* a live sweep is named as such (pid 1 is always alive) */
+	st.pid = 1;
+	ck_assert_int_eq(ple_state_save(&st, err, sizeof(err)), 0);
+	ck_assert_int_eq(ple_session_begin(&s, names, 1, err, sizeof(err)), -EBUSY);
+	ck_assert_msg(strstr(err, "another plerig sweep (pid 1)"), "%s", err);
+	char msg[1024];
+	ck_assert_int_eq(ple_restore_from_state(msg, sizeof(msg)), -EBUSY);
+	ck_assert_msg(strstr(msg, "still running"), "%s", msg);
+}
+END_TEST
+
+/* A sweep that dies between its change and its restore, as kill -9 would. */
+static void crash_after_apply(const char *value)
+{
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct ple_session s;
+		const char *const names[] = {"ple_window", "ple_gap"};
+		struct ple_setting v[] = {{"ple_window", ""}, {"ple_gap", "0"}};
+		snprintf(v[0].value, sizeof(v[0].value), "%s", value);
+		if (ple_session_begin(&s, names, 2, err, sizeof(err)) ||
+		    ple_session_apply(&s, v, 2, err, sizeof(err))) {
+			fprintf(stderr, "child: %s\n", err);
+			_exit(3);
+		}
+		_exit(0); /* no restore */
+	}
+	int status;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+}
+
+static void check_crash_restore(mode_t mode)
+{
+	char msg[1024];
+	fake_kvm_intel(mode, "0");
+	crash_after_apply("1024");
+	ck_assert_str_eq(get_param("kvm_intel", "ple_window"), "1024");
+	ck_assert_str_eq(get_param("kvm_intel", "ple_gap"), "0");
+	ck_assert(state_exists());
+
+	ck_assert_int_eq(ple_restore_from_state(msg, sizeof(msg)), 1);
+	ck_assert_msg(strstr(msg, "ple_window 1024 -> 4096") && strstr(msg, "ple_gap 0 -> 128"),
+		      "%s", msg);
+	ck_assert_str_eq(get_param("kvm_intel", "ple_window"), "4096");
+	ck_assert_str_eq(get_param("kvm_intel", "ple_gap"), "128");
+	ck_assert_str_eq(get_param("kvm_intel", "ple_window_grow"), "2");
+	ck_assert(!state_exists());
+	/* and nothing left to do */
+	ck_assert_int_eq(ple_restore_from_state(msg, sizeof(msg)), 0);
+	ck_assert_msg(strstr(msg, "nothing to restore"), "%s", msg);
+}
+
+START_TEST(test_crash_restore_runtime)
+{
+	check_crash_restore(0644);
+	ck_assert_str_eq(modprobe_log(), "");
+}
+END_TEST
+
+START_TEST(test_crash_restore_reload)
+{
+	check_crash_restore(0444);
+	/* the child's reload, then the restore's */
+	ck_assert_str_eq(modprobe_log(), "-r kvm_intel\n"
+					 "kvm_intel ple_gap=0 ple_window=1024 ple_window_grow=2 "
+					 "ple_window_shrink=0 ple_window_max=4294967295\n"
+					 "-r kvm_intel\n"
+					 "kvm_intel ple_gap=128 ple_window=4096 ple_window_grow=2 "
+					 "ple_window_shrink=0 ple_window_max=4294967295\n");
+}
+END_TEST
+
+START_TEST(test_crash_restore_refused_keeps_state)
+{
+	char msg[1024], p[PATH_MAX];
+	fake_kvm_intel(0444, "0");
+	crash_after_apply("2048");
+	/* meanwhile a VM started: the restore must wait, and keep the originals */
+	snprintf(p, sizeof(p), "%s/module/kvm_intel/refcnt", sys_root);
+	put(p, "1", 0444);
+	ck_assert_int_eq(ple_restore_from_state(msg, sizeof(msg)), -EPERM);
+	ck_assert_msg(strstr(msg, "in use"), "%s", msg);
+	ck_assert(state_exists());
+	put(p, "0", 0444);
+	ck_assert_int_eq(ple_restore_from_state(msg, sizeof(msg)), 1);
+	ck_assert_str_eq(get_param("kvm_intel", "ple_window"), "4096");
+	ck_assert(!state_exists());
+}
+END_TEST
+
+START_TEST(test_restore_other_root)
+{
+	struct ple_state st = {.pid = 999999, .n = 1};
+	char msg[1024];
+	snprintf(st.root, sizeof(st.root), "/elsewhere");
+	snprintf(st.module, sizeof(st.module), "kvm_intel");
+	st.orig[0] = (struct ple_setting){"ple_window", "4096"};
+	ck_assert_int_eq(ple_state_save(&st, err, sizeof(err)), 0);
+	ck_assert_int_eq(ple_restore_from_state(msg, sizeof(msg)), -EINVAL);
+	ck_assert_msg(strstr(msg, "PLERIG_SYSFS_ROOT=/elsewhere"), "%s", msg);
+	ck_assert(state_exists());
+}
+END_TEST
+
+START_TEST(test_kvm_users)
+{
+	char p[PATH_MAX], out[256];
+	snprintf(p, sizeof(p), "%s/proc", top);
+	ck_assert_int_eq(kvm_users_describe(p, out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "");
+	snprintf(p, sizeof(p), "%s/proc/17", top);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/proc/17/fd", top);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/proc/17/fd/9", top);
+	ck_assert_int_eq(symlink("anon_inode:kvm-vcpu:0", p), 0);
+	snprintf(p, sizeof(p), "%s/proc/self", top); /* not a pid: skipped */
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/proc", top);
+	ck_assert_int_eq(kvm_users_describe(p, out, sizeof(out)), 1);
+	ck_assert_str_eq(out, "17 ? (1 fd)");
+}
+END_TEST
+
+static Suite *host_params_suite(void)
+{
+	Suite *s = suite_create("host_params");
+	TCase *t = tcase_create("fake_sysfs");
+	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_add_test(t, test_detect_vmx);
+	tcase_add_test(t, test_detect_svm_partial);
+	tcase_add_test(t, test_detect_none_and_bad_root);
+	tcase_add_test(t, test_pvm_has_nothing);
+	tcase_add_test(t, test_owner_and_values);
+	tcase_add_test(t, test_decide);
+	tcase_add_test(t, test_decide_builtin);
+	tcase_add_test(t, test_apply_runtime);
+	tcase_add_test(t, test_apply_reload);
+	tcase_add_test(t, test_apply_refused_changes_nothing);
+	tcase_add_test(t, test_reload_failures);
+	tcase_add_test(t, test_reload_verifies);
+	tcase_add_test(t, test_modprobe_missing);
+	tcase_add_test(t, test_state_text);
+	tcase_add_test(t, test_session_roundtrip);
+	tcase_add_test(t, test_session_refuses_stale_state);
+	tcase_add_test(t, test_crash_restore_runtime);
+	tcase_add_test(t, test_crash_restore_reload);
+	tcase_add_test(t, test_crash_restore_refused_keeps_state);
+	tcase_add_test(t, test_restore_other_root);
+	tcase_add_test(t, test_kvm_users);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(host_params_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

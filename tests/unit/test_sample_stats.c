@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The statistics against independently published values. */
+#include <check.h>
+#include <math.h>
+
+#include "stats/sample_stats.h"
+
+#define EPS 1e-4
+
+START_TEST(textbook_mean_stddev_median_mad)
+{
+	/* the classic 2,4,4,4,5,5,7,9: mean 5, population sd 2, sample sd sqrt(32/7) */
+	const double x[] = {2, 4, 4, 4, 5, 5, 7, 9};
+	struct sample_stats s;
+	sample_stats_compute(x, 8, &s);
+	ck_assert_uint_eq(s.n, 8);
+	ck_assert_double_eq_tol(s.mean, 5.0, EPS);
+	ck_assert_double_eq_tol(s.stddev, sqrt(32.0 / 7.0), EPS);
+	ck_assert_double_eq_tol(s.rel, sqrt(32.0 / 7.0) / 5.0, EPS);
+	ck_assert_double_eq_tol(s.median, 4.5, EPS);
+	ck_assert_double_eq_tol(s.mad, 0.5, EPS);
+	ck_assert_double_eq_tol(s.min, 2.0, EPS);
+	ck_assert_double_eq_tol(s.max, 9.0, EPS);
+	/* 9 is 4.5 away from the median: beyond 3 * 1.4826 * 0.5 = 2.22, and so are 2 and 7 */
+	ck_assert_uint_eq(s.outliers, 3);
+}
+END_TEST
+
+START_TEST(one_sample_has_no_spread)
+{
+	const double x[] = {42};
+	struct sample_stats s;
+	sample_stats_compute(x, 1, &s);
+	ck_assert_double_eq_tol(s.mean, 42, EPS);
+	ck_assert_double_eq_tol(s.stddev, 0, EPS);
+	ck_assert_uint_eq(s.outliers, 0);
+	sample_stats_compute(x, 0, &s);
+	ck_assert_uint_eq(s.n, 0);
+}
+END_TEST
+
+/*
+ * R's documentation example, t.test(extra ~ group, data = sleep) (Student's
+ * sleep data, Welch by default): t = -1.8608, df = 17.776, p-value = 0.07939,
+ * 95 percent confidence interval -3.3654832 0.2054832 for group1 - group2.
+ * Ours is b - a, so the signs flip.
+ */
+START_TEST(welch_matches_r_on_the_sleep_data)
+{
+	const double group1[] = {0.7, -1.6, -0.2, -1.2, -0.1, 3.4, 3.7, 0.8, 0.0, 2.0};
+	const double group2[] = {1.9, 0.8, 1.1, 0.1, -0.1, 4.4, 5.5, 1.6, 4.6, 3.4};
+	struct welch_result w;
+	welch_test(group1, 10, group2, 10, 0.95, &w);
+	ck_assert(w.valid);
+	ck_assert_double_eq_tol(w.diff, 1.58, EPS);
+	ck_assert_double_eq_tol(w.t, 1.8608, 1e-4);
+	ck_assert_double_eq_tol(w.df, 17.776, 1e-3);
+	ck_assert_double_eq_tol(w.p, 0.07939, 1e-5);
+	ck_assert_double_eq_tol(w.ci_low, -0.2054832, 1e-6);
+	ck_assert_double_eq_tol(w.ci_high, 3.3654832, 1e-6);
+}
+END_TEST
+
+/*
+ * Welch's own textbook case in another form: two samples with the same
+ * mean give t = 0 and p = 1; a shift far beyond the spread gives p ~ 0.
+ */
+START_TEST(welch_extremes)
+{
+	const double a[] = {10, 11, 9, 10, 10.5};
+	const double b[] = {10, 9, 11, 10.5, 10};
+	const double c[] = {20, 21, 19, 20, 20.5};
+	struct welch_result w;
+	welch_test(a, 5, b, 5, 0.95, &w);
+	ck_assert(w.valid);
+	ck_assert_double_eq_tol(w.t, 0.0, EPS);
+	ck_assert_double_eq_tol(w.p, 1.0, EPS);
+	welch_test(a, 5, c, 5, 0.95, &w);
+	ck_assert(w.p < 1e-6);
+	ck_assert(w.ci_low > 8.0 && w.ci_high < 12.0);
+	ck_assert_double_eq_tol(w.rel, 10.0 / 10.1, EPS);
+}
+END_TEST
+
+START_TEST(welch_needs_two_samples_and_variance)
+{
+	const double a[] = {1};
+	const double b[] = {1, 2, 3};
+	const double flat[] = {5, 5, 5};
+	struct welch_result w;
+	welch_test(a, 1, b, 3, 0.95, &w);
+	ck_assert(!w.valid);
+	ck_assert_double_eq_tol(w.diff, 1.0, EPS);
+	welch_test(flat, 3, flat, 3, 0.95, &w);
+	ck_assert(!w.valid);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("sample_stats");
+	TCase *tc = tcase_create("stats");
+	tcase_add_test(tc, textbook_mean_stddev_median_mad);
+	tcase_add_test(tc, one_sample_has_no_spread);
+	tcase_add_test(tc, welch_matches_r_on_the_sleep_data);
+	tcase_add_test(tc, welch_extremes);
+	tcase_add_test(tc, welch_needs_two_samples_and_variance);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
