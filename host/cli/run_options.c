@@ -215,6 +215,17 @@ static const char *relax_name_u(unsigned v)
 	return relax_name((enum plerig_relax_kind)v);
 }
 
+static const char *ple_name_u(unsigned v)
+{
+	return ple_name((enum ple_mode)v);
+}
+
+static const struct name_axis ple_axis = {
+    .opt = "--ple",
+    .what = "PLE mode",
+    .count = PLE_COUNT,
+    .name = ple_name_u,
+};
 static const struct name_axis backend_axis = {
     .opt = "--backend",
     .what = "backend",
@@ -325,6 +336,18 @@ static int parse_relaxes(const char *value, struct run_options *o, char *err, si
 	return 0;
 }
 
+static int parse_ples(const char *value, struct run_options *o, char *err, size_t errlen)
+{
+	unsigned v[PLE_COUNT], n;
+
+	if (parse_name_list(&ple_axis, value, v, &n, err, errlen))
+		return -1;
+	for (unsigned i = 0; i < n; i++)
+		o->ples[i] = (enum ple_mode)v[i];
+	o->nr_ples = n;
+	return 0;
+}
+
 /* --vcpus keeps the order given: it is the order the variants run in. */
 static int parse_vcpu_counts(const char *value, struct run_options *o, char *err, size_t errlen)
 {
@@ -423,7 +446,7 @@ static int parse_inject(const char *value, enum plerig_inject *out, char *err, s
 	return fail(err, errlen, "--inject: '%s' is not one of none, fault, hang", value);
 }
 
-#define MAX_REPEAT 10000u
+#define MAX_REPEAT  10000u
 #define MAX_DISCARD 100u
 
 static int parse_order(const char *value, enum run_order *out, char *err, size_t errlen)
@@ -465,14 +488,20 @@ static int parse_baseline(const char *value, struct run_options *o, char *err, s
 		o->baseline_axis = BASELINE_RELAX;
 		ok = relax_from_name(v, &r) == 0;
 		o->baseline_value = (unsigned)r;
+	} else if (len == 3 && !strncmp(value, "ple", len)) {
+		enum ple_mode p;
+		o->baseline_axis = BASELINE_PLE;
+		ok = ple_from_name(v, &p) == 0;
+		o->baseline_value = (unsigned)p;
 	} else if (len == 5 && !strncmp(value, "vcpus", len)) {
 		o->baseline_axis = BASELINE_VCPUS;
 		return parse_unsigned("--baseline vcpus", v, 1, PLERIG_MAX_VCPUS,
 				      &o->baseline_value, err, errlen);
 	} else {
-		return fail(err, errlen,
-			    "--baseline: axis '%.*s' is not one of backend, lock, relax, vcpus",
-			    (int)len, value);
+		return fail(
+		    err, errlen,
+		    "--baseline: axis '%.*s' is not one of backend, lock, relax, ple, vcpus",
+		    (int)len, value);
 	}
 	if (!ok)
 		return fail(err, errlen, "--baseline: '%s' is not a value of %.*s", v, (int)len,
@@ -511,8 +540,9 @@ static int apply_accel(struct run_options *o, char *err, size_t errlen)
 					    "--accel tcg: --backend lists libvirt and "
 					    "libvirt-emulated, which are then the same");
 	if (o->accel_given && !libvirt)
-		return fail(err, errlen, "--accel: only --backend libvirt has a choice of "
-					 "accelerator");
+		return fail(err, errlen,
+			    "--accel: only --backend libvirt has a choice of "
+			    "accelerator");
 	return 0;
 }
 
@@ -526,6 +556,7 @@ enum {
 	OPT_LOCK,
 	OPT_RELAX,
 	OPT_RING,
+	OPT_PLE,
 	OPT_PIN,
 	OPT_DURATION,
 	OPT_WARMUP,
@@ -555,6 +586,7 @@ static const struct option long_options[] = {
     {"lock", required_argument, NULL, OPT_LOCK},
     {"relax", required_argument, NULL, OPT_RELAX},
     {"ring", required_argument, NULL, OPT_RING},
+    {"ple", required_argument, NULL, OPT_PLE},
     {"pin", required_argument, NULL, OPT_PIN},
     {"duration", required_argument, NULL, OPT_DURATION},
     {"warmup", required_argument, NULL, OPT_WARMUP},
@@ -601,6 +633,8 @@ static int apply_option(int c, const char *arg, struct run_options *o, bool *vcp
 		return parse_locks(arg, o, err, errlen);
 	case OPT_RELAX:
 		return parse_relaxes(arg, o, err, errlen);
+	case OPT_PLE:
+		return parse_ples(arg, o, err, errlen);
 	case OPT_RING:
 		return parse_ring(arg, o, err, errlen);
 	case OPT_PIN:
@@ -723,6 +757,8 @@ void run_options_defaults(struct run_options *o)
 	o->relaxes[0] = PLERIG_RELAX_PAUSE;
 	o->relaxes[1] = PLERIG_RELAX_NOP;
 	o->nr_relaxes = 2;
+	o->ples[0] = PLE_ON;
+	o->nr_ples = 1;
 	o->ring = RING_CHOICE_AUTO;
 	o->pin_each = true;
 	o->duration_s = 3.0;
@@ -808,6 +844,9 @@ void run_options_usage(FILE *out)
 	      "  --lock LIST         ticket, tas, mcs (default: ticket)\n"
 	      "  --relax LIST        spin-loop body: pause, nop, rep-pause, none\n"
 	      "                      (default: pause,nop)\n"
+	      "  --ple LIST          hardware PAUSE interception per VM: on (as the host is\n"
+	      "                      set up) or off (KVM_CAP_X86_DISABLE_EXITS, PAUSE bit); an\n"
+	      "                      axis; the native baseline runs only 'on' (default: on)\n"
 	      "  --ring user|kernel|auto\n"
 	      "                      privilege level of the storm; auto picks what the backend\n"
 	      "                      supports best (default: auto)\n"
@@ -845,7 +884,7 @@ void run_options_usage(FILE *out)
 	      "                      (default: 1 when --repeat >= 2, else 0)\n"
 	      "  --baseline AXIS=VALUE\n"
 	      "                      compare every variant with the one that differs only in\n"
-	      "                      AXIS (backend, lock, relax, vcpus) being VALUE\n"
+	      "                      AXIS (backend, lock, relax, ple, vcpus) being VALUE\n"
 	      "                      (default: backend=native if both are run, else the\n"
 	      "                      first value of the first axis with several)\n"
 	      "\n"

@@ -15,14 +15,20 @@ enum ring_choice { RING_CHOICE_AUTO, RING_CHOICE_USER, RING_CHOICE_KERNEL };
 
 /* How repeats of the variants are ordered in time. */
 enum run_order {
-	ORDER_INTERLEAVE,  /* A B C A B C ...: drift lands on every variant alike */
-	ORDER_SHUFFLE,     /* a new random permutation each round (--seed) */
-	ORDER_SEQUENTIAL,  /* A A A B B B ...: only to show what interleaving hides */
+	ORDER_INTERLEAVE, /* A B C A B C ...: drift lands on every variant alike */
+	ORDER_SHUFFLE,	  /* a new random permutation each round (--seed) */
+	ORDER_SEQUENTIAL, /* A A A B B B ...: only to show what interleaving hides */
 };
 
 /* The axis a comparison holds fixed at one value: --baseline AXIS=VALUE. */
-enum baseline_axis { BASELINE_AUTO, BASELINE_BACKEND, BASELINE_LOCK, BASELINE_RELAX,
-		     BASELINE_VCPUS };
+enum baseline_axis {
+	BASELINE_AUTO,
+	BASELINE_BACKEND,
+	BASELINE_LOCK,
+	BASELINE_RELAX,
+	BASELINE_VCPUS,
+	BASELINE_PLE
+};
 
 struct run_options {
 	enum backend_kind backends[BACKEND_COUNT];
@@ -36,6 +42,8 @@ struct run_options {
 	unsigned nr_locks;
 	enum plerig_relax_kind relaxes[PLERIG_RELAX_COUNT];
 	unsigned nr_relaxes;
+	enum ple_mode ples[PLE_COUNT]; /* --ple on,off: an axis */
+	unsigned nr_ples;
 	enum ring_choice ring;
 	bool pin_each;
 	double duration_s;
@@ -48,17 +56,17 @@ struct run_options {
 	const char *guest_path;	   /* NULL: the image built next to the binary */
 	bool quiet;		   /* no progress lines on stderr */
 	enum plerig_inject inject; /* --inject: a guest failure on purpose, for tests */
-	unsigned repeat;           /* measured runs of every variant */
-	int discard_rounds;        /* rounds run and thrown away first; -1: 1 if repeat > 1 */
+	unsigned repeat;	   /* measured runs of every variant */
+	int discard_rounds;	   /* rounds run and thrown away first; -1: 1 if repeat > 1 */
 	enum run_order order;
-	unsigned long long seed;   /* for ORDER_SHUFFLE */
+	unsigned long long seed; /* for ORDER_SHUFFLE */
 	bool seed_given;
 	enum baseline_axis baseline_axis;
-	unsigned baseline_value;   /* enum value of the axis, or the vCPU count */
-	const char *csv_path;      /* NULL: no CSV */
-	const char *connect_uri;   /* --connect: libvirt URI; NULL: the embedded driver */
-	const char *cache_dir;	   /* --cache-dir: NULL: the default */
-	bool accel_tcg;		   /* --accel tcg: libvirt backend under QEMU's emulator */
+	unsigned baseline_value; /* enum value of the axis, or the vCPU count */
+	const char *csv_path;	 /* NULL: no CSV */
+	const char *connect_uri; /* --connect: libvirt URI; NULL: the embedded driver */
+	const char *cache_dir;	 /* --cache-dir: NULL: the default */
+	bool accel_tcg;		 /* --accel tcg: libvirt backend under QEMU's emulator */
 	bool accel_given;
 };
 

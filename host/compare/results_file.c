@@ -282,9 +282,16 @@ static int load_identity(const struct where *w, const char *at, struct loaded_va
 			return bad(w, at, "identity fields are too long");
 		used += (size_t)n;
 	}
-	snprintf(lv->label, sizeof(lv->label), "%s %s %s %s %sx%s on %s pin=%s cs=%s think=%s",
+	/* "ple" came after the first files were written: absent means the host default */
+	const char *ple = opt_string(lv->obj, "ple");
+	if (!ple)
+		ple = "on";
+	int n = snprintf(lv->key + used, sizeof(lv->key) - used, " ple=%s", ple);
+	if (n < 0 || (size_t)n >= sizeof(lv->key) - used)
+		return bad(w, at, "identity fields are too long");
+	snprintf(lv->label, sizeof(lv->label), "%s %s %s %s %sx%s on %s pin=%s cs=%s think=%s%s",
 		 text[0], text[1], text[2], text[3], text[4], text[5], text[6], text[7], text[8],
-		 text[9]);
+		 text[9], strcmp(ple, "off") ? "" : " ple=off");
 	return 0;
 }
 

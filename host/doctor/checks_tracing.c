@@ -69,7 +69,6 @@ static void check_filter(struct doctor_report *r)
 {
 	struct ple_probe p;
 	struct ple_counters c;
-	char err[512];
 	ple_probe_init(&p);
 	if (p.vendor == PLE_VENDOR_NONE)
 		return;
@@ -78,8 +77,10 @@ static void check_filter(struct doctor_report *r)
 			   p.pause_exits_why);
 		return;
 	}
-	if (ple_counters_open(&c, &p, gettid(), err, sizeof(err)))
-		doctor_add(r, "pause_exit_count", "PAUSE-loop exit count", DOCTOR_NO, "%s", err);
+	if (ple_counters_open(&c, &p, gettid()))
+		doctor_add(r, "pause_exit_count", "PAUSE-loop exit count", DOCTOR_NO, "%s%s%s",
+			   c.pause_exits_why, c.pause_exits_why[0] ? "; " : "",
+			   c.window_updates_why);
 	else
 		doctor_add(r, "pause_exit_count", "PAUSE-loop exit count", DOCTOR_OK,
 			   "kvm:kvm_exit filtered on \"%s\", and kvm:kvm_ple_window_update, per "

@@ -36,6 +36,10 @@ static unsigned axis_values(const struct run_options *o, enum baseline_axis axis
 		for (unsigned i = 0; i < o->nr_vcpu_counts; i++)
 			out[n++] = o->vcpu_counts[i];
 		break;
+	case BASELINE_PLE:
+		for (unsigned i = 0; i < o->nr_ples; i++)
+			out[n++] = o->ples[i];
+		break;
 	case BASELINE_AUTO:
 		break;
 	}
@@ -57,6 +61,9 @@ const char *baseline_describe(enum baseline_axis axis, unsigned value, char *buf
 	case BASELINE_VCPUS:
 		snprintf(buf, len, "vcpus=%u", value);
 		break;
+	case BASELINE_PLE:
+		snprintf(buf, len, "ple=%s", ple_name(value));
+		break;
 	case BASELINE_AUTO:
 		snprintf(buf, len, "none");
 		break;
@@ -67,7 +74,8 @@ const char *baseline_describe(enum baseline_axis axis, unsigned value, char *buf
 int baseline_resolve(const struct run_options *o, enum baseline_axis *axis, unsigned *value,
 		     char *err, size_t errlen)
 {
-	unsigned values[RUN_OPTIONS_MAX_VCPU_COUNTS + PLERIG_RELAX_COUNT + BACKEND_COUNT];
+	unsigned
+	    values[RUN_OPTIONS_MAX_VCPU_COUNTS + PLERIG_RELAX_COUNT + BACKEND_COUNT + PLE_COUNT];
 	if (o->baseline_axis != BASELINE_AUTO) {
 		unsigned n = axis_values(o, o->baseline_axis, values);
 		char desc[48];
@@ -88,8 +96,8 @@ int baseline_resolve(const struct run_options *o, enum baseline_axis *axis, unsi
 			return 0;
 		}
 	}
-	static const enum baseline_axis order[] = {BASELINE_RELAX, BASELINE_LOCK, BASELINE_VCPUS,
-						   BASELINE_BACKEND};
+	static const enum baseline_axis order[] = {BASELINE_RELAX, BASELINE_PLE, BASELINE_LOCK,
+						   BASELINE_VCPUS, BASELINE_BACKEND};
 	for (unsigned i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		if (axis_values(o, order[i], values) > 1) {
 			*axis = order[i];
@@ -112,6 +120,8 @@ static unsigned axis_of(const struct variant *v, enum baseline_axis axis)
 		return v->relax;
 	case BASELINE_VCPUS:
 		return v->vcpus;
+	case BASELINE_PLE:
+		return v->ple;
 	case BASELINE_AUTO:
 		break;
 	}
@@ -125,6 +135,7 @@ static bool partners(const struct variant *a, const struct variant *b, enum base
 	       (axis == BASELINE_LOCK || a->lock == b->lock) &&
 	       (axis == BASELINE_RELAX || a->relax == b->relax) &&
 	       (axis == BASELINE_VCPUS || a->vcpus == b->vcpus) &&
+	       (axis == BASELINE_PLE || a->ple == b->ple) &&
 	       (axis == BASELINE_BACKEND || a->ring == b->ring) && a->vms == b->vms;
 }
 
@@ -167,8 +178,8 @@ int comparisons_build(struct report *rep, enum baseline_axis axis, unsigned valu
 				struct comparison *cmp = &rep->comparisons[rep->nr_comparisons++];
 				cmp->baseline = s;
 				cmp->candidate = c;
-				compare_metric(cmp, &rep->series[s], &rep->series[c], &metrics[m], a,
-					       b);
+				compare_metric(cmp, &rep->series[s], &rep->series[c], &metrics[m],
+					       a, b);
 			}
 			break;
 		}

@@ -39,7 +39,8 @@ static void fill_common(struct variant *v, const struct run_options *o, enum ple
 int run_options_expand(const struct run_options *o, const enum plerig_ring ring_auto[BACKEND_COUNT],
 		       struct variant **out, unsigned *nr)
 {
-	size_t total = (size_t)o->nr_backends * o->nr_vcpu_counts * o->nr_locks * o->nr_relaxes;
+	size_t total =
+	    (size_t)o->nr_backends * o->nr_vcpu_counts * o->nr_locks * o->nr_ples * o->nr_relaxes;
 	struct variant *v;
 	unsigned n = 0;
 
@@ -54,16 +55,24 @@ int run_options_expand(const struct run_options *o, const enum plerig_ring ring_
 	for (unsigned b = 0; b < o->nr_backends; b++)
 		for (unsigned c = 0; c < o->nr_vcpu_counts; c++)
 			for (unsigned l = 0; l < o->nr_locks; l++)
-				for (unsigned r = 0; r < o->nr_relaxes; r++, n++) {
-					fill_common(&v[n], o, ring_auto[o->backends[b]]);
-					v[n].backend = o->backends[b];
-					/* the native baseline runs in host user space, whatever --ring says */
-					if (v[n].backend == BACKEND_NATIVE)
-						v[n].ring = PLERIG_RING_USER;
-					v[n].vcpus = o->vcpu_counts[c];
-					v[n].lock = o->locks[l];
-					v[n].relax = o->relaxes[r];
-				}
+				for (unsigned p = 0; p < o->nr_ples; p++)
+					for (unsigned r = 0; r < o->nr_relaxes; r++) {
+						/* no VM, no PAUSE interception to switch off */
+						if (o->backends[b] == BACKEND_NATIVE &&
+						    o->ples[p] == PLE_OFF)
+							continue;
+						fill_common(&v[n], o, ring_auto[o->backends[b]]);
+						v[n].backend = o->backends[b];
+						/* the native baseline runs in host user space,
+						 * whatever --ring says */
+						if (v[n].backend == BACKEND_NATIVE)
+							v[n].ring = PLERIG_RING_USER;
+						v[n].vcpus = o->vcpu_counts[c];
+						v[n].lock = o->locks[l];
+						v[n].ple = o->ples[p];
+						v[n].relax = o->relaxes[r];
+						n++;
+					}
 	*out = v;
 	*nr = n;
 	return 0;

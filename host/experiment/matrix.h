@@ -7,7 +7,7 @@
 #include "experiment/variant.h"
 
 /*
- * Cartesian product of the axes, in the order backend, vcpus, lock, relax
+ * Cartesian product of the axes, in the order backend, vcpus, lock, ple, relax
  * (relax innermost, so variants that differ only in the relax instruction
  * are adjacent in the table). --ring auto becomes @ring_auto[backend], which
  * the caller picks for each backend. On success *out is a calloc'ed array of

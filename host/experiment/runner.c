@@ -29,7 +29,7 @@
 #include "util/interrupt.h"
 
 #define EXIT_RUN_FAILED 1
-#define EXIT_USAGE 2
+#define EXIT_USAGE	2
 
 struct runner {
 	struct run_options o;
@@ -71,7 +71,8 @@ static struct backend *open_backend(enum backend_kind kind, const struct run_opt
 		    &(struct libvirt_backend_options){.guest_path = guest,
 						      .uri = o->connect_uri,
 						      .cache_dir = o->cache_dir,
-						      .template_path = getenv("PLERIG_DOMAIN_TEMPLATE"),
+						      .template_path =
+							  getenv("PLERIG_DOMAIN_TEMPLATE"),
 						      .tcg = kind == BACKEND_LIBVIRT_TCG},
 		    err, errlen);
 	case BACKEND_COUNT:
@@ -173,7 +174,8 @@ static void run_slot(struct runner *rn, const struct slot *slot, unsigned discar
 		char acq[UNITS_BUF_SIZE];
 		figures_for_variant(r, &f);
 		if (r->ok)
-			fprintf(stderr, "       %s acq/s\n", units_count(f.acq_per_s, acq, sizeof(acq)));
+			fprintf(stderr, "       %s acq/s\n",
+				units_count(f.acq_per_s, acq, sizeof(acq)));
 		else
 			fprintf(stderr, "       FAILED: %s\n", r->error);
 	}
@@ -183,8 +185,8 @@ static int run_all(struct runner *rn)
 {
 	const unsigned discard = rn->rep.discard_rounds;
 	unsigned n;
-	struct slot *slots = schedule_plan(rn->o.order, rn->nr_variants, discard, rn->o.repeat,
-					   rn->rep.seed, &n);
+	struct slot *slots =
+	    schedule_plan(rn->o.order, rn->nr_variants, discard, rn->o.repeat, rn->rep.seed, &n);
 	if (!slots)
 		return -1;
 	if (rn->o.repeat == 1)
@@ -207,7 +209,8 @@ static int summarise(struct runner *rn, char *err, size_t errlen)
 		if (series_compute_stats(&rn->rep.series[i]))
 			return -1;
 	if (axis != BASELINE_AUTO) {
-		rn->rep.baseline = baseline_describe(axis, value, rn->baseline, sizeof(rn->baseline));
+		rn->rep.baseline =
+		    baseline_describe(axis, value, rn->baseline, sizeof(rn->baseline));
 		if (comparisons_build(&rn->rep, axis, value))
 			return -1;
 	}

@@ -72,14 +72,15 @@ static void read_cpu_model(char *buf, size_t len)
 /* The PLE knobs of kvm_intel / kvm_amd, as the host has them now. */
 static void read_ple_params(const char *module, char *buf, size_t len)
 {
-	static const char *const intel[] = {"ple_gap", "ple_window", "ple_window_grow",
-					    "ple_window_shrink", "ple_window_max", NULL};
-	static const char *const amd[] = {"pause_filter_count", "pause_filter_thresh",
+	static const char *const intel[] = {"ple_gap",	       "ple_window",
+					    "ple_window_grow", "ple_window_shrink",
+					    "ple_window_max",  NULL};
+	static const char *const amd[] = {"pause_filter_count",	     "pause_filter_thresh",
 					  "pause_filter_count_grow", "pause_filter_count_shrink",
-					  "pause_filter_count_max", NULL};
+					  "pause_filter_count_max",  NULL};
 	const char *const *names = !strcmp(module, "kvm_intel") ? intel
 				   : !strcmp(module, "kvm_amd") ? amd
-								 : NULL;
+								: NULL;
 	size_t used = 0;
 	buf[0] = '\0';
 	for (unsigned i = 0; names && names[i]; i++) {

@@ -35,7 +35,7 @@ struct host_info {
 	char kernel[128];
 	char kvm_module[32];
 	char cpu_model[128];
-	unsigned cpus;        /* in this process's affinity mask */
+	unsigned cpus; /* in this process's affinity mask */
 	long cpus_online;
 	/* PLE / pause-filter module parameters, "name=value" pairs, as found */
 	char ple_params[512];
@@ -48,7 +48,7 @@ struct report {
 	unsigned discard_rounds;
 	enum run_order order;
 	unsigned long long seed; /* meaningful for ORDER_SHUFFLE */
-	const char *baseline; /* "relax=pause", or NULL when nothing is compared */
+	const char *baseline;	 /* "relax=pause", or NULL when nothing is compared */
 	struct series *series;
 	unsigned nr_series;
 	struct comparison *comparisons;

@@ -59,6 +59,25 @@ const char *relax_name(enum plerig_relax_kind r)
 	return name_of(relax_names, PLERIG_RELAX_COUNT, (unsigned)r);
 }
 
+static const char *const ple_names[PLE_COUNT] = {
+    [PLE_ON] = "on",
+    [PLE_OFF] = "off",
+};
+
+const char *ple_name(enum ple_mode p)
+{
+	return name_of(ple_names, PLE_COUNT, (unsigned)p);
+}
+
+int ple_from_name(const char *s, enum ple_mode *out)
+{
+	int i = index_of(ple_names, PLE_COUNT, s);
+	if (i < 0)
+		return -1;
+	*out = (enum ple_mode)i;
+	return 0;
+}
+
 const char *ring_name(enum plerig_ring r)
 {
 	switch (r) {

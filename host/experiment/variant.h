@@ -8,11 +8,18 @@
 #include "plerig/abi.h"
 
 enum backend_kind {
-	BACKEND_KVM = 0, /* raw KVM ioctls, our own VMM */
-	BACKEND_NATIVE,  /* host threads: the same storm without virtualisation */
-	BACKEND_LIBVIRT, /* QEMU with KVM, through libvirt */
+	BACKEND_KVM = 0,     /* raw KVM ioctls, our own VMM */
+	BACKEND_NATIVE,	     /* host threads: the same storm without virtualisation */
+	BACKEND_LIBVIRT,     /* QEMU with KVM, through libvirt */
 	BACKEND_LIBVIRT_TCG, /* QEMU's TCG through libvirt: emulated, labelled so everywhere */
 	BACKEND_COUNT
+};
+
+/* Hardware PAUSE interception of the VM: host default, or off for this VM only. */
+enum ple_mode {
+	PLE_ON = 0,  /* as the host is configured (ple_gap/ple_window, pause filter) */
+	PLE_OFF = 1, /* KVM_CAP_X86_DISABLE_EXITS with KVM_X86_DISABLE_EXITS_PAUSE */
+	PLE_COUNT
 };
 
 #define PLERIG_MAX_PCPUS 1024u
@@ -34,6 +41,7 @@ struct variant {
 	double duration_s;
 	double timeout_s;	   /* watchdog for boot and stop, on top of the run */
 	enum plerig_inject inject; /* tests of plerig itself: a guest that faults or hangs */
+	enum ple_mode ple;
 };
 
 const char *backend_name(enum backend_kind b);
@@ -42,6 +50,8 @@ const char *relax_name(enum plerig_relax_kind r);
 const char *ring_name(enum plerig_ring r);
 /* Parse a name; return 0 and set *out, or -1 if unknown. */
 int backend_from_name(const char *s, enum backend_kind *out);
+const char *ple_name(enum ple_mode p);
+int ple_from_name(const char *s, enum ple_mode *out);
 int lock_from_name(const char *s, enum plerig_lock_kind *out);
 int relax_from_name(const char *s, enum plerig_relax_kind *out);
 int ring_from_name(const char *s, enum plerig_ring *out);

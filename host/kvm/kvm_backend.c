@@ -66,8 +66,8 @@ static int create_vms(struct run *run)
 	if (!run->vms)
 		return phase_driver_fail(run->r, "out of memory for %u VMs", run->v->vms);
 	for (unsigned i = 0; i < run->v->vms; i++) {
-		if (kvm_vm_create(&run->vms[i], &run->kb->sys, i, &run->kb->image, &cfg, err,
-				  sizeof(err)))
+		if (kvm_vm_create(&run->vms[i], &run->kb->sys, i, &run->kb->image, &cfg,
+				  run->v->ple == PLE_OFF, err, sizeof(err)))
 			return phase_driver_fail(run->r, "%s", err);
 		run->nr_vms = i + 1;
 	}

@@ -60,9 +60,38 @@ static int create_vcpus(struct kvm_vm *vm, const struct kvm_system *sys, unsigne
 	return 0;
 }
 
+/*
+ * PLE off for this VM only: PAUSE no longer exits, whatever ple_gap and
+ * ple_window say. KVM takes it only before the first vCPU exists.
+ */
+static int disable_pause_exits(struct kvm_vm *vm, const struct kvm_system *sys, char *err,
+			       size_t errlen)
+{
+	int allowed = ioctl(sys->fd, KVM_CHECK_EXTENSION, KVM_CAP_X86_DISABLE_EXITS);
+	if (allowed < 0 || !(allowed & KVM_X86_DISABLE_EXITS_PAUSE)) {
+		snprintf(err, errlen,
+			 "--ple off: this KVM cannot disable PAUSE exits per VM "
+			 "(KVM_CAP_X86_DISABLE_EXITS answers %d; needs Linux >= 4.19)",
+			 allowed);
+		return -EOPNOTSUPP;
+	}
+	struct kvm_enable_cap cap = {
+	    .cap = KVM_CAP_X86_DISABLE_EXITS,
+	    .args = {KVM_X86_DISABLE_EXITS_PAUSE},
+	};
+	if (ioctl(vm->fd, KVM_ENABLE_CAP, &cap) < 0) {
+		int e = errno;
+		snprintf(err, errlen,
+			 "KVM_ENABLE_CAP(KVM_CAP_X86_DISABLE_EXITS, PAUSE) on VM %u: %s", vm->index,
+			 strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
 int kvm_vm_create(struct kvm_vm *vm, const struct kvm_system *sys, unsigned index,
-		  const struct guest_image *image, const struct plerig_config *cfg, char *err,
-		  size_t errlen)
+		  const struct guest_image *image, const struct plerig_config *cfg,
+		  bool no_pause_exits, char *err, size_t errlen)
 {
 	memset(vm, 0, sizeof(*vm));
 	vm->index = index;
@@ -98,6 +127,11 @@ int kvm_vm_create(struct kvm_vm *vm, const struct kvm_system *sys, unsigned inde
 		goto fail;
 	}
 	vm->shared->config = *cfg;
+	if (no_pause_exits) {
+		rc = disable_pause_exits(vm, sys, err, errlen);
+		if (rc)
+			goto fail;
+	}
 	rc = create_vcpus(vm, sys, cfg->nr_vcpus, info.pvh_entry, err, errlen);
 	if (rc)
 		goto fail;

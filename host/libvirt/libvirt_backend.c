@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "experiment/phase_driver.h"
@@ -27,7 +28,6 @@
 #include "measure/tsc.h"
 #include "util/clock.h"
 #include "util/interrupt.h"
-#include "/tmp/exp/trace.h"
 
 #define MEMORY_MIB	   32	    /* the shared block ends at 16 MiB, the report window at 17 */
 #define POLL_BOOT_NS	   1000000ull  /* until every hello: boot is short, its end is a figure */
@@ -144,14 +144,13 @@ static int create_domains(struct lv_run *run)
 		    .serial = d->serial_path,
 		};
 		char *xml = domain_xml_build(run->b->template_text, &spec, err, sizeof(err));
-		TR("create");
 		rc = xml ? lv_domain_create(d, run->b->lc.conn, !run->b->lc.embedded, xml, err,
 						  sizeof(err)) : -1;
 		free(xml);
-		TR("created");
 		if (!rc)
 			rc = lv_domain_query_vcpus(d, err, sizeof(err));
-		TR("queried");
+		if (!rc && run->b->lc.local)
+			lv_domain_start_reaper(d);
 	}
 	free(pins);
 	return rc ? phase_driver_fail(run->r, "%s", err) : 0;
@@ -324,7 +323,6 @@ static int watchdog(struct lv_run *run, enum wait_for what)
 /* Boot: from resume to every guest's hello. */
 static int boot(struct lv_run *run)
 {
-	TR("boot");
 	const uint64_t deadline = monotonic_ns() + (uint64_t)(run->v->timeout_s * 1e9);
 	int rc = wait_all(run, WAIT_HELLO, deadline, POLL_BOOT_NS);
 	return rc > 0 ? 0 : rc == 0 ? watchdog(run, WAIT_HELLO) : -1;
@@ -443,10 +441,8 @@ static int lv_run_variant(struct backend *base, const struct variant *v, struct 
 		if (!resume_all(&run) && !boot(&run) && !measure(&run))
 			collect(&run);
 	}
-	TR("teardown");
 	for (unsigned i = 0; i < run.nr_doms; i++)
 		lv_domain_teardown(&run.doms[i]);
-	TR("torn");
 	free(run.doms);
 	run_dir_remove(&run.dir);
 	r->timing.torn_down_ns = since_start(&run);
@@ -540,6 +536,12 @@ struct backend *libvirt_backend_open(const struct libvirt_backend_options *o, ch
 	if (load_files(b, o, err, errlen) || lv_connection_open(&b->lc, o->uri, cache, err, errlen)) {
 		free(b->template_text);
 		free(b);
+		return NULL;
+	}
+	/* the embedded driver's QEMU daemonizes: make it our child, not init's (lv_domain.h) */
+	if (b->lc.embedded && prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) {
+		snprintf(err, errlen, "prctl(PR_SET_CHILD_SUBREAPER): %s", strerror(errno));
+		lv_close(&b->base);
 		return NULL;
 	}
 	destroy_leftovers(b);

@@ -7,13 +7,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
 
 #include "libvirt/connection.h"
 #include "libvirt/run_dir.h"
-#include "/tmp/exp/trace.h"
 
 /* A log longer than the largest report is not a plerig guest's. */
 #define SERIAL_MAX (2 * PLERIG_FRAME_REPORT_MAX)
+#define REAP_WAIT_S 5
 
 int lv_domain_init(struct lv_domain *d, unsigned index, unsigned nr_vcpus, char *err,
 		   size_t errlen)
@@ -73,6 +76,38 @@ int lv_domain_query_vcpus(struct lv_domain *d, char *err, size_t errlen)
 	return rc;
 }
 
+/* The process a thread belongs to: the Tgid line of /proc/TID/status. */
+static pid_t process_of(pid_t tid)
+{
+	char path[64], err[128];
+	unsigned char *text;
+	size_t len;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	if (tid <= 0 || read_whole_file(path, 1 << 16, &text, &len, err, sizeof(err)))
+		return 0;
+	const char *tgid = strstr((const char *)text, "\nTgid:");
+	pid_t pid = tgid ? (pid_t)strtol(tgid + 6, NULL, 10) : 0;
+	free(text);
+	return pid;
+}
+
+static void *reap(void *arg)
+{
+	const pid_t pid = *(const pid_t *)arg;
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	return NULL;
+}
+
+void lv_domain_start_reaper(struct lv_domain *d)
+{
+	d->qemu_pid = process_of(d->vcpus[0].tid);
+	/* only a child of ours can be waited for; else init reaps it */
+	if (d->qemu_pid <= 0 || waitpid(d->qemu_pid, NULL, WNOHANG) < 0)
+		return;
+	d->reaping = pthread_create(&d->reaper, NULL, reap, &d->qemu_pid) == 0;
+}
+
 int lv_domain_resume(struct lv_domain *d, char *err, size_t errlen)
 {
 	if (virDomainResume(d->dom) < 0) {
@@ -102,10 +137,10 @@ void lv_domain_poll_serial(struct lv_domain *d, uint64_t now_ns)
 	}
 	d->status = serial_decode(data, len, &d->rep, d->decode_error, sizeof(d->decode_error));
 	free(data);
-	if (d->rep.have_hello && !d->hello_ns) {
-		d->hello_ns = now_ns; TR("hello"); }
-	if (d->rep.have_end && !d->end_ns) {
-		d->end_ns = now_ns; TR("end"); }
+	if (d->rep.have_hello && !d->hello_ns)
+		d->hello_ns = now_ns;
+	if (d->rep.have_end && !d->end_ns)
+		d->end_ns = now_ns;
 }
 
 /* /proc/TID/schedstat names any thread, not only this process's. */
@@ -139,15 +174,34 @@ void lv_domain_snapshot(struct lv_domain *d, bool local, struct schedstat *sched
 
 void lv_domain_teardown(struct lv_domain *d)
 {
+	if (d->reaping && d->dom && virDomainIsActive(d->dom) == 1) {
+		/* end QEMU ourselves and reap it: libvirt's destroy would signal it and
+		 * then poll for it every 200 ms; this way it finds it gone */
+		struct timespec limit;
+		clock_gettime(CLOCK_REALTIME, &limit);
+		limit.tv_sec += REAP_WAIT_S;
+		if (kill(d->qemu_pid, SIGKILL) == 0 &&
+		    pthread_timedjoin_np(d->reaper, NULL, &limit) == 0)
+			d->reaping = false;
+	}
 	if (d->dom) {
-		/* gone already when the guest powered off; destroy waits for QEMU to exit */
-		TR("isactive");
-		if (virDomainIsActive(d->dom) == 1 && 1 && virDomainDestroy(d->dom) < 0 &&
+		/* gone already if libvirt handled the guest's power-off; destroy kills
+		 * QEMU and waits until it is reaped */
+		if (virDomainIsActive(d->dom) == 1 && virDomainDestroy(d->dom) < 0 &&
 		    virDomainIsActive(d->dom) == 1)
 			fprintf(stderr, "plerig: destroying domain %s: %s\n", d->name,
 				lv_last_error());
 		virDomainFree(d->dom);
 		d->dom = NULL;
+	}
+	if (d->reaping) {
+		/* libvirt returns from destroy once QEMU is gone, so the reaper has returned;
+		 * should QEMU outlive a failed destroy, do not wait for it here */
+		if (kill(d->qemu_pid, 0) == 0)
+			pthread_detach(d->reaper);
+		else
+			pthread_join(d->reaper, NULL);
+		d->reaping = false;
 	}
 	free(d->vcpus);
 	free(d->results);

@@ -5,6 +5,7 @@
 
 #include <libvirt/libvirt.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -26,6 +27,9 @@ struct lv_domain {
 	char decode_error[256];
 	uint64_t hello_ns; /* CLOCK_MONOTONIC when the hello frame was first seen, 0 before */
 	uint64_t end_ns;   /* same for the end frame */
+	pid_t qemu_pid;	   /* local QEMU only, else 0 */
+	pthread_t reaper;  /* waits for QEMU to exit, when QEMU is our child */
+	bool reaping;
 };
 
 int lv_domain_init(struct lv_domain *d, unsigned index, unsigned nr_vcpus, char *err,
@@ -35,6 +39,12 @@ int lv_domain_create(struct lv_domain *d, virConnectPtr conn, bool autodestroy, 
 		     char *err, size_t errlen);
 /* Its vCPU threads and QOM paths, from QEMU's monitor. */
 int lv_domain_query_vcpus(struct lv_domain *d, char *err, size_t errlen);
+/*
+ * With the embedded driver, QEMU daemonizes and is re-parented to us (a
+ * child subreaper, see libvirt_backend.c): reap it the moment it exits,
+ * or libvirt waits for a zombie until init gets round to it (1.4 s here).
+ */
+void lv_domain_start_reaper(struct lv_domain *d);
 int lv_domain_resume(struct lv_domain *d, char *err, size_t errlen);
 /* Still running? false once QEMU is gone (powered off, crashed, destroyed). */
 bool lv_domain_active(struct lv_domain *d);

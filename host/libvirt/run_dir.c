@@ -15,7 +15,7 @@ int run_dir_create(struct run_dir *d, char *err, size_t errlen)
 	const char *tmp = getenv("TMPDIR");
 	if (!tmp || !*tmp)
 		tmp = "/tmp";
-	if (snprintf(d->path, sizeof(d->path), "%s/plerig-XXXXXX", tmp) >= (int)sizeof(d->path)) {
+	if (snprintf(d->path, sizeof(d->path), "%s/plerig-libvirt-XXXXXX", tmp) >= (int)sizeof(d->path)) {
 		d->path[0] = '\0';
 		snprintf(err, errlen, "TMPDIR path too long");
 		return -1;

@@ -36,10 +36,10 @@ struct native_thread {
 	int host_cpu;
 	pthread_t thread;
 	bool started;
-	pid_t tid;     /* atomic */
-	int ready;     /* atomic */
-	int abandon;   /* atomic: leave the gate without running */
-	int outcome;   /* atomic: enum unit_outcome */
+	pid_t tid;   /* atomic */
+	int ready;   /* atomic */
+	int abandon; /* atomic: leave the gate without running */
+	int outcome; /* atomic: enum unit_outcome */
 	char message[128];
 };
 
@@ -180,13 +180,13 @@ static void unit_open_gate(void *ctx)
 }
 
 static const struct unit_ops native_unit_ops = {
-	.shared = unit_shared,
-	.ready = unit_ready,
-	.outcome = unit_outcome,
-	.tid = unit_tid,
-	.host_cpu = unit_host_cpu,
-	.kvm_stats = unit_kvm_stats,
-	.open_gate = unit_open_gate,
+    .shared = unit_shared,
+    .ready = unit_ready,
+    .outcome = unit_outcome,
+    .tid = unit_tid,
+    .host_cpu = unit_host_cpu,
+    .kvm_stats = unit_kvm_stats,
+    .open_gate = unit_open_gate,
 };
 
 /*
@@ -198,7 +198,8 @@ static void teardown(struct native_run *run)
 {
 	for (unsigned i = 0; run->shared && i < run->v->vms; i++)
 		if (run->shared[i])
-			__atomic_store_n(&run->shared[i]->phase, PLERIG_PHASE_STOP, __ATOMIC_RELEASE);
+			__atomic_store_n(&run->shared[i]->phase, PLERIG_PHASE_STOP,
+					 __ATOMIC_RELEASE);
 	for (unsigned g = 0; g < run->nr_started; g++)
 		__atomic_store_n(&run->threads[g].abandon, 1, __ATOMIC_RELEASE);
 	start_gate_wake(&run->gate);
@@ -211,13 +212,12 @@ static void teardown(struct native_run *run)
 	free(run->shared);
 }
 
-static int native_run_variant(struct backend *b, const struct variant *v,
-			      struct variant_result *r)
+static int native_run_variant(struct backend *b, const struct variant *v, struct variant_result *r)
 {
 	struct native_backend *nb = (struct native_backend *)b;
 	struct native_run run = {.v = v, .r = r};
 	struct phase_driver d = {
-		.ops = &native_unit_ops, .ctx = &run, .v = v, .r = r, .t0 = monotonic_ns()};
+	    .ops = &native_unit_ops, .ctx = &run, .v = v, .r = r, .t0 = monotonic_ns()};
 	if (variant_result_init(r, v))
 		return -1;
 	if (v->inject != PLERIG_INJECT_NONE)

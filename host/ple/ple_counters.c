@@ -91,31 +91,29 @@ const char *ple_variant_note(const struct ple_probe *p, enum plerig_ring ring, b
 	return NULL;
 }
 
-int ple_counters_open(struct ple_counters *c, const struct ple_probe *p, pid_t tid, char *err,
-		      size_t errlen)
+/* One figure: its counter, or its reason. */
+static int open_one(struct trace_counter *c, char *why, size_t whylen, bool ok,
+		    const char *probe_why, const char *tracefs, const char *event,
+		    const char *filter, pid_t tid)
 {
-	int rc = 0;
-	char e2[256];
-	c->pause_exits.fd = c->window_updates.fd = -1;
-	if (!p->pause_exits_ok) {
-		snprintf(err, errlen, "%s", p->pause_exits_why);
-		rc = -EOPNOTSUPP;
-	} else {
-		rc = trace_counter_open(&c->pause_exits, p->tracefs, "kvm", "kvm_exit", tid,
-					p->pause_filter, err, errlen);
+	c->fd = -1;
+	why[0] = '\0';
+	if (!ok) {
+		snprintf(why, whylen, "%s", probe_why);
+		return -EOPNOTSUPP;
 	}
-	if (p->window_updates_ok) {
-		int r2 = trace_counter_open(&c->window_updates, p->tracefs, "kvm",
-					    "kvm_ple_window_update", tid, NULL, e2, sizeof(e2));
-		if (r2 && !rc) {
-			snprintf(err, errlen, "%s", e2);
-			rc = r2;
-		}
-	} else if (!rc) {
-		snprintf(err, errlen, "%s", p->window_updates_why);
-		rc = -EOPNOTSUPP;
-	}
-	return rc;
+	return trace_counter_open(c, tracefs, "kvm", event, tid, filter, why, whylen);
+}
+
+int ple_counters_open(struct ple_counters *c, const struct ple_probe *p, pid_t tid)
+{
+	int rc = open_one(&c->pause_exits, c->pause_exits_why, sizeof(c->pause_exits_why),
+			  p->pause_exits_ok, p->pause_exits_why, p->tracefs, "kvm_exit",
+			  p->pause_filter, tid);
+	int r2 = open_one(&c->window_updates, c->window_updates_why, sizeof(c->window_updates_why),
+			  p->window_updates_ok, p->window_updates_why, p->tracefs,
+			  "kvm_ple_window_update", NULL, tid);
+	return rc ? rc : r2;
 }
 
 static void read_one(const struct trace_counter *c, uint64_t *v, bool *valid)

@@ -9,7 +9,7 @@
  * a misleading 0.
  *
  *   ple_probe_init(&probe);                 once, before the vCPU threads
- *   ple_counters_open(&c, &probe, tid, ...) per vCPU, before the interval
+ *   ple_counters_open(&c, &probe, tid)      per vCPU, before the interval
  *   ple_counters_read(&c, &before) ... ple_counters_read(&c, &after)
  *   ple_counts_delta(&before, &after, &d);  ple_counters_close(&c);
  */
@@ -61,16 +61,18 @@ struct ple_counts {
 struct ple_counters {
 	struct trace_counter pause_exits;
 	struct trace_counter window_updates;
+	/* why a figure is not counted ("" when it is): report it instead of a 0 */
+	char pause_exits_why[512];
+	char window_updates_why[512];
 };
 
 /*
- * Start counting in thread @tid. Returns 0 when every figure the probe
- * allows is counting; otherwise -errno with @err saying why (use it as
- * the variant's unavailable reason): the counters that did open still
- * count, the others read as invalid.
+ * Start counting in thread @tid (a vCPU thread of this process), before
+ * the measured interval. Returns 0 when both figures count; otherwise
+ * -errno, and the figure that does not count has its reason in
+ * c->pause_exits_why / c->window_updates_why (the other one still counts).
  */
-int ple_counters_open(struct ple_counters *c, const struct ple_probe *p, pid_t tid, char *err,
-		      size_t errlen);
+int ple_counters_open(struct ple_counters *c, const struct ple_probe *p, pid_t tid);
 /* Counts since open; a counter that is closed or fails to read is invalid. */
 void ple_counters_read(const struct ple_counters *c, struct ple_counts *out);
 /* d = after - before, valid where both are. */

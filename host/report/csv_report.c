@@ -24,10 +24,12 @@ static const char *const header[] = {
     "wait_mean_ns", "holder_preemptions",
     "run_delay_ns", "run_time_ns",
     "exits",	    "interval_s",
+    "ple",
 };
 
 #define NR_COLUMNS	  (sizeof(header) / sizeof(header[0]))
 #define FIRST_VCPU_COLUMN 10 /* "vm": where the per-vCPU fields start */
+#define TRAILING_COLUMNS  2  /* interval_s, ple: after the per-vCPU fields */
 
 /* A row being written: separators come before every field but the first. */
 struct row {
@@ -149,15 +151,17 @@ static void run_rows(struct row *r, unsigned index, const struct variant *v,
 	if (res->nr_records == 0) {
 		identity_fields(r, index, v, repeat, res->ok);
 		/* vm .. exits: nothing ran; interval_s: whatever was measured */
-		for (unsigned c = FIRST_VCPU_COLUMN; c < NR_COLUMNS - 1; c++)
+		for (unsigned c = FIRST_VCPU_COLUMN; c < NR_COLUMNS - TRAILING_COLUMNS; c++)
 			field_empty(r);
 		field_double(r, res->interval_s);
+		field_str(r, ple_name(v->ple), 0);
 		end_row(r);
 		return;
 	}
 	for (unsigned i = 0; i < res->nr_records; i++) {
 		identity_fields(r, index, v, repeat, res->ok);
 		vcpu_fields(r, res, &res->records[i]);
+		field_str(r, ple_name(v->ple), 0);
 		end_row(r);
 	}
 }

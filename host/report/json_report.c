@@ -289,6 +289,7 @@ static void add_variant_identity(json_object *o, const struct variant *v)
 	add_str(o, "lock", lock_name(v->lock));
 	add_str(o, "relax", relax_name(v->relax));
 	add_str(o, "ring", ring_name(v->ring));
+	add_str(o, "ple", ple_name(v->ple));
 	add(o, "vms", json_object_new_int64(v->vms));
 	add(o, "vcpus", json_object_new_int64(v->vcpus));
 	add_str(o, "pcpus", pcpus);

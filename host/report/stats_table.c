@@ -22,9 +22,9 @@ static void variant_title(const struct variant *v, char *buf, size_t len)
 {
 	char cpus[64];
 	cpulist_format(v->pcpus, v->nr_pcpus, cpus, sizeof(cpus));
-	snprintf(buf, len, "%s %s/%s ring %s %ux%u on %s", backend_name(v->backend),
-		 lock_name(v->lock), relax_name(v->relax), ring_name(v->ring), v->vms, v->vcpus,
-		 cpus);
+	snprintf(buf, len, "%s %s/%s ring %s PLE %s %ux%u on %s", backend_name(v->backend),
+		 lock_name(v->lock), relax_name(v->relax), ring_name(v->ring), ple_name(v->ple),
+		 v->vms, v->vcpus, cpus);
 }
 
 void stats_table_print(FILE *f, const struct report *rep)
@@ -42,7 +42,8 @@ void stats_table_print(FILE *f, const struct report *rep)
 			char mean[UNITS_BUF_SIZE], lo[UNITS_BUF_SIZE], hi[UNITS_BUF_SIZE];
 			if (st->n == 0)
 				continue;
-			fprintf(f, "   %10s %-10s +- %5.2f%%   [%s .. %s]", format_value(&metrics[m], st->mean, mean, sizeof(mean)),
+			fprintf(f, "   %10s %-10s +- %5.2f%%   [%s .. %s]",
+				format_value(&metrics[m], st->mean, mean, sizeof(mean)),
 				metrics[m].label, 100.0 * st->rel,
 				format_value(&metrics[m], st->min, lo, sizeof(lo)),
 				format_value(&metrics[m], st->max, hi, sizeof(hi)));
@@ -59,8 +60,8 @@ void stats_table_print(FILE *f, const struct report *rep)
 
 static void short_title(const struct variant *v, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s %s/%s %ux%u", backend_name(v->backend), lock_name(v->lock),
-		 relax_name(v->relax), v->vms, v->vcpus);
+	snprintf(buf, len, "%s %s/%s%s %ux%u", backend_name(v->backend), lock_name(v->lock),
+		 relax_name(v->relax), v->ple == PLE_OFF ? " ple-off" : "", v->vms, v->vcpus);
 }
 
 void comparison_table_print(FILE *f, const struct report *rep)
@@ -75,10 +76,10 @@ void comparison_table_print(FILE *f, const struct report *rep)
 		const struct comparison *c = &rep->comparisons[i];
 		const struct metric *m = c->metric;
 		char cand[48], base[48], bv[UNITS_BUF_SIZE], cv[UNITS_BUF_SIZE], ci[48], p[16],
-			delta[16];
+		    delta[16];
 		short_title(&rep->series[c->candidate].variant, cand, sizeof(cand));
 		short_title(&rep->series[c->baseline].variant, base, sizeof(base));
-		if (c->base.n == 0 || c->cand.n == 0)
+		if (c->base.n == 0 || c->cand.n == 0 || !m->headline)
 			continue;
 		if (c->base.mean != 0.0)
 			snprintf(delta, sizeof(delta), "%+.2f%%", 100.0 * c->welch.rel);

@@ -12,6 +12,7 @@ enum column {
 	COL_LOCK,
 	COL_RELAX,
 	COL_RING,
+	COL_PLE,
 	COL_PLACEMENT,
 	COL_ACQ,
 	COL_WAIT_P50,
@@ -41,6 +42,8 @@ static const struct {
     [COL_RELAX] = {"relax", 9, LEFT,
 		   "spin-loop body: pause, nop, rep-pause or none (PAUSE is what PLE counts)"},
     [COL_RING] = {"ring", 6, LEFT, "guest privilege level the lock storm runs at"},
+    [COL_PLE] = {"ple", 3, LEFT,
+		 "hardware PAUSE interception of the VM: on (host settings) or off (this VM only)"},
     [COL_PLACEMENT] = {"placement", 10, LEFT,
 		       "VMSxVCPUS/PCPUS: VMs x vCPUs per VM on that many host CPUs "
 		       "(1x4/1: 4 vCPUs share 1 CPU)"},
@@ -85,6 +88,7 @@ static void identity_cells(FILE *f, const struct variant *v)
 	cell(f, COL_LOCK, lock_name(v->lock));
 	cell(f, COL_RELAX, relax_name(v->relax));
 	cell(f, COL_RING, ring_name(v->ring));
+	cell(f, COL_PLE, ple_name(v->ple));
 	cell(f, COL_PLACEMENT, placement);
 }
 

@@ -50,15 +50,15 @@ static double exits(const struct figures *f)
 }
 
 const struct metric metrics[] = {
-	{"acq_per_s", "acq/s", +1, acq_per_s},
-	{"wait_p50_ns", "wait-p50", -1, wait_p50_ns},
-	{"wait_p99_ns", "wait-p99", -1, wait_p99_ns},
-	{"wait_max_ns", "wait-max", -1, wait_max_ns},
-	{"stalls", "stalls", -1, stalls},
-	{"stalled_share", "stalled", -1, stalled_share},
-	{"holder_preemptions", "lhp", -1, holder_preemptions},
-	{"run_delay_share", "run-delay", -1, run_delay_share},
-	{"exits", "exits", -1, exits},
+    {"acq_per_s", "acq/s", +1, 1, acq_per_s},
+    {"wait_p50_ns", "wait-p50", -1, 0, wait_p50_ns},
+    {"wait_p99_ns", "wait-p99", -1, 1, wait_p99_ns},
+    {"wait_max_ns", "wait-max", -1, 0, wait_max_ns},
+    {"stalls", "stalls", -1, 0, stalls},
+    {"stalled_share", "stalled", -1, 1, stalled_share},
+    {"holder_preemptions", "lhp", -1, 1, holder_preemptions},
+    {"run_delay_share", "run-delay", -1, 1, run_delay_share},
+    {"exits", "exits", -1, 0, exits},
 };
 
 const unsigned nr_metrics = sizeof(metrics) / sizeof(metrics[0]);

@@ -9,9 +9,10 @@
 #include "experiment/results.h"
 
 struct metric {
-	const char *name; /* as in the JSON summary: "acq_per_s", ... */
+	const char *name;  /* as in the JSON summary: "acq_per_s", ... */
 	const char *label; /* short column title */
-	int better;       /* +1: higher is better; -1: lower is better */
+	int better;	   /* +1: higher is better; -1: lower is better */
+	int headline;	   /* shown in the comparison table (all of them go to JSON) */
 	/* the value for one run; NaN where the run has none (e.g. exits on native) */
 	double (*get)(const struct figures *f);
 };

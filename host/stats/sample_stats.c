@@ -9,7 +9,7 @@
 #include <string.h>
 
 /* MAD * 1.4826 estimates the standard deviation of normal data. */
-#define MAD_TO_SIGMA 1.4826
+#define MAD_TO_SIGMA   1.4826
 #define OUTLIER_SIGMAS 3.0
 
 void sample_stats_compute(const double *x, unsigned n, struct sample_stats *out)

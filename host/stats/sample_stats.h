@@ -19,7 +19,7 @@ struct sample_stats {
 	double min;
 	double max;
 	double median;
-	double mad;        /* median absolute deviation, unscaled */
+	double mad;	   /* median absolute deviation, unscaled */
 	unsigned outliers; /* |x - median| > 3 * 1.4826 * MAD: never dropped, only counted */
 };
 
@@ -27,9 +27,9 @@ struct sample_stats {
 void sample_stats_compute(const double *x, unsigned n, struct sample_stats *out);
 
 struct welch_result {
-	bool valid;    /* needs n >= 2 on both sides and some variance */
-	double diff;   /* mean(b) - mean(a) */
-	double rel;    /* diff / |mean(a)|, 0 when mean(a) is 0 */
+	bool valid;  /* needs n >= 2 on both sides and some variance */
+	double diff; /* mean(b) - mean(a) */
+	double rel;  /* diff / |mean(a)|, 0 when mean(a) is 0 */
 	double t;
 	double df;     /* Welch-Satterthwaite */
 	double p;      /* two-sided */

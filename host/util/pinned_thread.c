@@ -3,8 +3,7 @@
 
 #include <signal.h>
 
-int pinned_thread_create(pthread_t *thread, const cpu_set_t *cpus, void *(*fn)(void *),
-			 void *arg)
+int pinned_thread_create(pthread_t *thread, const cpu_set_t *cpus, void *(*fn)(void *), void *arg)
 {
 	pthread_attr_t attr;
 	int rc = pthread_attr_init(&attr);

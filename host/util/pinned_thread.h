@@ -11,7 +11,6 @@
 #include <sched.h>
 
 /* 0, or an errno value (as pthread_create). */
-int pinned_thread_create(pthread_t *thread, const cpu_set_t *cpus, void *(*fn)(void *),
-			 void *arg);
+int pinned_thread_create(pthread_t *thread, const cpu_set_t *cpus, void *(*fn)(void *), void *arg);
 
 #endif

@@ -301,6 +301,15 @@ static const struct bad_case bad_cases[] = {
     {{"--relax", "nop,pause,nop"}, {"--relax", "'nop' listed twice"}},
     {{"--relax", ""}, {"--relax", "empty list"}},
     {{"--ring", "hypervisor"}, {"--ring", "'hypervisor'", "user, kernel, auto"}},
+    {{"--ple", "maybe"}, {"--ple", "'maybe'", "on, off"}},
+    {{"--ple", "on,on"}, {"--ple", "'on' listed twice"}},
+    {{"--repeat", "0"}, {"--repeat", "'0'", "1..10000"}},
+    {{"--order", "random"}, {"--order", "'random'", "interleave, shuffle, sequential"}},
+    {{"--seed", "x"}, {"--seed", "'x'"}},
+    {{"--discard-rounds", "101"}, {"--discard-rounds", "0..100"}},
+    {{"--baseline", "relax"}, {"--baseline", "AXIS=VALUE"}},
+    {{"--baseline", "colour=red"}, {"--baseline", "'colour'"}},
+    {{"--baseline", "relax=mwait"}, {"--baseline", "'mwait'"}},
     {{"--ring", ""}, {"--ring", "''"}},
     {{"--pin", "some"}, {"--pin", "'some'", "each, float"}},
     {{"--pcpus", "3-1"}, {"--pcpus", "'3-1'", "backwards"}},
@@ -493,6 +502,33 @@ END_TEST
 
 /* ---- matrix ----------------------------------------------------------- */
 
+START_TEST(test_matrix_ple_axis)
+{
+	struct variant *v;
+	unsigned nr;
+
+	ck_assert_int_eq(parse("--backend", "kvm,native", "--vcpus", "2", "--relax", "pause,nop",
+			       "--ple", "on,off", "--repeat", "5", "--order", "shuffle", "--seed",
+			       "42", "--baseline", "ple=on", NULL),
+			 RUN_OPTIONS_OK);
+	ck_assert_uint_eq(opts.repeat, 5);
+	ck_assert_int_eq(opts.order, ORDER_SHUFFLE);
+	ck_assert_uint_eq(opts.seed, 42);
+	ck_assert_int_eq(opts.baseline_axis, BASELINE_PLE);
+	ck_assert_uint_eq(opts.baseline_value, PLE_ON);
+	ck_assert_int_eq(run_options_expand(&opts, ring_user, &v, &nr), 0);
+	/* kvm: 2 PLE modes x 2 relaxes; native: PLE on only (no VM to switch it off in) */
+	ck_assert_uint_eq(nr, 4 + 2);
+	static const enum ple_mode ples[] = {PLE_ON, PLE_ON, PLE_OFF, PLE_OFF, PLE_ON, PLE_ON};
+	for (unsigned i = 0; i < nr; i++) {
+		ck_assert_int_eq(v[i].ple, ples[i]);
+		ck_assert_int_eq(v[i].relax, i % 2 ? PLERIG_RELAX_NOP : PLERIG_RELAX_PAUSE);
+		ck_assert_int_eq(v[i].backend, i < 4 ? BACKEND_KVM : BACKEND_NATIVE);
+	}
+	free(v);
+}
+END_TEST
+
 START_TEST(test_matrix_order)
 {
 	struct variant *v;
@@ -592,6 +628,7 @@ static Suite *run_options_suite(void)
 
 	t = tcase_create("matrix");
 	tcase_add_test(t, test_matrix_order);
+	tcase_add_test(t, test_matrix_ple_axis);
 	tcase_add_test(t, test_matrix_ring);
 	suite_add_tcase(s, t);
 	return s;

@@ -174,6 +174,18 @@ START_TEST(storm_runs_at_guest_ring_0)
 }
 END_TEST
 
+START_TEST(pause_exits_can_be_disabled_per_vm)
+{
+	struct variant v = base_variant(2, PLERIG_LOCK_TICKET, PLERIG_RELAX_PAUSE);
+	v.ple = PLE_OFF;
+	struct variant_result r;
+	run_checked(&v, &r, true);
+	for (unsigned i = 0; i < r.nr_records; i++)
+		ck_assert_uint_gt(r.records[i].guest.acquisitions, 0);
+	variant_result_free(&r);
+}
+END_TEST
+
 START_TEST(guest_exception_is_reported)
 {
 	struct variant v = base_variant(2, PLERIG_LOCK_TICKET, PLERIG_RELAX_PAUSE);
@@ -215,6 +227,7 @@ int main(void)
 	tcase_add_test(tc, single_vcpu_never_stalls);
 	tcase_add_test(tc, several_vms_run_side_by_side);
 	tcase_add_test(tc, storm_runs_at_guest_ring_0);
+	tcase_add_test(tc, pause_exits_can_be_disabled_per_vm);
 	tcase_add_test(tc, guest_exception_is_reported);
 	tcase_add_test(tc, hung_guest_is_stopped_by_the_watchdog);
 	suite_add_tcase(s, tc);

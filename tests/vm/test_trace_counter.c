@@ -234,7 +234,7 @@ START_TEST(test_ple_counters_here)
 
 	ple_probe_init(&probe);
 	ck_assert_msg(exit_probe_open(&p, 20, err, sizeof(err)) == 0, "%s", err);
-	int rc = ple_counters_open(&c, &probe, gettid(), err, sizeof(err));
+	int rc = ple_counters_open(&c, &probe, gettid());
 	ple_counters_read(&c, &a);
 	ck_assert_msg(exit_probe_run(&p, &r, err, sizeof(err)) == 0, "%s", err);
 	ple_counters_read(&c, &b);
@@ -242,12 +242,13 @@ START_TEST(test_ple_counters_here)
 	if (probe.vendor == PLE_VENDOR_NONE) {
 		printf("PAUSE-loop exits here: unavailable: %s\n", probe.pause_exits_why);
 		ck_assert_int_eq(rc, -EOPNOTSUPP);
+		ck_assert_str_eq(c.pause_exits_why, probe.pause_exits_why);
 		ck_assert(!d.pause_exits_valid);
 		ck_assert(!d.window_updates_valid);
 		ck_assert_msg(strstr(probe.pause_exits_why, "no hardware PLE on this host"), "%s",
 			      probe.pause_exits_why);
 	} else {
-		ck_assert_msg(rc == 0, "%s", err);
+		ck_assert_msg(rc == 0, "%s %s", c.pause_exits_why, c.window_updates_why);
 		ck_assert(d.pause_exits_valid);
 		/* port writes in real mode: no PAUSE, so no PAUSE-loop exit */
 		ck_assert_uint_eq(d.pause_exits, 0);
