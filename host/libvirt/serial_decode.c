@@ -118,6 +118,10 @@ static enum serial_decode_status check_end(const struct serial_report *rep, char
 	if (e->nr_vcpus != popcount(rep->vcpus_seen))
 		return corrupt(err, errlen, "end frame announces %u vCPU results, %u arrived",
 			       e->nr_vcpus, popcount(rep->vcpus_seen));
+	/* a vCPU 0 that ran the storm said hello first: without it, the first
+	 * frame was lost (a damaged magic makes it look like firmware noise) */
+	if (e->status != PLERIG_END_BAD_CONFIG && !rep->have_hello)
+		return corrupt(err, errlen, "results without the hello frame that starts them");
 	if (e->status == PLERIG_END_OK && e->nr_vcpus != rep->nr_vcpus)
 		return corrupt(err, errlen, "results for %u of %u vCPUs", e->nr_vcpus,
 			       rep->nr_vcpus);

@@ -12,13 +12,13 @@
 
 #include "report/csv_report.h"
 
-#define NR_COLUMNS 26
+#define NR_COLUMNS 27
 #define MAX_ROWS   64
 
 static const char *const header =
     "variant,backend,lock,relax,ring,vms,vcpus,pcpus,repeat,ok,vm,vcpu,host_cpu,acquisitions,"
     "contended,stalls,stalled_ns,wait_p50_ns,wait_p99_ns,wait_max_ns,wait_mean_ns,"
-    "holder_preemptions,run_delay_ns,run_time_ns,exits,interval_s";
+    "holder_preemptions,run_delay_ns,run_time_ns,exits,interval_s,ple";
 
 static struct report rep;
 static struct series series[2];
