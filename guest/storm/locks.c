@@ -10,6 +10,7 @@
 
 #include "storm/locks.h"
 #include "storm/relax.h"
+#include "storm/storm.h"
 
 #define SPIN_ATTR __attribute__((noinline, used))
 
@@ -17,6 +18,7 @@
 	SPIN_ATTR int plerig_acquire_ticket_##relax(struct plerig_lock_state *l, unsigned me)      \
 	{                                                                                          \
 		(void)me;                                                                          \
+		RELAX_STATE_##relax                                                                \
 		const uint32_t ticket = __atomic_fetch_add(&l->ticket_tail, 1, __ATOMIC_RELAXED);  \
 		if (__atomic_load_n(&l->ticket_head, __ATOMIC_ACQUIRE) == ticket)                  \
 			return 0;                                                                  \
@@ -29,6 +31,7 @@
 	SPIN_ATTR int plerig_acquire_tas_##relax(struct plerig_lock_state *l, unsigned me)         \
 	{                                                                                          \
 		(void)me;                                                                          \
+		RELAX_STATE_##relax                                                                \
 		if (!__atomic_exchange_n(&l->tas_word, 1, __ATOMIC_ACQUIRE))                       \
 			return 0;                                                                  \
 		do                                                                                 \
@@ -42,6 +45,7 @@
 #define DEFINE_MCS(relax)                                                                          \
 	SPIN_ATTR int plerig_acquire_mcs_##relax(struct plerig_lock_state *l, unsigned me)         \
 	{                                                                                          \
+		RELAX_STATE_##relax                                                                \
 		struct plerig_mcs_node *node = &l->mcs_nodes[me];                                  \
 		__atomic_store_n(&node->next, 0, __ATOMIC_RELAXED);                                \
 		__atomic_store_n(&node->locked, 1, __ATOMIC_RELAXED);                              \
@@ -55,6 +59,7 @@
 	}                                                                                          \
 	SPIN_ATTR void plerig_release_mcs_##relax(struct plerig_lock_state *l, unsigned me)        \
 	{                                                                                          \
+		RELAX_STATE_##relax                                                                \
 		struct plerig_mcs_node *node = &l->mcs_nodes[me];                                  \
 		uint32_t next = __atomic_load_n(&node->next, __ATOMIC_ACQUIRE);                    \
 		if (!next) {                                                                       \

@@ -13,11 +13,32 @@
 #define RELAX_rep_pause() __asm__ volatile(".byte 0xf3, 0xf3, 0x90" : : : "memory")
 #define RELAX_none()	  __asm__ volatile("" : : : "memory")
 
+/*
+ * The paravirtual answer: PAUSE as above, and every pv_yield_spins of them
+ * give the CPU to the holder's vCPU (KVM_HC_SCHED_YIELD in a guest). It
+ * needs a spin count, which the RELAX_STATE_* declarations provide; the
+ * others need none. storm_yield_to() comes from the environment.
+ */
+#define RELAX_STATE_pause
+#define RELAX_STATE_nop
+#define RELAX_STATE_rep_pause
+#define RELAX_STATE_none
+#define RELAX_STATE_pv_yield unsigned pv_spins = 0;
+#define RELAX_pv_yield()                                                                           \
+	do {                                                                                       \
+		RELAX_pause();                                                                     \
+		if (++pv_spins >= __atomic_load_n(&l->pv_yield_spins, __ATOMIC_RELAXED)) {         \
+			pv_spins = 0;                                                              \
+			storm_yield_to(__atomic_load_n(&l->holder, __ATOMIC_RELAXED));             \
+		}                                                                                  \
+	} while (0)
+
 /* X-macro over every relax variant: X(c_name, enum value) */
 #define FOR_EACH_RELAX(X)                                                                          \
 	X(pause, PLERIG_RELAX_PAUSE)                                                               \
 	X(nop, PLERIG_RELAX_NOP)                                                                   \
 	X(rep_pause, PLERIG_RELAX_REP_PAUSE)                                                       \
-	X(none, PLERIG_RELAX_NONE)
+	X(none, PLERIG_RELAX_NONE)                                                                 \
+	X(pv_yield, PLERIG_RELAX_PV_YIELD)
 
 #endif

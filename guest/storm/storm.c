@@ -111,6 +111,7 @@ static inline __attribute__((always_inline)) void storm_loop(const struct storm 
 		const int contended = ops->acquire(&sh->lock, me);
 		const uint64_t t1 = rdtsc();
 		*counter = *counter + 1;
+		sh->lock.holder = me;
 		spin_until(t1 + s->cs_cycles);
 		ops->release(&sh->lock, me);
 		const uint64_t t2 = rdtsc();
@@ -140,6 +141,9 @@ void storm_run(struct plerig_shared *sh, unsigned me)
 	uint32_t phase;
 
 	s.r->apic_id = me;
+	/* every vCPU writes the same value: no vCPU has to come first */
+	__atomic_store_n(&sh->lock.pv_yield_spins, cfg->pv_yield_spins ? cfg->pv_yield_spins : 1,
+			 __ATOMIC_RELAXED);
 	__atomic_store_n(&s.r->state, PLERIG_VCPU_READY, __ATOMIC_RELEASE);
 	while ((phase = phase_of(sh)) == PLERIG_PHASE_BOOT)
 		RELAX_pause();

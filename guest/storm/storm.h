@@ -18,4 +18,11 @@
  */
 void storm_run(struct plerig_shared *sh, unsigned me);
 
+/*
+ * Give this CPU to the (v)CPU running storm @vcpu, for relax pv-yield.
+ * Not part of the storm: each environment provides it, the guest with
+ * the KVM_HC_SCHED_YIELD hypercall, the native baseline with sched_yield().
+ */
+void storm_yield_to(unsigned vcpu);
+
 #endif

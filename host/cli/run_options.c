@@ -196,8 +196,6 @@ struct name_axis {
 	const char *what;
 	unsigned count;
 	const char *(*name)(unsigned v);
-	const char *future;	/* a name that is planned but refused */
-	const char *future_msg; /* why */
 };
 
 static const char *backend_name_u(unsigned v)
@@ -243,8 +241,6 @@ static const struct name_axis relax_axis = {
     .what = "relax",
     .count = PLERIG_RELAX_COUNT,
     .name = relax_name_u,
-    .future = "pv-yield",
-    .future_msg = "relax pv-yield is not implemented yet (see issue: PLE itself)",
 };
 
 static void axis_allowed(const struct name_axis *a, char *buf, size_t len)
@@ -283,8 +279,6 @@ static int parse_name_list(const struct name_axis *a, const char *value, unsigne
 	axis_allowed(a, allowed, sizeof(allowed));
 	while ((rc = list_next(&p, item, sizeof(item))) > 0) {
 		unsigned v;
-		if (a->future && strcmp(item, a->future) == 0)
-			return fail(err, errlen, "%s: %s", a->opt, a->future_msg);
 		if (axis_lookup(a, item, &v))
 			return fail(err, errlen, "%s: unknown %s '%s' (allowed: %s)", a->opt,
 				    a->what, item, allowed);
@@ -573,6 +567,7 @@ enum {
 	OPT_SEED,
 	OPT_BASELINE,
 	OPT_CSV,
+	OPT_PV_YIELD_SPINS,
 	OPT_CONNECT,
 	OPT_ACCEL,
 	OPT_CACHE_DIR,
@@ -603,6 +598,7 @@ static const struct option long_options[] = {
     {"seed", required_argument, NULL, OPT_SEED},
     {"baseline", required_argument, NULL, OPT_BASELINE},
     {"csv", required_argument, NULL, OPT_CSV},
+    {"pv-yield-spins", required_argument, NULL, OPT_PV_YIELD_SPINS},
     {"connect", required_argument, NULL, OPT_CONNECT},
     {"accel", required_argument, NULL, OPT_ACCEL},
     {"cache-dir", required_argument, NULL, OPT_CACHE_DIR},
@@ -674,6 +670,9 @@ static int apply_option(int c, const char *arg, struct run_options *o, bool *vcp
 		return parse_u64("--seed", arg, 0, ULLONG_MAX, &o->seed, err, errlen);
 	case OPT_BASELINE:
 		return parse_baseline(arg, o, err, errlen);
+	case OPT_PV_YIELD_SPINS:
+		return parse_unsigned("--pv-yield-spins", arg, 1, 100000000, &o->pv_yield_spins, err,
+				      errlen);
 	case OPT_CSV:
 		return parse_path("--csv", arg, &o->csv_path, err, errlen);
 	case OPT_CONNECT:
@@ -768,6 +767,7 @@ void run_options_defaults(struct run_options *o)
 	o->cs_cycles = 100;
 	o->think_cycles = 100;
 	o->repeat = 1;
+	o->pv_yield_spins = 1024;
 	o->discard_rounds = -1;
 	o->order = ORDER_INTERLEAVE;
 }
@@ -842,7 +842,9 @@ void run_options_usage(FILE *out)
 	      "\n"
 	      "Lock:\n"
 	      "  --lock LIST         ticket, tas, mcs (default: ticket)\n"
-	      "  --relax LIST        spin-loop body: pause, nop, rep-pause, none\n"
+	      "  --relax LIST        spin-loop body: pause, nop, rep-pause, none, or pv-yield\n"
+	      "                      (PAUSE, and a KVM_HC_SCHED_YIELD to the holder's vCPU every\n"
+	      "                      --pv-yield-spins PAUSEs, default 1024; needs --ring kernel)\n"
 	      "                      (default: pause,nop)\n"
 	      "  --ple LIST          hardware PAUSE interception per VM: on (as the host is\n"
 	      "                      set up) or off (KVM_CAP_X86_DISABLE_EXITS, PAUSE bit); an\n"

@@ -26,6 +26,7 @@ static const char *const relax_names[PLERIG_RELAX_COUNT] = {
     [PLERIG_RELAX_NOP] = "nop",
     [PLERIG_RELAX_REP_PAUSE] = "rep-pause",
     [PLERIG_RELAX_NONE] = "none",
+    [PLERIG_RELAX_PV_YIELD] = "pv-yield",
 };
 
 /* An out-of-range value gets a name too, so a corrupt variant still prints. */

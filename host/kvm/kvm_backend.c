@@ -52,7 +52,8 @@ static void make_config(const struct variant *v, struct plerig_config *cfg)
 	cfg->lock = v->lock;
 	cfg->relax = v->relax;
 	cfg->ring = v->ring;
-	cfg->inject = v->inject;
+		cfg->inject = v->inject;
+	cfg->pv_yield_spins = v->pv_yield_spins;
 	cfg->cs_cycles = v->cs_cycles;
 	cfg->think_cycles = v->think_cycles;
 }
@@ -61,13 +62,17 @@ static int create_vms(struct run *run)
 {
 	struct plerig_config cfg;
 	char err[256];
-	make_config(run->v, &cfg);
+		make_config(run->v, &cfg);
+	const struct vm_options opts = {
+		.disable_pause_exits = run->v->ple == PLE_OFF,
+		.in_kernel_apic = run->v->relax == PLERIG_RELAX_PV_YIELD,
+	};
 	run->vms = calloc(run->v->vms, sizeof(run->vms[0]));
 	if (!run->vms)
 		return phase_driver_fail(run->r, "out of memory for %u VMs", run->v->vms);
 	for (unsigned i = 0; i < run->v->vms; i++) {
-		if (kvm_vm_create(&run->vms[i], &run->kb->sys, i, &run->kb->image, &cfg,
-				  run->v->ple == PLE_OFF, err, sizeof(err)))
+				if (kvm_vm_create(&run->vms[i], &run->kb->sys, i, &run->kb->image, &cfg, &opts, err,
+				  sizeof(err)))
 			return phase_driver_fail(run->r, "%s", err);
 		run->nr_vms = i + 1;
 	}

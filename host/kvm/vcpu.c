@@ -108,8 +108,23 @@ static int set_pvh_entry_state(struct kvm_vcpu *vcpu, uint64_t entry, char *err,
 	return 0;
 }
 
+/*
+ * With an in-kernel APIC, every vCPU but the BSP waits for INIT-SIPI; the
+ * host starts them all itself, so it makes them runnable.
+ */
+static int make_runnable(struct kvm_vcpu *vcpu, char *err, size_t errlen)
+{
+	struct kvm_mp_state mp = {.mp_state = KVM_MP_STATE_RUNNABLE};
+	if (ioctl(vcpu->fd, KVM_SET_MP_STATE, &mp) < 0) {
+		snprintf(err, errlen, "KVM_SET_MP_STATE on vCPU %u: %s", vcpu->index,
+			 strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
 int kvm_vcpu_create(struct kvm_vcpu *vcpu, struct kvm_vm *vm, const struct kvm_system *sys,
-		    unsigned index, uint64_t entry, char *err, size_t errlen)
+		    unsigned index, uint64_t entry, bool in_kernel_apic, char *err, size_t errlen)
 {
 	memset(vcpu, 0, sizeof(*vcpu));
 	vcpu->vm = vm;
@@ -133,7 +148,9 @@ int kvm_vcpu_create(struct kvm_vcpu *vcpu, struct kvm_vm *vm, const struct kvm_s
 	}
 	int rc = set_cpuid(vcpu, sys, err, errlen);
 	if (!rc)
-		rc = set_pvh_entry_state(vcpu, entry, err, errlen);
+				rc = set_pvh_entry_state(vcpu, entry, err, errlen);
+	if (!rc && in_kernel_apic)
+		rc = make_runnable(vcpu, err, errlen);
 	if (!rc) {
 		/* kernels before 5.14 have no stats fd: run without, report the figures as absent
 		 */

@@ -48,7 +48,7 @@ struct kvm_vcpu {
  * PVH entry at @entry. 0, or -errno with @err filled.
  */
 int kvm_vcpu_create(struct kvm_vcpu *vcpu, struct kvm_vm *vm, const struct kvm_system *sys,
-		    unsigned index, uint64_t entry, char *err, size_t errlen);
+		    unsigned index, uint64_t entry, bool in_kernel_apic, char *err, size_t errlen);
 /*
  * Start the thread on @boot_cpus; once its guest is READY it waits at
  * @gate, then moves to @run_cpus (the placement being measured) and goes on.

@@ -43,7 +43,7 @@ static int map_memory(struct kvm_vm *vm, char *err, size_t errlen)
 }
 
 static int create_vcpus(struct kvm_vm *vm, const struct kvm_system *sys, unsigned nr,
-			uint64_t entry, char *err, size_t errlen)
+			uint64_t entry, bool in_kernel_apic, char *err, size_t errlen)
 {
 	vm->vcpus = calloc(nr, sizeof(vm->vcpus[0]));
 	if (!vm->vcpus) {
@@ -53,7 +53,8 @@ static int create_vcpus(struct kvm_vm *vm, const struct kvm_system *sys, unsigne
 	for (unsigned i = 0; i < nr; i++) {
 		/* count it first: a half-created vCPU is released by destroy too */
 		vm->nr_vcpus = i + 1;
-		int rc = kvm_vcpu_create(&vm->vcpus[i], vm, sys, i, entry, err, errlen);
+				int rc = kvm_vcpu_create(&vm->vcpus[i], vm, sys, i, entry, in_kernel_apic, err,
+					 errlen);
 		if (rc)
 			return rc;
 	}
@@ -90,8 +91,8 @@ static int disable_pause_exits(struct kvm_vm *vm, const struct kvm_system *sys, 
 }
 
 int kvm_vm_create(struct kvm_vm *vm, const struct kvm_system *sys, unsigned index,
-		  const struct guest_image *image, const struct plerig_config *cfg,
-		  bool no_pause_exits, char *err, size_t errlen)
+		  		  const struct guest_image *image, const struct plerig_config *cfg,
+		  const struct vm_options *opts, char *err, size_t errlen)
 {
 	memset(vm, 0, sizeof(*vm));
 	vm->index = index;
@@ -127,12 +128,18 @@ int kvm_vm_create(struct kvm_vm *vm, const struct kvm_system *sys, unsigned inde
 		goto fail;
 	}
 	vm->shared->config = *cfg;
-	if (no_pause_exits) {
+		if (opts->disable_pause_exits) {
 		rc = disable_pause_exits(vm, sys, err, errlen);
 		if (rc)
 			goto fail;
 	}
-	rc = create_vcpus(vm, sys, cfg->nr_vcpus, info.pvh_entry, err, errlen);
+	if (opts->in_kernel_apic && ioctl(vm->fd, KVM_CREATE_IRQCHIP, 0) < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "KVM_CREATE_IRQCHIP (VM %u): %s", index, strerror(errno));
+		goto fail;
+	}
+		rc = create_vcpus(vm, sys, cfg->nr_vcpus, info.pvh_entry, opts->in_kernel_apic, err,
+			  errlen);
 	if (rc)
 		goto fail;
 	return 0;

@@ -12,6 +12,15 @@
 
 struct kvm_system;
 
+struct vm_options {
+	bool disable_pause_exits; /* --ple off: KVM_CAP_X86_DISABLE_EXITS, PAUSE */
+	/*
+	 * An in-kernel local APIC per vCPU: KVM_HC_SCHED_YIELD finds its
+	 * target through the APIC map, which only an in-kernel irqchip has.
+	 */
+	bool in_kernel_apic;
+};
+
 struct guest_image {
 	const void *data; /* the ELF file */
 	size_t size;
@@ -34,8 +43,8 @@ struct kvm_vm {
  * everything released.
  */
 int kvm_vm_create(struct kvm_vm *vm, const struct kvm_system *sys, unsigned index,
-		  const struct guest_image *image, const struct plerig_config *cfg,
-		  bool disable_pause_exits, char *err, size_t errlen);
+		  		  const struct guest_image *image, const struct plerig_config *cfg,
+		  const struct vm_options *opts, char *err, size_t errlen);
 void kvm_vm_destroy(struct kvm_vm *vm);
 
 #endif

@@ -14,7 +14,9 @@
  * What the embedded driver needs as root (DESIGN.md): QEMU runs as root
  * with no security driver, its stdout/stderr goes to a file (there is no
  * virtlogd without a daemon), and no namespaces or cgroups (neither is
- * set up for an embedded driver).
+ * set up for an embedded driver). QEMU runs as root, so files need no
+ * relabelling either: without dynamic_ownership libvirt forks no helper to
+ * chown them at every start (and that helper logs to our stderr).
  */
 static const char qemu_conf[] = "# written by plerig: what libvirt's embedded QEMU driver needs\n"
 				"user = \"root\"\n"
@@ -22,7 +24,9 @@ static const char qemu_conf[] = "# written by plerig: what libvirt's embedded QE
 				"security_driver = \"none\"\n"
 				"stdio_handler = \"file\"\n"
 				"namespaces = []\n"
-				"cgroup_controllers = []\n";
+				"cgroup_controllers = []\n"
+				"dynamic_ownership = 0\n"
+				"remember_owner = 0\n";
 
 /* One event loop for the process, started with the first connection. */
 static pthread_mutex_t loop_lock = PTHREAD_MUTEX_INITIALIZER;

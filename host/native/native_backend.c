@@ -90,7 +90,8 @@ static int make_shared(struct native_run *run, uint64_t tsc_khz)
 		c->relax = v->relax;
 		c->ring = PLERIG_RING_USER;
 		c->cs_cycles = v->cs_cycles;
-		c->think_cycles = v->think_cycles;
+				c->think_cycles = v->think_cycles;
+		c->pv_yield_spins = v->pv_yield_spins;
 		c->stall_cycles = stall;
 		c->hold_preempt_cycles = stall;
 		c->tsc_khz = tsc_khz;

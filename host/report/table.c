@@ -36,7 +36,9 @@ static const struct {
 	int left;
 	const char *legend;
 } columns[COL_COUNT] = {
-    [COL_BACKEND] = {"backend", 7, LEFT, "VMM running the guests (kvm: plerig's own, on /dev/kvm)"},
+    [COL_BACKEND] = {"backend", 16, LEFT,
+		     "VMM running the guests (kvm: plerig's own, on /dev/kvm; libvirt: QEMU; "
+		     "libvirt-emulated: QEMU's TCG, no KVM: emulated timings)"},
     [COL_LOCK] = {"lock", 6, LEFT,
 		  "spin lock: ticket (fair FIFO), tas (test-and-test-and-set), mcs (queued)"},
     [COL_RELAX] = {"relax", 9, LEFT,

@@ -294,9 +294,8 @@ static const struct bad_case bad_cases[] = {
     {{"--lock", "ticket,"}, {"--lock", "empty item"}},
     {{"--lock", ""}, {"--lock", "empty list"}},
     {{"--lock", "TICKET"}, {"--lock", "'TICKET'"}},
-    {{"--relax", "pv-yield"},
-     {"--relax", "relax pv-yield is not implemented yet (see issue: PLE itself)"}},
-    {{"--relax", "pause,pv-yield"}, {"relax pv-yield is not implemented yet"}},
+        {{"--pv-yield-spins", "0"}, {"--pv-yield-spins", "'0'"}},
+
     {{"--relax", "mwait"}, {"--relax", "'mwait'", "pause, nop, rep-pause, none"}},
     {{"--relax", "nop,pause,nop"}, {"--relax", "'nop' listed twice"}},
     {{"--relax", ""}, {"--relax", "empty list"}},

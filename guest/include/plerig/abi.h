@@ -55,6 +55,7 @@ enum plerig_relax_kind {
 	PLERIG_RELAX_NOP = 1,	    /* 90 */
 	PLERIG_RELAX_REP_PAUSE = 2, /* f3 f3 90 */
 	PLERIG_RELAX_NONE = 3,	    /* empty spin */
+	PLERIG_RELAX_PV_YIELD = 4, /* PAUSE; every pv_yield_spins a KVM_HC_SCHED_YIELD to the holder */
 	PLERIG_RELAX_COUNT
 };
 
@@ -110,7 +111,7 @@ struct plerig_config {
 	uint64_t hold_preempt_cycles; /* a hold longer than this: holder preempted */
 	uint64_t tsc_khz;	      /* informational: the host's view of the guest TSC */
 	uint32_t flags;		      /* PLERIG_CONFIG_* */
-	uint32_t reserved0;
+	uint32_t pv_yield_spins;      /* relax pv-yield: PAUSEs before yielding to the holder */
 	/* PLERIG_CONFIG_SELF_TIMED: the phases in guest TSC cycles from the start */
 	uint64_t warmup_cycles;
 	uint64_t measure_cycles;
@@ -183,6 +184,9 @@ struct plerig_lock_state {
 	/* Incremented non-atomically inside every critical section: equals the
 	 * sum of all acquisitions iff the lock really excluded. */
 	uint64_t protected_counter __attribute__((aligned(PLERIG_CACHELINE)));
+	uint32_t holder; /* vCPU index of the last acquirer: whom pv-yield yields to */
+	/* read by every pv-yield spin: a line of its own that nobody writes while spinning */
+	uint32_t pv_yield_spins __attribute__((aligned(PLERIG_CACHELINE)));
 };
 
 struct plerig_shared {

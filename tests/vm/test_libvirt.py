@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The libvirt backend on real VMs, through libvirt's embedded QEMU driver.
+
+Usage: test_libvirt.py PLERIG CACHE_DIR
+
+A 2-vCPU domain completes a storm and its results decode; an over-committed
+pair of domains shows stalls; a guest fault, a hung guest and Ctrl-C fail as
+they should. After each run no domain, no QEMU process and no run directory
+is left: the test checks the process table, the embed root and TMPDIR.
+Skipped (77) where KVM, root or QEMU is missing.
+"""
+import glob
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+PLERIG, CACHE = sys.argv[1], sys.argv[2]
+ROOT = os.path.join(CACHE, "libvirt")
+
+
+def skip_reason():
+    if os.geteuid() != 0:
+        return "the embedded driver needs root"
+    if not os.access("/dev/kvm", os.R_OK | os.W_OK):
+        return "no usable /dev/kvm"
+    if not shutil.which("qemu-system-x86_64"):
+        return "no qemu-system-x86_64 (scripts/setup installs it)"
+    return None
+
+
+def qemu_processes(plerig_pid):
+    """QEMU processes of domains that plerig process started (-name guest=plerig-PID-...)."""
+    out = subprocess.run(["ps", "-eo", "pid,stat,args"], capture_output=True, text=True).stdout
+    return [l for l in out.splitlines() if f"guest=plerig-{plerig_pid}-" in l]
+
+
+class LibvirtBackend(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="plerig-lvtest-")
+        self.env = dict(os.environ, TMPDIR=self.tmp)
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def start(self, *args):
+        cmd = [PLERIG, "run", "-q", "--backend", "libvirt", "--cache-dir", CACHE,
+               "--relax", "pause", "--warmup", "0.05", *args]
+        return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=self.env)
+
+    def run_plerig(self, *args, timeout=120):
+        p = self.start(*args)
+        out, err = p.communicate(timeout=timeout)
+        self.assert_clean(p.pid)
+        return p.returncode, out, err
+
+    def assert_clean(self, pid):
+        self.assertEqual(qemu_processes(pid), [], "a QEMU process outlived plerig's run")
+        left = glob.glob(os.path.join(ROOT, "run", "qemu", f"plerig-{pid}-*"))
+        left += glob.glob(os.path.join(ROOT, "lib", "qemu", f"domain-*-plerig-{pid}-*"))
+        self.assertEqual(left, [], "the embed root still holds a domain")
+        self.assertEqual(os.listdir(self.tmp), [], "a run directory was left in TMPDIR")
+
+    def test_two_vcpus_complete_and_decode(self):
+        js = os.path.join(self.tmp, "..", os.path.basename(self.tmp) + ".json")
+        try:
+            rc, out, err = self.run_plerig("--vcpus", "2", "--duration", "0.3", "--json", js)
+            self.assertEqual(rc, 0, err + out)
+            with open(js) as f:
+                doc = json.load(f)
+        finally:
+            if os.path.exists(js):
+                os.unlink(js)
+        run = doc["variants"][0]["runs"][0]
+        self.assertTrue(run["ok"], run.get("error"))
+        self.assertEqual(doc["variants"][0]["backend"], "libvirt")
+        vcpus = run["vm_results"][0]["vcpus"]
+        self.assertEqual(len(vcpus), 2)
+        total = 0
+        for v in vcpus:
+            self.assertGreater(v["acquisitions"], 0)
+            self.assertGreater(v["tid"], 0)
+            total += v["acquisitions"] + v["unmeasured_acquisitions"]
+        self.assertEqual(run["vm_results"][0]["protected_counter"], total)
+        # ring 0 ran (firmware and boot) and was counted through QMP query-stats
+        self.assertGreater(run["timing"]["setup_insn_emulated"], 0)
+        self.assertGreater(run["timing"]["first_acq_ns"], run["timing"]["created_ns"])
+
+    def test_overcommitted_pair_of_domains_stalls(self):
+        rc, out, err = self.run_plerig("--vms", "2", "--vcpus", "2", "--pcpus", "0",
+                                       "--duration", "1")
+        self.assertEqual(rc, 0, err + out)
+        row = out.splitlines()[-1].split()
+        self.assertEqual(row[0], "libvirt")
+        stalls = [c for c in out.splitlines()[0].split()].index("stalls")
+        self.assertNotEqual(row[stalls], "0", out)
+
+    def test_guest_fault_is_reported(self):
+        rc, out, err = self.run_plerig("--vcpus", "2", "--duration", "0.3", "--inject", "fault")
+        self.assertEqual(rc, 1, err + out)
+        self.assertIn("guest exception #UD", out)
+
+    def test_hung_guest_is_stopped_by_the_watchdog(self):
+        rc, out, err = self.run_plerig("--vcpus", "2", "--duration", "0.2", "--timeout", "1",
+                                       "--inject", "hang")
+        self.assertEqual(rc, 1, err + out)
+        self.assertIn("watchdog", out)
+
+    def test_tcg_runs_and_says_emulated(self):
+        rc, out, err = self.run_plerig("--accel", "tcg", "--vcpus", "2", "--duration", "0.3")
+        self.assertEqual(rc, 0, err + out)
+        self.assertEqual(out.splitlines()[-1].split()[0], "libvirt-emulated")
+
+    def test_ctrl_c_tears_everything_down(self):
+        p = self.start("--vcpus", "2", "--duration", "20")
+        deadline = time.monotonic() + 60
+        while not qemu_processes(p.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.assertTrue(qemu_processes(p.pid), "the domain never started")
+        time.sleep(0.5)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, 130, err + out)
+        self.assert_clean(p.pid)
+
+
+if __name__ == "__main__":
+    why = skip_reason()
+    if why:
+        print(f"SKIP: {why}")
+        sys.exit(77)
+    unittest.main(argv=sys.argv[:1], verbosity=2)
