@@ -27,15 +27,14 @@ static void seal(struct frame_buf *b, size_t start, unsigned type, unsigned inde
 	    .index = (uint16_t)index,
 	    .length = (uint32_t)(b->len - start - sizeof(h)),
 	};
-	const size_t covered = sizeof(h) - __builtin_offsetof(struct plerig_frame_header, type) -
-			       sizeof(h.crc);
+	const size_t covered =
+	    sizeof(h) - __builtin_offsetof(struct plerig_frame_header, type) - sizeof(h.crc);
 	h.crc = plerig_crc32_update(0, &h.type, covered);
 	h.crc = plerig_crc32_update(h.crc, b->data + start + sizeof(h), h.length);
 	copy_bytes(b->data + start, &h, sizeof(h));
 }
 
-void frame_put(struct frame_buf *b, unsigned type, unsigned index, const void *payload,
-	       size_t len)
+void frame_put(struct frame_buf *b, unsigned type, unsigned index, const void *payload, size_t len)
 {
 	const size_t start = b->len;
 	if (reserve(b, sizeof(struct plerig_frame_header) + len))

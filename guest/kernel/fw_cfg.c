@@ -11,11 +11,11 @@
 #include "kernel/io.h"
 #include "plerig/frame.h"
 
-#define FW_CFG_PORT_SEL	  0x510
-#define FW_CFG_PORT_DATA  0x511
-#define FW_CFG_SIGNATURE  0x0000
-#define FW_CFG_FILE_DIR	  0x0019
-#define FW_CFG_MAX_FILES  128 /* QEMU machines have a few dozen */
+#define FW_CFG_PORT_SEL	 0x510
+#define FW_CFG_PORT_DATA 0x511
+#define FW_CFG_SIGNATURE 0x0000
+#define FW_CFG_FILE_DIR	 0x0019
+#define FW_CFG_MAX_FILES 128 /* QEMU machines have a few dozen */
 
 struct fw_cfg_file {
 	uint32_t size_be;

@@ -12,8 +12,8 @@
 #include "storm/storm.h"
 
 #define KVM_HC_SCHED_YIELD 11
-#define AMD_EBX 0x68747541u   /* "Auth" of AuthenticAMD */
-#define HYGON_EBX 0x6f677948u /* "Hygo" of HygonGenuine */
+#define AMD_EBX		   0x68747541u /* "Auth" of AuthenticAMD */
+#define HYGON_EBX	   0x6f677948u /* "Hygo" of HygonGenuine */
 
 static int use_vmmcall = -1; /* every vCPU computes the same answer */
 

@@ -18,9 +18,9 @@
  * SIPI vector is its page number), and where it builds the result frames
  * (above the shared block: the domain has more memory than plerig's VMM).
  */
-#define TRAMPOLINE_GPA	0x8000
-#define REPORT_GPA	0x01000000
-#define REPORT_SIZE	0x00100000
+#define TRAMPOLINE_GPA 0x8000
+#define REPORT_GPA     0x01000000
+#define REPORT_SIZE    0x00100000
 /* Devices, mapped by page_tables.S (ring 0 only, uncached) */
 #define XAPIC_GPA	0xfee00000
 #define MICROVM_GED_GPA 0xfea00000 /* ACPI generic event device of QEMU's microvm */

@@ -13,11 +13,11 @@
 #include "kernel/io.h"
 #include "kernel/layout.h"
 
-#define APIC_ICR_LOW	   0x300
-#define ICR_ALL_BUT_SELF   (3u << 18)
-#define ICR_LEVEL_ASSERT   (1u << 14)
-#define ICR_MODE_INIT	   (5u << 8)
-#define ICR_MODE_STARTUP   (6u << 8)
+#define APIC_ICR_LOW	 0x300
+#define ICR_ALL_BUT_SELF (3u << 18)
+#define ICR_LEVEL_ASSERT (1u << 14)
+#define ICR_MODE_INIT	 (5u << 8)
+#define ICR_MODE_STARTUP (6u << 8)
 
 extern const uint8_t ap_trampoline[], ap_trampoline_end[];
 

@@ -35,7 +35,6 @@ void standalone_finish(struct plerig_shared *sh, unsigned vcpu) __attribute__((n
  * real exception, already recorded in @vcpu's result.
  */
 int standalone_is_finish(uint64_t vector, uint64_t rip);
-void standalone_trap(struct plerig_shared *sh, unsigned vcpu, int finish)
-    __attribute__((noreturn));
+void standalone_trap(struct plerig_shared *sh, unsigned vcpu, int finish) __attribute__((noreturn));
 
 #endif

@@ -18,8 +18,8 @@
 	SPIN_ATTR int plerig_acquire_ticket_##relax(struct plerig_lock_state *l, unsigned me)      \
 	{                                                                                          \
 		(void)me;                                                                          \
-		RELAX_STATE_##relax                                                                \
-		const uint32_t ticket = __atomic_fetch_add(&l->ticket_tail, 1, __ATOMIC_RELAXED);  \
+		RELAX_STATE_##relax const uint32_t ticket =                                        \
+		    __atomic_fetch_add(&l->ticket_tail, 1, __ATOMIC_RELAXED);                      \
 		if (__atomic_load_n(&l->ticket_head, __ATOMIC_ACQUIRE) == ticket)                  \
 			return 0;                                                                  \
 		while (__atomic_load_n(&l->ticket_head, __ATOMIC_ACQUIRE) != ticket)               \
@@ -31,9 +31,8 @@
 	SPIN_ATTR int plerig_acquire_tas_##relax(struct plerig_lock_state *l, unsigned me)         \
 	{                                                                                          \
 		(void)me;                                                                          \
-		RELAX_STATE_##relax                                                                \
-		if (!__atomic_exchange_n(&l->tas_word, 1, __ATOMIC_ACQUIRE))                       \
-			return 0;                                                                  \
+		RELAX_STATE_##relax if (!__atomic_exchange_n(&l->tas_word, 1,                      \
+							     __ATOMIC_ACQUIRE)) return 0;          \
 		do                                                                                 \
 			while (__atomic_load_n(&l->tas_word, __ATOMIC_RELAXED))                    \
 				RELAX_##relax();                                                   \
@@ -45,8 +44,7 @@
 #define DEFINE_MCS(relax)                                                                          \
 	SPIN_ATTR int plerig_acquire_mcs_##relax(struct plerig_lock_state *l, unsigned me)         \
 	{                                                                                          \
-		RELAX_STATE_##relax                                                                \
-		struct plerig_mcs_node *node = &l->mcs_nodes[me];                                  \
+		RELAX_STATE_##relax struct plerig_mcs_node *node = &l->mcs_nodes[me];              \
 		__atomic_store_n(&node->next, 0, __ATOMIC_RELAXED);                                \
 		__atomic_store_n(&node->locked, 1, __ATOMIC_RELAXED);                              \
 		const uint32_t prev = __atomic_exchange_n(&l->mcs_tail, me + 1, __ATOMIC_ACQ_REL); \
@@ -59,8 +57,7 @@
 	}                                                                                          \
 	SPIN_ATTR void plerig_release_mcs_##relax(struct plerig_lock_state *l, unsigned me)        \
 	{                                                                                          \
-		RELAX_STATE_##relax                                                                \
-		struct plerig_mcs_node *node = &l->mcs_nodes[me];                                  \
+		RELAX_STATE_##relax struct plerig_mcs_node *node = &l->mcs_nodes[me];              \
 		uint32_t next = __atomic_load_n(&node->next, __ATOMIC_ACQUIRE);                    \
 		if (!next) {                                                                       \
 			uint32_t self = me + 1;                                                    \

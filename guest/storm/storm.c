@@ -70,7 +70,7 @@ struct storm {
 	uint64_t cs_cycles;
 	uint64_t think_cycles;
 	struct thresholds t;
-	uint64_t measure_from; /* self-timed: TSC where MEASURE starts */
+	uint64_t measure_from;	/* self-timed: TSC where MEASURE starts */
 	uint64_t measure_until; /* self-timed: TSC where STOP starts */
 };
 
@@ -87,8 +87,8 @@ static inline uint32_t phase_at(const struct storm *s, uint64_t now)
  * copy): the phase comes from the host's word in memory, or from the TSC
  * this loop reads anyway, and neither copy pays for the other's test.
  */
-static inline __attribute__((always_inline)) void storm_loop(const struct storm *s,
-							     uint32_t phase, const int self_timed)
+static inline __attribute__((always_inline)) void storm_loop(const struct storm *s, uint32_t phase,
+							     const int self_timed)
 {
 	struct plerig_shared *sh = s->sh;
 	struct plerig_vcpu_result *r = s->r;

@@ -671,8 +671,8 @@ static int apply_option(int c, const char *arg, struct run_options *o, bool *vcp
 	case OPT_BASELINE:
 		return parse_baseline(arg, o, err, errlen);
 	case OPT_PV_YIELD_SPINS:
-		return parse_unsigned("--pv-yield-spins", arg, 1, 100000000, &o->pv_yield_spins, err,
-				      errlen);
+		return parse_unsigned("--pv-yield-spins", arg, 1, 100000000, &o->pv_yield_spins,
+				      err, errlen);
 	case OPT_CSV:
 		return parse_path("--csv", arg, &o->csv_path, err, errlen);
 	case OPT_CONNECT:

@@ -56,7 +56,7 @@ struct run_options {
 	const char *guest_path;	   /* NULL: the image built next to the binary */
 	bool quiet;		   /* no progress lines on stderr */
 	enum plerig_inject inject; /* --inject: a guest failure on purpose, for tests */
-		unsigned repeat;	   /* measured runs of every variant */
+	unsigned repeat;	   /* measured runs of every variant */
 	unsigned pv_yield_spins;   /* relax pv-yield: PAUSEs between two yields */
 	int discard_rounds;	   /* rounds run and thrown away first; -1: 1 if repeat > 1 */
 	enum run_order order;

@@ -33,7 +33,7 @@ static void fill_common(struct variant *v, const struct run_options *o, enum ple
 	v->warmup_s = o->warmup_s;
 	v->duration_s = o->duration_s;
 	v->timeout_s = o->timeout_s;
-		v->inject = o->inject;
+	v->inject = o->inject;
 	v->pv_yield_spins = o->pv_yield_spins;
 }
 

@@ -191,6 +191,7 @@ static int warm_up(struct phase_driver *d)
 struct snapshot {
 	struct schedstat sched;
 	struct kvm_stats_snapshot kvm;
+	struct ple_counts ple;
 };
 
 static void take_snapshots(struct phase_driver *d, struct snapshot *s)
@@ -202,6 +203,7 @@ static void take_snapshots(struct phase_driver *d, struct snapshot *s)
 			memset(&s[g].sched, 0, sizeof(s[g].sched));
 		if (!d->ops->kvm_stats(d->ctx, g, &s[g].kvm))
 			memset(&s[g].kvm, 0, sizeof(s[g].kvm));
+		d->ops->ple_counts(d->ctx, g, &s[g].ple);
 	}
 }
 
@@ -227,6 +229,7 @@ static int measure(struct phase_driver *d)
 	for (unsigned g = 0; g < n; g++) {
 		schedstat_delta(&before[g].sched, &after[g].sched, &d->r->records[g].sched);
 		kvm_stats_delta(&before[g].kvm, &after[g].kvm, &d->r->records[g].kvm);
+		ple_counts_delta(&before[g].ple, &after[g].ple, &d->r->records[g].ple);
 	}
 	rc = 0;
 out:

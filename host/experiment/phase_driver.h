@@ -31,6 +31,8 @@ struct unit_ops {
 	int (*host_cpu)(void *ctx, unsigned g);
 	/* false where the backend has no KVM stats for the unit */
 	bool (*kvm_stats)(void *ctx, unsigned g, struct kvm_stats_snapshot *out);
+	/* PAUSE-loop exit counts of unit g; invalid counts where there are none */
+	void (*ple_counts)(void *ctx, unsigned g, struct ple_counts *out);
 	void (*open_gate)(void *ctx);
 };
 

@@ -63,6 +63,10 @@ void figures_for_vcpu(const struct variant_result *r, const struct vcpu_record *
 	out->run_time_ns = (double)rec->sched.run_ns;
 	out->exits_valid = rec->kvm.valid[KVM_STAT_EXITS];
 	out->exits = out->exits_valid ? rec->kvm.value[KVM_STAT_EXITS] : 0;
+	out->pause_loop_exits_valid = rec->ple.pause_exits_valid;
+	out->pause_loop_exits = rec->ple.pause_exits_valid ? rec->ple.pause_exits : 0;
+	out->ple_window_updates_valid = rec->ple.window_updates_valid;
+	out->ple_window_updates = rec->ple.window_updates_valid ? rec->ple.window_updates : 0;
 }
 
 static uint64_t max_u64(uint64_t a, uint64_t b)
@@ -81,6 +85,8 @@ void figures_for_variant(const struct variant_result *r, struct figures *out)
 	memset(out, 0, sizeof(*out));
 	/* an empty run has no exit count to report, not a count of zero */
 	out->exits_valid = r->nr_records > 0;
+	out->pause_loop_exits_valid = r->nr_records > 0;
+	out->ple_window_updates_valid = r->nr_records > 0;
 	for (unsigned i = 0; i < r->nr_records; i++) {
 		const struct vcpu_record *rec = &r->records[i];
 		const struct plerig_vcpu_result *g = &rec->guest;
@@ -100,9 +106,18 @@ void figures_for_variant(const struct variant_result *r, struct figures *out)
 			out->exits += rec->kvm.value[KVM_STAT_EXITS];
 		else
 			out->exits_valid = false;
+		out->pause_loop_exits += rec->ple.pause_exits;
+		out->pause_loop_exits_valid &= rec->ple.pause_exits_valid;
+		out->ple_window_updates += rec->ple.window_updates;
+		out->ple_window_updates_valid &= rec->ple.window_updates_valid;
 	}
+	/* one vCPU without a count makes the sum no count at all, not a smaller one */
 	if (!out->exits_valid)
 		out->exits = 0;
+	if (!out->pause_loop_exits_valid)
+		out->pause_loop_exits = 0;
+	if (!out->ple_window_updates_valid)
+		out->ple_window_updates = 0;
 	out->acq_per_s = per_second((double)out->acquisitions, r->interval_s);
 	latency_figures(r, hist_wait, hist_hold, wait_max, hold_max, out);
 	out->wait_mean_ns = mean(wait_total_ns, out->acquisitions);

@@ -10,6 +10,7 @@
 #include "experiment/variant.h"
 #include "kvm/kvm_stats.h"
 #include "measure/schedstat.h"
+#include "ple/ple_counters.h"
 #include "plerig/abi.h"
 
 struct vcpu_record {
@@ -20,6 +21,7 @@ struct vcpu_record {
 	struct plerig_vcpu_result guest; /* copied out of the shared block */
 	struct schedstat sched;		 /* delta over the measured interval */
 	struct kvm_stats_snapshot kvm;	 /* delta over the measured interval */
+	struct ple_counts ple;		 /* PAUSE-loop exits, window updates: same interval */
 };
 
 /* Lifecycle timestamps, ns since the run started (CLOCK_MONOTONIC). */
@@ -42,6 +44,8 @@ struct variant_result {
 	unsigned nr_records; /* vms * vcpus */
 	struct vcpu_record *records;
 	uint64_t *protected_counter; /* per VM: the lock's integrity counter */
+	char ple_why[512];	     /* why PAUSE-loop exits are not counted ("" when they are) */
+	char ple_note[160]; /* what a reader of the count must know (e.g. CPL > 0 on VMX) */
 };
 
 /* Per-vCPU or per-variant figures, in ns where time. */
@@ -63,6 +67,10 @@ struct figures {
 	double run_time_ns;
 	uint64_t exits;
 	bool exits_valid;
+	uint64_t pause_loop_exits;
+	bool pause_loop_exits_valid;
+	uint64_t ple_window_updates;
+	bool ple_window_updates_valid;
 };
 
 void figures_for_vcpu(const struct variant_result *r, const struct vcpu_record *rec,

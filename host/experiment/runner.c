@@ -231,6 +231,29 @@ static void setup_report(struct runner *rn, char *command_line)
 		fprintf(stderr, "plerig: shuffled order, --seed %llu\n", rep->seed);
 }
 
+/* Why a figure is missing, or what its reader must know: once per distinct text. */
+static void print_ple_notes(const struct runner *rn, FILE *f)
+{
+	const char *seen[16];
+	unsigned n = 0;
+	for (unsigned i = 0; i < rn->rep.nr_series; i++) {
+		const struct series *s = &rn->rep.series[i];
+		for (unsigned r = 0; r < s->nr_runs; r++) {
+			const char *texts[] = {s->runs[r].ple_why, s->runs[r].ple_note};
+			for (unsigned t = 0; t < 2; t++) {
+				bool known = !texts[t][0];
+				for (unsigned k = 0; k < n && !known; k++)
+					known = !strcmp(seen[k], texts[t]);
+				if (known || n == sizeof(seen) / sizeof(seen[0]))
+					continue;
+				seen[n++] = texts[t];
+				fprintf(f, "%s %s: %s\n", t ? "note" : "ple-exits n/a",
+					backend_name(s->variant.backend), texts[t]);
+			}
+		}
+	}
+}
+
 static int write_outputs(struct runner *rn)
 {
 	char err[512];
@@ -305,6 +328,7 @@ int runner_main(int argc, char **argv, const char *default_guest_path)
 		goto out;
 	}
 	rn.rep.interrupted = interrupt_requested();
+	print_ple_notes(&rn, stdout);
 	if (rn.o.repeat > 1) {
 		stats_table_print(stdout, &rn.rep);
 		comparison_table_print(stdout, &rn.rep);

@@ -22,10 +22,8 @@ static const char *const lock_names[PLERIG_LOCK_COUNT] = {
 };
 
 static const char *const relax_names[PLERIG_RELAX_COUNT] = {
-    [PLERIG_RELAX_PAUSE] = "pause",
-    [PLERIG_RELAX_NOP] = "nop",
-    [PLERIG_RELAX_REP_PAUSE] = "rep-pause",
-    [PLERIG_RELAX_NONE] = "none",
+    [PLERIG_RELAX_PAUSE] = "pause",	    [PLERIG_RELAX_NOP] = "nop",
+    [PLERIG_RELAX_REP_PAUSE] = "rep-pause", [PLERIG_RELAX_NONE] = "none",
     [PLERIG_RELAX_PV_YIELD] = "pv-yield",
 };
 

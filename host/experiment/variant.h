@@ -41,7 +41,7 @@ struct variant {
 	double duration_s;
 	double timeout_s;	   /* watchdog for boot and stop, on top of the run */
 	enum plerig_inject inject; /* tests of plerig itself: a guest that faults or hangs */
-		enum ple_mode ple;
+	enum ple_mode ple;
 	unsigned pv_yield_spins; /* relax pv-yield: PAUSEs between two yields */
 };
 

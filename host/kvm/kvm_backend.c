@@ -25,6 +25,7 @@ struct kvm_backend {
 	cpu_set_t boot_cpus; /* every CPU this process may use: boot runs in parallel there */
 	struct guest_image image;
 	void *image_data;
+	struct ple_probe ple; /* where PAUSE-loop exit counts come from on this host */
 	char description[96];
 };
 
@@ -36,6 +37,9 @@ struct run {
 	struct kvm_vm *vms;
 	unsigned nr_vms; /* created so far */
 	struct start_gate gate;
+	/* per vCPU, opened at the first snapshot, when every vCPU thread has its tid */
+	struct ple_counters *ple;
+	bool *ple_open;
 };
 
 static struct kvm_vcpu *vcpu_at(struct run *run, unsigned g)
@@ -52,7 +56,7 @@ static void make_config(const struct variant *v, struct plerig_config *cfg)
 	cfg->lock = v->lock;
 	cfg->relax = v->relax;
 	cfg->ring = v->ring;
-		cfg->inject = v->inject;
+	cfg->inject = v->inject;
 	cfg->pv_yield_spins = v->pv_yield_spins;
 	cfg->cs_cycles = v->cs_cycles;
 	cfg->think_cycles = v->think_cycles;
@@ -62,16 +66,16 @@ static int create_vms(struct run *run)
 {
 	struct plerig_config cfg;
 	char err[256];
-		make_config(run->v, &cfg);
+	make_config(run->v, &cfg);
 	const struct vm_options opts = {
-		.disable_pause_exits = run->v->ple == PLE_OFF,
-		.in_kernel_apic = run->v->relax == PLERIG_RELAX_PV_YIELD,
+	    .disable_pause_exits = run->v->ple == PLE_OFF,
+	    .in_kernel_apic = run->v->relax == PLERIG_RELAX_PV_YIELD,
 	};
 	run->vms = calloc(run->v->vms, sizeof(run->vms[0]));
 	if (!run->vms)
 		return phase_driver_fail(run->r, "out of memory for %u VMs", run->v->vms);
 	for (unsigned i = 0; i < run->v->vms; i++) {
-				if (kvm_vm_create(&run->vms[i], &run->kb->sys, i, &run->kb->image, &cfg, &opts, err,
+		if (kvm_vm_create(&run->vms[i], &run->kb->sys, i, &run->kb->image, &cfg, &opts, err,
 				  sizeof(err)))
 			return phase_driver_fail(run->r, "%s", err);
 		run->nr_vms = i + 1;
@@ -156,6 +160,23 @@ static bool unit_kvm_stats(void *ctx, unsigned g, struct kvm_stats_snapshot *out
 	return vcpu->stats_open && kvm_stats_read(&vcpu->stats, out, err, sizeof(err)) == 0;
 }
 
+static void unit_ple_counts(void *ctx, unsigned g, struct ple_counts *out)
+{
+	struct run *run = ctx;
+	memset(out, 0, sizeof(*out));
+	if (!run->ple)
+		return;
+	if (!run->ple_open[g]) {
+		struct ple_counters *c = &run->ple[g];
+		ple_counters_open(c, &run->kb->ple, kvm_vcpu_tid(vcpu_at(run, g)));
+		run->ple_open[g] = true;
+		if (c->pause_exits_why[0] && !run->r->ple_why[0])
+			snprintf(run->r->ple_why, sizeof(run->r->ple_why), "%s",
+				 c->pause_exits_why);
+	}
+	ple_counters_read(&run->ple[g], out);
+}
+
 static void unit_open_gate(void *ctx)
 {
 	start_gate_open(&((struct run *)ctx)->gate);
@@ -168,8 +189,56 @@ static const struct unit_ops kvm_unit_ops = {
     .tid = unit_tid,
     .host_cpu = unit_host_cpu,
     .kvm_stats = unit_kvm_stats,
+    .ple_counts = unit_ple_counts,
     .open_gate = unit_open_gate,
 };
+
+/*
+ * pv-yield makes hypercalls. Only guest ring 0 may; and on PVM the guest's
+ * vmcall/vmmcall does not reach KVM's hypercall handler: measured here,
+ * directed_yield_attempted stays 0 and the yielding vCPU stops making
+ * progress, so the run would end in the watchdog rather than in figures.
+ */
+static int check_pv_yield(struct run *run)
+{
+	if (run->v->relax != PLERIG_RELAX_PV_YIELD)
+		return 0;
+	if (run->v->ring != PLERIG_RING_KERNEL)
+		return phase_driver_fail(run->r,
+					 "relax pv-yield makes hypercalls, which guest ring 3 "
+					 "may not: add --ring kernel");
+	if (!strcmp(run->kb->sys.module, "kvm_pvm"))
+		return phase_driver_fail(
+		    run->r, "relax pv-yield: under PVM (kvm_pvm) the guest's hypercall "
+			    "does not reach KVM_HC_SCHED_YIELD; run it on a kvm_intel "
+			    "or kvm_amd host");
+	if (!pv_sched_yield_supported(&run->kb->sys))
+		return phase_driver_fail(run->r, "relax pv-yield: this KVM does not offer "
+						 "KVM_FEATURE_PV_SCHED_YIELD (Linux >= 5.10)");
+	return 0;
+}
+
+static void prepare_ple_counts(struct run *run)
+{
+	const unsigned n = run->v->vms * run->v->vcpus;
+	const char *note = ple_variant_note(&run->kb->ple, run->v->ring, run->v->ple == PLE_OFF);
+	if (note)
+		snprintf(run->r->ple_note, sizeof(run->r->ple_note), "%s", note);
+	if (!run->kb->ple.pause_exits_ok) {
+		snprintf(run->r->ple_why, sizeof(run->r->ple_why), "%s",
+			 run->kb->ple.pause_exits_why);
+		return;
+	}
+	run->ple = calloc(n, sizeof(run->ple[0]));
+	run->ple_open = calloc(n, sizeof(run->ple_open[0]));
+	if (!run->ple || !run->ple_open) {
+		free(run->ple);
+		free(run->ple_open);
+		run->ple = NULL;
+		run->ple_open = NULL;
+		snprintf(run->r->ple_why, sizeof(run->r->ple_why), "out of memory for counters");
+	}
+}
 
 static void teardown(struct run *run)
 {
@@ -178,6 +247,11 @@ static void teardown(struct run *run)
 		for (unsigned j = 0; j < run->vms[i].nr_vcpus; j++)
 			if (kvm_vcpu_outcome(&run->vms[i].vcpus[j]) == VCPU_OUTCOME_NONE)
 				kvm_vcpu_kick(&run->vms[i].vcpus[j]);
+	for (unsigned g = 0; run->ple && g < run->v->vms * run->v->vcpus; g++)
+		if (run->ple_open[g])
+			ple_counters_close(&run->ple[g]);
+	free(run->ple);
+	free(run->ple_open);
 	for (unsigned i = 0; i < run->nr_vms; i++)
 		kvm_vm_destroy(&run->vms[i]);
 	free(run->vms);
@@ -192,7 +266,10 @@ static int kvm_run_variant(struct backend *b, const struct variant *v, struct va
 	    .ops = &kvm_unit_ops, .ctx = &run, .v = v, .r = r, .t0 = monotonic_ns()};
 	if (variant_result_init(r, v))
 		return -1;
+	if (check_pv_yield(&run))
+		return -1;
 	start_gate_init(&run.gate);
+	prepare_ple_counts(&run);
 	if (!create_vms(&run) && !set_thresholds(&run)) {
 		r->timing.created_ns = phase_driver_elapsed(&d);
 		if (!start_vcpus(&run))
@@ -269,5 +346,6 @@ struct backend *kvm_backend_open(const char *guest_path, char *err, size_t errle
 	snprintf(kb->description, sizeof(kb->description), "KVM (%s) via %s", kb->sys.module,
 		 kvm_device_path());
 	kb->base.description = kb->description;
+	ple_probe_init(&kb->ple);
 	return &kb->base;
 }

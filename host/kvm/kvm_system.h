@@ -21,6 +21,9 @@ const char *kvm_device_path(void);
 int kvm_system_open(struct kvm_system *s, char *err, size_t errlen);
 void kvm_system_close(struct kvm_system *s);
 
+/* KVM_FEATURE_PV_SCHED_YIELD in CPUID 0x40000001: the guest may ask for directed yields. */
+bool pv_sched_yield_supported(const struct kvm_system *s);
+
 /* Which module drives KVM here, from /sys/module. */
 const char *kvm_detect_module(void);
 /*

@@ -148,7 +148,7 @@ int kvm_vcpu_create(struct kvm_vcpu *vcpu, struct kvm_vm *vm, const struct kvm_s
 	}
 	int rc = set_cpuid(vcpu, sys, err, errlen);
 	if (!rc)
-				rc = set_pvh_entry_state(vcpu, entry, err, errlen);
+		rc = set_pvh_entry_state(vcpu, entry, err, errlen);
 	if (!rc && in_kernel_apic)
 		rc = make_runnable(vcpu, err, errlen);
 	if (!rc) {

@@ -53,8 +53,8 @@ static int create_vcpus(struct kvm_vm *vm, const struct kvm_system *sys, unsigne
 	for (unsigned i = 0; i < nr; i++) {
 		/* count it first: a half-created vCPU is released by destroy too */
 		vm->nr_vcpus = i + 1;
-				int rc = kvm_vcpu_create(&vm->vcpus[i], vm, sys, i, entry, in_kernel_apic, err,
-					 errlen);
+		int rc =
+		    kvm_vcpu_create(&vm->vcpus[i], vm, sys, i, entry, in_kernel_apic, err, errlen);
 		if (rc)
 			return rc;
 	}
@@ -91,7 +91,7 @@ static int disable_pause_exits(struct kvm_vm *vm, const struct kvm_system *sys, 
 }
 
 int kvm_vm_create(struct kvm_vm *vm, const struct kvm_system *sys, unsigned index,
-		  		  const struct guest_image *image, const struct plerig_config *cfg,
+		  const struct guest_image *image, const struct plerig_config *cfg,
 		  const struct vm_options *opts, char *err, size_t errlen)
 {
 	memset(vm, 0, sizeof(*vm));
@@ -128,7 +128,7 @@ int kvm_vm_create(struct kvm_vm *vm, const struct kvm_system *sys, unsigned inde
 		goto fail;
 	}
 	vm->shared->config = *cfg;
-		if (opts->disable_pause_exits) {
+	if (opts->disable_pause_exits) {
 		rc = disable_pause_exits(vm, sys, err, errlen);
 		if (rc)
 			goto fail;
@@ -138,8 +138,8 @@ int kvm_vm_create(struct kvm_vm *vm, const struct kvm_system *sys, unsigned inde
 		snprintf(err, errlen, "KVM_CREATE_IRQCHIP (VM %u): %s", index, strerror(errno));
 		goto fail;
 	}
-		rc = create_vcpus(vm, sys, cfg->nr_vcpus, info.pvh_entry, opts->in_kernel_apic, err,
-			  errlen);
+	rc =
+	    create_vcpus(vm, sys, cfg->nr_vcpus, info.pvh_entry, opts->in_kernel_apic, err, errlen);
 	if (rc)
 		goto fail;
 	return 0;

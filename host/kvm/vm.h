@@ -43,7 +43,7 @@ struct kvm_vm {
  * everything released.
  */
 int kvm_vm_create(struct kvm_vm *vm, const struct kvm_system *sys, unsigned index,
-		  		  const struct guest_image *image, const struct plerig_config *cfg,
+		  const struct guest_image *image, const struct plerig_config *cfg,
 		  const struct vm_options *opts, char *err, size_t errlen);
 void kvm_vm_destroy(struct kvm_vm *vm);
 

@@ -109,8 +109,9 @@ int lv_default_cache_dir(char *out, size_t len, char *err, size_t errlen)
 	else if (home && *home == '/')
 		n = snprintf(out, len, "%s/.cache/plerig", home);
 	else {
-		snprintf(err, errlen, "no cache directory: set HOME or XDG_CACHE_HOME, or pass "
-				      "--cache-dir");
+		snprintf(err, errlen,
+			 "no cache directory: set HOME or XDG_CACHE_HOME, or pass "
+			 "--cache-dir");
 		return -1;
 	}
 	if (n < 0 || (size_t)n >= len) {

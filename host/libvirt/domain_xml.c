@@ -161,14 +161,15 @@ char *domain_xml_build(const char *template_text, const struct domain_spec *spec
 		}
 		const char *end = strchr(at + 1, '@');
 		if (!end) {
-			snprintf(err, errlen, "domain template: unterminated @field at '%.20s'", at);
+			snprintf(err, errlen, "domain template: unterminated @field at '%.20s'",
+				 at);
 			free(t.s);
 			return NULL;
 		}
 		append_n(&t, p, (size_t)(at - p));
 		if (append_field(&t, at + 1, (size_t)(end - at - 1), spec)) {
-			snprintf(err, errlen, "domain template: unknown field @%.*s@", (int)(end - at - 1),
-				 at + 1);
+			snprintf(err, errlen, "domain template: unknown field @%.*s@",
+				 (int)(end - at - 1), at + 1);
 			free(t.s);
 			return NULL;
 		}

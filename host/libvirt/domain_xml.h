@@ -12,15 +12,15 @@
 
 struct domain_spec {
 	const char *name;
-	bool tcg;	       /* <domain type='qemu'>: emulated, no KVM */
+	bool tcg; /* <domain type='qemu'>: emulated, no KVM */
 	unsigned memory_mib;
 	unsigned vcpus;
-	const unsigned *pins;  /* host CPU of each vCPU (vcpus entries), or NULL to float */
+	const unsigned *pins;	/* host CPU of each vCPU (vcpus entries), or NULL to float */
 	const unsigned *cpuset; /* CPUs to float on (and the emulator's), nr_cpuset entries */
 	unsigned nr_cpuset;
-	const char *kernel;    /* the guest image */
-	const char *config;    /* the fw_cfg config file */
-	const char *serial;    /* the serial log */
+	const char *kernel; /* the guest image */
+	const char *config; /* the fw_cfg config file */
+	const char *serial; /* the serial log */
 };
 
 /*

@@ -29,12 +29,12 @@
 #include "util/clock.h"
 #include "util/interrupt.h"
 
-#define MEMORY_MIB	   32	    /* the shared block ends at 16 MiB, the report window at 17 */
-#define POLL_BOOT_NS	   1000000ull  /* until every hello: boot is short, its end is a figure */
-#define POLL_RUN_NS	   20000000ull /* while the guests run: stay out of their way */
-#define AP_BOOT_MARGIN_NS  5000000ull  /* hello -> storm open: the other vCPUs boot (~3 ms) */
-#define TEMPLATE_MAX	   65536
-#define IMAGE_MAX	   (64u << 20)
+#define MEMORY_MIB	  32	      /* the shared block ends at 16 MiB, the report window at 17 */
+#define POLL_BOOT_NS	  1000000ull  /* until every hello: boot is short, its end is a figure */
+#define POLL_RUN_NS	  20000000ull /* while the guests run: stay out of their way */
+#define AP_BOOT_MARGIN_NS 5000000ull  /* hello -> storm open: the other vCPUs boot (~3 ms) */
+#define TEMPLATE_MAX	  65536
+#define IMAGE_MAX	  (64u << 20)
 
 struct lv_backend {
 	struct backend base; /* first: the runner sees only this */
@@ -145,7 +145,8 @@ static int create_domains(struct lv_run *run)
 		};
 		char *xml = domain_xml_build(run->b->template_text, &spec, err, sizeof(err));
 		rc = xml ? lv_domain_create(d, run->b->lc.conn, !run->b->lc.embedded, xml, err,
-						  sizeof(err)) : -1;
+					    sizeof(err))
+			 : -1;
 		free(xml);
 		if (!rc)
 			rc = lv_domain_query_vcpus(d, err, sizeof(err));
@@ -188,7 +189,8 @@ static const char *config_error(uint32_t e)
 		return "fw_cfg has no " PLERIG_FW_CFG_CONFIG " (check <sysinfo type='fwcfg'> in "
 		       "the domain template)";
 	case PLERIG_CONFIG_ERR_SIZE:
-		return "the config file has the wrong size (guest and plerig from different builds?)";
+		return "the config file has the wrong size (guest and plerig from different "
+		       "builds?)";
 	case PLERIG_CONFIG_ERR_INVALID:
 		return "the config is invalid (guest and plerig from different builds?)";
 	case PLERIG_CONFIG_ERR_FLAGS:
@@ -221,8 +223,7 @@ static int fail_states(struct lv_run *run, const struct lv_domain *d, uint32_t s
 						 "state %s); vCPU 0 reported and powered off",
 						 d->index, i, what, run->v->timeout_s,
 						 state_name(d->results[i].state));
-	return phase_driver_fail(run->r, "VM %u: the guest says a vCPU did not %s", d->index,
-				 what);
+	return phase_driver_fail(run->r, "VM %u: the guest says a vCPU did not %s", d->index, what);
 }
 
 /* A whole report arrived: is it a result, or a failure the guest reported? */
@@ -236,8 +237,8 @@ static int check_report(struct lv_run *run, const struct lv_domain *d)
 	case PLERIG_END_OK:
 		return 0;
 	case PLERIG_END_FAULT:
-		return phase_driver_fail(run->r, "VM %u: the guest reported a fault without details",
-					 d->index);
+		return phase_driver_fail(
+		    run->r, "VM %u: the guest reported a fault without details", d->index);
 	case PLERIG_END_BAD_CONFIG:
 		return phase_driver_fail(run->r, "VM %u: %s", d->index, config_error(e->detail));
 	case PLERIG_END_BOOT_TIMEOUT:
@@ -328,7 +329,8 @@ static int boot(struct lv_run *run)
 	return rc > 0 ? 0 : rc == 0 ? watchdog(run, WAIT_HELLO) : -1;
 }
 
-static void snapshot_all(struct lv_run *run, struct schedstat *sched, struct kvm_stats_snapshot *kvm)
+static void snapshot_all(struct lv_run *run, struct schedstat *sched,
+			 struct kvm_stats_snapshot *kvm)
 {
 	for (unsigned i = 0; i < run->nr_doms; i++)
 		lv_domain_snapshot(&run->doms[i], run->b->lc.local, &sched[i * run->v->vcpus],
@@ -368,7 +370,8 @@ static int measure(struct lv_run *run)
 		schedstat_delta(&sched[0][g], &sched[1][g], &run->r->records[g].sched);
 		kvm_stats_delta(&kvm[0][g], &kvm[1][g], &run->r->records[g].kvm);
 		if (kvm[0][g].valid[KVM_STAT_INSN_EMULATION])
-			run->r->timing.setup_insn_emulated += kvm[0][g].value[KVM_STAT_INSN_EMULATION];
+			run->r->timing.setup_insn_emulated +=
+			    kvm[0][g].value[KVM_STAT_INSN_EMULATION];
 	}
 	const uint64_t deadline = monotonic_ns() + (uint64_t)(run->v->timeout_s * 1e9);
 	int got = wait_all(run, WAIT_END, deadline, POLL_BOOT_NS);
@@ -384,8 +387,8 @@ out:
 /* Guest TSC -> ns since the run started, anchored at the hello frame's arrival. */
 static uint64_t guest_time_ns(const struct lv_run *run, const struct lv_domain *d, uint64_t tsc)
 {
-	const double dt_ns = ((double)(int64_t)(tsc - d->rep.hello.hello_tsc)) * 1e6 /
-			     (double)run->b->tsc_khz;
+	const double dt_ns =
+	    ((double)(int64_t)(tsc - d->rep.hello.hello_tsc)) * 1e6 / (double)run->b->tsc_khz;
 	return d->hello_ns - run->t0 + (uint64_t)(dt_ns > 0 ? dt_ns : 0);
 }
 
@@ -410,11 +413,12 @@ static int collect(struct lv_run *run)
 		}
 		r->protected_counter[i] = d->rep.end.protected_counter;
 		if (sum != d->rep.end.protected_counter)
-			return phase_driver_fail(r,
-						 "VM %u: the lock did not exclude: %llu acquisitions "
-						 "but the protected counter reads %llu",
-						 i, (unsigned long long)sum,
-						 (unsigned long long)d->rep.end.protected_counter);
+			return phase_driver_fail(
+			    r,
+			    "VM %u: the lock did not exclude: %llu acquisitions "
+			    "but the protected counter reads %llu",
+			    i, (unsigned long long)sum,
+			    (unsigned long long)d->rep.end.protected_counter);
 		const uint64_t o = guest_time_ns(run, d, d->rep.end.start_tsc);
 		opened = o > opened ? o : opened;
 		ended = d->end_ns - run->t0 > ended ? d->end_ns - run->t0 : ended;
@@ -533,11 +537,27 @@ struct backend *libvirt_backend_open(const struct libvirt_backend_options *o, ch
 		free(b);
 		return NULL;
 	}
-	if (load_files(b, o, err, errlen) || lv_connection_open(&b->lc, o->uri, cache, err, errlen)) {
+	if (load_files(b, o, err, errlen) ||
+	    lv_connection_open(&b->lc, o->uri, cache, err, errlen)) {
 		free(b->template_text);
 		free(b);
 		return NULL;
 	}
+	/*
+	 * Have libvirt probe QEMU now (seconds, the first time; cached in the
+	 * cache dir after that): its probes are daemonized QEMUs too, and once
+	 * we are their subreaper nothing would reap them but libvirt's patience.
+	 */
+	char *caps = virConnectGetDomainCapabilities(b->lc.conn, NULL, "x86_64", "microvm",
+						     o->tcg ? "qemu" : "kvm", 0);
+	if (!caps) {
+		snprintf(err, errlen, "libvirt cannot run QEMU's microvm with %s: %s%s",
+			 o->tcg ? "TCG" : "KVM", lv_last_error(),
+			 o->tcg ? "" : " (no KVM? try --accel tcg)");
+		lv_close(&b->base);
+		return NULL;
+	}
+	free(caps);
 	/* the embedded driver's QEMU daemonizes: make it our child, not init's (lv_domain.h) */
 	if (b->lc.embedded && prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) {
 		snprintf(err, errlen, "prctl(PR_SET_CHILD_SUBREAPER): %s", strerror(errno));

@@ -13,11 +13,11 @@
 #include "experiment/backend.h"
 
 struct libvirt_backend_options {
-	const char *guest_path;	  /* the guest image */
-	const char *uri;	  /* NULL: libvirt's embedded QEMU driver in the cache dir */
-	const char *cache_dir;	  /* NULL: the default (see connection.h) */
+	const char *guest_path;	   /* the guest image */
+	const char *uri;	   /* NULL: libvirt's embedded QEMU driver in the cache dir */
+	const char *cache_dir;	   /* NULL: the default (see connection.h) */
 	const char *template_path; /* NULL: plerig-domain.xml next to the guest image */
-	bool tcg;		  /* QEMU's emulator instead of KVM: labelled emulated */
+	bool tcg;		   /* QEMU's emulator instead of KVM: labelled emulated */
 };
 
 /* Connect, read the image and the domain template once. NULL with @err filled. */

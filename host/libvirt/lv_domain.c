@@ -15,11 +15,10 @@
 #include "libvirt/run_dir.h"
 
 /* A log longer than the largest report is not a plerig guest's. */
-#define SERIAL_MAX (2 * PLERIG_FRAME_REPORT_MAX)
+#define SERIAL_MAX  (2 * PLERIG_FRAME_REPORT_MAX)
 #define REAP_WAIT_S 5
 
-int lv_domain_init(struct lv_domain *d, unsigned index, unsigned nr_vcpus, char *err,
-		   size_t errlen)
+int lv_domain_init(struct lv_domain *d, unsigned index, unsigned nr_vcpus, char *err, size_t errlen)
 {
 	memset(d, 0, sizeof(*d));
 	d->index = index;
@@ -41,9 +40,8 @@ int lv_domain_create(struct lv_domain *d, virConnectPtr conn, bool autodestroy, 
 	/* paused, so that every VM of the variant starts its guest at once;
 	 * autodestroy (not for embedded drivers): should plerig die, libvirtd
 	 * destroys what it left */
-	d->dom = virDomainCreateXML(conn, xml,
-				    VIR_DOMAIN_START_PAUSED |
-					(autodestroy ? VIR_DOMAIN_START_AUTODESTROY : 0));
+	d->dom = virDomainCreateXML(
+	    conn, xml, VIR_DOMAIN_START_PAUSED | (autodestroy ? VIR_DOMAIN_START_AUTODESTROY : 0));
 	if (!d->dom) {
 		snprintf(err, errlen, "VM %u: creating domain %s: %s", d->index, d->name,
 			 lv_last_error());

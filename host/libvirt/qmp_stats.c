@@ -10,9 +10,10 @@ const char *qmp_query_stats_command(void)
 	static char cmd[1024];
 	if (cmd[0])
 		return cmd;
-	size_t n = (size_t)snprintf(cmd, sizeof(cmd),
-				    "{\"execute\":\"query-stats\",\"arguments\":{\"target\":\"vcpu\","
-				    "\"providers\":[{\"provider\":\"kvm\",\"names\":[");
+	size_t n =
+	    (size_t)snprintf(cmd, sizeof(cmd),
+			     "{\"execute\":\"query-stats\",\"arguments\":{\"target\":\"vcpu\","
+			     "\"providers\":[{\"provider\":\"kvm\",\"names\":[");
 	for (int s = 0; s < KVM_STAT_COUNT && n < sizeof(cmd); s++)
 		n += (size_t)snprintf(cmd + n, sizeof(cmd) - n, "%s\"%s\"", s ? "," : "",
 				      kvm_stat_name((enum kvm_vcpu_stat)s));

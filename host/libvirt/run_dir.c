@@ -15,7 +15,8 @@ int run_dir_create(struct run_dir *d, char *err, size_t errlen)
 	const char *tmp = getenv("TMPDIR");
 	if (!tmp || !*tmp)
 		tmp = "/tmp";
-	if (snprintf(d->path, sizeof(d->path), "%s/plerig-libvirt-XXXXXX", tmp) >= (int)sizeof(d->path)) {
+	if (snprintf(d->path, sizeof(d->path), "%s/plerig-libvirt-XXXXXX", tmp) >=
+	    (int)sizeof(d->path)) {
 		d->path[0] = '\0';
 		snprintf(err, errlen, "TMPDIR path too long");
 		return -1;
@@ -95,8 +96,8 @@ int read_whole_file(const char *path, size_t max, unsigned char **data, size_t *
 		}
 		if (got == cap) {
 			if (cap > max) {
-				snprintf(err, errlen, "%s is more than the %zu bytes expected", path,
-					 max);
+				snprintf(err, errlen, "%s is more than the %zu bytes expected",
+					 path, max);
 				free(buf);
 				close(fd);
 				return -1;
@@ -123,7 +124,8 @@ int read_whole_file(const char *path, size_t max, unsigned char **data, size_t *
 	}
 	close(fd);
 	if (got > max) {
-		snprintf(err, errlen, "%s is %zu bytes, more than the %zu expected", path, got, max);
+		snprintf(err, errlen, "%s is %zu bytes, more than the %zu expected", path, got,
+			 max);
 		free(buf);
 		return -1;
 	}

@@ -61,16 +61,17 @@ static int decode_histogram(struct cursor *c, uint64_t *hist, const char *name, 
 	if (take(c, &n, sizeof(n)))
 		return corrupt(err, errlen, "vCPU %u: %s histogram cut short", vcpu, name);
 	if (n > PLERIG_HIST_BUCKETS || (size_t)n * sizeof(struct plerig_frame_bucket) > c->left)
-		return corrupt(err, errlen, "vCPU %u: %s histogram claims %u buckets, %zu bytes left",
-			       vcpu, name, n, c->left);
+		return corrupt(err, errlen,
+			       "vCPU %u: %s histogram claims %u buckets, %zu bytes left", vcpu,
+			       name, n, c->left);
 	long last = -1;
 	for (uint32_t i = 0; i < n; i++) {
 		struct plerig_frame_bucket b = {0};
 		take(c, &b, sizeof(b)); /* cannot fail: n buckets fit, checked above */
 		if (b.bucket >= PLERIG_HIST_BUCKETS || (long)b.bucket <= last)
 			return corrupt(err, errlen,
-				       "vCPU %u: %s histogram bucket %u out of order or range", vcpu,
-				       name, b.bucket);
+				       "vCPU %u: %s histogram bucket %u out of order or range",
+				       vcpu, name, b.bucket);
 		last = b.bucket;
 		hist[b.bucket] = b.count;
 	}
@@ -135,7 +136,8 @@ enum serial_decode_status serial_decode(const uint8_t *data, size_t len, struct 
 	rep->have_hello = rep->have_end = false;
 	rep->vcpus_seen = 0;
 	if (rep->nr_vcpus > 64)
-		return corrupt(err, errlen, "%u vCPUs: the decoder tracks at most 64", rep->nr_vcpus);
+		return corrupt(err, errlen, "%u vCPUs: the decoder tracks at most 64",
+			       rep->nr_vcpus);
 	size_t at = rep->noise = find_magic(data, len);
 	rep->used = at;
 	while (len - at >= hsize) {
@@ -146,7 +148,8 @@ enum serial_decode_status serial_decode(const uint8_t *data, size_t len, struct 
 				       h.magic);
 		const size_t most = max_payload(h.type);
 		if (!most)
-			return corrupt(err, errlen, "unknown frame type %u at byte %zu", h.type, at);
+			return corrupt(err, errlen, "unknown frame type %u at byte %zu", h.type,
+				       at);
 		if (h.length > most)
 			return corrupt(err, errlen,
 				       "frame at byte %zu: %u-byte payload, type %u allows %zu", at,
@@ -158,16 +161,18 @@ enum serial_decode_status serial_decode(const uint8_t *data, size_t len, struct 
 		uint32_t crc = plerig_crc32_update(0, data + at + 4, covered);
 		crc = plerig_crc32_update(crc, payload, h.length);
 		if (crc != h.crc)
-			return corrupt(err, errlen, "frame at byte %zu: CRC 0x%08x, computed 0x%08x",
-				       at, h.crc, crc);
+			return corrupt(err, errlen,
+				       "frame at byte %zu: CRC 0x%08x, computed 0x%08x", at, h.crc,
+				       crc);
 		if (rep->have_end)
 			return corrupt(err, errlen, "frame at byte %zu after the end frame", at);
 		if (h.type == PLERIG_FRAME_VCPU) {
 			if (decode_vcpu(rep, h.index, payload, h.length, err, errlen))
 				return SERIAL_CORRUPT;
 		} else if (h.length != most) {
-			return corrupt(err, errlen, "frame at byte %zu: %u-byte payload, type %u needs %zu",
-				       at, h.length, h.type, most);
+			return corrupt(err, errlen,
+				       "frame at byte %zu: %u-byte payload, type %u needs %zu", at,
+				       h.length, h.type, most);
 		} else if (h.type == PLERIG_FRAME_HELLO) {
 			if (rep->have_hello)
 				return corrupt(err, errlen, "a second hello frame at byte %zu", at);

@@ -17,7 +17,7 @@
 #include "plerig/frame.h"
 
 struct serial_report {
-	unsigned nr_vcpus; /* in: vCPUs the VM has */
+	unsigned nr_vcpus;		  /* in: vCPUs the VM has */
 	struct plerig_vcpu_result *vcpus; /* in: nr_vcpus entries, filled from VCPU frames */
 	bool have_hello;
 	struct plerig_frame_hello hello;

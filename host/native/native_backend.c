@@ -90,7 +90,7 @@ static int make_shared(struct native_run *run, uint64_t tsc_khz)
 		c->relax = v->relax;
 		c->ring = PLERIG_RING_USER;
 		c->cs_cycles = v->cs_cycles;
-				c->think_cycles = v->think_cycles;
+		c->think_cycles = v->think_cycles;
 		c->pv_yield_spins = v->pv_yield_spins;
 		c->stall_cycles = stall;
 		c->hold_preempt_cycles = stall;
@@ -175,6 +175,13 @@ static bool unit_kvm_stats(void *ctx, unsigned g, struct kvm_stats_snapshot *out
 	return false; /* no VM, no exits */
 }
 
+static void unit_ple_counts(void *ctx, unsigned g, struct ple_counts *out)
+{
+	(void)ctx;
+	(void)g;
+	memset(out, 0, sizeof(*out)); /* invalid: see ple_why */
+}
+
 static void unit_open_gate(void *ctx)
 {
 	start_gate_open(&((struct native_run *)ctx)->gate);
@@ -187,6 +194,7 @@ static const struct unit_ops native_unit_ops = {
     .tid = unit_tid,
     .host_cpu = unit_host_cpu,
     .kvm_stats = unit_kvm_stats,
+    .ple_counts = unit_ple_counts,
     .open_gate = unit_open_gate,
 };
 
@@ -224,6 +232,7 @@ static int native_run_variant(struct backend *b, const struct variant *v, struct
 	if (v->inject != PLERIG_INJECT_NONE)
 		return phase_driver_fail(r, "--inject applies to VM backends, not native");
 	r->tsc_khz = nb->tsc_khz;
+	snprintf(r->ple_why, sizeof(r->ple_why), "no VM, so no PAUSE-loop exits");
 	start_gate_init(&run.gate);
 	if (!make_shared(&run, nb->tsc_khz)) {
 		r->timing.created_ns = phase_driver_elapsed(&d);

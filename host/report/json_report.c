@@ -164,6 +164,14 @@ static json_object *summary_json(const struct variant_result *r)
 	add_double(o, "run_time_ns", f.run_time_ns);
 	add(o, "exits", exits_json(&f));
 	add(o, "exits_valid", json_object_new_boolean(f.exits_valid));
+	/* a count that cannot be had is null with its reason, never a 0 */
+	add(o, "pause_loop_exits",
+	    f.pause_loop_exits_valid ? json_object_new_uint64(f.pause_loop_exits) : NULL);
+	if (!f.pause_loop_exits_valid)
+		add_str(o, "pause_loop_exits_unavailable",
+			r->ple_why[0] ? r->ple_why : "not counted for every vCPU");
+	add(o, "ple_window_updates",
+	    f.ple_window_updates_valid ? json_object_new_uint64(f.ple_window_updates) : NULL);
 	return o;
 }
 
@@ -221,6 +229,10 @@ static json_object *vcpu_json(const struct variant_result *r, const struct vcpu_
 	add_double(o, "run_time_ns", f.run_time_ns);
 	add_u64(o, "timeslices", rec->sched.timeslices);
 	add(o, "exits", exits_json(&f));
+	add(o, "pause_loop_exits",
+	    f.pause_loop_exits_valid ? json_object_new_uint64(f.pause_loop_exits) : NULL);
+	add(o, "ple_window_updates",
+	    f.ple_window_updates_valid ? json_object_new_uint64(f.ple_window_updates) : NULL);
 	add(o, "kvm_stats", kvm_stats_json(&rec->kvm));
 	add(o, "wait_histogram", histogram_json(rec->guest.hist_wait));
 	add(o, "hold_histogram", histogram_json(rec->guest.hist_hold));
@@ -268,6 +280,8 @@ static json_object *run_json(const struct variant_result *r, unsigned repeat)
 		add_str(o, "error", r->error[0] ? r->error : "unknown error");
 	add_double(o, "interval_s", r->interval_s);
 	add_u64(o, "tsc_khz", r->tsc_khz);
+	if (r->ple_note[0])
+		add_str(o, "ple_note", r->ple_note);
 	add(o, "timing", timing_json(&r->timing));
 	/* figures of a failed run would look like results: leave them out */
 	add(o, "summary", r->ok ? summary_json(r) : NULL);

@@ -23,6 +23,7 @@ enum column {
 	COL_LHP,
 	COL_RUN_DELAY,
 	COL_EXITS,
+	COL_PLE_EXITS,
 	COL_COUNT
 };
 
@@ -65,6 +66,9 @@ static const struct {
     [COL_EXITS] = {"exits", 6, RIGHT,
 		   "KVM exits of all vCPUs while measuring (- where the kernel lacks the "
 		   "stat)"},
+    [COL_PLE_EXITS] = {"ple-exits", 9, RIGHT,
+		       "PAUSE-loop exits of all vCPUs while measuring (kvm:kvm_exit with the PAUSE "
+		       "reason); n/a where this host cannot count them, with the reason below"},
 };
 
 static void cell(FILE *f, enum column c, const char *text)
@@ -107,6 +111,9 @@ static void figure_cells(FILE *f, const struct figures *fig)
 	cell(f, COL_LHP, units_count((double)fig->holder_preemptions, b, sizeof(b)));
 	cell(f, COL_RUN_DELAY, units_percent(fig->run_delay_share, b, sizeof(b)));
 	cell(f, COL_EXITS, fig->exits_valid ? units_count((double)fig->exits, b, sizeof(b)) : "-");
+	cell(f, COL_PLE_EXITS,
+	     fig->pause_loop_exits_valid ? units_count((double)fig->pause_loop_exits, b, sizeof(b))
+					 : "n/a");
 }
 
 void report_table_row(FILE *f, const struct variant_result *r)

@@ -25,6 +25,7 @@ RELAX_BYTES = {
     "nop": "90",
     "rep_pause": "f3 f3 90",
     "none": None,
+    "pv_yield": "f3 90",  # PAUSE in the loop; the hypercall sits behind a call
 }
 LOCKS = ("ticket", "tas", "mcs")
 RELAX_LIKE = {"90", "f3 90", "f3 f3 90"}

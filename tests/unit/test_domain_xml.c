@@ -108,7 +108,8 @@ START_TEST(the_shipped_template_fills_completely)
 	ck_assert_msg(xml, "%s", err);
 	ck_assert_ptr_null(strchr(xml, '@'));
 	ck_assert_ptr_nonnull(strstr(xml, "machine='microvm'"));
-	ck_assert_ptr_nonnull(strstr(xml, "<entry name='opt/org.plerig/config' file='/tmp/c.bin'/>"));
+	ck_assert_ptr_nonnull(
+	    strstr(xml, "<entry name='opt/org.plerig/config' file='/tmp/c.bin'/>"));
 	free(xml);
 }
 END_TEST

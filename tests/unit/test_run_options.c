@@ -294,7 +294,7 @@ static const struct bad_case bad_cases[] = {
     {{"--lock", "ticket,"}, {"--lock", "empty item"}},
     {{"--lock", ""}, {"--lock", "empty list"}},
     {{"--lock", "TICKET"}, {"--lock", "'TICKET'"}},
-        {{"--pv-yield-spins", "0"}, {"--pv-yield-spins", "'0'"}},
+    {{"--pv-yield-spins", "0"}, {"--pv-yield-spins", "'0'"}},
 
     {{"--relax", "mwait"}, {"--relax", "'mwait'", "pause, nop, rep-pause, none"}},
     {{"--relax", "nop,pause,nop"}, {"--relax", "'nop' listed twice"}},

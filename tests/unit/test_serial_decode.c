@@ -21,8 +21,8 @@ static void make_report(void)
 {
 	memcpy(buf, "SeaBIOS\r\n", 9);
 	struct frame_buf b = {.data = buf, .cap = sizeof(buf), .len = 9};
-	const struct plerig_frame_hello hello = {.abi_version = PLERIG_ABI_VERSION, .nr_vcpus = NR,
-						 .entry_tsc = 10, .hello_tsc = 20};
+	const struct plerig_frame_hello hello = {
+	    .abi_version = PLERIG_ABI_VERSION, .nr_vcpus = NR, .entry_tsc = 10, .hello_tsc = 20};
 	frame_put(&b, PLERIG_FRAME_HELLO, 0, &hello, sizeof(hello));
 	for (unsigned i = 0; i < NR; i++) {
 		memset(&in[i], 0, sizeof(in[i]));
@@ -33,8 +33,8 @@ static void make_report(void)
 		in[i].hist_hold[100] = 1000 + i;
 		frame_put_vcpu(&b, i, &in[i], 1);
 	}
-	const struct plerig_frame_end end = {.status = PLERIG_END_OK, .nr_vcpus = NR,
-					     .protected_counter = 3003};
+	const struct plerig_frame_end end = {
+	    .status = PLERIG_END_OK, .nr_vcpus = NR, .protected_counter = 3003};
 	frame_put(&b, PLERIG_FRAME_END, 0, &end, sizeof(end));
 	ck_assert(!b.overflow);
 	len = b.len;
@@ -82,8 +82,8 @@ START_TEST(every_flipped_bit_after_the_noise_is_caught)
 		for (int bit = 0; bit < 8; bit += 3) {
 			buf[i] ^= (uint8_t)(1u << bit);
 			enum serial_decode_status st = decode(len, &rep, err);
-			ck_assert_msg(st != SERIAL_COMPLETE, "bit %d of byte %zu went unnoticed", bit,
-				      i);
+			ck_assert_msg(st != SERIAL_COMPLETE, "bit %d of byte %zu went unnoticed",
+				      bit, i);
 			buf[i] ^= (uint8_t)(1u << bit);
 		}
 }
@@ -104,8 +104,8 @@ START_TEST(an_oversized_frame_is_refused_before_its_bytes_arrive)
 	char err[256];
 	make_report();
 	/* the first VCPU frame claims more than any vCPU result can need */
-	const size_t vcpu_at = 9 + sizeof(struct plerig_frame_header) +
-			       sizeof(struct plerig_frame_hello);
+	const size_t vcpu_at =
+	    9 + sizeof(struct plerig_frame_header) + sizeof(struct plerig_frame_hello);
 	forge_length(vcpu_at, 0x7fffffff);
 	ck_assert_int_eq(decode(vcpu_at + sizeof(struct plerig_frame_header), &rep, err),
 			 SERIAL_CORRUPT);
@@ -172,7 +172,8 @@ START_TEST(a_fault_report_decodes)
 	const struct plerig_frame_hello hello = {.nr_vcpus = NR};
 	frame_put(&b, PLERIG_FRAME_HELLO, 0, &hello, sizeof(hello));
 	frame_put_vcpu(&b, 2, &r, 0);
-	const struct plerig_frame_end end = {.status = PLERIG_END_FAULT, .detail = 2, .nr_vcpus = 1};
+	const struct plerig_frame_end end = {
+	    .status = PLERIG_END_FAULT, .detail = 2, .nr_vcpus = 1};
 	frame_put(&b, PLERIG_FRAME_END, 0, &end, sizeof(end));
 	ck_assert_int_eq(decode(b.len, &rep, err), SERIAL_COMPLETE);
 	ck_assert_uint_eq(out[2].fault.rip, 0x100abc);

@@ -18,6 +18,9 @@
 #include "kvm/kvm_system.h"
 #include "measure/hist_stats.h"
 
+/* pause, nop, rep-pause, none: the relax kinds that run at any ring on any KVM */
+#define PLAIN_RELAXES PLERIG_RELAX_PV_YIELD
+
 static struct backend *backend;
 static unsigned cpus[2];
 static unsigned nr_cpus;
@@ -94,8 +97,8 @@ static void run_checked(const struct variant *v, struct variant_result *r, bool 
 
 START_TEST(every_vcpu_progresses_in_every_variant)
 {
-	const enum plerig_lock_kind lock = (enum plerig_lock_kind)(_i / PLERIG_RELAX_COUNT);
-	const enum plerig_relax_kind relax = (enum plerig_relax_kind)(_i % PLERIG_RELAX_COUNT);
+	const enum plerig_lock_kind lock = (enum plerig_lock_kind)(_i / PLAIN_RELAXES);
+	const enum plerig_relax_kind relax = (enum plerig_relax_kind)(_i % PLAIN_RELAXES);
 	struct variant v = base_variant(2, lock, relax);
 	struct variant_result r;
 	run_checked(&v, &r, true);
@@ -186,6 +189,35 @@ START_TEST(pause_exits_can_be_disabled_per_vm)
 }
 END_TEST
 
+/* The count is exact where the host has PLE, and absent with its reason where not. */
+START_TEST(pause_loop_exits_are_counted_or_explained)
+{
+	struct variant v = base_variant(2, PLERIG_LOCK_TICKET, PLERIG_RELAX_PAUSE);
+	struct variant_result r;
+	run_checked(&v, &r, true);
+	struct figures f;
+	figures_for_variant(&r, &f);
+	if (!strcmp(kvm_detect_module(), "kvm_pvm")) {
+		ck_assert(!f.pause_loop_exits_valid);
+		ck_assert_msg(strstr(r.ple_why, "kvm_pvm"), "reason: '%s'", r.ple_why);
+	} else {
+		ck_assert_msg(f.pause_loop_exits_valid || r.ple_why[0], "neither count nor reason");
+	}
+	variant_result_free(&r);
+}
+END_TEST
+
+START_TEST(pv_yield_is_refused_where_it_cannot_work)
+{
+	struct variant v = base_variant(2, PLERIG_LOCK_TICKET, PLERIG_RELAX_PV_YIELD);
+	struct variant_result r;
+	v.ring = PLERIG_RING_USER;
+	run_checked(&v, &r, false);
+	ck_assert_msg(strstr(r.error, "--ring kernel"), "error: %s", r.error);
+	variant_result_free(&r);
+}
+END_TEST
+
 START_TEST(guest_exception_is_reported)
 {
 	struct variant v = base_variant(2, PLERIG_LOCK_TICKET, PLERIG_RELAX_PAUSE);
@@ -222,12 +254,14 @@ int main(void)
 	tcase_add_checked_fixture(tc, open_backend, close_backend);
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, every_vcpu_progresses_in_every_variant, 0,
-			    PLERIG_LOCK_COUNT * PLERIG_RELAX_COUNT);
+			    PLERIG_LOCK_COUNT * PLAIN_RELAXES);
 	tcase_add_test(tc, overcommit_on_one_cpu_shows_stalls_and_run_delay);
 	tcase_add_test(tc, single_vcpu_never_stalls);
 	tcase_add_test(tc, several_vms_run_side_by_side);
 	tcase_add_test(tc, storm_runs_at_guest_ring_0);
 	tcase_add_test(tc, pause_exits_can_be_disabled_per_vm);
+	tcase_add_test(tc, pause_loop_exits_are_counted_or_explained);
+	tcase_add_test(tc, pv_yield_is_refused_where_it_cannot_work);
 	tcase_add_test(tc, guest_exception_is_reported);
 	tcase_add_test(tc, hung_guest_is_stopped_by_the_watchdog);
 	suite_add_tcase(s, tc);

@@ -57,7 +57,12 @@ class LibvirtBackend(unittest.TestCase):
 
     def run_plerig(self, *args, timeout=120):
         p = self.start(*args)
-        out, err = p.communicate(timeout=timeout)
+        try:
+            out, err = p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.communicate()
+            raise
         self.assert_clean(p.pid)
         return p.returncode, out, err
 
@@ -123,7 +128,10 @@ class LibvirtBackend(unittest.TestCase):
         deadline = time.monotonic() + 60
         while not qemu_processes(p.pid) and time.monotonic() < deadline:
             time.sleep(0.05)
-        self.assertTrue(qemu_processes(p.pid), "the domain never started")
+        if not qemu_processes(p.pid):
+            p.kill()
+            p.communicate()
+            self.fail("the domain never started")
         time.sleep(0.5)
         p.send_signal(signal.SIGINT)
         out, err = p.communicate(timeout=60)

@@ -55,7 +55,8 @@ enum plerig_relax_kind {
 	PLERIG_RELAX_NOP = 1,	    /* 90 */
 	PLERIG_RELAX_REP_PAUSE = 2, /* f3 f3 90 */
 	PLERIG_RELAX_NONE = 3,	    /* empty spin */
-	PLERIG_RELAX_PV_YIELD = 4, /* PAUSE; every pv_yield_spins a KVM_HC_SCHED_YIELD to the holder */
+	PLERIG_RELAX_PV_YIELD =
+	    4, /* PAUSE; every pv_yield_spins a KVM_HC_SCHED_YIELD to the holder */
 	PLERIG_RELAX_COUNT
 };
 

@@ -52,16 +52,16 @@ enum plerig_end_status {
 
 enum plerig_config_error {
 	PLERIG_CONFIG_ERR_NONE = 0,
-	PLERIG_CONFIG_ERR_NO_FW_CFG = 1,   /* no fw_cfg device (signature) */
-	PLERIG_CONFIG_ERR_NO_FILE = 2,	   /* no opt/org.plerig/config file */
-	PLERIG_CONFIG_ERR_SIZE = 3,	   /* the file is not a struct plerig_config */
-	PLERIG_CONFIG_ERR_INVALID = 4,	   /* magic, version or a field out of range */
-	PLERIG_CONFIG_ERR_FLAGS = 5,	   /* not SELF_TIMED | SERIAL_RESULTS */
+	PLERIG_CONFIG_ERR_NO_FW_CFG = 1, /* no fw_cfg device (signature) */
+	PLERIG_CONFIG_ERR_NO_FILE = 2,	 /* no opt/org.plerig/config file */
+	PLERIG_CONFIG_ERR_SIZE = 3,	 /* the file is not a struct plerig_config */
+	PLERIG_CONFIG_ERR_INVALID = 4,	 /* magic, version or a field out of range */
+	PLERIG_CONFIG_ERR_FLAGS = 5,	 /* not SELF_TIMED | SERIAL_RESULTS */
 };
 
 struct plerig_frame_end {
-	uint32_t status; /* enum plerig_end_status */
-	uint32_t detail; /* BAD_CONFIG: enum plerig_config_error; FAULT: the vCPU */
+	uint32_t status;   /* enum plerig_end_status */
+	uint32_t detail;   /* BAD_CONFIG: enum plerig_config_error; FAULT: the vCPU */
 	uint32_t nr_vcpus; /* VCPU frames sent before this one */
 	uint32_t reserved;
 	uint64_t protected_counter;
@@ -78,11 +78,12 @@ struct plerig_frame_bucket {
 #define PLERIG_FRAME_VCPU_FIXED __builtin_offsetof(struct plerig_vcpu_result, hist_wait)
 /* Largest VCPU payload: fixed part, two histograms with every bucket set. */
 #define PLERIG_FRAME_VCPU_MAX                                                                      \
-	(PLERIG_FRAME_VCPU_FIXED + 2 * (4 + PLERIG_HIST_BUCKETS * sizeof(struct plerig_frame_bucket)))
+	(PLERIG_FRAME_VCPU_FIXED +                                                                 \
+	 2 * (4 + PLERIG_HIST_BUCKETS * sizeof(struct plerig_frame_bucket)))
 /* Largest report: hello, a VCPU frame per vCPU, end. */
 #define PLERIG_FRAME_REPORT_MAX                                                                    \
-	(3 * sizeof(struct plerig_frame_header) + sizeof(struct plerig_frame_hello) +             \
-	 PLERIG_MAX_VCPUS * (sizeof(struct plerig_frame_header) + PLERIG_FRAME_VCPU_MAX) +          \
+	(3 * sizeof(struct plerig_frame_header) + sizeof(struct plerig_frame_hello) +              \
+	 PLERIG_MAX_VCPUS * (sizeof(struct plerig_frame_header) + PLERIG_FRAME_VCPU_MAX) +         \
 	 sizeof(struct plerig_frame_end))
 
 /* The fw_cfg file the host puts the struct plerig_config in. */
