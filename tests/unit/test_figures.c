@@ -266,7 +266,7 @@ START_TEST(test_table_row)
 {
 	static const char *const want[] = {
 	    "kvm", "ticket", "pause", "kernel", "on", "1x2/1", "2.0k", "6ns",
-	    "7ns", "1.5us",  "8",     "20.0%",	"6",  "20.0%", "2.0k",
+	    "7ns", "1.5us",  "8",     "20.0%",	"6",  "20.0%", "2.0k", "n/a",
 	};
 	/* identity columns align on their left edge, figures on their right */
 	static const bool left[] = {1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
