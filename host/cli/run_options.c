@@ -8,6 +8,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* sched_getaffinity, CPU_* */
 #endif
+#include "util/errbuf.h"
 #include "cli/run_options.h"
 
 #include <ctype.h>
@@ -16,7 +17,6 @@
 #include <getopt.h>
 #include <math.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,21 +28,6 @@
 #define MAX_CYCLES    1000000000ull
 #define MAX_STALL_US  1e9
 #define LIST_ITEM_MAX 64
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (errlen == 0)
-		return -1;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 /*
  * The CPUs this process may run on. Pinning a vCPU thread elsewhere would
@@ -91,17 +76,21 @@ static int parse_u64(const char *opt, const char *s, unsigned long long min, uns
 		     unsigned long long *out, char *err, size_t errlen)
 {
 	if (!*s)
-		return fail(err, errlen, "%s: empty value (allowed: %llu..%llu)", opt, min, max);
+		return errbuf_printf(err, errlen, "%s: empty value (allowed: %llu..%llu)", opt, min,
+				     max);
 	/* a negative number is a number, just not an allowed one */
 	if (s[0] == '-' && all_digits(s + 1))
-		return fail(err, errlen, "%s: '%s' out of range (%llu..%llu)", opt, s, min, max);
+		return errbuf_printf(err, errlen, "%s: '%s' out of range (%llu..%llu)", opt, s, min,
+				     max);
 	if (!all_digits(s))
-		return fail(err, errlen, "%s: '%s' is not a whole number (allowed: %llu..%llu)",
-			    opt, s, min, max);
+		return errbuf_printf(err, errlen,
+				     "%s: '%s' is not a whole number (allowed: %llu..%llu)", opt, s,
+				     min, max);
 	errno = 0;
 	unsigned long long v = strtoull(s, NULL, 10);
 	if (errno == ERANGE || v < min || v > max)
-		return fail(err, errlen, "%s: '%s' out of range (%llu..%llu)", opt, s, min, max);
+		return errbuf_printf(err, errlen, "%s: '%s' out of range (%llu..%llu)", opt, s, min,
+				     max);
 	*out = v;
 	return 0;
 }
@@ -144,14 +133,15 @@ static int parse_real(const char *opt, const char *s, const struct real_range *r
 	char *end;
 
 	if (!*s)
-		return fail(err, errlen, "%s: empty value (allowed: %s)", opt, r->text);
+		return errbuf_printf(err, errlen, "%s: empty value (allowed: %s)", opt, r->text);
 	errno = 0;
 	double v = decimal_chars(s) ? strtod(s, &end) : NAN;
 	if (isnan(v) || *end)
-		return fail(err, errlen, "%s: '%s' is not a number (allowed: %s)", opt, s, r->text);
+		return errbuf_printf(err, errlen, "%s: '%s' is not a number (allowed: %s)", opt, s,
+				     r->text);
 	if (errno == ERANGE || !isfinite(v) || v < r->min || (r->min_open && v == r->min) ||
 	    v > r->max)
-		return fail(err, errlen, "%s: '%s' out of range (%s)", opt, s, r->text);
+		return errbuf_printf(err, errlen, "%s: '%s' out of range (%s)", opt, s, r->text);
 	*out = v;
 	return 0;
 }
@@ -183,11 +173,12 @@ static int list_item_error(const char *opt, const char *value, int rc, const cha
 			   char *err, size_t errlen)
 {
 	if (!*value)
-		return fail(err, errlen, "%s: empty list (allowed: %s)", opt, allowed);
+		return errbuf_printf(err, errlen, "%s: empty list (allowed: %s)", opt, allowed);
 	if (rc == -1)
-		return fail(err, errlen, "%s: empty item in '%s' (allowed: %s)", opt, value,
-			    allowed);
-	return fail(err, errlen, "%s: item too long in '%s' (allowed: %s)", opt, value, allowed);
+		return errbuf_printf(err, errlen, "%s: empty item in '%s' (allowed: %s)", opt,
+				     value, allowed);
+	return errbuf_printf(err, errlen, "%s: item too long in '%s' (allowed: %s)", opt, value,
+			     allowed);
 }
 
 /* A named axis (--backend, --lock, --relax): enum values 0..count-1. */
@@ -280,11 +271,11 @@ static int parse_name_list(const struct name_axis *a, const char *value, unsigne
 	while ((rc = list_next(&p, item, sizeof(item))) > 0) {
 		unsigned v;
 		if (axis_lookup(a, item, &v))
-			return fail(err, errlen, "%s: unknown %s '%s' (allowed: %s)", a->opt,
-				    a->what, item, allowed);
+			return errbuf_printf(err, errlen, "%s: unknown %s '%s' (allowed: %s)",
+					     a->opt, a->what, item, allowed);
 		if (seen[v])
-			return fail(err, errlen, "%s: '%s' listed twice in '%s'", a->opt, item,
-				    value);
+			return errbuf_printf(err, errlen, "%s: '%s' listed twice in '%s'", a->opt,
+					     item, value);
 		seen[v] = true;
 		out[n++] = v;
 	}
@@ -354,14 +345,14 @@ static int parse_vcpu_counts(const char *value, struct run_options *o, char *err
 	while ((rc = list_next(&p, item, sizeof(item))) > 0) {
 		unsigned v;
 		if (n == RUN_OPTIONS_MAX_VCPU_COUNTS)
-			return fail(err, errlen, "--vcpus: more than %u values in '%s'",
-				    RUN_OPTIONS_MAX_VCPU_COUNTS, value);
+			return errbuf_printf(err, errlen, "--vcpus: more than %u values in '%s'",
+					     RUN_OPTIONS_MAX_VCPU_COUNTS, value);
 		if (parse_unsigned("--vcpus", item, 1, PLERIG_MAX_VCPUS, &v, err, errlen))
 			return -1;
 		for (unsigned i = 0; i < n; i++)
 			if (counts[i] == v)
-				return fail(err, errlen, "--vcpus: '%s' listed twice in '%s'", item,
-					    value);
+				return errbuf_printf(
+				    err, errlen, "--vcpus: '%s' listed twice in '%s'", item, value);
 		counts[n++] = v;
 	}
 	if (rc < 0)
@@ -377,7 +368,7 @@ static int parse_pcpus(const char *value, struct run_options *o, char *err, size
 	cpu_set_t allowed;
 
 	if (cpulist_parse(value, o->pcpus, PLERIG_MAX_PCPUS, &o->nr_pcpus, why, sizeof(why)))
-		return fail(err, errlen, "--pcpus: %s", why);
+		return errbuf_printf(err, errlen, "--pcpus: %s", why);
 	allowed_cpus(&allowed);
 	for (unsigned i = 0; i < o->nr_pcpus; i++) {
 		unsigned list[PLERIG_MAX_PCPUS];
@@ -385,9 +376,9 @@ static int parse_pcpus(const char *value, struct run_options *o, char *err, size
 			continue;
 		cpulist_format(list, set_to_list(&allowed, list, PLERIG_MAX_PCPUS), allowed_text,
 			       sizeof(allowed_text));
-		return fail(err, errlen,
-			    "--pcpus: CPU %u is not available to this process (allowed: %s)",
-			    o->pcpus[i], allowed_text);
+		return errbuf_printf(
+		    err, errlen, "--pcpus: CPU %u is not available to this process (allowed: %s)",
+		    o->pcpus[i], allowed_text);
 	}
 	return 0;
 }
@@ -401,8 +392,8 @@ static int parse_ring(const char *value, struct run_options *o, char *err, size_
 	else if (strcmp(value, "kernel") == 0)
 		o->ring = RING_CHOICE_KERNEL;
 	else
-		return fail(err, errlen, "--ring: unknown ring '%s' (allowed: user, kernel, auto)",
-			    value);
+		return errbuf_printf(
+		    err, errlen, "--ring: unknown ring '%s' (allowed: user, kernel, auto)", value);
 	return 0;
 }
 
@@ -413,8 +404,8 @@ static int parse_pin(const char *value, struct run_options *o, char *err, size_t
 	else if (strcmp(value, "float") == 0)
 		o->pin_each = false;
 	else
-		return fail(err, errlen, "--pin: unknown placement '%s' (allowed: each, float)",
-			    value);
+		return errbuf_printf(err, errlen,
+				     "--pin: unknown placement '%s' (allowed: each, float)", value);
 	return 0;
 }
 
@@ -422,7 +413,7 @@ static int parse_path(const char *opt, const char *value, const char **out, char
 		      size_t errlen)
 {
 	if (!*value)
-		return fail(err, errlen, "%s: empty file name", opt);
+		return errbuf_printf(err, errlen, "%s: empty file name", opt);
 	*out = value;
 	return 0;
 }
@@ -437,7 +428,7 @@ static int parse_inject(const char *value, enum plerig_inject *out, char *err, s
 			*out = (enum plerig_inject)i;
 			return 0;
 		}
-	return fail(err, errlen, "--inject: '%s' is not one of none, fault, hang", value);
+	return errbuf_printf(err, errlen, "--inject: '%s' is not one of none, fault, hang", value);
 }
 
 #define MAX_REPEAT  10000u
@@ -453,8 +444,8 @@ static int parse_order(const char *value, enum run_order *out, char *err, size_t
 			*out = (enum run_order)i;
 			return 0;
 		}
-	return fail(err, errlen, "--order: '%s' is not one of interleave, shuffle, sequential",
-		    value);
+	return errbuf_printf(err, errlen,
+			     "--order: '%s' is not one of interleave, shuffle, sequential", value);
 }
 
 /* AXIS=VALUE: the value every compared variant is measured against. */
@@ -462,8 +453,8 @@ static int parse_baseline(const char *value, struct run_options *o, char *err, s
 {
 	const char *eq = strchr(value, '=');
 	if (!eq)
-		return fail(err, errlen, "--baseline: '%s' is not AXIS=VALUE (e.g. relax=pause)",
-			    value);
+		return errbuf_printf(
+		    err, errlen, "--baseline: '%s' is not AXIS=VALUE (e.g. relax=pause)", value);
 	const size_t len = (size_t)(eq - value);
 	const char *v = eq + 1;
 	int ok;
@@ -492,14 +483,14 @@ static int parse_baseline(const char *value, struct run_options *o, char *err, s
 		return parse_unsigned("--baseline vcpus", v, 1, PLERIG_MAX_VCPUS,
 				      &o->baseline_value, err, errlen);
 	} else {
-		return fail(
+		return errbuf_printf(
 		    err, errlen,
 		    "--baseline: axis '%.*s' is not one of backend, lock, relax, ple, vcpus",
 		    (int)len, value);
 	}
 	if (!ok)
-		return fail(err, errlen, "--baseline: '%s' is not a value of %.*s", v, (int)len,
-			    value);
+		return errbuf_printf(err, errlen, "--baseline: '%s' is not a value of %.*s", v,
+				     (int)len, value);
 	return 0;
 }
 
@@ -510,8 +501,8 @@ static int parse_accel(const char *value, struct run_options *o, char *err, size
 	else if (strcmp(value, "tcg") == 0)
 		o->accel_tcg = true;
 	else
-		return fail(err, errlen, "--accel: unknown accelerator '%s' (allowed: kvm, tcg)",
-			    value);
+		return errbuf_printf(
+		    err, errlen, "--accel: unknown accelerator '%s' (allowed: kvm, tcg)", value);
 	o->accel_given = true;
 	return 0;
 }
@@ -530,13 +521,13 @@ static int apply_accel(struct run_options *o, char *err, size_t errlen)
 	for (unsigned i = 0; i < o->nr_backends; i++)
 		for (unsigned j = 0; j < i; j++)
 			if (o->backends[i] == o->backends[j])
-				return fail(err, errlen,
-					    "--accel tcg: --backend lists libvirt and "
-					    "libvirt-emulated, which are then the same");
+				return errbuf_printf(err, errlen,
+						     "--accel tcg: --backend lists libvirt and "
+						     "libvirt-emulated, which are then the same");
 	if (o->accel_given && !libvirt)
-		return fail(err, errlen,
-			    "--accel: only --backend libvirt has a choice of "
-			    "accelerator");
+		return errbuf_printf(err, errlen,
+				     "--accel: only --backend libvirt has a choice of "
+				     "accelerator");
 	return 0;
 }
 
@@ -685,7 +676,7 @@ static int apply_option(int c, const char *arg, struct run_options *o, bool *vcp
 		o->quiet = true;
 		return 0;
 	}
-	return fail(err, errlen, "internal error: option %d not handled", c);
+	return errbuf_printf(err, errlen, "internal error: option %d not handled", c);
 }
 
 /* Exact name or unique abbreviation, as getopt_long itself matches. */
@@ -718,13 +709,14 @@ static int getopt_error(int c, const char *arg, char *err, size_t errlen)
 	const struct option *lo = is_long ? find_long(arg + 2, len - 2) : NULL;
 
 	if (c == '?' && optopt > 0 && optopt < 256 && !(lo && lo->val == optopt))
-		return fail(err, errlen, "unknown option '-%c' (%s)", optopt, SEE_HELP);
+		return errbuf_printf(err, errlen, "unknown option '-%c' (%s)", optopt, SEE_HELP);
 	if (c == ':')
-		return fail(err, errlen, "%.*s needs a value (%s)", (int)len, arg, SEE_HELP);
+		return errbuf_printf(err, errlen, "%.*s needs a value (%s)", (int)len, arg,
+				     SEE_HELP);
 	if (lo && lo->has_arg == no_argument && arg[len] == '=')
-		return fail(err, errlen, "%.*s does not take a value (%s)", (int)len, arg,
-			    SEE_HELP);
-	return fail(err, errlen, "unknown or ambiguous option '%s' (%s)", arg, SEE_HELP);
+		return errbuf_printf(err, errlen, "%.*s does not take a value (%s)", (int)len, arg,
+				     SEE_HELP);
+	return errbuf_printf(err, errlen, "unknown or ambiguous option '%s' (%s)", arg, SEE_HELP);
 }
 
 /* The default axis shows the PLE story: no over-commit, then 2x. */
@@ -798,7 +790,7 @@ enum run_options_status run_options_parse(int argc, char **argv, struct run_opti
 			return RUN_OPTIONS_ERROR;
 	}
 	if (optind < argc) {
-		fail(err, errlen, "unexpected argument '%s' (%s)", argv[optind], SEE_HELP);
+		errbuf_printf(err, errlen, "unexpected argument '%s' (%s)", argv[optind], SEE_HELP);
 		return RUN_OPTIONS_ERROR;
 	}
 	/* without --vcpus, size the axis to the CPUs actually used */
@@ -930,15 +922,16 @@ static int cpu_range(const char *item, unsigned *lo, unsigned *hi, char *err, si
 	size_t first = dash ? (size_t)(dash - item) : len;
 
 	if (cpu_number(item, first, lo) || (dash && cpu_number(dash + 1, len - first - 1, hi)))
-		return fail(err, errlen, "'%s' is not a CPU number or range (allowed: e.g. 0-3,8)",
-			    item);
+		return errbuf_printf(
+		    err, errlen, "'%s' is not a CPU number or range (allowed: e.g. 0-3,8)", item);
 	if (!dash)
 		*hi = *lo;
 	if (*hi < *lo)
-		return fail(err, errlen, "'%s' is a backwards range (allowed: e.g. 1-3)", item);
+		return errbuf_printf(err, errlen, "'%s' is a backwards range (allowed: e.g. 1-3)",
+				     item);
 	if (*hi >= CPU_SETSIZE)
-		return fail(err, errlen, "'%s' goes beyond the largest CPU number %u", item,
-			    CPU_SETSIZE - 1);
+		return errbuf_printf(err, errlen, "'%s' goes beyond the largest CPU number %u",
+				     item, CPU_SETSIZE - 1);
 	return 0;
 }
 
@@ -951,7 +944,7 @@ int cpulist_parse(const char *s, unsigned *cpus, unsigned max, unsigned *nr, cha
 	int rc;
 
 	if (!s || !*s)
-		return fail(err, errlen, "empty CPU list (allowed: e.g. 0-3,8)");
+		return errbuf_printf(err, errlen, "empty CPU list (allowed: e.g. 0-3,8)");
 	CPU_ZERO(&set);
 	while ((rc = list_next(&p, item, sizeof(item))) > 0) {
 		unsigned lo = 0, hi = 0;
@@ -960,16 +953,17 @@ int cpulist_parse(const char *s, unsigned *cpus, unsigned max, unsigned *nr, cha
 		for (unsigned cpu = lo; cpu <= hi; cpu++) {
 			/* an overlap is almost always a typo in a range */
 			if (CPU_ISSET(cpu, &set))
-				return fail(err, errlen, "CPU %u listed twice in '%s'", cpu, s);
+				return errbuf_printf(err, errlen, "CPU %u listed twice in '%s'",
+						     cpu, s);
 			CPU_SET(cpu, &set);
 		}
 	}
 	if (rc < 0)
-		return fail(err, errlen, "%s in '%s' (allowed: e.g. 0-3,8)",
-			    rc == -1 ? "empty item" : "item too long", s);
+		return errbuf_printf(err, errlen, "%s in '%s' (allowed: e.g. 0-3,8)",
+				     rc == -1 ? "empty item" : "item too long", s);
 	if ((unsigned)CPU_COUNT(&set) > max)
-		return fail(err, errlen, "'%s' names %d CPUs, at most %u allowed", s,
-			    CPU_COUNT(&set), max);
+		return errbuf_printf(err, errlen, "'%s' names %d CPUs, at most %u allowed", s,
+				     CPU_COUNT(&set), max);
 	*nr = set_to_list(&set, cpus, max);
 	return 0;
 }

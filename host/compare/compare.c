@@ -55,7 +55,7 @@ static int parse_metrics(const char *list, struct compare_options *o, char *err,
 	char *copy = strdup(list), *save = NULL;
 
 	if (!copy)
-		return report_error(err, errlen, "out of memory");
+		return errbuf_printf(err, errlen, "out of memory");
 	o->nr_metrics = 0;
 	for (char *name = strtok_r(copy, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
 		const struct metric *m = metric_by_name(name);
@@ -64,7 +64,7 @@ static int parse_metrics(const char *list, struct compare_options *o, char *err,
 			for (unsigned i = 0; i < nr_metrics; i++)
 				snprintf(names + strlen(names), sizeof(names) - strlen(names),
 					 "%s%s", i ? ", " : "", metrics[i].name);
-			report_error(err, errlen, "--metric: '%s' is not one of %s", name, names);
+			errbuf_printf(err, errlen, "--metric: '%s' is not one of %s", name, names);
 			free(copy);
 			return -1;
 		}
@@ -76,7 +76,7 @@ static int parse_metrics(const char *list, struct compare_options *o, char *err,
 	}
 	free(copy);
 	if (!o->nr_metrics)
-		return report_error(err, errlen, "--metric: no metric named in '%s'", list);
+		return errbuf_printf(err, errlen, "--metric: no metric named in '%s'", list);
 	return 0;
 }
 
@@ -88,8 +88,8 @@ static int parse_threshold(const char *s, double *out, char *err, size_t errlen)
 	if (end != s && *end == '%') /* "2%" reads as meant */
 		end++;
 	if (end == s || *end || !isfinite(v) || v < 0.0 || v > 1000.0)
-		return report_error(err, errlen,
-				    "--threshold: '%s' is not a percentage from 0 to 1000", s);
+		return errbuf_printf(err, errlen,
+				     "--threshold: '%s' is not a percentage from 0 to 1000", s);
 	*out = v;
 	return 0;
 }
@@ -127,23 +127,23 @@ static int parse_options(int argc, char **argv, struct compare_options *o, char 
 			break;
 		case OPT_JSON:
 			if (!*optarg)
-				return report_error(err, errlen, "--json: empty file name");
+				return errbuf_printf(err, errlen, "--json: empty file name");
 			o->json_path = optarg;
 			break;
 		case 'h':
 			usage(stdout);
 			return 1;
 		case ':':
-			return report_error(err, errlen, "%s needs a value", argv[optind - 1]);
+			return errbuf_printf(err, errlen, "%s needs a value", argv[optind - 1]);
 		default:
-			return report_error(err, errlen, "unknown option '%s' (see --help)",
-					    argv[optind - 1]);
+			return errbuf_printf(err, errlen, "unknown option '%s' (see --help)",
+					     argv[optind - 1]);
 		}
 	}
 	if (argc - optind != 2)
-		return report_error(err, errlen,
-				    "expected two results files, BASE.json NEW.json (got %d)",
-				    argc - optind);
+		return errbuf_printf(err, errlen,
+				     "expected two results files, BASE.json NEW.json (got %d)",
+				     argc - optind);
 	o->base_path = argv[optind];
 	o->cand_path = argv[optind + 1];
 	return 0;

@@ -338,7 +338,7 @@ int compare_write_json(const char *path, const struct comparison_set *c, char *e
 
 	if (!buf) {
 		json_object_put(root);
-		return report_error(err, errlen, "cannot write '%s': out of memory", path);
+		return errbuf_printf(err, errlen, "cannot write '%s': out of memory", path);
 	}
 	size_t len = strlen(text);
 	memcpy(buf, text, len);

@@ -29,8 +29,8 @@ static int bad(const struct where *w, const char *at, const char *fmt, ...)
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
 	if (at && *at)
-		return report_error(w->err, w->errlen, "%s: %s: %s", w->file, at, what);
-	return report_error(w->err, w->errlen, "%s: %s", w->file, what);
+		return errbuf_printf(w->err, w->errlen, "%s: %s: %s", w->file, at, what);
+	return errbuf_printf(w->err, w->errlen, "%s: %s", w->file, what);
 }
 
 /* "a string", "a number": how the JSON reader would name a type. */

@@ -5,13 +5,13 @@
  * fields are copied out with memcpy: the buffer comes from malloc or a test
  * and need not be aligned for Elf64_* structures.
  */
+#include "util/errbuf.h"
 #include "kvm/elf_image.h"
 
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,18 +47,6 @@ struct load_ctx {
 	uint64_t pvh_entry;
 };
 
-static void __attribute__((format(printf, 3, 4)))
-set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 /* True if [off, off + size) lies inside a buffer of @len bytes. */
 static bool in_file(uint64_t off, uint64_t size, size_t len)
 {
@@ -72,26 +60,26 @@ static bool in_file(uint64_t off, uint64_t size, size_t len)
 static int check_ident(const uint8_t *file, size_t len, char *err, size_t errlen)
 {
 	if (len < SELFMAG || memcmp(file, ELFMAG, SELFMAG) != 0) {
-		set_err(err, errlen, "not an ELF file (bad magic)");
+		errbuf_printf(err, errlen, "not an ELF file (bad magic)");
 		return -1;
 	}
 	if (len < EI_NIDENT) {
-		set_err(err, errlen, "truncated ELF identification (%zu bytes)", len);
+		errbuf_printf(err, errlen, "truncated ELF identification (%zu bytes)", len);
 		return -1;
 	}
 	if (file[EI_CLASS] != ELFCLASS64) {
-		set_err(err, errlen, "ELF class is %s, need ELF64",
-			file[EI_CLASS] == ELFCLASS32 ? "32-bit" : "invalid");
+		errbuf_printf(err, errlen, "ELF class is %s, need ELF64",
+			      file[EI_CLASS] == ELFCLASS32 ? "32-bit" : "invalid");
 		return -1;
 	}
 	if (file[EI_DATA] != ELFDATA2LSB) {
-		set_err(err, errlen, "ELF data encoding is %u, need little-endian (%u)",
-			file[EI_DATA], ELFDATA2LSB);
+		errbuf_printf(err, errlen, "ELF data encoding is %u, need little-endian (%u)",
+			      file[EI_DATA], ELFDATA2LSB);
 		return -1;
 	}
 	if (file[EI_VERSION] != EV_CURRENT) {
-		set_err(err, errlen, "ELF identification version is %u, need %u", file[EI_VERSION],
-			EV_CURRENT);
+		errbuf_printf(err, errlen, "ELF identification version is %u, need %u",
+			      file[EI_VERSION], EV_CURRENT);
 		return -1;
 	}
 	return 0;
@@ -100,35 +88,37 @@ static int check_ident(const uint8_t *file, size_t len, char *err, size_t errlen
 static int check_ehdr(const Elf64_Ehdr *eh, size_t len, char *err, size_t errlen)
 {
 	if (eh->e_type != ET_EXEC) {
-		set_err(err, errlen,
-			"ELF type is %u%s, need ET_EXEC (link the guest -static -no-pie)",
-			eh->e_type, eh->e_type == ET_DYN ? " (ET_DYN: PIE or shared object)" : "");
+		errbuf_printf(
+		    err, errlen, "ELF type is %u%s, need ET_EXEC (link the guest -static -no-pie)",
+		    eh->e_type, eh->e_type == ET_DYN ? " (ET_DYN: PIE or shared object)" : "");
 		return -1;
 	}
 	if (eh->e_machine != EM_X86_64) {
-		set_err(err, errlen, "machine is %u, need x86-64 (%u)", eh->e_machine, EM_X86_64);
+		errbuf_printf(err, errlen, "machine is %u, need x86-64 (%u)", eh->e_machine,
+			      EM_X86_64);
 		return -1;
 	}
 	if (eh->e_version != EV_CURRENT) {
-		set_err(err, errlen, "ELF version is %u, need %u", eh->e_version, EV_CURRENT);
+		errbuf_printf(err, errlen, "ELF version is %u, need %u", eh->e_version, EV_CURRENT);
 		return -1;
 	}
 	if (eh->e_phentsize != sizeof(Elf64_Phdr)) {
-		set_err(err, errlen, "program header entry size is %u, need %zu", eh->e_phentsize,
-			sizeof(Elf64_Phdr));
+		errbuf_printf(err, errlen, "program header entry size is %u, need %zu",
+			      eh->e_phentsize, sizeof(Elf64_Phdr));
 		return -1;
 	}
 	if (eh->e_phnum == 0) {
-		set_err(err, errlen, "no program headers");
+		errbuf_printf(err, errlen, "no program headers");
 		return -1;
 	}
 	/* PN_XNUM moves the real count to section 0: no kernel needs that many. */
 	if (eh->e_phnum == PN_XNUM) {
-		set_err(err, errlen, "extended program header numbering (PN_XNUM) not supported");
+		errbuf_printf(err, errlen,
+			      "extended program header numbering (PN_XNUM) not supported");
 		return -1;
 	}
 	if (!in_file(eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr), len)) {
-		set_err(err, errlen, "program header table out of file bounds");
+		errbuf_printf(err, errlen, "program header table out of file bounds");
 		return -1;
 	}
 	return 0;
@@ -157,9 +147,9 @@ static int take_pvh_note(struct load_ctx *c, const uint8_t *desc, uint32_t descs
 			 char *err, size_t errlen)
 {
 	if (descsz != 4 && descsz != 8) {
-		set_err(err, errlen,
-			"PVH entry note in segment %u has a %u-byte address, need 4 or 8", idx,
-			descsz);
+		errbuf_printf(err, errlen,
+			      "PVH entry note in segment %u has a %u-byte address, need 4 or 8",
+			      idx, descsz);
 		return -1;
 	}
 	/* the first note wins, as in Linux's and QEMU's PVH loaders */
@@ -184,7 +174,7 @@ static int parse_notes(struct load_ctx *c, const Elf64_Phdr *ph, unsigned idx, c
 	const uint8_t *base;
 
 	if (!in_file(ph->p_offset, ph->p_filesz, c->len)) {
-		set_err(err, errlen, "note segment %u data past end of file", idx);
+		errbuf_printf(err, errlen, "note segment %u data past end of file", idx);
 		return -1;
 	}
 	base = c->file + ph->p_offset;
@@ -197,10 +187,10 @@ static int parse_notes(struct load_ctx *c, const Elf64_Phdr *ph, unsigned idx, c
 		name_pos = pos + sizeof(nh);
 		desc_pos = align_up(name_pos + nh.n_namesz, align);
 		if (desc_pos > size || nh.n_descsz > size - desc_pos) {
-			set_err(err, errlen,
-				"malformed note in segment %u at offset 0x%" PRIx64
-				": name size 0x%x, desc size 0x%x overrun the segment",
-				idx, pos, nh.n_namesz, nh.n_descsz);
+			errbuf_printf(err, errlen,
+				      "malformed note in segment %u at offset 0x%" PRIx64
+				      ": name size 0x%x, desc size 0x%x overrun the segment",
+				      idx, pos, nh.n_namesz, nh.n_descsz);
 			return -1;
 		}
 		if (nh.n_type == XEN_ELFNOTE_PHYS32_ENTRY && nh.n_namesz == 4 &&
@@ -219,17 +209,17 @@ static int check_window(const struct load_ctx *c, const Elf64_Phdr *ph, unsigned
 			bool wraps, char *err, size_t errlen)
 {
 	if (wraps || ph->p_paddr < c->load_min || end > c->load_max) {
-		set_err(err, errlen,
-			"segment %u at 0x%" PRIx64 " size 0x%" PRIx64
-			" outside the allowed window [0x%" PRIx64 ", 0x%" PRIx64 ")",
-			idx, ph->p_paddr, ph->p_memsz, c->load_min, c->load_max);
+		errbuf_printf(err, errlen,
+			      "segment %u at 0x%" PRIx64 " size 0x%" PRIx64
+			      " outside the allowed window [0x%" PRIx64 ", 0x%" PRIx64 ")",
+			      idx, ph->p_paddr, ph->p_memsz, c->load_min, c->load_max);
 		return -1;
 	}
 	if (ph->p_paddr < c->mem_base || end > c->mem_end) {
-		set_err(err, errlen,
-			"segment %u at 0x%" PRIx64 " size 0x%" PRIx64
-			" outside guest memory [0x%" PRIx64 ", 0x%" PRIx64 ")",
-			idx, ph->p_paddr, ph->p_memsz, c->mem_base, c->mem_end);
+		errbuf_printf(err, errlen,
+			      "segment %u at 0x%" PRIx64 " size 0x%" PRIx64
+			      " outside guest memory [0x%" PRIx64 ", 0x%" PRIx64 ")",
+			      idx, ph->p_paddr, ph->p_memsz, c->mem_base, c->mem_end);
 		return -1;
 	}
 	return 0;
@@ -243,16 +233,17 @@ static int add_load_segment(struct load_ctx *c, const Elf64_Phdr *ph, unsigned i
 	bool wraps;
 
 	if (ph->p_filesz > ph->p_memsz) {
-		set_err(err, errlen,
-			"segment %u file size 0x%" PRIx64 " larger than memory size 0x%" PRIx64,
-			idx, ph->p_filesz, ph->p_memsz);
+		errbuf_printf(err, errlen,
+			      "segment %u file size 0x%" PRIx64
+			      " larger than memory size 0x%" PRIx64,
+			      idx, ph->p_filesz, ph->p_memsz);
 		return -1;
 	}
 	if (!in_file(ph->p_offset, ph->p_filesz, c->len)) {
-		set_err(err, errlen,
-			"segment %u data past end of file (offset 0x%" PRIx64 " size 0x%" PRIx64
-			", file is 0x%zx bytes)",
-			idx, ph->p_offset, ph->p_filesz, c->len);
+		errbuf_printf(err, errlen,
+			      "segment %u data past end of file (offset 0x%" PRIx64
+			      " size 0x%" PRIx64 ", file is 0x%zx bytes)",
+			      idx, ph->p_offset, ph->p_filesz, c->len);
 		return -1;
 	}
 	if (ph->p_memsz == 0)
@@ -262,11 +253,11 @@ static int add_load_segment(struct load_ctx *c, const Elf64_Phdr *ph, unsigned i
 	if (check_window(c, ph, idx, end, wraps, err, errlen))
 		return -1;
 	if (__builtin_add_overflow(ph->p_vaddr, ph->p_memsz, &vend)) {
-		set_err(err, errlen, "segment %u virtual range wraps around", idx);
+		errbuf_printf(err, errlen, "segment %u virtual range wraps around", idx);
 		return -1;
 	}
 	if (c->nseg == ELF_MAX_LOAD_SEGMENTS) {
-		set_err(err, errlen, "more than %u loadable segments", ELF_MAX_LOAD_SEGMENTS);
+		errbuf_printf(err, errlen, "more than %u loadable segments", ELF_MAX_LOAD_SEGMENTS);
 		return -1;
 	}
 	s = &c->seg[c->nseg++];
@@ -290,10 +281,10 @@ static int check_overlaps(const struct load_ctx *c, char *err, size_t errlen)
 			const struct load_seg *a = &c->seg[i], *b = &c->seg[j];
 
 			if (a->start < b->end && b->start < a->end) {
-				set_err(err, errlen,
-					"overlapping segments %u [0x%" PRIx64 ", 0x%" PRIx64
-					") and %u [0x%" PRIx64 ", 0x%" PRIx64 ")",
-					a->idx, a->start, a->end, b->idx, b->start, b->end);
+				errbuf_printf(err, errlen,
+					      "overlapping segments %u [0x%" PRIx64 ", 0x%" PRIx64
+					      ") and %u [0x%" PRIx64 ", 0x%" PRIx64 ")",
+					      a->idx, a->start, a->end, b->idx, b->start, b->end);
 				return -1;
 			}
 		}
@@ -314,8 +305,9 @@ static int check_entry(const struct load_ctx *c, uint64_t e_entry, char *err, si
 		if ((s->flags & PF_X) && entry >= lo && entry < hi)
 			return 0;
 	}
-	set_err(err, errlen, "%sentry point 0x%" PRIx64 " not inside a loaded executable segment",
-		c->has_pvh ? "PVH " : "", entry);
+	errbuf_printf(err, errlen,
+		      "%sentry point 0x%" PRIx64 " not inside a loaded executable segment",
+		      c->has_pvh ? "PVH " : "", entry);
 	return -1;
 }
 
@@ -331,7 +323,7 @@ static int scan_phdrs(struct load_ctx *c, const Elf64_Ehdr *eh, char *err, size_
 			return -1;
 	}
 	if (c->nseg == 0) {
-		set_err(err, errlen, "no loadable segment");
+		errbuf_printf(err, errlen, "no loadable segment");
 		return -1;
 	}
 	return 0;
@@ -371,13 +363,15 @@ int elf_image_load(const void *file, size_t len, uint8_t *mem, uint64_t mem_base
 	int ret = -1;
 
 	if (!file || !mem) {
-		set_err(err, errlen, "internal error: no image or no guest memory to load into");
+		errbuf_printf(err, errlen,
+			      "internal error: no image or no guest memory to load into");
 		return -1;
 	}
 	if (check_ident(file, len, err, errlen))
 		return -1;
 	if (len < sizeof(eh)) {
-		set_err(err, errlen, "truncated ELF header (%zu of %zu bytes)", len, sizeof(eh));
+		errbuf_printf(err, errlen, "truncated ELF header (%zu of %zu bytes)", len,
+			      sizeof(eh));
 		return -1;
 	}
 	memcpy(&eh, file, sizeof(eh));
@@ -387,7 +381,7 @@ int elf_image_load(const void *file, size_t len, uint8_t *mem, uint64_t mem_base
 	/* ~4 KiB of segment table: too big for comfort on a vCPU thread's stack */
 	c = calloc(1, sizeof(*c));
 	if (!c) {
-		set_err(err, errlen, "out of memory loading the guest image");
+		errbuf_printf(err, errlen, "out of memory loading the guest image");
 		return -1;
 	}
 	c->file = file;
@@ -396,9 +390,10 @@ int elf_image_load(const void *file, size_t len, uint8_t *mem, uint64_t mem_base
 	c->load_min = load_min;
 	c->load_max = load_max;
 	if (__builtin_add_overflow(mem_base, mem_size, &c->mem_end)) {
-		set_err(err, errlen,
-			"internal error: guest memory [0x%" PRIx64 " + 0x%" PRIx64 "] wraps around",
-			mem_base, mem_size);
+		errbuf_printf(err, errlen,
+			      "internal error: guest memory [0x%" PRIx64 " + 0x%" PRIx64
+			      "] wraps around",
+			      mem_base, mem_size);
 		goto out;
 	}
 	if (scan_phdrs(c, &eh, err, errlen) || check_overlaps(c, err, errlen) ||
@@ -424,14 +419,14 @@ static int read_all(int fd, uint8_t *buf, size_t len, const char *path, char *er
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			set_err(err, errlen, "cannot read guest image %s: %s", path,
-				strerror(errno));
+			errbuf_printf(err, errlen, "cannot read guest image %s: %s", path,
+				      strerror(errno));
 			return -1;
 		}
 		if (n == 0) {
-			set_err(err, errlen,
-				"guest image %s shrank while being read (%zu of %zu bytes)", path,
-				done, len);
+			errbuf_printf(err, errlen,
+				      "guest image %s shrank while being read (%zu of %zu bytes)",
+				      path, done, len);
 			return -1;
 		}
 		done += (size_t)n;
@@ -455,21 +450,24 @@ static const char *open_hint(int e)
 static int check_stat(const struct stat *st, const char *path, char *err, size_t errlen)
 {
 	if (S_ISDIR(st->st_mode)) {
-		set_err(err, errlen,
-			"guest image %s is a directory, not an ELF file (pass --guest FILE)", path);
+		errbuf_printf(err, errlen,
+			      "guest image %s is a directory, not an ELF file (pass --guest FILE)",
+			      path);
 		return -1;
 	}
 	if (!S_ISREG(st->st_mode)) {
-		set_err(err, errlen, "guest image %s is not a regular file", path);
+		errbuf_printf(err, errlen, "guest image %s is not a regular file", path);
 		return -1;
 	}
 	if (st->st_size == 0) {
-		set_err(err, errlen, "guest image %s is empty (rebuild it with `make`)", path);
+		errbuf_printf(err, errlen, "guest image %s is empty (rebuild it with `make`)",
+			      path);
 		return -1;
 	}
 	if ((uint64_t)st->st_size > ELF_IMAGE_MAX_FILE_SIZE) {
-		set_err(err, errlen, "guest image %s is %lld bytes, more than the %llu MiB limit",
-			path, (long long)st->st_size, ELF_IMAGE_MAX_FILE_SIZE >> 20);
+		errbuf_printf(err, errlen,
+			      "guest image %s is %lld bytes, more than the %llu MiB limit", path,
+			      (long long)st->st_size, ELF_IMAGE_MAX_FILE_SIZE >> 20);
 		return -1;
 	}
 	return 0;
@@ -485,20 +483,20 @@ int elf_image_read_file(const char *path, void **data, size_t *len, char *err, s
 	if (fd < 0) {
 		int e = errno;
 
-		set_err(err, errlen, "cannot open guest image %s: %s%s", path, strerror(e),
-			open_hint(e));
+		errbuf_printf(err, errlen, "cannot open guest image %s: %s%s", path, strerror(e),
+			      open_hint(e));
 		return -1;
 	}
 	if (fstat(fd, &st) < 0) {
-		set_err(err, errlen, "cannot stat guest image %s: %s", path, strerror(errno));
+		errbuf_printf(err, errlen, "cannot stat guest image %s: %s", path, strerror(errno));
 		goto fail;
 	}
 	if (check_stat(&st, path, err, errlen))
 		goto fail;
 	buf = malloc((size_t)st.st_size);
 	if (!buf) {
-		set_err(err, errlen, "out of memory reading guest image %s (%lld bytes)", path,
-			(long long)st.st_size);
+		errbuf_printf(err, errlen, "out of memory reading guest image %s (%lld bytes)",
+			      path, (long long)st.st_size);
 		goto fail;
 	}
 	if (read_all(fd, buf, (size_t)st.st_size, path, err, errlen))

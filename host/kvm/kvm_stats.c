@@ -5,11 +5,11 @@
  * the u64 data block at data_offset, laid out as the kernel's stats struct.
  * Descriptor offsets are byte offsets into that data block.
  */
+#include "util/errbuf.h"
 #include "kvm/kvm_stats.h"
 
 #include <errno.h>
 #include <linux/kvm.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,18 +47,6 @@ const char *kvm_stat_name(enum kvm_vcpu_stat s)
 	return stat_names[s];
 }
 
-static void __attribute__((format(printf, 3, 4)))
-set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 /* pread exactly @len bytes; 0, or -errno (-EIO for a short read). */
 static int pread_full(int fd, void *buf, size_t len, off_t off)
 {
@@ -83,15 +71,15 @@ static int read_header(int fd, struct kvm_stats_header *h, char *err, size_t err
 	int ret = pread_full(fd, h, sizeof(*h), 0);
 
 	if (ret) {
-		set_err(err, errlen, "reading the KVM stats header: %s", strerror(-ret));
+		errbuf_printf(err, errlen, "reading the KVM stats header: %s", strerror(-ret));
 		return ret;
 	}
 	if (h->name_size == 0 || h->name_size > KVM_STATS_MAX_NAME ||
 	    h->num_desc > KVM_STATS_MAX_DESC) {
-		set_err(err, errlen,
-			"implausible KVM stats header (name_size %u, num_desc %u): "
-			"kernel and <linux/kvm.h> disagree?",
-			h->name_size, h->num_desc);
+		errbuf_printf(err, errlen,
+			      "implausible KVM stats header (name_size %u, num_desc %u): "
+			      "kernel and <linux/kvm.h> disagree?",
+			      h->name_size, h->num_desc);
 		return -EPROTO;
 	}
 	return 0;
@@ -141,8 +129,8 @@ static int scan_descs(struct kvm_stats_reader *r, const struct kvm_stats_header 
 			match_wanted(r, &d, name);
 	}
 	if (data_end > KVM_STATS_MAX_DATA) {
-		set_err(err, errlen, "implausible KVM stats data block of %llu bytes",
-			(unsigned long long)data_end);
+		errbuf_printf(err, errlen, "implausible KVM stats data block of %llu bytes",
+			      (unsigned long long)data_end);
 		return -EPROTO;
 	}
 	r->data_size = (size_t)data_end;
@@ -163,13 +151,14 @@ static int read_descs(struct kvm_stats_reader *r, const struct kvm_stats_header 
 	}
 	descs = malloc(size);
 	if (!descs) {
-		set_err(err, errlen, "out of memory for %zu bytes of KVM stats descriptors", size);
+		errbuf_printf(err, errlen, "out of memory for %zu bytes of KVM stats descriptors",
+			      size);
 		return -ENOMEM;
 	}
 	ret = pread_full(r->fd, descs, size, (off_t)h->desc_offset);
 	if (ret)
-		set_err(err, errlen, "reading %u KVM stats descriptors at offset %u: %s",
-			h->num_desc, h->desc_offset, strerror(-ret));
+		errbuf_printf(err, errlen, "reading %u KVM stats descriptors at offset %u: %s",
+			      h->num_desc, h->desc_offset, strerror(-ret));
 	else
 		ret = scan_descs(r, h, descs, err, errlen);
 	free(descs);
@@ -189,7 +178,7 @@ int kvm_stats_open(struct kvm_stats_reader *r, int kvm_object_fd, char *err, siz
 	r->fd = ioctl(kvm_object_fd, KVM_GET_STATS_FD, NULL);
 	if (r->fd < 0) {
 		ret = -errno;
-		set_err(
+		errbuf_printf(
 		    err, errlen,
 		    "KVM_GET_STATS_FD on fd %d: %s (needs Linux >= 5.14 and a KVM VM or vCPU fd)",
 		    kvm_object_fd, strerror(-ret));
@@ -202,8 +191,8 @@ int kvm_stats_open(struct kvm_stats_reader *r, int kvm_object_fd, char *err, siz
 	if (!ret && r->data_size) {
 		r->buf = malloc(r->data_size);
 		if (!r->buf) {
-			set_err(err, errlen, "out of memory for %zu bytes of KVM stats data",
-				r->data_size);
+			errbuf_printf(err, errlen, "out of memory for %zu bytes of KVM stats data",
+				      r->data_size);
 			ret = -ENOMEM;
 		}
 	}
@@ -224,8 +213,8 @@ int kvm_stats_read(struct kvm_stats_reader *r, struct kvm_stats_snapshot *out, c
 	if (r->data_size)
 		ret = pread_full(r->fd, r->buf, r->data_size, (off_t)r->data_offset);
 	if (ret) {
-		set_err(err, errlen, "reading %zu bytes of KVM stats data: %s", r->data_size,
-			strerror(-ret));
+		errbuf_printf(err, errlen, "reading %zu bytes of KVM stats data: %s", r->data_size,
+			      strerror(-ret));
 		return ret;
 	}
 	for (unsigned s = 0; s < KVM_STAT_COUNT; s++) {

@@ -1,26 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
+#include "util/errbuf.h"
 #include "measure/schedstat.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static void __attribute__((format(printf, 3, 4)))
-set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 /*
  * One unsigned decimal at *p. Hand-rolled because strtoull takes leading
@@ -81,13 +69,13 @@ static void explain_enoent(pid_t tid, const char *path, char *err, size_t errlen
 
 	snprintf(dir, sizeof(dir), "/proc/self/task/%d", (int)tid);
 	if (stat(dir, &st) == 0)
-		set_err(err, errlen,
-			"%s does not exist: the kernel lacks CONFIG_SCHED_INFO "
-			"(built without CONFIG_SCHEDSTATS and CONFIG_TASK_DELAY_ACCT)",
-			path);
+		errbuf_printf(err, errlen,
+			      "%s does not exist: the kernel lacks CONFIG_SCHED_INFO "
+			      "(built without CONFIG_SCHEDSTATS and CONFIG_TASK_DELAY_ACCT)",
+			      path);
 	else
-		set_err(err, errlen, "cannot read %s: no thread %d in this process", path,
-			(int)tid);
+		errbuf_printf(err, errlen, "cannot read %s: no thread %d in this process", path,
+			      (int)tid);
 }
 
 static ssize_t read_text(int fd, char *buf, size_t size)
@@ -121,17 +109,17 @@ int schedstat_read(pid_t tid, struct schedstat *out, char *err, size_t errlen)
 		if (ret == -ENOENT)
 			explain_enoent(tid, path, err, errlen);
 		else
-			set_err(err, errlen, "cannot open %s: %s", path, strerror(-ret));
+			errbuf_printf(err, errlen, "cannot open %s: %s", path, strerror(-ret));
 		return ret;
 	}
 	if (read_text(fd, buf, sizeof(buf)) < 0) {
 		ret = -errno;
-		set_err(err, errlen, "cannot read %s: %s", path, strerror(-ret));
+		errbuf_printf(err, errlen, "cannot read %s: %s", path, strerror(-ret));
 	} else if (schedstat_parse(buf, out)) {
 		ret = -EPROTO;
 		/* keep the message on one line */
-		set_err(err, errlen, "unexpected contents of %s: \"%.*s\"", path,
-			(int)strcspn(buf, "\n"), buf);
+		errbuf_printf(err, errlen, "unexpected contents of %s: \"%.*s\"", path,
+			      (int)strcspn(buf, "\n"), buf);
 	}
 	close(fd);
 	return ret;

@@ -8,18 +8,6 @@
 #include <string.h>
 #include <unistd.h>
 
-int report_error(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || errlen == 0)
-		return -1;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 static int write_all(int fd, const char *buf, size_t len)
 {
 	while (len) {
@@ -37,8 +25,8 @@ static int write_all(int fd, const char *buf, size_t len)
 static int write_stdout(const char *what, const char *text, size_t len, char *err, size_t errlen)
 {
 	if (fwrite(text, 1, len, stdout) != len || fflush(stdout) == EOF)
-		return report_error(err, errlen, "cannot write %s to stdout: %s", what,
-				    strerror(errno));
+		return errbuf_printf(err, errlen, "cannot write %s to stdout: %s", what,
+				     strerror(errno));
 	return 0;
 }
 
@@ -61,7 +49,7 @@ int atomic_file_write(const char *path, const char *what, const char *text, size
 		      size_t errlen)
 {
 	if (!path || !*path)
-		return report_error(err, errlen, "cannot write %s: no file name", what);
+		return errbuf_printf(err, errlen, "cannot write %s: no file name", what);
 	if (strcmp(path, "-") == 0)
 		return write_stdout(what, text, len, err, errlen);
 
@@ -70,12 +58,12 @@ int atomic_file_write(const char *path, const char *what, const char *text, size
 	int fd, saved;
 
 	if (!tmp)
-		return report_error(err, errlen, "cannot write '%s': %s", path, strerror(ENOMEM));
+		return errbuf_printf(err, errlen, "cannot write '%s': %s", path, strerror(ENOMEM));
 	fd = create_temp(path, tmp, tmp_len);
 	if (fd < 0) {
 		saved = errno;
-		report_error(err, errlen, "cannot write '%s': %s (creating '%s')", path,
-			     strerror(saved), tmp);
+		errbuf_printf(err, errlen, "cannot write '%s': %s (creating '%s')", path,
+			      strerror(saved), tmp);
 		free(tmp);
 		return -1;
 	}
@@ -95,5 +83,5 @@ int atomic_file_write(const char *path, const char *what, const char *text, size
 fail_unlink:
 	unlink(tmp);
 	free(tmp);
-	return report_error(err, errlen, "cannot write '%s': %s", path, strerror(saved));
+	return errbuf_printf(err, errlen, "cannot write '%s': %s", path, strerror(saved));
 }

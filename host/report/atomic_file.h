@@ -8,8 +8,9 @@
 #ifndef PLERIG_ATOMIC_FILE_H
 #define PLERIG_ATOMIC_FILE_H
 
-#include <stdarg.h>
 #include <stddef.h>
+
+#include "util/errbuf.h"
 
 /*
  * Write @len bytes of @text to @path, or to stdout when @path is "-".
@@ -18,9 +19,5 @@
  */
 int atomic_file_write(const char *path, const char *what, const char *text, size_t len, char *err,
 		      size_t errlen);
-
-/* vsnprintf into @err (if it has room); returns -1, for `return report_error(...)`. */
-int report_error(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 
 #endif

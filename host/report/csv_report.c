@@ -174,10 +174,10 @@ int csv_report_write(const char *path, const struct report *rep, char *err, size
 	int rc;
 
 	if (!path || !*path)
-		return report_error(err, errlen, "cannot write CSV: no file name");
+		return errbuf_printf(err, errlen, "cannot write CSV: no file name");
 	f = open_memstream(&text, &len);
 	if (!f)
-		return report_error(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+		return errbuf_printf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
 
 	struct row r = {.f = f};
 	for (unsigned c = 0; c < NR_COLUMNS; c++)
@@ -190,7 +190,7 @@ int csv_report_write(const char *path, const struct report *rep, char *err, size
 	}
 	if (ferror(f) | fclose(f)) {
 		free(text);
-		return report_error(err, errlen, "cannot write '%s': out of memory", path);
+		return errbuf_printf(err, errlen, "cannot write '%s': out of memory", path);
 	}
 	rc = atomic_file_write(path, "CSV", text, len, err, errlen);
 	free(text);

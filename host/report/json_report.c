@@ -432,7 +432,7 @@ int json_report_write(const char *path, const struct report *rep, char *err, siz
 	int rc;
 
 	if (!path || !*path)
-		return report_error(err, errlen, "cannot write JSON: no file name");
+		return errbuf_printf(err, errlen, "cannot write JSON: no file name");
 	root = report_json(rep);
 	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 							JSON_C_TO_STRING_NOSLASHESCAPE);
@@ -440,7 +440,7 @@ int json_report_write(const char *path, const struct report *rep, char *err, siz
 	buf = text ? malloc(len + 2) : NULL;
 	if (!buf) {
 		json_object_put(root);
-		return report_error(err, errlen, "cannot write '%s': out of memory", path);
+		return errbuf_printf(err, errlen, "cannot write '%s': out of memory", path);
 	}
 	memcpy(buf, text, len);
 	buf[len++] = '\n';

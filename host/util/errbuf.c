@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "util/errbuf.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+int errbuf_printf(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
