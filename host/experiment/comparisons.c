@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "experiment/comparisons.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,8 +140,44 @@ static bool partners(const struct variant *a, const struct variant *b, enum base
 	       (axis == BASELINE_BACKEND || a->ring == b->ring) && a->vms == b->vms;
 }
 
-static void compare_metric(struct comparison *c, const struct series *base,
-			   const struct series *cand, const struct metric *m, double *a, double *b)
+/* The value of @m in run @i of @s, NaN where that run has none. */
+static double run_value(const struct series *s, unsigned i, const struct metric *m)
+{
+	struct figures f;
+	if (i >= s->nr_runs || !s->runs[i].ok)
+		return NAN;
+	figures_for_variant(&s->runs[i], &f);
+	return m->get(&f);
+}
+
+/*
+ * Run i of every variant ran in round i: pair them. The test is on the
+ * log of the ratios, so that a round twice as fast and one half as fast
+ * weigh the same, and comes back as fractions (geometric mean ratio - 1).
+ * Rounds where either value is 0 have no ratio; with fewer than two
+ * pairs, the comparison falls back to Welch's test.
+ */
+static void compare_paired(struct comparison *c, const struct series *base,
+			   const struct series *cand, const struct metric *m, double *d)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < base->nr_runs && i < cand->nr_runs; i++) {
+		const double x = run_value(base, i, m), y = run_value(cand, i, m);
+		if (isfinite(x) && isfinite(y) && x > 0.0 && y > 0.0)
+			d[n++] = log(y / x);
+	}
+	if (n < 2)
+		return;
+	c->paired_n = n;
+	one_sample_t_test(d, n, CONFIDENCE, &c->paired);
+	c->paired.diff = expm1(c->paired.diff);
+	c->paired.ci_low = expm1(c->paired.ci_low);
+	c->paired.ci_high = expm1(c->paired.ci_high);
+}
+
+static void compare_metric(struct comparison *c, const struct report *rep,
+			   const struct series *base, const struct series *cand,
+			   const struct metric *m, double *a, double *b)
 {
 	unsigned na = series_values(base, m, a);
 	unsigned nb = series_values(cand, m, b);
@@ -148,6 +185,17 @@ static void compare_metric(struct comparison *c, const struct series *base,
 	sample_stats_compute(a, na, &c->base);
 	sample_stats_compute(b, nb, &c->cand);
 	welch_test(a, na, b, nb, CONFIDENCE, &c->welch);
+	if (rep->order != ORDER_SEQUENTIAL)
+		compare_paired(c, base, cand, m, a);
+}
+
+void comparison_judge(const struct comparison *c, double threshold_pct, struct judgement *out)
+{
+	if (c->paired_n)
+		verdict_judge_paired(&c->paired, c->paired_n, c->metric->better, threshold_pct,
+				     out);
+	else
+		verdict_judge(&c->base, &c->cand, &c->welch, c->metric->better, threshold_pct, out);
 }
 
 int comparisons_build(struct report *rep, enum baseline_axis axis, unsigned value)
@@ -178,8 +226,8 @@ int comparisons_build(struct report *rep, enum baseline_axis axis, unsigned valu
 				struct comparison *cmp = &rep->comparisons[rep->nr_comparisons++];
 				cmp->baseline = s;
 				cmp->candidate = c;
-				compare_metric(cmp, &rep->series[s], &rep->series[c], &metrics[m],
-					       a, b);
+				compare_metric(cmp, rep, &rep->series[s], &rep->series[c],
+					       &metrics[m], a, b);
 			}
 			break;
 		}

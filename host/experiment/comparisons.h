@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "experiment/series.h"
+#include "report/verdict.h"
 
 /*
  * Resolve --baseline (AUTO picks: backend=native when both native and a
@@ -20,6 +21,9 @@ int baseline_resolve(const struct run_options *o, enum baseline_axis *axis, unsi
 		     char *err, size_t errlen);
 /* "relax=pause" into @buf. */
 const char *baseline_describe(enum baseline_axis axis, unsigned value, char *buf, size_t len);
+/* The verdict on @c: from the paired test where runs are paired, else Welch's. */
+void comparison_judge(const struct comparison *c, double threshold_pct, struct judgement *out);
+
 /* Fill rep->comparisons for every metric; 0 or -1 (out of memory). */
 int comparisons_build(struct report *rep, enum baseline_axis axis, unsigned value);
 

@@ -29,6 +29,15 @@ struct comparison {
 	const struct metric *metric;
 	struct sample_stats base, cand;
 	struct welch_result welch; /* cand - base; .valid needs >= 2 runs each */
+	/*
+	 * Interleaved or shuffled runs only: the two runs of each round ran
+	 * next to each other, so their ratio cancels drift that moves both.
+	 * A t-test on the log ratios; diff and CI come back as fractions of
+	 * the baseline (geometric mean ratio - 1). paired_n = 0 where runs
+	 * are not paired or fewer than two rounds have both values.
+	 */
+	struct welch_result paired;
+	unsigned paired_n;
 };
 
 struct host_info {

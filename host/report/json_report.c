@@ -12,6 +12,7 @@
 #include "cli/run_options.h"
 #include "plerig/histogram.h"
 #include "report/atomic_file.h"
+#include "experiment/comparisons.h"
 #include "report/verdict.h"
 
 #ifndef PLERIG_VERSION
@@ -369,25 +370,40 @@ static json_object *series_json(const struct series *s)
 
 /* ---- comparisons ------------------------------------------------------ */
 
+static json_object *test_json(const struct welch_result *w, unsigned n)
+{
+	json_object *o = json_object_new_object();
+	add(o, "n", json_object_new_int64(n));
+	add_double(o, "delta_pct", n ? 100.0 * w->diff : NAN);
+	add_double(o, "p_value", w->valid ? w->p : NAN);
+	add_double(o, "ci95_low_pct", w->valid ? 100.0 * w->ci_low : NAN);
+	add_double(o, "ci95_high_pct", w->valid ? 100.0 * w->ci_high : NAN);
+	return o;
+}
+
 static json_object *comparison_json(const struct comparison *c)
 {
 	json_object *o = json_object_new_object();
 	const struct welch_result *w = &c->welch;
-	struct judgement j;
+	struct judgement welch, j;
 
 	/* the run's own comparisons: significance alone, no size threshold */
-	verdict_judge(&c->base, &c->cand, w, c->metric->better, 0.0, &j);
+	verdict_judge(&c->base, &c->cand, w, c->metric->better, 0.0, &welch);
+	comparison_judge(c, 0.0, &j);
 	add(o, "baseline", json_object_new_int64(c->baseline));
 	add(o, "candidate", json_object_new_int64(c->candidate));
 	add_str(o, "metric", c->metric->name);
 	add_str(o, "better", c->metric->better > 0 ? "higher" : "lower");
 	add_double(o, "baseline_mean", c->base.n ? c->base.mean : NAN);
 	add_double(o, "candidate_mean", c->cand.n ? c->cand.mean : NAN);
-	add_double(o, "delta", j.delta);
-	add_double(o, "delta_pct", j.delta_pct);
+	add_double(o, "delta", welch.delta);
+	add_double(o, "delta_pct", welch.delta_pct);
 	add_double(o, "p_value", w->valid ? w->p : NAN);
 	add_double(o, "ci95_low", w->valid ? w->ci_low : NAN);
 	add_double(o, "ci95_high", w->valid ? w->ci_high : NAN);
+	/* interleaved runs, paired by round: the test the verdict rests on when present */
+	add(o, "paired", c->paired_n ? test_json(&c->paired, c->paired_n) : NULL);
+	add_str(o, "test", c->paired_n ? "paired" : "welch");
 	add(o, "significant", json_object_new_boolean(j.significant));
 	add_str(o, "verdict", verdict_name(j.verdict));
 	return o;

@@ -6,6 +6,7 @@
 
 #include "cli/run_options.h"
 #include "report/units.h"
+#include "experiment/comparisons.h"
 #include "report/verdict.h"
 
 /* A metric's value in the unit people read it in. */
@@ -64,47 +65,54 @@ static void short_title(const struct variant *v, char *buf, size_t len)
 		 relax_name(v->relax), v->ple == PLE_OFF ? " ple-off" : "", v->vms, v->vcpus);
 }
 
+/* delta, p and CI as text: of the paired test where there is one, else of Welch's */
+static void test_cells(const struct comparison *c, char *delta, char *p, char *ci, size_t len)
+{
+	const bool paired = c->paired_n > 0;
+	const struct welch_result *w = paired ? &c->paired : &c->welch;
+	/* paired results are fractions of the baseline already; Welch's are absolute */
+	const double scale =
+	    paired ? 100.0 : (c->base.mean != 0.0 ? 100.0 / fabs(c->base.mean) : 0);
+	const double rel = paired ? c->paired.diff : c->welch.rel;
+
+	if (scale != 0.0)
+		snprintf(delta, len, "%+.2f%%", 100.0 * rel);
+	else
+		snprintf(delta, len, "-");
+	if (!w->valid || scale == 0.0) {
+		snprintf(ci, len, "-");
+		snprintf(p, len, w->valid ? "%.3f" : "-", w->p);
+		return;
+	}
+	snprintf(ci, len, "[%+.2f%%, %+.2f%%]", scale * w->ci_low, scale * w->ci_high);
+	if (w->p < 0.001)
+		snprintf(p, len, "<0.001");
+	else
+		snprintf(p, len, "%.3f", w->p);
+}
+
 void comparison_table_print(FILE *f, const struct report *rep)
 {
 	if (!rep->nr_comparisons)
 		return;
-	fprintf(f, "\n baseline %s, Welch's t-test, %u run(s) per variant\n", rep->baseline,
-		rep->repeat);
+	fprintf(f, "\n baseline %s, %u run(s) per variant; %s\n", rep->baseline, rep->repeat,
+		rep->order == ORDER_SEQUENTIAL
+		    ? "Welch's t-test"
+		    : "paired t-test on the per-round ratios (interleaved runs cancel drift)");
 	fprintf(f, " %-26s %-26s %-10s %10s %10s %8s %9s  %-20s %s\n", "candidate", "baseline",
 		"metric", "baseline", "candidate", "delta", "p", "95% CI of delta", "verdict");
 	for (unsigned i = 0; i < rep->nr_comparisons; i++) {
 		const struct comparison *c = &rep->comparisons[i];
 		const struct metric *m = c->metric;
-		char cand[48], base[48], bv[UNITS_BUF_SIZE], cv[UNITS_BUF_SIZE], ci[48], p[16],
-		    delta[16];
-		short_title(&rep->series[c->candidate].variant, cand, sizeof(cand));
-		short_title(&rep->series[c->baseline].variant, base, sizeof(base));
+		char cand[48], base[48], bv[UNITS_BUF_SIZE], cv[UNITS_BUF_SIZE], ci[48], p[48],
+		    delta[48];
 		if (c->base.n == 0 || c->cand.n == 0 || !m->headline)
 			continue;
-		if (c->base.mean != 0.0)
-			snprintf(delta, sizeof(delta), "%+.2f%%", 100.0 * c->welch.rel);
-		else
-			snprintf(delta, sizeof(delta), "-");
-		if (c->welch.valid) {
-			char lo[UNITS_BUF_SIZE], hi[UNITS_BUF_SIZE];
-			if (c->base.mean != 0.0)
-				snprintf(ci, sizeof(ci), "[%+.2f%%, %+.2f%%]",
-					 100.0 * c->welch.ci_low / fabs(c->base.mean),
-					 100.0 * c->welch.ci_high / fabs(c->base.mean));
-			else
-				snprintf(ci, sizeof(ci), "[%s, %s]",
-					 format_value(m, c->welch.ci_low, lo, sizeof(lo)),
-					 format_value(m, c->welch.ci_high, hi, sizeof(hi)));
-			if (c->welch.p < 0.001)
-				snprintf(p, sizeof(p), "<0.001");
-			else
-				snprintf(p, sizeof(p), "%.3f", c->welch.p);
-		} else {
-			snprintf(ci, sizeof(ci), "-");
-			snprintf(p, sizeof(p), "-");
-		}
+		short_title(&rep->series[c->candidate].variant, cand, sizeof(cand));
+		short_title(&rep->series[c->baseline].variant, base, sizeof(base));
+		test_cells(c, delta, p, ci, sizeof(delta));
 		struct judgement j;
-		verdict_judge(&c->base, &c->cand, &c->welch, m->better, 0.0, &j);
+		comparison_judge(c, 0.0, &j);
 		fprintf(f, " %-26s %-26s %-10s %10s %10s %8s %9s  %-20s %s\n", cand, base, m->label,
 			format_value(m, c->base.mean, bv, sizeof(bv)),
 			format_value(m, c->cand.mean, cv, sizeof(cv)), delta, p, ci,

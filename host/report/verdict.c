@@ -4,6 +4,30 @@
 #include <math.h>
 #include <string.h>
 
+void verdict_judge_paired(const struct welch_result *paired, unsigned n, int better,
+			  double threshold_pct, struct judgement *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->delta = NAN; /* relative only: rounds differ in scale, their ratios do not */
+	out->delta_pct = n ? 100.0 * paired->diff : NAN;
+	if (n < 2) {
+		out->verdict = VERDICT_UNTESTABLE;
+		out->why = "fewer than 2 rounds with both runs ok";
+		return;
+	}
+	if (!paired->valid) {
+		out->verdict = paired->diff == 0.0 ? VERDICT_NO_CHANGE : VERDICT_UNTESTABLE;
+		out->why = "no spread: every round gave the same ratio";
+		return;
+	}
+	out->significant = paired->p < VERDICT_ALPHA;
+	if (!out->significant || fabs(out->delta_pct) < threshold_pct || paired->diff == 0.0) {
+		out->verdict = VERDICT_NO_CHANGE;
+		return;
+	}
+	out->verdict = (paired->diff > 0.0) == (better > 0) ? VERDICT_BETTER : VERDICT_WORSE;
+}
+
 const char *verdict_name(enum verdict v)
 {
 	switch (v) {

@@ -40,6 +40,13 @@ void verdict_judge(const struct sample_stats *base, const struct sample_stats *c
 		   const struct welch_result *w, int better, double threshold_pct,
 		   struct judgement *out);
 
+/*
+ * The same rule on a paired test: @paired is one_sample_t_test() of the
+ * per-round relative differences (cand / base - 1) of interleaved runs.
+ */
+void verdict_judge_paired(const struct welch_result *paired, unsigned n, int better,
+			  double threshold_pct, struct judgement *out);
+
 /* "better", "worse", "no significant change", "untestable": the JSON vocabulary. */
 const char *verdict_name(enum verdict v);
 

@@ -43,6 +43,26 @@ void sample_stats_compute(const double *x, unsigned n, struct sample_stats *out)
 	free(work);
 }
 
+void one_sample_t_test(const double *d, unsigned n, double confidence, struct welch_result *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (n == 0)
+		return;
+	out->diff = gsl_stats_mean(d, 1, n);
+	if (n < 2)
+		return;
+	const double se = gsl_stats_sd_m(d, 1, n, out->diff) / sqrt((double)n);
+	if (!(se > 0.0))
+		return;
+	out->t = out->diff / se;
+	out->df = n - 1;
+	out->p = 2.0 * gsl_cdf_tdist_Q(fabs(out->t), out->df);
+	const double q = gsl_cdf_tdist_Qinv((1.0 - confidence) / 2.0, out->df);
+	out->ci_low = out->diff - q * se;
+	out->ci_high = out->diff + q * se;
+	out->valid = true;
+}
+
 void welch_test(const double *a, unsigned na, const double *b, unsigned nb, double confidence,
 		struct welch_result *out)
 {

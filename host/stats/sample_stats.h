@@ -37,6 +37,15 @@ struct welch_result {
 	double ci_high;
 };
 
+/*
+ * One-sample t-test of mean(d) against 0, e.g. on the per-round
+ * differences of two interleaved variants (a paired test): the drift that
+ * moves both runs of a round cancels in their difference. Fills @out as
+ * welch_test does (diff = mean(d), rel = 0, df = n - 1); valid for n >= 2
+ * with some variance.
+ */
+void one_sample_t_test(const double *d, unsigned n, double confidence, struct welch_result *out);
+
 /* Welch's unequal-variance t-test of b against a; @confidence e.g. 0.95. */
 void welch_test(const double *a, unsigned na, const double *b, unsigned nb, double confidence,
 		struct welch_result *out);

@@ -65,6 +65,30 @@ END_TEST
  * Welch's own textbook case in another form: two samples with the same
  * mean give t = 0 and p = 1; a shift far beyond the spread gives p ~ 0.
  */
+/*
+ * The same sleep data paired, as R's t.test(..., paired = TRUE) reports it:
+ * t = -4.0621, df = 9, p-value = 0.002833, 95 percent confidence interval
+ * -2.4598858 -0.7001142 for group1 - group2; ours is group2 - group1.
+ */
+START_TEST(paired_matches_r_on_the_sleep_data)
+{
+	const double group1[] = {0.7, -1.6, -0.2, -1.2, -0.1, 3.4, 3.7, 0.8, 0.0, 2.0};
+	const double group2[] = {1.9, 0.8, 1.1, 0.1, -0.1, 4.4, 5.5, 1.6, 4.6, 3.4};
+	double d[10];
+	for (unsigned i = 0; i < 10; i++)
+		d[i] = group2[i] - group1[i];
+	struct welch_result w;
+	one_sample_t_test(d, 10, 0.95, &w);
+	ck_assert(w.valid);
+	ck_assert_double_eq_tol(w.diff, 1.58, EPS);
+	ck_assert_double_eq_tol(w.t, 4.0621, 1e-4);
+	ck_assert_double_eq_tol(w.df, 9.0, EPS);
+	ck_assert_double_eq_tol(w.p, 0.002833, 1e-6);
+	ck_assert_double_eq_tol(w.ci_low, 0.7001142, 1e-6);
+	ck_assert_double_eq_tol(w.ci_high, 2.4598858, 1e-6);
+}
+END_TEST
+
 START_TEST(welch_extremes)
 {
 	const double a[] = {10, 11, 9, 10, 10.5};
@@ -104,6 +128,7 @@ int main(void)
 	tcase_add_test(tc, one_sample_has_no_spread);
 	tcase_add_test(tc, welch_matches_r_on_the_sleep_data);
 	tcase_add_test(tc, welch_extremes);
+	tcase_add_test(tc, paired_matches_r_on_the_sleep_data);
 	tcase_add_test(tc, welch_needs_two_samples_and_variance);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
