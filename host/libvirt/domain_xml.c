@@ -142,6 +142,10 @@ static int append_field(struct text *t, const char *key, size_t len, const struc
 		append_escaped(t, d->config);
 	else if (IS("SERIAL"))
 		append_escaped(t, d->serial);
+	else if (IS("QEMU_COMMANDLINE"))
+		append(t, d->no_pause_exits ? "<qemu:commandline><qemu:arg value='-overcommit'/>"
+					      "<qemu:arg value='cpu-pm=on'/></qemu:commandline>"
+					    : "");
 	else
 		return -1;
 	return 0;

@@ -13,6 +13,12 @@
 struct domain_spec {
 	const char *name;
 	bool tcg; /* <domain type='qemu'>: emulated, no KVM */
+	/*
+	 * --ple off: QEMU's -overcommit cpu-pm=on, its only way to it, which
+	 * asks KVM to stop intercepting PAUSE and also HLT, MWAIT and C-state
+	 * exits (KVM_CAP_X86_DISABLE_EXITS with every bit it offers).
+	 */
+	bool no_pause_exits;
 	unsigned memory_mib;
 	unsigned vcpus;
 	const unsigned *pins;	/* host CPU of each vCPU (vcpus entries), or NULL to float */

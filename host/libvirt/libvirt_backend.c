@@ -134,6 +134,7 @@ static int create_domains(struct lv_run *run)
 		const struct domain_spec spec = {
 		    .name = d->name,
 		    .tcg = run->b->tcg,
+		    .no_pause_exits = v->ple == PLE_OFF,
 		    .memory_mib = MEMORY_MIB,
 		    .vcpus = v->vcpus,
 		    .pins = v->pin_each ? pins : NULL,
@@ -437,7 +438,12 @@ static int lv_run_variant(struct backend *base, const struct variant *v, struct 
 	char err[512];
 	if (variant_result_init(r, v))
 		return -1;
+	if (v->ple == PLE_OFF && run.b->tcg)
+		return phase_driver_fail(r, "--ple off: TCG has no PAUSE interception to turn off");
 	r->tsc_khz = run.b->tsc_khz;
+	snprintf(r->ple_why, sizeof(r->ple_why),
+		 "not counted on the libvirt backend yet (QEMU's vCPU threads are in another "
+		 "process); use --backend kvm for PAUSE-loop exits");
 	if (run_dir_create(&run.dir, err, sizeof(err)))
 		phase_driver_fail(r, "%s", err);
 	else if (!create_domains(&run)) {

@@ -74,6 +74,23 @@ START_TEST(tcg_and_floating_vcpus)
 }
 END_TEST
 
+START_TEST(ple_off_is_qemus_cpu_pm_option)
+{
+	char err[256];
+	struct domain_spec s = spec("a", "/k");
+	char *xml = domain_xml_build("[@QEMU_COMMANDLINE@]", &s, err, sizeof(err));
+	ck_assert_msg(xml, "%s", err);
+	ck_assert_str_eq(xml, "[]");
+	free(xml);
+	s.no_pause_exits = true;
+	xml = domain_xml_build("[@QEMU_COMMANDLINE@]", &s, err, sizeof(err));
+	ck_assert_msg(xml, "%s", err);
+	ck_assert_str_eq(xml, "[<qemu:commandline><qemu:arg value='-overcommit'/>"
+			      "<qemu:arg value='cpu-pm=on'/></qemu:commandline>]");
+	free(xml);
+}
+END_TEST
+
 START_TEST(unknown_and_unterminated_fields_are_errors)
 {
 	char err[256];
@@ -122,6 +139,7 @@ int main(void)
 	tcase_add_test(tc, escape_reports_the_length_it_needs_when_cut);
 	tcase_add_test(tc, fields_are_filled_and_escaped);
 	tcase_add_test(tc, tcg_and_floating_vcpus);
+	tcase_add_test(tc, ple_off_is_qemus_cpu_pm_option);
 	tcase_add_test(tc, unknown_and_unterminated_fields_are_errors);
 	tcase_add_test(tc, control_characters_cannot_be_represented);
 	tcase_add_test(tc, the_shipped_template_fills_completely);
