@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
+#include "experiment/guest_config.h"
 #include "experiment/phase_driver.h"
 #include "kvm/elf_image.h"
 #include "kvm/kvm_system.h"
@@ -47,26 +48,11 @@ static struct kvm_vcpu *vcpu_at(struct run *run, unsigned g)
 	return &run->vms[g / run->v->vcpus].vcpus[g % run->v->vcpus];
 }
 
-static void make_config(const struct variant *v, struct plerig_config *cfg)
-{
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->magic = PLERIG_ABI_MAGIC;
-	cfg->abi_version = PLERIG_ABI_VERSION;
-	cfg->nr_vcpus = v->vcpus;
-	cfg->lock = v->lock;
-	cfg->relax = v->relax;
-	cfg->ring = v->ring;
-	cfg->inject = v->inject;
-	cfg->pv_yield_spins = v->pv_yield_spins;
-	cfg->cs_cycles = v->cs_cycles;
-	cfg->think_cycles = v->think_cycles;
-}
-
 static int create_vms(struct run *run)
 {
 	struct plerig_config cfg;
 	char err[256];
-	make_config(run->v, &cfg);
+	guest_config_fill(&cfg, run->v);
 	const struct vm_options opts = {
 	    .disable_pause_exits = run->v->ple == PLE_OFF,
 	    .in_kernel_apic = run->v->relax == PLERIG_RELAX_PV_YIELD,
@@ -91,13 +77,8 @@ static int set_thresholds(struct run *run)
 		return phase_driver_fail(run->r, "KVM_GET_TSC_KHZ: %s",
 					 khz < 0 ? strerror(errno) : "0 kHz");
 	run->r->tsc_khz = (uint64_t)khz;
-	const uint64_t stall = (uint64_t)(run->v->stall_us * (double)khz / 1000.0);
-	for (unsigned i = 0; i < run->nr_vms; i++) {
-		struct plerig_config *c = &run->vms[i].shared->config;
-		c->tsc_khz = (uint64_t)khz;
-		c->stall_cycles = stall;
-		c->hold_preempt_cycles = stall;
-	}
+	for (unsigned i = 0; i < run->nr_vms; i++)
+		guest_config_set_tsc(&run->vms[i].shared->config, run->v, (uint64_t)khz);
 	return 0;
 }
 

@@ -19,6 +19,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "experiment/guest_config.h"
 #include "experiment/phase_driver.h"
 #include "kvm/kvm_system.h"
 #include "libvirt/connection.h"
@@ -71,20 +72,8 @@ static void make_config(const struct lv_run *run, struct plerig_config *cfg)
 {
 	const struct variant *v = run->v;
 	const uint64_t khz = run->b->tsc_khz;
-	const uint64_t stall = (uint64_t)(v->stall_us * (double)khz / 1000.0);
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->magic = PLERIG_ABI_MAGIC;
-	cfg->abi_version = PLERIG_ABI_VERSION;
-	cfg->nr_vcpus = v->vcpus;
-	cfg->lock = v->lock;
-	cfg->relax = v->relax;
-	cfg->ring = v->ring;
-	cfg->inject = v->inject;
-	cfg->cs_cycles = v->cs_cycles;
-	cfg->think_cycles = v->think_cycles;
-	cfg->stall_cycles = stall;
-	cfg->hold_preempt_cycles = stall;
-	cfg->tsc_khz = khz;
+	guest_config_fill(cfg, v);
+	guest_config_set_tsc(cfg, v, khz);
 	cfg->flags = PLERIG_CONFIG_SELF_TIMED | PLERIG_CONFIG_SERIAL_RESULTS;
 	cfg->warmup_cycles = seconds_to_cycles(v->warmup_s, khz);
 	cfg->measure_cycles = seconds_to_cycles(v->duration_s, khz);

@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "experiment/guest_config.h"
 #include "experiment/phase_driver.h"
 #include "measure/tsc.h"
 #include "storm/storm.h"
@@ -74,7 +75,6 @@ static int make_shared(struct native_run *run, uint64_t tsc_khz)
 	run->shared = calloc(v->vms, sizeof(run->shared[0]));
 	if (!run->shared)
 		return phase_driver_fail(run->r, "out of memory");
-	const uint64_t stall = (uint64_t)(v->stall_us * (double)tsc_khz / 1000.0);
 	for (unsigned i = 0; i < v->vms; i++) {
 		void *p = mmap(NULL, sizeof(struct plerig_shared), PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -83,18 +83,9 @@ static int make_shared(struct native_run *run, uint64_t tsc_khz)
 						 strerror(errno));
 		run->shared[i] = p;
 		struct plerig_config *c = &run->shared[i]->config;
-		c->magic = PLERIG_ABI_MAGIC;
-		c->abi_version = PLERIG_ABI_VERSION;
-		c->nr_vcpus = v->vcpus;
-		c->lock = v->lock;
-		c->relax = v->relax;
-		c->ring = PLERIG_RING_USER;
-		c->cs_cycles = v->cs_cycles;
-		c->think_cycles = v->think_cycles;
-		c->pv_yield_spins = v->pv_yield_spins;
-		c->stall_cycles = stall;
-		c->hold_preempt_cycles = stall;
-		c->tsc_khz = tsc_khz;
+		guest_config_fill(c, v);
+		guest_config_set_tsc(c, v, tsc_khz);
+		c->ring = PLERIG_RING_USER; /* host user space */
 	}
 	return 0;
 }
