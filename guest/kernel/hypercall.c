@@ -11,25 +11,40 @@
 
 #include "storm/storm.h"
 
-#define KVM_HC_SCHED_YIELD 11
-#define AMD_EBX		   0x68747541u /* "Auth" of AuthenticAMD */
-#define HYGON_EBX	   0x6f677948u /* "Hygo" of HygonGenuine */
+#define KVM_HC_SCHED_YIELD	   11
+#define KVM_CPUID_FEATURES	   0x40000001u
+#define KVM_FEATURE_PV_SCHED_YIELD 13
+#define AMD_EBX			   0x68747541u /* "Auth" of AuthenticAMD */
+#define HYGON_EBX		   0x6f677948u /* "Hygo" of HygonGenuine */
 
-static int use_vmmcall = -1; /* every vCPU computes the same answer */
+enum hypercall { UNKNOWN = 0, NONE, VMCALL, VMMCALL };
+static enum hypercall how; /* every vCPU computes the same answer */
 
-static int cpu_is_amd(void)
+static uint32_t cpuid_eax_ebx(uint32_t leaf, uint32_t *ebx)
 {
-	uint32_t eax = 0, ebx, ecx = 0, edx;
-	__asm__ volatile("cpuid" : "+a"(eax), "=b"(ebx), "+c"(ecx), "=d"(edx));
-	return ebx == AMD_EBX || ebx == HYGON_EBX;
+	uint32_t eax = leaf, ecx = 0, edx;
+	__asm__ volatile("cpuid" : "+a"(eax), "=b"(*ebx), "+c"(ecx), "=d"(edx));
+	return eax;
+}
+
+/* Only a KVM that offers KVM_FEATURE_PV_SCHED_YIELD is asked; elsewhere the spin goes on. */
+static enum hypercall probe(void)
+{
+	uint32_t ebx;
+	if (!(cpuid_eax_ebx(KVM_CPUID_FEATURES, &ebx) & (1u << KVM_FEATURE_PV_SCHED_YIELD)))
+		return NONE;
+	cpuid_eax_ebx(0, &ebx);
+	return ebx == AMD_EBX || ebx == HYGON_EBX ? VMMCALL : VMCALL;
 }
 
 void storm_yield_to(unsigned vcpu)
 {
 	long ret;
-	if (use_vmmcall < 0)
-		use_vmmcall = cpu_is_amd();
-	if (use_vmmcall)
+	if (how == UNKNOWN)
+		how = probe();
+	if (how == NONE)
+		return;
+	if (how == VMMCALL)
 		__asm__ volatile("vmmcall"
 				 : "=a"(ret)
 				 : "a"((long)KVM_HC_SCHED_YIELD), "b"((long)vcpu)
