@@ -332,6 +332,18 @@ static json_object *sample_stats_json(const struct sample_stats *st)
 	add_double(o, "median", have ? st->median : none);
 	add_double(o, "mad", have ? st->mad : none);
 	add(o, "outliers", json_object_new_int64(st->outliers));
+	add(o, "bimodal", json_object_new_boolean(st->bimodal));
+	if (st->bimodal) {
+		json_object *modes = json_object_new_array();
+		json_object *low = json_object_new_object(), *high = json_object_new_object();
+		add(low, "n", json_object_new_int64(st->n_low));
+		add_double(low, "mean", st->low_mean);
+		add(high, "n", json_object_new_int64(st->n_high));
+		add_double(high, "mean", st->high_mean);
+		json_object_array_add(modes, low);
+		json_object_array_add(modes, high);
+		add(o, "modes", modes);
+	}
 	return o;
 }
 

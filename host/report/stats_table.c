@@ -51,6 +51,11 @@ void stats_table_print(FILE *f, const struct report *rep)
 			if (st->outliers)
 				fprintf(f, "  %u outlier%s (> 3 MAD)", st->outliers,
 					st->outliers > 1 ? "s" : "");
+			if (st->bimodal)
+				fprintf(f, "  two modes: %u near %s, %u near %s", st->n_low,
+					format_value(&metrics[m], st->low_mean, lo, sizeof(lo)),
+					st->n_high,
+					format_value(&metrics[m], st->high_mean, hi, sizeof(hi)));
 			fputc('\n', f);
 		}
 		for (unsigned r = 0; r < s->nr_runs; r++)

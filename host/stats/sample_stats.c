@@ -12,6 +12,39 @@
 #define MAD_TO_SIGMA   1.4826
 #define OUTLIER_SIGMAS 3.0
 
+/* A group must hold this share of the runs, and no fewer than two, to be a mode. */
+#define MODE_MIN_SHARE 0.2
+/* The gap between the groups must exceed this many times their summed stddevs. */
+#define MODE_SEPARATION 4.0
+
+/*
+ * Split @sorted at its widest gap; two modes when both sides are big
+ * enough, and the gap dwarfs the spread inside each side.
+ */
+static void find_modes(const double *sorted, unsigned n, struct sample_stats *out)
+{
+	const unsigned min_side = n * MODE_MIN_SHARE > 2 ? (unsigned)(n * MODE_MIN_SHARE) : 2;
+	unsigned split = 0;
+	double gap = 0.0;
+	for (unsigned i = min_side; i + min_side <= n; i++) {
+		if (sorted[i] - sorted[i - 1] > gap) {
+			gap = sorted[i] - sorted[i - 1];
+			split = i;
+		}
+	}
+	if (!split)
+		return;
+	const double sd_low = gsl_stats_sd(sorted, 1, split);
+	const double sd_high = gsl_stats_sd(sorted + split, 1, n - split);
+	if (gap <= MODE_SEPARATION * (sd_low + sd_high))
+		return;
+	out->bimodal = true;
+	out->n_low = split;
+	out->n_high = n - split;
+	out->low_mean = gsl_stats_mean(sorted, 1, split);
+	out->high_mean = gsl_stats_mean(sorted + split, 1, n - split);
+}
+
 void sample_stats_compute(const double *x, unsigned n, struct sample_stats *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -39,6 +72,8 @@ void sample_stats_compute(const double *x, unsigned n, struct sample_stats *out)
 	for (unsigned i = 0; i < n; i++)
 		if (out->mad > 0.0 && fabs(x[i] - out->median) > limit)
 			out->outliers++;
+	if (n >= 4)
+		find_modes(sorted, n, out);
 	free(sorted);
 	free(work);
 }

@@ -21,6 +21,15 @@ struct sample_stats {
 	double median;
 	double mad;	   /* median absolute deviation, unscaled */
 	unsigned outliers; /* |x - median| > 3 * 1.4826 * MAD: never dropped, only counted */
+	/*
+	 * Two modes: the runs fall into two groups, each tight, far apart,
+	 * as when the host switches state (a noisy neighbour, the VM's CPUs
+	 * moved between cache domains) between runs. The mean and stddev of
+	 * such runs describe neither group; the paired test still holds.
+	 */
+	bool bimodal;
+	unsigned n_low, n_high;
+	double low_mean, high_mean;
 };
 
 /* n may be 0 (everything 0). */

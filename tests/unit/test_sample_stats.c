@@ -26,6 +26,30 @@ START_TEST(textbook_mean_stddev_median_mad)
 }
 END_TEST
 
+/* The runs of this host, where it switched state half-way: 3.4 M and 10.3 M acq/s. */
+START_TEST(two_modes_are_found_and_one_is_not)
+{
+	const double switched[] = {3.45, 3.41, 3.48, 3.52, 3.43, 10.25, 10.27, 10.38, 10.39, 10.16};
+	const double steady[] = {10.35, 10.34, 10.23, 10.34, 10.33,
+				 10.21, 10.35, 10.38, 10.4,  10.38};
+	const double one_off[] = {10.35, 10.34, 10.23, 10.34, 10.33,
+				  10.21, 10.35, 10.38, 10.4,  3.4};
+	struct sample_stats s;
+	sample_stats_compute(switched, 10, &s);
+	ck_assert(s.bimodal);
+	ck_assert_uint_eq(s.n_low, 5);
+	ck_assert_uint_eq(s.n_high, 5);
+	ck_assert_double_eq_tol(s.low_mean, 3.458, EPS);
+	ck_assert_double_eq_tol(s.high_mean, 10.29, EPS);
+	sample_stats_compute(steady, 10, &s);
+	ck_assert(!s.bimodal);
+	/* a single odd run is an outlier, not a mode (10.21 is just past 3 MAD, too) */
+	sample_stats_compute(one_off, 10, &s);
+	ck_assert(!s.bimodal);
+	ck_assert_uint_eq(s.outliers, 2);
+}
+END_TEST
+
 START_TEST(one_sample_has_no_spread)
 {
 	const double x[] = {42};
@@ -126,6 +150,7 @@ int main(void)
 	TCase *tc = tcase_create("stats");
 	tcase_add_test(tc, textbook_mean_stddev_median_mad);
 	tcase_add_test(tc, one_sample_has_no_spread);
+	tcase_add_test(tc, two_modes_are_found_and_one_is_not);
 	tcase_add_test(tc, welch_matches_r_on_the_sleep_data);
 	tcase_add_test(tc, welch_extremes);
 	tcase_add_test(tc, paired_matches_r_on_the_sleep_data);
