@@ -8,6 +8,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* sched_getaffinity, CPU_* */
 #endif
+#include "util/strfmt.h"
 #include "util/errbuf.h"
 #include "cli/run_options.h"
 
@@ -61,17 +62,6 @@ static unsigned set_to_list(const cpu_set_t *set, unsigned *cpus, unsigned max)
 
 /* ---- numbers ---------------------------------------------------------- */
 
-/* Digits only: strtoull alone would take "-1", " 5" and "0x10". */
-static bool all_digits(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!isdigit((unsigned char)*s))
-			return false;
-	return true;
-}
-
 static int parse_u64(const char *opt, const char *s, unsigned long long min, unsigned long long max,
 		     unsigned long long *out, char *err, size_t errlen)
 {
@@ -79,10 +69,10 @@ static int parse_u64(const char *opt, const char *s, unsigned long long min, uns
 		return errbuf_printf(err, errlen, "%s: empty value (allowed: %llu..%llu)", opt, min,
 				     max);
 	/* a negative number is a number, just not an allowed one */
-	if (s[0] == '-' && all_digits(s + 1))
+	if (s[0] == '-' && str_all_digits(s + 1))
 		return errbuf_printf(err, errlen, "%s: '%s' out of range (%llu..%llu)", opt, s, min,
 				     max);
-	if (!all_digits(s))
+	if (!str_all_digits(s))
 		return errbuf_printf(err, errlen,
 				     "%s: '%s' is not a whole number (allowed: %llu..%llu)", opt, s,
 				     min, max);

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include "report/json_util.h"
 #include "compare/compare_output.h"
 
 #include <json-c/json.h>
@@ -210,27 +211,17 @@ void compare_print_table(FILE *f, const struct comparison_set *c)
 
 /* ---- JSON --------------------------------------------------------------- */
 
-static void add(json_object *o, const char *key, json_object *v)
-{
-	json_object_object_add(o, key, v);
-}
-
-static void add_str(json_object *o, const char *key, const char *v)
-{
-	add(o, key, v ? json_object_new_string(v) : NULL);
-}
-
 static json_object *file_json(const struct results_file *r)
 {
 	json_object *o = json_object_new_object();
 
-	add_str(o, "path", r->path);
-	add_str(o, "plerig_version", r->plerig_version);
-	add_str(o, "command_line", r->command_line);
-	add_str(o, "kernel", r->kernel);
-	add_str(o, "kvm_module", r->kvm_module);
-	add_str(o, "cpu_model", r->cpu_model);
-	add(o, "interrupted", json_object_new_boolean(r->interrupted));
+	json_add_str(o, "path", r->path);
+	json_add_str(o, "plerig_version", r->plerig_version);
+	json_add_str(o, "command_line", r->command_line);
+	json_add_str(o, "kernel", r->kernel);
+	json_add_str(o, "kvm_module", r->kvm_module);
+	json_add_str(o, "cpu_model", r->cpu_model);
+	json_add(o, "interrupted", json_object_new_boolean(r->interrupted));
 	return o;
 }
 
@@ -241,7 +232,7 @@ static json_object *identity_json(const struct loaded_variant *v)
 	json_object *o = json_object_new_object();
 
 	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		add(o, names[i], json_object_get(results_file_member(v, names[i])));
+		json_add(o, names[i], json_object_get(results_file_member(v, names[i])));
 	return o;
 }
 
@@ -249,9 +240,9 @@ static json_object *side_json(const struct sample_stats *s)
 {
 	json_object *o = json_object_new_object();
 
-	add(o, "n", json_object_new_int64(s->n));
-	add(o, "mean", json_report_double(s->n ? s->mean : NAN));
-	add(o, "stddev", json_report_double(s->n ? s->stddev : NAN));
+	json_add(o, "n", json_object_new_int64(s->n));
+	json_add(o, "mean", json_double(s->n ? s->mean : NAN));
+	json_add(o, "stddev", json_double(s->n ? s->stddev : NAN));
 	return o;
 }
 
@@ -261,18 +252,18 @@ static json_object *row_json(const struct metric_comparison *r)
 	const struct welch_result *w = &r->welch;
 	const struct judgement *j = &r->judgement;
 
-	add_str(o, "metric", r->metric->name);
-	add_str(o, "better", r->metric->better > 0 ? "higher" : "lower");
-	add(o, "base", side_json(&r->base));
-	add(o, "new", side_json(&r->cand));
-	add(o, "delta", json_report_double(j->delta));
-	add(o, "delta_pct", json_report_double(j->delta_pct));
-	add(o, "p_value", json_report_double(w->valid ? w->p : NAN));
-	add(o, "ci95_low", json_report_double(w->valid ? w->ci_low : NAN));
-	add(o, "ci95_high", json_report_double(w->valid ? w->ci_high : NAN));
-	add(o, "significant", json_object_new_boolean(j->significant));
-	add_str(o, "verdict", verdict_name(j->verdict));
-	add_str(o, "why", j->why);
+	json_add_str(o, "metric", r->metric->name);
+	json_add_str(o, "better", r->metric->better > 0 ? "higher" : "lower");
+	json_add(o, "base", side_json(&r->base));
+	json_add(o, "new", side_json(&r->cand));
+	json_add(o, "delta", json_double(j->delta));
+	json_add(o, "delta_pct", json_double(j->delta_pct));
+	json_add(o, "p_value", json_double(w->valid ? w->p : NAN));
+	json_add(o, "ci95_low", json_double(w->valid ? w->ci_low : NAN));
+	json_add(o, "ci95_high", json_double(w->valid ? w->ci_high : NAN));
+	json_add(o, "significant", json_object_new_boolean(j->significant));
+	json_add_str(o, "verdict", verdict_name(j->verdict));
+	json_add_str(o, "why", j->why);
 	return o;
 }
 
@@ -281,15 +272,15 @@ static json_object *match_json(const struct comparison_set *c, const struct vari
 	json_object *o = identity_json(m->base);
 	json_object *rows = json_object_new_array();
 
-	add(o, "base_runs", json_object_new_int64(m->base->nr_runs));
-	add(o, "base_ok", json_object_new_int64(m->base->nr_ok));
-	add(o, "new_runs", json_object_new_int64(m->cand->nr_runs));
-	add(o, "new_ok", json_object_new_int64(m->cand->nr_ok));
-	add(o, "more_failures", json_object_new_boolean(m->more_failures));
-	add_str(o, "differences", m->differences[0] ? m->differences : NULL);
+	json_add(o, "base_runs", json_object_new_int64(m->base->nr_runs));
+	json_add(o, "base_ok", json_object_new_int64(m->base->nr_ok));
+	json_add(o, "new_runs", json_object_new_int64(m->cand->nr_runs));
+	json_add(o, "new_ok", json_object_new_int64(m->cand->nr_ok));
+	json_add(o, "more_failures", json_object_new_boolean(m->more_failures));
+	json_add_str(o, "differences", m->differences[0] ? m->differences : NULL);
 	for (unsigned i = 0; i < c->nr_metrics; i++)
 		json_object_array_add(rows, row_json(&m->rows[i]));
-	add(o, "metrics", rows);
+	json_add(o, "metrics", rows);
 	return o;
 }
 
@@ -302,29 +293,30 @@ static json_object *compare_json(const struct comparison_set *c)
 	json_object *only_cand = json_object_new_array();
 	json_object *counts = json_object_new_object();
 
-	add_str(root, "schema", COMPARE_SCHEMA);
-	add(root, "schema_version", json_object_new_int(COMPARE_SCHEMA_VERSION));
-	add(root, "base", file_json(c->base));
-	add(root, "new", file_json(c->cand));
-	add(root, "threshold_pct", json_report_double(c->threshold_pct));
-	add(root, "alpha", json_report_double(VERDICT_ALPHA));
+	json_add_str(root, "schema", COMPARE_SCHEMA);
+	json_add(root, "schema_version", json_object_new_int(COMPARE_SCHEMA_VERSION));
+	json_add(root, "base", file_json(c->base));
+	json_add(root, "new", file_json(c->cand));
+	json_add(root, "threshold_pct", json_double(c->threshold_pct));
+	json_add(root, "alpha", json_double(VERDICT_ALPHA));
 	for (unsigned i = 0; i < c->nr_metrics; i++)
 		json_object_array_add(names, json_object_new_string(c->metrics[i]->name));
-	add(root, "metrics", names);
+	json_add(root, "metrics", names);
 	for (unsigned i = 0; i < c->nr_matches; i++)
 		json_object_array_add(variants, match_json(c, &c->matches[i]));
-	add(root, "variants", variants);
+	json_add(root, "variants", variants);
 	for (unsigned i = 0; i < c->nr_only_base; i++)
 		json_object_array_add(only_base, identity_json(c->only_base[i]));
-	add(root, "only_in_base", only_base);
+	json_add(root, "only_in_base", only_base);
 	for (unsigned i = 0; i < c->nr_only_cand; i++)
 		json_object_array_add(only_cand, identity_json(c->only_cand[i]));
-	add(root, "only_in_new", only_cand);
+	json_add(root, "only_in_new", only_cand);
 	for (unsigned v = 0; v <= VERDICT_WORSE; v++)
-		add(counts, verdict_name((enum verdict)v), json_object_new_int64(c->verdicts[v]));
-	add(counts, "more_failures", json_object_new_int64(c->more_failures));
-	add(root, "counts", counts);
-	add(root, "exit_status", json_object_new_int(comparison_set_status(c)));
+		json_add(counts, verdict_name((enum verdict)v),
+			 json_object_new_int64(c->verdicts[v]));
+	json_add(counts, "more_failures", json_object_new_int64(c->more_failures));
+	json_add(root, "counts", counts);
+	json_add(root, "exit_status", json_object_new_int(comparison_set_status(c)));
 	return root;
 }
 

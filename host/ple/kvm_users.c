@@ -51,16 +51,6 @@ static unsigned count_kvm_fds(const char *proc_root, const char *pid)
 	return n;
 }
 
-static bool all_digits(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!isdigit((unsigned char)*s))
-			return false;
-	return true;
-}
-
 int kvm_users_describe(const char *proc_root, char *out, size_t outlen)
 {
 	size_t used = 0;
@@ -72,7 +62,7 @@ int kvm_users_describe(const char *proc_root, char *out, size_t outlen)
 		return 0;
 	struct dirent *e;
 	while ((e = readdir(d))) {
-		if (!all_digits(e->d_name))
+		if (!str_all_digits(e->d_name))
 			continue;
 		unsigned fds = count_kvm_fds(proc_root, e->d_name);
 		if (!fds)

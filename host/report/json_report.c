@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include "report/json_util.h"
 #include "report/json_report.h"
 
 #include <ctype.h>
@@ -20,46 +21,6 @@
 #endif
 
 /* ---- values ----------------------------------------------------------- */
-
-static void add(json_object *o, const char *key, json_object *v)
-{
-	json_object_object_add(o, key, v);
-}
-
-static void add_u64(json_object *o, const char *key, uint64_t v)
-{
-	add(o, key, json_object_new_uint64(v));
-}
-
-static void add_str(json_object *o, const char *key, const char *v)
-{
-	add(o, key, v ? json_object_new_string(v) : NULL);
-}
-
-/*
- * Shortest text that reads back as the same double, so 0.2 is written
- * as 0.2 and not 0.20000000000000001; always with a '.' or exponent so
- * that readers see a float even for whole values. NaN and infinities are
- * not JSON: they become null.
- */
-json_object *json_report_double(double v)
-{
-	char buf[40];
-
-	if (!isfinite(v))
-		return NULL;
-	snprintf(buf, sizeof(buf), "%.15g", v);
-	if (strtod(buf, NULL) != v)
-		snprintf(buf, sizeof(buf), "%.17g", v);
-	if (!strpbrk(buf, ".eE"))
-		strcat(buf, ".0");
-	return json_object_new_double_s(v, buf);
-}
-
-static void add_double(json_object *o, const char *key, double v)
-{
-	add(o, key, json_report_double(v));
-}
 
 /* ---- host ------------------------------------------------------------- */
 
@@ -89,7 +50,7 @@ static json_object *ple_params_json(const char *text)
 		char *eq = strchr(tok, '=');
 		if (eq)
 			*eq = '\0';
-		add(o, tok, eq ? param_value(eq + 1) : NULL);
+		json_add(o, tok, eq ? param_value(eq + 1) : NULL);
 	}
 	free(copy);
 	return o;
@@ -99,12 +60,13 @@ static json_object *host_json(const struct host_info *h)
 {
 	json_object *o = json_object_new_object();
 
-	add_str(o, "kernel", h->kernel);
-	add_str(o, "kvm_module", h->kvm_module);
-	add_str(o, "cpu_model", h->cpu_model);
-	add(o, "cpus", json_object_new_int64(h->cpus));
-	add(o, "cpus_online", h->cpus_online > 0 ? json_object_new_int64(h->cpus_online) : NULL);
-	add(o, "ple_params", ple_params_json(h->ple_params));
+	json_add_str(o, "kernel", h->kernel);
+	json_add_str(o, "kvm_module", h->kvm_module);
+	json_add_str(o, "cpu_model", h->cpu_model);
+	json_add(o, "cpus", json_object_new_int64(h->cpus));
+	json_add(o, "cpus_online",
+		 h->cpus_online > 0 ? json_object_new_int64(h->cpus_online) : NULL);
+	json_add(o, "ple_params", ple_params_json(h->ple_params));
 	return o;
 }
 
@@ -128,12 +90,12 @@ static json_object *timing_json(const struct run_timing *t)
 {
 	json_object *o = json_object_new_object();
 
-	add_u64(o, "created_ns", t->created_ns);
-	add_u64(o, "ready_ns", t->ready_ns);
-	add_u64(o, "first_acq_ns", t->first_acq_ns);
-	add_u64(o, "stopped_ns", t->stopped_ns);
-	add_u64(o, "torn_down_ns", t->torn_down_ns);
-	add_u64(o, "setup_insn_emulated", t->setup_insn_emulated);
+	json_add_u64(o, "created_ns", t->created_ns);
+	json_add_u64(o, "ready_ns", t->ready_ns);
+	json_add_u64(o, "first_acq_ns", t->first_acq_ns);
+	json_add_u64(o, "stopped_ns", t->stopped_ns);
+	json_add_u64(o, "torn_down_ns", t->torn_down_ns);
+	json_add_u64(o, "setup_insn_emulated", t->setup_insn_emulated);
 	return o;
 }
 
@@ -148,31 +110,31 @@ static json_object *summary_json(const struct variant_result *r)
 	struct figures f;
 
 	figures_for_variant(r, &f);
-	add_u64(o, "acquisitions", f.acquisitions);
-	add_double(o, "acq_per_s", f.acq_per_s);
-	add_double(o, "wait_p50_ns", f.wait_p50_ns);
-	add_double(o, "wait_p99_ns", f.wait_p99_ns);
-	add_double(o, "wait_max_ns", f.wait_max_ns);
-	add_double(o, "wait_mean_ns", f.wait_mean_ns);
-	add_double(o, "hold_p50_ns", f.hold_p50_ns);
-	add_double(o, "hold_max_ns", f.hold_max_ns);
-	add_u64(o, "stalls", f.stalls);
-	add_double(o, "stalled_ns", f.stalled_ns);
-	add_double(o, "stalled_share", f.stalled_share);
-	add_u64(o, "holder_preemptions", f.holder_preemptions);
-	add_double(o, "run_delay_ns", f.run_delay_ns);
-	add_double(o, "run_delay_share", f.run_delay_share);
-	add_double(o, "run_time_ns", f.run_time_ns);
-	add(o, "exits", exits_json(&f));
-	add(o, "exits_valid", json_object_new_boolean(f.exits_valid));
+	json_add_u64(o, "acquisitions", f.acquisitions);
+	json_add_double(o, "acq_per_s", f.acq_per_s);
+	json_add_double(o, "wait_p50_ns", f.wait_p50_ns);
+	json_add_double(o, "wait_p99_ns", f.wait_p99_ns);
+	json_add_double(o, "wait_max_ns", f.wait_max_ns);
+	json_add_double(o, "wait_mean_ns", f.wait_mean_ns);
+	json_add_double(o, "hold_p50_ns", f.hold_p50_ns);
+	json_add_double(o, "hold_max_ns", f.hold_max_ns);
+	json_add_u64(o, "stalls", f.stalls);
+	json_add_double(o, "stalled_ns", f.stalled_ns);
+	json_add_double(o, "stalled_share", f.stalled_share);
+	json_add_u64(o, "holder_preemptions", f.holder_preemptions);
+	json_add_double(o, "run_delay_ns", f.run_delay_ns);
+	json_add_double(o, "run_delay_share", f.run_delay_share);
+	json_add_double(o, "run_time_ns", f.run_time_ns);
+	json_add(o, "exits", exits_json(&f));
+	json_add(o, "exits_valid", json_object_new_boolean(f.exits_valid));
 	/* a count that cannot be had is null with its reason, never a 0 */
-	add(o, "pause_loop_exits",
-	    f.pause_loop_exits_valid ? json_object_new_uint64(f.pause_loop_exits) : NULL);
+	json_add(o, "pause_loop_exits",
+		 f.pause_loop_exits_valid ? json_object_new_uint64(f.pause_loop_exits) : NULL);
 	if (!f.pause_loop_exits_valid)
-		add_str(o, "pause_loop_exits_unavailable",
-			r->ple_why[0] ? r->ple_why : "not counted for every vCPU");
-	add(o, "ple_window_updates",
-	    f.ple_window_updates_valid ? json_object_new_uint64(f.ple_window_updates) : NULL);
+		json_add_str(o, "pause_loop_exits_unavailable",
+			     r->ple_why[0] ? r->ple_why : "not counted for every vCPU");
+	json_add(o, "ple_window_updates",
+		 f.ple_window_updates_valid ? json_object_new_uint64(f.ple_window_updates) : NULL);
 	return o;
 }
 
@@ -190,8 +152,8 @@ static json_object *histogram_json(const uint64_t *hist)
 		json_object_array_add(pair, json_object_new_uint64(hist[b]));
 		json_object_array_add(buckets, pair);
 	}
-	add_str(o, "unit", "tsc_cycles");
-	add(o, "buckets", buckets);
+	json_add_str(o, "unit", "tsc_cycles");
+	json_add(o, "buckets", buckets);
 	return o;
 }
 
@@ -201,7 +163,7 @@ static json_object *kvm_stats_json(const struct kvm_stats_snapshot *s)
 
 	for (int i = 0; i < KVM_STAT_COUNT; i++)
 		if (s->valid[i])
-			add_u64(o, kvm_stat_name((enum kvm_vcpu_stat)i), s->value[i]);
+			json_add_u64(o, kvm_stat_name((enum kvm_vcpu_stat)i), s->value[i]);
 	return o;
 }
 
@@ -211,32 +173,32 @@ static json_object *vcpu_json(const struct variant_result *r, const struct vcpu_
 	struct figures f;
 
 	figures_for_vcpu(r, rec, &f);
-	add(o, "vcpu", json_object_new_int64(rec->vcpu));
-	add(o, "host_cpu", rec->host_cpu >= 0 ? json_object_new_int(rec->host_cpu) : NULL);
-	add(o, "tid", json_object_new_int64(rec->tid));
-	add_u64(o, "acquisitions", f.acquisitions);
-	add_u64(o, "unmeasured_acquisitions", rec->guest.unmeasured_acquisitions);
-	add_u64(o, "contended", rec->guest.contended);
-	add_u64(o, "stalls", f.stalls);
-	add_double(o, "stalled_ns", f.stalled_ns);
-	add_double(o, "wait_p50_ns", f.wait_p50_ns);
-	add_double(o, "wait_p99_ns", f.wait_p99_ns);
-	add_double(o, "wait_max_ns", f.wait_max_ns);
-	add_double(o, "wait_mean_ns", f.wait_mean_ns);
-	add_double(o, "hold_p50_ns", f.hold_p50_ns);
-	add_double(o, "hold_max_ns", f.hold_max_ns);
-	add_u64(o, "holder_preemptions", f.holder_preemptions);
-	add_double(o, "run_delay_ns", f.run_delay_ns);
-	add_double(o, "run_time_ns", f.run_time_ns);
-	add_u64(o, "timeslices", rec->sched.timeslices);
-	add(o, "exits", exits_json(&f));
-	add(o, "pause_loop_exits",
-	    f.pause_loop_exits_valid ? json_object_new_uint64(f.pause_loop_exits) : NULL);
-	add(o, "ple_window_updates",
-	    f.ple_window_updates_valid ? json_object_new_uint64(f.ple_window_updates) : NULL);
-	add(o, "kvm_stats", kvm_stats_json(&rec->kvm));
-	add(o, "wait_histogram", histogram_json(rec->guest.hist_wait));
-	add(o, "hold_histogram", histogram_json(rec->guest.hist_hold));
+	json_add(o, "vcpu", json_object_new_int64(rec->vcpu));
+	json_add(o, "host_cpu", rec->host_cpu >= 0 ? json_object_new_int(rec->host_cpu) : NULL);
+	json_add(o, "tid", json_object_new_int64(rec->tid));
+	json_add_u64(o, "acquisitions", f.acquisitions);
+	json_add_u64(o, "unmeasured_acquisitions", rec->guest.unmeasured_acquisitions);
+	json_add_u64(o, "contended", rec->guest.contended);
+	json_add_u64(o, "stalls", f.stalls);
+	json_add_double(o, "stalled_ns", f.stalled_ns);
+	json_add_double(o, "wait_p50_ns", f.wait_p50_ns);
+	json_add_double(o, "wait_p99_ns", f.wait_p99_ns);
+	json_add_double(o, "wait_max_ns", f.wait_max_ns);
+	json_add_double(o, "wait_mean_ns", f.wait_mean_ns);
+	json_add_double(o, "hold_p50_ns", f.hold_p50_ns);
+	json_add_double(o, "hold_max_ns", f.hold_max_ns);
+	json_add_u64(o, "holder_preemptions", f.holder_preemptions);
+	json_add_double(o, "run_delay_ns", f.run_delay_ns);
+	json_add_double(o, "run_time_ns", f.run_time_ns);
+	json_add_u64(o, "timeslices", rec->sched.timeslices);
+	json_add(o, "exits", exits_json(&f));
+	json_add(o, "pause_loop_exits",
+		 f.pause_loop_exits_valid ? json_object_new_uint64(f.pause_loop_exits) : NULL);
+	json_add(o, "ple_window_updates",
+		 f.ple_window_updates_valid ? json_object_new_uint64(f.ple_window_updates) : NULL);
+	json_add(o, "kvm_stats", kvm_stats_json(&rec->kvm));
+	json_add(o, "wait_histogram", histogram_json(rec->guest.hist_wait));
+	json_add(o, "hold_histogram", histogram_json(rec->guest.hist_hold));
 	return o;
 }
 
@@ -259,13 +221,13 @@ static json_object *vm_json(const struct variant_result *r, unsigned vm)
 	json_object *o = json_object_new_object();
 	json_object *vcpus = json_object_new_array();
 
-	add(o, "vm", json_object_new_int64(vm));
-	add(o, "protected_counter",
-	    r->protected_counter ? json_object_new_uint64(r->protected_counter[vm]) : NULL);
+	json_add(o, "vm", json_object_new_int64(vm));
+	json_add(o, "protected_counter",
+		 r->protected_counter ? json_object_new_uint64(r->protected_counter[vm]) : NULL);
 	for (unsigned i = 0; i < r->nr_records; i++)
 		if (r->records[i].vm == vm)
 			json_object_array_add(vcpus, vcpu_json(r, &r->records[i]));
-	add(o, "vcpus", vcpus);
+	json_add(o, "vcpus", vcpus);
 	return o;
 }
 
@@ -275,21 +237,21 @@ static json_object *run_json(const struct variant_result *r, unsigned repeat)
 	json_object *vms = json_object_new_array();
 	unsigned n = nr_vms(r);
 
-	add(o, "repeat", json_object_new_int64(repeat));
-	add(o, "ok", json_object_new_boolean(r->ok));
+	json_add(o, "repeat", json_object_new_int64(repeat));
+	json_add(o, "ok", json_object_new_boolean(r->ok));
 	if (!r->ok)
-		add_str(o, "error", r->error[0] ? r->error : "unknown error");
-	add_double(o, "interval_s", r->interval_s);
-	add_u64(o, "tsc_khz", r->tsc_khz);
+		json_add_str(o, "error", r->error[0] ? r->error : "unknown error");
+	json_add_double(o, "interval_s", r->interval_s);
+	json_add_u64(o, "tsc_khz", r->tsc_khz);
 	if (r->ple_note[0])
-		add_str(o, "ple_note", r->ple_note);
-	add(o, "timing", timing_json(&r->timing));
+		json_add_str(o, "ple_note", r->ple_note);
+	json_add(o, "timing", timing_json(&r->timing));
 	/* figures of a failed run would look like results: leave them out */
-	add(o, "summary", r->ok ? summary_json(r) : NULL);
+	json_add(o, "summary", r->ok ? summary_json(r) : NULL);
 	for (unsigned vm = 0; vm < n; vm++)
 		json_object_array_add(vms, vm_json(r, vm));
 	/* not "vms": that key of the variant holds the VM count */
-	add(o, "vm_results", vms);
+	json_add(o, "vm_results", vms);
 	return o;
 }
 
@@ -300,20 +262,20 @@ static void add_variant_identity(json_object *o, const struct variant *v)
 	char pcpus[PLERIG_MAX_PCPUS * 6];
 
 	cpulist_format(v->pcpus, v->nr_pcpus, pcpus, sizeof(pcpus));
-	add_str(o, "backend", backend_name(v->backend));
-	add_str(o, "lock", lock_name(v->lock));
-	add_str(o, "relax", relax_name(v->relax));
-	add_str(o, "ring", ring_name(v->ring));
-	add_str(o, "ple", ple_name(v->ple));
-	add(o, "vms", json_object_new_int64(v->vms));
-	add(o, "vcpus", json_object_new_int64(v->vcpus));
-	add_str(o, "pcpus", pcpus);
-	add_str(o, "pin", v->pin_each ? "each" : "float");
-	add_u64(o, "cs_cycles", v->cs_cycles);
-	add_u64(o, "think_cycles", v->think_cycles);
-	add_double(o, "stall_us", v->stall_us);
-	add_double(o, "warmup_s", v->warmup_s);
-	add_double(o, "duration_s", v->duration_s);
+	json_add_str(o, "backend", backend_name(v->backend));
+	json_add_str(o, "lock", lock_name(v->lock));
+	json_add_str(o, "relax", relax_name(v->relax));
+	json_add_str(o, "ring", ring_name(v->ring));
+	json_add_str(o, "ple", ple_name(v->ple));
+	json_add(o, "vms", json_object_new_int64(v->vms));
+	json_add(o, "vcpus", json_object_new_int64(v->vcpus));
+	json_add_str(o, "pcpus", pcpus);
+	json_add_str(o, "pin", v->pin_each ? "each" : "float");
+	json_add_u64(o, "cs_cycles", v->cs_cycles);
+	json_add_u64(o, "think_cycles", v->think_cycles);
+	json_add_double(o, "stall_us", v->stall_us);
+	json_add_double(o, "warmup_s", v->warmup_s);
+	json_add_double(o, "duration_s", v->duration_s);
 }
 
 /* With no value (n = 0), mean 0 would read as a measurement: null instead. */
@@ -323,26 +285,26 @@ static json_object *sample_stats_json(const struct sample_stats *st)
 	const double none = NAN;
 	const int have = st->n > 0;
 
-	add(o, "n", json_object_new_int64(st->n));
-	add_double(o, "mean", have ? st->mean : none);
-	add_double(o, "stddev", have ? st->stddev : none);
-	add_double(o, "rel", have ? st->rel : none);
-	add_double(o, "min", have ? st->min : none);
-	add_double(o, "max", have ? st->max : none);
-	add_double(o, "median", have ? st->median : none);
-	add_double(o, "mad", have ? st->mad : none);
-	add(o, "outliers", json_object_new_int64(st->outliers));
-	add(o, "bimodal", json_object_new_boolean(st->bimodal));
+	json_add(o, "n", json_object_new_int64(st->n));
+	json_add_double(o, "mean", have ? st->mean : none);
+	json_add_double(o, "stddev", have ? st->stddev : none);
+	json_add_double(o, "rel", have ? st->rel : none);
+	json_add_double(o, "min", have ? st->min : none);
+	json_add_double(o, "max", have ? st->max : none);
+	json_add_double(o, "median", have ? st->median : none);
+	json_add_double(o, "mad", have ? st->mad : none);
+	json_add(o, "outliers", json_object_new_int64(st->outliers));
+	json_add(o, "bimodal", json_object_new_boolean(st->bimodal));
 	if (st->bimodal) {
 		json_object *modes = json_object_new_array();
 		json_object *low = json_object_new_object(), *high = json_object_new_object();
-		add(low, "n", json_object_new_int64(st->n_low));
-		add_double(low, "mean", st->low_mean);
-		add(high, "n", json_object_new_int64(st->n_high));
-		add_double(high, "mean", st->high_mean);
+		json_add(low, "n", json_object_new_int64(st->n_low));
+		json_add_double(low, "mean", st->low_mean);
+		json_add(high, "n", json_object_new_int64(st->n_high));
+		json_add_double(high, "mean", st->high_mean);
 		json_object_array_add(modes, low);
 		json_object_array_add(modes, high);
-		add(o, "modes", modes);
+		json_add(o, "modes", modes);
 	}
 	return o;
 }
@@ -361,7 +323,7 @@ static json_object *stats_json(const struct series *s)
 			sample_stats_compute(values, series_values(s, &metrics[m], values), &st);
 		else
 			sample_stats_compute(NULL, 0, &st);
-		add(o, metrics[m].name, sample_stats_json(&st));
+		json_add(o, metrics[m].name, sample_stats_json(&st));
 	}
 	free(values);
 	return o;
@@ -375,8 +337,8 @@ static json_object *series_json(const struct series *s)
 	add_variant_identity(o, &s->variant);
 	for (unsigned i = 0; i < s->nr_runs; i++)
 		json_object_array_add(runs, run_json(&s->runs[i], i));
-	add(o, "runs", runs);
-	add(o, "stats", stats_json(s));
+	json_add(o, "runs", runs);
+	json_add(o, "stats", stats_json(s));
 	return o;
 }
 
@@ -385,11 +347,11 @@ static json_object *series_json(const struct series *s)
 static json_object *test_json(const struct welch_result *w, unsigned n)
 {
 	json_object *o = json_object_new_object();
-	add(o, "n", json_object_new_int64(n));
-	add_double(o, "delta_pct", n ? 100.0 * w->diff : NAN);
-	add_double(o, "p_value", w->valid ? w->p : NAN);
-	add_double(o, "ci95_low_pct", w->valid ? 100.0 * w->ci_low : NAN);
-	add_double(o, "ci95_high_pct", w->valid ? 100.0 * w->ci_high : NAN);
+	json_add(o, "n", json_object_new_int64(n));
+	json_add_double(o, "delta_pct", n ? 100.0 * w->diff : NAN);
+	json_add_double(o, "p_value", w->valid ? w->p : NAN);
+	json_add_double(o, "ci95_low_pct", w->valid ? 100.0 * w->ci_low : NAN);
+	json_add_double(o, "ci95_high_pct", w->valid ? 100.0 * w->ci_high : NAN);
 	return o;
 }
 
@@ -402,22 +364,22 @@ static json_object *comparison_json(const struct comparison *c)
 	/* the run's own comparisons: significance alone, no size threshold */
 	verdict_judge(&c->base, &c->cand, w, c->metric->better, 0.0, &welch);
 	comparison_judge(c, 0.0, &j);
-	add(o, "baseline", json_object_new_int64(c->baseline));
-	add(o, "candidate", json_object_new_int64(c->candidate));
-	add_str(o, "metric", c->metric->name);
-	add_str(o, "better", c->metric->better > 0 ? "higher" : "lower");
-	add_double(o, "baseline_mean", c->base.n ? c->base.mean : NAN);
-	add_double(o, "candidate_mean", c->cand.n ? c->cand.mean : NAN);
-	add_double(o, "delta", welch.delta);
-	add_double(o, "delta_pct", welch.delta_pct);
-	add_double(o, "p_value", w->valid ? w->p : NAN);
-	add_double(o, "ci95_low", w->valid ? w->ci_low : NAN);
-	add_double(o, "ci95_high", w->valid ? w->ci_high : NAN);
+	json_add(o, "baseline", json_object_new_int64(c->baseline));
+	json_add(o, "candidate", json_object_new_int64(c->candidate));
+	json_add_str(o, "metric", c->metric->name);
+	json_add_str(o, "better", c->metric->better > 0 ? "higher" : "lower");
+	json_add_double(o, "baseline_mean", c->base.n ? c->base.mean : NAN);
+	json_add_double(o, "candidate_mean", c->cand.n ? c->cand.mean : NAN);
+	json_add_double(o, "delta", welch.delta);
+	json_add_double(o, "delta_pct", welch.delta_pct);
+	json_add_double(o, "p_value", w->valid ? w->p : NAN);
+	json_add_double(o, "ci95_low", w->valid ? w->ci_low : NAN);
+	json_add_double(o, "ci95_high", w->valid ? w->ci_high : NAN);
 	/* interleaved runs, paired by round: the test the verdict rests on when present */
-	add(o, "paired", c->paired_n ? test_json(&c->paired, c->paired_n) : NULL);
-	add_str(o, "test", c->paired_n ? "paired" : "welch");
-	add(o, "significant", json_object_new_boolean(j.significant));
-	add_str(o, "verdict", verdict_name(j.verdict));
+	json_add(o, "paired", c->paired_n ? test_json(&c->paired, c->paired_n) : NULL);
+	json_add_str(o, "test", c->paired_n ? "paired" : "welch");
+	json_add(o, "significant", json_object_new_boolean(j.significant));
+	json_add_str(o, "verdict", verdict_name(j.verdict));
 	return o;
 }
 
@@ -429,25 +391,26 @@ static json_object *report_json(const struct report *rep)
 	json_object *variants = json_object_new_array();
 	json_object *comparisons = json_object_new_array();
 
-	add_str(root, "schema", JSON_REPORT_SCHEMA);
-	add(root, "schema_version", json_object_new_int(JSON_REPORT_SCHEMA_VERSION));
-	add_str(root, "plerig_version", PLERIG_VERSION);
-	add_str(root, "command_line", rep->command_line);
-	add(root, "host", host_json(&rep->host));
-	add(root, "repeat", json_object_new_int64(rep->repeat));
-	add(root, "discard_rounds", json_object_new_int64(rep->discard_rounds));
-	add_str(root, "order", order_name(rep->order));
+	json_add_str(root, "schema", JSON_REPORT_SCHEMA);
+	json_add(root, "schema_version", json_object_new_int(JSON_REPORT_SCHEMA_VERSION));
+	json_add_str(root, "plerig_version", PLERIG_VERSION);
+	json_add_str(root, "command_line", rep->command_line);
+	json_add(root, "host", host_json(&rep->host));
+	json_add(root, "repeat", json_object_new_int64(rep->repeat));
+	json_add(root, "discard_rounds", json_object_new_int64(rep->discard_rounds));
+	json_add_str(root, "order", order_name(rep->order));
 	/* only a shuffled order needs its seed to be reproduced */
-	add(root, "seed", rep->order == ORDER_SHUFFLE ? json_object_new_uint64(rep->seed) : NULL);
-	add_str(root, "baseline", rep->baseline);
-	add(root, "interrupted", json_object_new_boolean(rep->interrupted));
+	json_add(root, "seed",
+		 rep->order == ORDER_SHUFFLE ? json_object_new_uint64(rep->seed) : NULL);
+	json_add_str(root, "baseline", rep->baseline);
+	json_add(root, "interrupted", json_object_new_boolean(rep->interrupted));
 	for (unsigned i = 0; i < rep->nr_series; i++)
 		json_object_array_add(variants, series_json(&rep->series[i]));
-	add(root, "variants", variants);
+	json_add(root, "variants", variants);
 	for (unsigned i = 0; i < rep->nr_comparisons; i++)
 		if (rep->comparisons[i].metric)
 			json_object_array_add(comparisons, comparison_json(&rep->comparisons[i]));
-	add(root, "comparisons", comparisons);
+	json_add(root, "comparisons", comparisons);
 	return root;
 }
 

@@ -42,11 +42,4 @@
  */
 int json_report_write(const char *path, const struct report *rep, char *err, size_t errlen);
 
-/*
- * A double as this writer writes them: the shortest text that reads back
- * the same, always with '.' or an exponent; NULL (JSON null) when not
- * finite. For other writers of plerig JSON.
- */
-struct json_object *json_report_double(double v);
-
 #endif

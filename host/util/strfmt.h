@@ -3,8 +3,10 @@
 #ifndef PLERIG_STRFMT_H
 #define PLERIG_STRFMT_H
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -18,6 +20,17 @@ static inline __attribute__((format(printf, 3, 4))) int pathf(char *buf, size_t 
 	int n = vsnprintf(buf, len, fmt, ap);
 	va_end(ap);
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+/* Decimal digits only, at least one: strtoull alone would take "-1", " 5" and "0x10". */
+static inline bool str_all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return false;
+	return true;
 }
 
 /* Copy @src into @dst (always terminated, cut to fit). */

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* json-c in plerig's style: members added by name, absent values as null. */
+#ifndef PLERIG_JSON_UTIL_H
+#define PLERIG_JSON_UTIL_H
+
+#include <json-c/json.h>
+#include <stdint.h>
+
+/*
+ * Shortest text that reads back as the same double (0.2, not
+ * 0.20000000000000001), always with a '.' or an exponent so that readers
+ * see a float; NaN and infinities are not JSON: NULL (null).
+ */
+json_object *json_double(double v);
+
+static inline void json_add(json_object *o, const char *key, json_object *v)
+{
+	json_object_object_add(o, key, v);
+}
+
+static inline void json_add_u64(json_object *o, const char *key, uint64_t v)
+{
+	json_add(o, key, json_object_new_uint64(v));
+}
+
+static inline void json_add_str(json_object *o, const char *key, const char *v)
+{
+	json_add(o, key, v ? json_object_new_string(v) : NULL);
+}
+
+static inline void json_add_double(json_object *o, const char *key, double v)
+{
+	json_add(o, key, json_double(v));
+}
+
+#endif
