@@ -20,6 +20,11 @@ static inline void ltr(uint16_t selector)
 	__asm__ volatile("ltr %0" : : "r"(selector));
 }
 
+static inline void wrmsr(uint32_t msr, uint64_t value)
+{
+	__asm__ volatile("wrmsr" : : "c"(msr), "a"((uint32_t)value), "d"((uint32_t)(value >> 32)));
+}
+
 static inline uint64_t read_cr2(void)
 {
 	uint64_t v;

@@ -99,6 +99,9 @@ static __attribute__((noreturn)) void storm_entry(uint64_t vcpu)
 	report(PLERIG_EVENT_DONE);
 }
 
+#define MSR_KVM_STEAL_TIME 0x4b564d03
+#define KVM_MSR_ENABLED	   1
+
 void guest_main(unsigned vcpu, uint64_t start_info) __attribute__((noreturn));
 void guest_main(unsigned vcpu, uint64_t start_info)
 {
@@ -117,6 +120,9 @@ void guest_main(unsigned vcpu, uint64_t start_info)
 	}
 	if (vcpu == 0 && standalone_active(shared))
 		standalone_start_aps(shared);
+	/* the host offers it only where CPUID has KVM_FEATURE_STEAL_TIME */
+	if (shared->config.flags & PLERIG_CONFIG_STEAL_TIME)
+		wrmsr(MSR_KVM_STEAL_TIME, (uint64_t)&shared->steal[vcpu] | KVM_MSR_ENABLED);
 	if (shared->config.ring == PLERIG_RING_USER)
 		enter_user(vcpu, (uint64_t)&user_stacks[(uint64_t)(vcpu + 1) << USTACK_SHIFT],
 			   (uint64_t)storm_entry);

@@ -38,8 +38,15 @@ struct thresholds {
  * A stall is a long wait for another holder. A long uncontended
  * acquisition is this vCPU's own preemption, which run_delay shows.
  */
+/* Where steal time is not registered: a counter that never moves, read all the same. */
+static const uint64_t no_steal_time;
+
+/*
+ * @stolen_in_wait / @stolen_in_hold: the vCPU's own steal time grew, i.e.
+ * the hypervisor kept it off its CPU, during the wait / the hold.
+ */
 static inline void record(struct plerig_vcpu_result *r, const struct thresholds *t, int contended,
-			  uint64_t wait, uint64_t hold)
+			  uint64_t wait, uint64_t hold, int stolen_in_wait, int stolen_in_hold)
 {
 	r->acquisitions++;
 	r->contended += (uint64_t)contended;
@@ -50,6 +57,7 @@ static inline void record(struct plerig_vcpu_result *r, const struct thresholds 
 	if (contended && wait > t->stall) {
 		r->stalls++;
 		r->stalled_cycles += wait;
+		r->stalls_self_preempted += (uint64_t)stolen_in_wait;
 	}
 	r->hold_total_cycles += hold;
 	if (hold > r->hold_max_cycles)
@@ -58,6 +66,7 @@ static inline void record(struct plerig_vcpu_result *r, const struct thresholds 
 	if (hold > t->hold_preempt) {
 		r->holder_preemptions++;
 		r->preempted_hold_cycles += hold;
+		r->holder_preemptions_steal += (uint64_t)stolen_in_hold;
 	}
 }
 
@@ -70,8 +79,9 @@ struct storm {
 	uint64_t cs_cycles;
 	uint64_t think_cycles;
 	struct thresholds t;
-	uint64_t measure_from;	/* self-timed: TSC where MEASURE starts */
-	uint64_t measure_until; /* self-timed: TSC where STOP starts */
+	uint64_t measure_from;		/* self-timed: TSC where MEASURE starts */
+	uint64_t measure_until;		/* self-timed: TSC where STOP starts */
+	const volatile uint64_t *steal; /* this vCPU's steal time (ns), or no_steal_time */
 };
 
 /* The phase of a self-timed run at TSC @now: the same answer on every vCPU. */
@@ -107,17 +117,20 @@ static inline __attribute__((always_inline)) void storm_loop(const struct storm 
 			started = 1;
 			r->measure_start_tsc = rdtsc();
 		}
+		const uint64_t s0 = *s->steal;
 		const uint64_t t0 = rdtsc();
 		const int contended = ops->acquire(&sh->lock, me);
 		const uint64_t t1 = rdtsc();
+		const uint64_t s1 = *s->steal;
 		*counter = *counter + 1;
 		sh->lock.holder = me;
 		spin_until(t1 + s->cs_cycles);
 		ops->release(&sh->lock, me);
 		const uint64_t t2 = rdtsc();
+		const uint64_t s2 = *s->steal;
 		phase = self_timed ? phase_at(s, t2) : phase_of(sh);
 		if (measured_start && phase == PLERIG_PHASE_MEASURE) {
-			record(r, &s->t, contended, t1 - t0, t2 - t1);
+			record(r, &s->t, contended, t1 - t0, t2 - t1, s1 != s0, s2 != s1);
 			r->measure_end_tsc = t2;
 		} else
 			r->unmeasured_acquisitions++;
@@ -136,6 +149,7 @@ void storm_run(struct plerig_shared *sh, unsigned me)
 	    .cs_cycles = cfg->cs_cycles,
 	    .think_cycles = cfg->think_cycles,
 	    .t = {cfg->stall_cycles, cfg->hold_preempt_cycles},
+	    .steal = cfg->flags & PLERIG_CONFIG_STEAL_TIME ? &sh->steal[me].steal : &no_steal_time,
 	};
 	const int self_timed = (cfg->flags & PLERIG_CONFIG_SELF_TIMED) != 0;
 	uint32_t phase;

@@ -58,6 +58,8 @@ void figures_for_vcpu(const struct variant_result *r, const struct vcpu_record *
 	out->stalled_ns = cycles_to_ns(r, (double)g->stalled_cycles);
 	out->stalled_share = share_of(out->stalled_ns, 1, r->interval_s);
 	out->holder_preemptions = g->holder_preemptions;
+	out->stalls_self_preempted = g->stalls_self_preempted;
+	out->holder_preemptions_steal = g->holder_preemptions_steal;
 	out->run_delay_ns = (double)rec->sched.wait_ns;
 	out->run_delay_share = share_of(out->run_delay_ns, 1, r->interval_s);
 	out->run_time_ns = (double)rec->sched.run_ns;
@@ -100,6 +102,8 @@ void figures_for_variant(const struct variant_result *r, struct figures *out)
 		out->stalls += g->stalls;
 		out->stalled_ns += cycles_to_ns(r, (double)g->stalled_cycles);
 		out->holder_preemptions += g->holder_preemptions;
+		out->stalls_self_preempted += g->stalls_self_preempted;
+		out->holder_preemptions_steal += g->holder_preemptions_steal;
 		out->run_delay_ns += (double)rec->sched.wait_ns;
 		out->run_time_ns += (double)rec->sched.run_ns;
 		if (rec->kvm.valid[KVM_STAT_EXITS])

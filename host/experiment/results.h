@@ -46,6 +46,7 @@ struct variant_result {
 	uint64_t *protected_counter; /* per VM: the lock's integrity counter */
 	char ple_why[512];	     /* why PAUSE-loop exits are not counted ("" when they are) */
 	char ple_note[160]; /* what a reader of the count must know (e.g. CPL > 0 on VMX) */
+	bool steal_time;    /* the guests registered steal time: *_self_preempted counts hold */
 };
 
 /* Per-vCPU or per-variant figures, in ns where time. */
@@ -62,8 +63,10 @@ struct figures {
 	double stalled_ns;
 	double stalled_share; /* stalled time / (vCPUs * interval) */
 	uint64_t holder_preemptions;
-	double run_delay_ns;	/* host run-queue wait of the vCPU thread(s) */
-	double run_delay_share; /* run_delay / (vCPUs * interval) */
+	uint64_t stalls_self_preempted;	   /* with steal time; see plerig_vcpu_result */
+	uint64_t holder_preemptions_steal; /* with steal time */
+	double run_delay_ns;		   /* host run-queue wait of the vCPU thread(s) */
+	double run_delay_share;		   /* run_delay / (vCPUs * interval) */
 	double run_time_ns;
 	uint64_t exits;
 	bool exits_valid;

@@ -53,6 +53,11 @@ static int create_vms(struct run *run)
 	struct plerig_config cfg;
 	char err[256];
 	guest_config_fill(&cfg, run->v);
+	/* steal time tells a stall's own preemption from the others' */
+	if (kvm_feature_supported(&run->kb->sys, KVM_FEATURE_STEAL_TIME)) {
+		cfg.flags |= PLERIG_CONFIG_STEAL_TIME;
+		run->r->steal_time = true;
+	}
 	const struct vm_options opts = {
 	    .disable_pause_exits = run->v->ple == PLE_OFF,
 	    .in_kernel_apic = run->v->relax == PLERIG_RELAX_PV_YIELD,
@@ -193,7 +198,7 @@ static int check_pv_yield(struct run *run)
 		    run->r, "relax pv-yield: under PVM (kvm_pvm) the guest's hypercall "
 			    "does not reach KVM_HC_SCHED_YIELD; run it on a kvm_intel "
 			    "or kvm_amd host");
-	if (!pv_sched_yield_supported(&run->kb->sys))
+	if (!kvm_feature_supported(&run->kb->sys, KVM_FEATURE_PV_SCHED_YIELD))
 		return phase_driver_fail(run->r, "relax pv-yield: this KVM does not offer "
 						 "KVM_FEATURE_PV_SCHED_YIELD (Linux >= 5.10)");
 	return 0;

@@ -18,14 +18,13 @@ const char *kvm_device_path(void)
 	return p && *p ? p : "/dev/kvm";
 }
 
-#define KVM_CPUID_FEATURES	   0x40000001u
-#define KVM_FEATURE_PV_SCHED_YIELD 13
+#define KVM_CPUID_FEATURES 0x40000001u
 
-bool pv_sched_yield_supported(const struct kvm_system *s)
+bool kvm_feature_supported(const struct kvm_system *s, unsigned bit)
 {
 	for (unsigned i = 0; s->cpuid && i < s->cpuid->nent; i++)
 		if (s->cpuid->entries[i].function == KVM_CPUID_FEATURES)
-			return s->cpuid->entries[i].eax & (1u << KVM_FEATURE_PV_SCHED_YIELD);
+			return s->cpuid->entries[i].eax & (1u << bit);
 	return false;
 }
 

@@ -21,8 +21,10 @@ const char *kvm_device_path(void);
 int kvm_system_open(struct kvm_system *s, char *err, size_t errlen);
 void kvm_system_close(struct kvm_system *s);
 
-/* KVM_FEATURE_PV_SCHED_YIELD in CPUID 0x40000001: the guest may ask for directed yields. */
-bool pv_sched_yield_supported(const struct kvm_system *s);
+/* KVM paravirtual features, CPUID 0x40000001 EAX, as KVM_GET_SUPPORTED_CPUID offers them. */
+#define KVM_FEATURE_STEAL_TIME	   5
+#define KVM_FEATURE_PV_SCHED_YIELD 13
+bool kvm_feature_supported(const struct kvm_system *s, unsigned bit);
 
 /* Which module drives KVM here, from /sys/module. */
 const char *kvm_detect_module(void);

@@ -122,6 +122,10 @@ static json_object *summary_json(const struct variant_result *r)
 	json_add_double(o, "stalled_ns", f.stalled_ns);
 	json_add_double(o, "stalled_share", f.stalled_share);
 	json_add_u64(o, "holder_preemptions", f.holder_preemptions);
+	json_add(o, "stalls_self_preempted",
+		 r->steal_time ? json_object_new_uint64(f.stalls_self_preempted) : NULL);
+	json_add(o, "holder_preemptions_steal",
+		 r->steal_time ? json_object_new_uint64(f.holder_preemptions_steal) : NULL);
 	json_add_double(o, "run_delay_ns", f.run_delay_ns);
 	json_add_double(o, "run_delay_share", f.run_delay_share);
 	json_add_double(o, "run_time_ns", f.run_time_ns);
@@ -188,6 +192,10 @@ static json_object *vcpu_json(const struct variant_result *r, const struct vcpu_
 	json_add_double(o, "hold_p50_ns", f.hold_p50_ns);
 	json_add_double(o, "hold_max_ns", f.hold_max_ns);
 	json_add_u64(o, "holder_preemptions", f.holder_preemptions);
+	json_add(o, "stalls_self_preempted",
+		 r->steal_time ? json_object_new_uint64(f.stalls_self_preempted) : NULL);
+	json_add(o, "holder_preemptions_steal",
+		 r->steal_time ? json_object_new_uint64(f.holder_preemptions_steal) : NULL);
 	json_add_double(o, "run_delay_ns", f.run_delay_ns);
 	json_add_double(o, "run_time_ns", f.run_time_ns);
 	json_add_u64(o, "timeslices", rec->sched.timeslices);

@@ -133,6 +133,15 @@ START_TEST(overcommit_on_one_cpu_shows_stalls_and_run_delay)
 	for (unsigned i = 0; i < r.nr_records; i++)
 		ck_assert_msg(r.records[i].sched.wait_ns > 0, "vCPU %u never waited for its CPU",
 			      i);
+	/*
+	 * On one CPU the holder runs only while the waiter does not: (nearly)
+	 * every stall saw the waiter's own steal time grow.
+	 */
+	if (r.steal_time)
+		ck_assert_msg(f.stalls_self_preempted * 10 >= f.stalls * 9,
+			      "%llu of %llu stalls with the waiter preempted",
+			      (unsigned long long)f.stalls_self_preempted,
+			      (unsigned long long)f.stalls);
 	variant_result_free(&r);
 }
 END_TEST

@@ -135,6 +135,11 @@ struct plerig_config {
  * the guest powers off; the guest also reads this config from fw_cfg and
  * starts its application processors itself. */
 #define PLERIG_CONFIG_SERIAL_RESULTS 0x2u
+/* Each vCPU registers plerig_shared.steal[vcpu] with MSR_KVM_STEAL_TIME, and
+ * the storm reads its own steal counter around each wait and each hold:
+ * a stall or a long hold during which it grew is this vCPU's own preemption.
+ * Only where CPUID 0x40000001 offers KVM_FEATURE_STEAL_TIME. */
+#define PLERIG_CONFIG_STEAL_TIME 0x4u
 
 struct plerig_fault {
 	uint64_t vector;
@@ -160,6 +165,11 @@ struct plerig_vcpu_result {
 	uint64_t hold_max_cycles;
 	uint64_t holder_preemptions;
 	uint64_t preempted_hold_cycles;
+	/* with PLERIG_CONFIG_STEAL_TIME: the vCPU's steal time grew during the
+	 * stall (the waiter itself lost its CPU: not the holder's doing) or during
+	 * the long hold (the holder's preemption, seen by the hypervisor) */
+	uint64_t stalls_self_preempted;
+	uint64_t holder_preemptions_steal;
 	uint64_t measure_start_tsc; /* guest TSC at the first measured iteration */
 	uint64_t measure_end_tsc;   /* guest TSC at the end of the last one */
 	struct plerig_fault fault;
@@ -190,18 +200,30 @@ struct plerig_lock_state {
 	uint32_t pv_yield_spins __attribute__((aligned(PLERIG_CACHELINE)));
 };
 
+/* KVM's struct kvm_steal_time: KVM writes it, 64-byte aligned, per vCPU. */
+struct plerig_steal_time {
+	uint64_t steal; /* ns runnable but not running */
+	uint32_t version;
+	uint32_t flags;
+	uint8_t preempted;
+	uint8_t pad8[3];
+	uint32_t pad32[11];
+} __attribute__((aligned(64)));
+
 struct plerig_shared {
 	struct plerig_config config;
 	uint32_t phase __attribute__((aligned(PLERIG_CACHELINE))); /* enum plerig_phase */
 	uint64_t start_tsc; /* self-timed: written by vCPU 0 before it leaves BOOT */
 	struct plerig_lock_state lock;
 	struct plerig_vcpu_result vcpu[PLERIG_MAX_VCPUS];
+	struct plerig_steal_time steal[PLERIG_MAX_VCPUS];
 };
 
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 _Static_assert(sizeof(struct plerig_shared) <= PLERIG_SHARED_SIZE,
 	       "shared block must fit its guest-physical window");
 _Static_assert(sizeof(struct plerig_config) == 128, "config layout is ABI");
+_Static_assert(sizeof(struct plerig_steal_time) == 64, "KVM's steal-time layout");
 #endif
 
 #endif /* __ASSEMBLER__ */
