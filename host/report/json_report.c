@@ -303,6 +303,9 @@ static json_object *sample_stats_json(const struct sample_stats *st)
 	json_add_double(o, "mad", have ? st->mad : none);
 	json_add(o, "outliers", json_object_new_int64(st->outliers));
 	json_add(o, "bimodal", json_object_new_boolean(st->bimodal));
+	json_add(o, "drift", json_object_new_boolean(st->drift));
+	json_add_double(o, "drift_rel", st->n >= 4 ? st->drift_rel : NAN);
+	json_add_double(o, "drift_p", st->n >= 4 && st->drift_p > 0 ? st->drift_p : NAN);
 	if (st->bimodal) {
 		json_object *modes = json_object_new_array();
 		json_object *low = json_object_new_object(), *high = json_object_new_object();

@@ -51,6 +51,9 @@ void stats_table_print(FILE *f, const struct report *rep)
 			if (st->outliers)
 				fprintf(f, "  %u outlier%s (> 3 MAD)", st->outliers,
 					st->outliers > 1 ? "s" : "");
+			if (st->drift)
+				fprintf(f, "  drift %+.1f%% first to last run",
+					100.0 * st->drift_rel);
 			if (st->bimodal)
 				fprintf(f, "  two modes: %u near %s, %u near %s", st->n_low,
 					format_value(&metrics[m], st->low_mean, lo, sizeof(lo)),

@@ -2,6 +2,7 @@
 #include "stats/sample_stats.h"
 
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_fit.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
@@ -45,6 +46,27 @@ static void find_modes(const double *sorted, unsigned n, struct sample_stats *ou
 	out->high_mean = gsl_stats_mean(sorted + split, 1, n - split);
 }
 
+#define DRIFT_ALPHA   0.01
+#define DRIFT_MIN_REL 0.02
+
+/* Least squares of x against its index; significant slopes only. */
+static void find_drift(const double *x, unsigned n, struct sample_stats *out)
+{
+	double *t = malloc(n * sizeof(*t));
+	double c0, c1, cov00, cov01, cov11, sumsq;
+	if (!t)
+		return;
+	for (unsigned i = 0; i < n; i++)
+		t[i] = i;
+	const int rc = gsl_fit_linear(t, 1, x, 1, n, &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
+	free(t);
+	if (rc || !(cov11 > 0.0) || out->mean == 0.0)
+		return;
+	out->drift_rel = c1 * (n - 1) / fabs(out->mean);
+	out->drift_p = 2.0 * gsl_cdf_tdist_Q(fabs(c1 / sqrt(cov11)), n - 2);
+	out->drift = out->drift_p < DRIFT_ALPHA && fabs(out->drift_rel) >= DRIFT_MIN_REL;
+}
+
 void sample_stats_compute(const double *x, unsigned n, struct sample_stats *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -72,8 +94,10 @@ void sample_stats_compute(const double *x, unsigned n, struct sample_stats *out)
 	for (unsigned i = 0; i < n; i++)
 		if (out->mad > 0.0 && fabs(x[i] - out->median) > limit)
 			out->outliers++;
-	if (n >= 4)
+	if (n >= 4) {
 		find_modes(sorted, n, out);
+		find_drift(x, n, out);
+	}
 	free(sorted);
 	free(work);
 }

@@ -30,6 +30,15 @@ struct sample_stats {
 	bool bimodal;
 	unsigned n_low, n_high;
 	double low_mean, high_mean;
+	/*
+	 * Drift: a straight line through the values in the order they were
+	 * taken (the caller's order is time order), its slope significant
+	 * (p < 0.01) and worth DRIFT_MIN_REL of the mean end to end. drift_rel
+	 * is the fitted change from the first run to the last, over the mean.
+	 */
+	bool drift;
+	double drift_rel;
+	double drift_p;
 };
 
 /* n may be 0 (everything 0). */

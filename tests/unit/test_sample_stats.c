@@ -50,6 +50,25 @@ START_TEST(two_modes_are_found_and_one_is_not)
 }
 END_TEST
 
+/* A machine that slows down 1 % per run, with noise of 0.2 %, against noise alone. */
+START_TEST(drift_is_found_in_time_order)
+{
+	double slowing[10], noisy[10];
+	static const double noise[10] = {0.2, -0.1, 0.0, 0.15, -0.2, 0.1, -0.05, 0.2, -0.15, 0.0};
+	for (unsigned i = 0; i < 10; i++) {
+		slowing[i] = 100.0 * (1.0 - 0.01 * i) + noise[i];
+		noisy[i] = 100.0 + noise[i];
+	}
+	struct sample_stats s;
+	sample_stats_compute(slowing, 10, &s);
+	ck_assert(s.drift);
+	ck_assert_double_eq_tol(s.drift_rel, -0.09 * 100.0 / s.mean, 0.005);
+	ck_assert(s.drift_p < 1e-6);
+	sample_stats_compute(noisy, 10, &s);
+	ck_assert(!s.drift);
+}
+END_TEST
+
 START_TEST(one_sample_has_no_spread)
 {
 	const double x[] = {42};
@@ -150,6 +169,7 @@ int main(void)
 	TCase *tc = tcase_create("stats");
 	tcase_add_test(tc, textbook_mean_stddev_median_mad);
 	tcase_add_test(tc, one_sample_has_no_spread);
+	tcase_add_test(tc, drift_is_found_in_time_order);
 	tcase_add_test(tc, two_modes_are_found_and_one_is_not);
 	tcase_add_test(tc, welch_matches_r_on_the_sleep_data);
 	tcase_add_test(tc, welch_extremes);
