@@ -45,6 +45,7 @@ struct lv_backend {
 	char guest_path[PATH_MAX];
 	uint64_t tsc_khz;
 	unsigned runs;
+	struct ple_probe ple; /* where PAUSE-loop exit counts come from on this host */
 	char description[sizeof(((struct lv_connection *)0)->uri) + 160];
 };
 
@@ -332,6 +333,53 @@ static void snapshot_all(struct lv_run *run, struct schedstat *sched,
  * its snapshots, from the last hello on (each VM opens its storm a few ms
  * after its hello, once its other vCPUs are up).
  */
+/*
+ * PAUSE-loop exits of QEMU's vCPU threads: another process, but root may
+ * count its threads' tracepoints as it counts its own. Local QEMU only.
+ */
+static struct ple_counters *open_ple_counters(struct lv_run *run, unsigned n)
+{
+	const struct lv_backend *b = run->b;
+	const char *why = NULL;
+	if (b->tcg)
+		why = "TCG: no KVM, no PAUSE-loop exits";
+	else if (!b->lc.local)
+		why = "QEMU runs on another host: its vCPU threads cannot be counted from here";
+	else if (!b->ple.pause_exits_ok)
+		why = b->ple.pause_exits_why;
+	struct ple_counters *c = why ? NULL : calloc(n, sizeof(*c));
+	if (!c) {
+		snprintf(run->r->ple_why, sizeof(run->r->ple_why), "%s",
+			 why ? why : "out of memory for counters");
+		return NULL;
+	}
+	for (unsigned g = 0; g < n; g++) {
+		const struct lv_domain *d = &run->doms[g / run->v->vcpus];
+		ple_counters_open(&c[g], &b->ple, d->vcpus[g % run->v->vcpus].tid);
+		if (c[g].pause_exits_why[0] && !run->r->ple_why[0])
+			snprintf(run->r->ple_why, sizeof(run->r->ple_why), "%s",
+				 c[g].pause_exits_why);
+	}
+	return c;
+}
+
+static void read_ple_counters(struct ple_counters *c, unsigned n, struct ple_counts *out)
+{
+	for (unsigned g = 0; g < n; g++) {
+		if (c)
+			ple_counters_read(&c[g], &out[g]);
+		else
+			memset(&out[g], 0, sizeof(out[g]));
+	}
+}
+
+static void close_ple_counters(struct ple_counters *c, unsigned n)
+{
+	for (unsigned g = 0; c && g < n; g++)
+		ple_counters_close(&c[g]);
+	free(c);
+}
+
 static int measure(struct lv_run *run)
 {
 	const unsigned n = run->v->vms * run->v->vcpus;
@@ -343,8 +391,11 @@ static int measure(struct lv_run *run)
 				      calloc(n, sizeof(struct schedstat))};
 	struct kvm_stats_snapshot *kvm[2] = {calloc(n, sizeof(struct kvm_stats_snapshot)),
 					     calloc(n, sizeof(struct kvm_stats_snapshot))};
+	struct ple_counts *ple[2] = {calloc(n, sizeof(struct ple_counts)),
+				     calloc(n, sizeof(struct ple_counts))};
+	struct ple_counters *counters = open_ple_counters(run, n);
 	int rc = -1;
-	if (!sched[0] || !sched[1] || !kvm[0] || !kvm[1]) {
+	if (!sched[0] || !sched[1] || !kvm[0] || !kvm[1] || !ple[0] || !ple[1]) {
 		phase_driver_fail(run->r, "out of memory for snapshots");
 		goto out;
 	}
@@ -352,13 +403,16 @@ static int measure(struct lv_run *run)
 	if (wait_all(run, WAIT_NOTHING, m0, POLL_RUN_NS) < 0)
 		goto out;
 	snapshot_all(run, sched[0], kvm[0]);
+	read_ple_counters(counters, n, ple[0]);
 	const uint64_t m1 = m0 + (uint64_t)(run->v->duration_s * 1e9);
 	if (wait_all(run, WAIT_NOTHING, m1, POLL_RUN_NS) < 0)
 		goto out;
 	snapshot_all(run, sched[1], kvm[1]);
+	read_ple_counters(counters, n, ple[1]);
 	for (unsigned g = 0; g < n; g++) {
 		schedstat_delta(&sched[0][g], &sched[1][g], &run->r->records[g].sched);
 		kvm_stats_delta(&kvm[0][g], &kvm[1][g], &run->r->records[g].kvm);
+		ple_counts_delta(&ple[0][g], &ple[1][g], &run->r->records[g].ple);
 		if (kvm[0][g].valid[KVM_STAT_INSN_EMULATION])
 			run->r->timing.setup_insn_emulated +=
 			    kvm[0][g].value[KVM_STAT_INSN_EMULATION];
@@ -370,7 +424,9 @@ out:
 	for (int i = 0; i < 2; i++) {
 		free(sched[i]);
 		free(kvm[i]);
+		free(ple[i]);
 	}
+	close_ple_counters(counters, n);
 	return rc;
 }
 
@@ -430,9 +486,10 @@ static int lv_run_variant(struct backend *base, const struct variant *v, struct 
 	if (v->ple == PLE_OFF && run.b->tcg)
 		return phase_driver_fail(r, "--ple off: TCG has no PAUSE interception to turn off");
 	r->tsc_khz = run.b->tsc_khz;
-	snprintf(r->ple_why, sizeof(r->ple_why),
-		 "not counted on the libvirt backend yet (QEMU's vCPU threads are in another "
-		 "process); use --backend kvm for PAUSE-loop exits");
+	const char *note = ple_variant_note(&run.b->ple, v->ring, v->ple == PLE_OFF);
+	if (note)
+		snprintf(r->ple_note, sizeof(r->ple_note), "%s", note);
+
 	if (run_dir_create(&run.dir, err, sizeof(err)))
 		phase_driver_fail(r, "%s", err);
 	else if (!create_domains(&run)) {
@@ -573,6 +630,7 @@ struct backend *libvirt_backend_open(const struct libvirt_backend_options *o, ch
 	/* as for the kvm backend: ring 0 where it is native (Intel PLE counts only
 	 * there), else ring 3; under TCG everything is emulated alike */
 	b->base.default_ring = o->tcg ? PLERIG_RING_USER : kvm_default_ring(kvm_detect_module());
+	ple_probe_init(&b->ple);
 	snprintf(b->description, sizeof(b->description), "QEMU %s through libvirt (%s)",
 		 o->tcg ? "TCG, EMULATED: no KVM, timings are not a machine's" : "with KVM",
 		 b->lc.uri);
