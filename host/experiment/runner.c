@@ -232,25 +232,50 @@ static void setup_report(struct runner *rn, char *command_line)
 }
 
 /* Why a figure is missing, or what its reader must know: once per distinct text. */
+struct note {
+	const char *text;
+	bool is_note;		      /* ple_note rather than ple_why */
+	bool backends[BACKEND_COUNT]; /* which backends said it */
+};
+
+static void note_add(struct note *notes, unsigned *n, unsigned max, const char *text, bool is_note,
+		     enum backend_kind b)
+{
+	if (!text[0])
+		return;
+	for (unsigned k = 0; k < *n; k++) {
+		if (!strcmp(notes[k].text, text) && notes[k].is_note == is_note) {
+			notes[k].backends[b] = true;
+			return;
+		}
+	}
+	if (*n == max)
+		return;
+	notes[*n] = (struct note){.text = text, .is_note = is_note};
+	notes[(*n)++].backends[b] = true;
+}
+
 static void print_ple_notes(const struct runner *rn, FILE *f)
 {
-	const char *seen[16];
+	struct note notes[16];
 	unsigned n = 0;
 	for (unsigned i = 0; i < rn->rep.nr_series; i++) {
 		const struct series *s = &rn->rep.series[i];
 		for (unsigned r = 0; r < s->nr_runs; r++) {
-			const char *texts[] = {s->runs[r].ple_why, s->runs[r].ple_note};
-			for (unsigned t = 0; t < 2; t++) {
-				bool known = !texts[t][0];
-				for (unsigned k = 0; k < n && !known; k++)
-					known = !strcmp(seen[k], texts[t]);
-				if (known || n == sizeof(seen) / sizeof(seen[0]))
-					continue;
-				seen[n++] = texts[t];
-				fprintf(f, "%s %s: %s\n", t ? "note" : "ple-exits n/a",
-					backend_name(s->variant.backend), texts[t]);
+			note_add(notes, &n, 16, s->runs[r].ple_why, false, s->variant.backend);
+			note_add(notes, &n, 16, s->runs[r].ple_note, true, s->variant.backend);
+		}
+	}
+	for (unsigned k = 0; k < n; k++) {
+		fprintf(f, "%s (", notes[k].is_note ? "note" : "ple-exits n/a");
+		const char *sep = "";
+		for (unsigned b = 0; b < BACKEND_COUNT; b++) {
+			if (notes[k].backends[b]) {
+				fprintf(f, "%s%s", sep, backend_name((enum backend_kind)b));
+				sep = ", ";
 			}
 		}
+		fprintf(f, "): %s\n", notes[k].text);
 	}
 }
 
