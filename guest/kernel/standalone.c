@@ -76,9 +76,27 @@ static void put_end(struct frame_buf *b, const struct plerig_shared *sh, uint32_
 	frame_put(b, PLERIG_FRAME_END, 0, &end, sizeof(end));
 }
 
+/*
+ * After the results, a grace period before the power-off: plerig ends QEMU
+ * itself as soon as it has read them, in milliseconds. A guest that powers
+ * off first sends libvirt into its own kill path, which finds QEMU still
+ * exiting and sleeps 200 ms before it looks again, holding the domain.
+ * Any other host still sees the power-off, 100 ms later.
+ */
+#define POWER_OFF_GRACE_MS 100
+
+/* 0 before the config is read: no grace then */
+static uint64_t shared_tsc_khz(void)
+{
+	return ((const struct plerig_shared *)PLERIG_SHARED_GPA)->config.tsc_khz;
+}
+
 static __attribute__((noreturn)) void send_and_power_off(const void *data, uint64_t len)
 {
 	outsb(COM1, data, len);
+	const uint64_t until = rdtsc() + shared_tsc_khz() * POWER_OFF_GRACE_MS;
+	while ((int64_t)(rdtsc() - until) < 0)
+		__asm__ volatile("pause");
 	mmio_write8(GED_SLEEP_CTL, GED_POWER_OFF);
 	halt_forever();
 }

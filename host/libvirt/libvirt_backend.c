@@ -46,6 +46,9 @@ struct lv_backend {
 	uint64_t tsc_khz;
 	unsigned runs;
 	struct ple_probe ple; /* where PAUSE-loop exit counts come from on this host */
+	/* domains whose QEMU plerig ended itself, left to libvirt until close */
+	virDomainPtr *settling;
+	unsigned nr_settling;
 	char description[sizeof(((struct lv_connection *)0)->uri) + 160];
 };
 
@@ -477,6 +480,17 @@ static int collect(struct lv_run *run)
 	return 0;
 }
 
+/* A place for one more settling domain, or NULL (then teardown waits for it). */
+static virDomainPtr *settle_slot(struct lv_backend *b)
+{
+	virDomainPtr *grown = realloc(b->settling, (b->nr_settling + 1) * sizeof(*grown));
+	if (!grown)
+		return NULL;
+	b->settling = grown;
+	b->settling[b->nr_settling] = NULL;
+	return &b->settling[b->nr_settling++];
+}
+
 static int lv_run_variant(struct backend *base, const struct variant *v, struct variant_result *r)
 {
 	struct lv_run run = {.b = (struct lv_backend *)base, .v = v, .r = r, .t0 = monotonic_ns()};
@@ -498,7 +512,7 @@ static int lv_run_variant(struct backend *base, const struct variant *v, struct 
 			collect(&run);
 	}
 	for (unsigned i = 0; i < run.nr_doms; i++)
-		lv_domain_teardown(&run.doms[i]);
+		lv_domain_teardown(&run.doms[i], settle_slot(run.b));
 	free(run.doms);
 	run_dir_remove(&run.dir);
 	r->timing.torn_down_ns = since_start(&run);
@@ -508,6 +522,10 @@ static int lv_run_variant(struct backend *base, const struct variant *v, struct 
 static void lv_close(struct backend *base)
 {
 	struct lv_backend *b = (struct lv_backend *)base;
+	for (unsigned i = 0; i < b->nr_settling; i++)
+		if (b->settling[i])
+			lv_domain_settle(b->settling[i]);
+	free(b->settling);
 	lv_connection_close(&b->lc);
 	free(b->template_text);
 	free(b);

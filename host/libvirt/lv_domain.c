@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include "util/clock.h"
 #include "libvirt/lv_domain.h"
 
 #include <errno.h>
@@ -170,17 +171,41 @@ void lv_domain_snapshot(struct lv_domain *d, bool local, struct schedstat *sched
 	free(reply);
 }
 
-void lv_domain_teardown(struct lv_domain *d)
+#define SETTLE_WAIT_MS 2000
+
+void lv_domain_settle(virDomainPtr dom)
 {
+	for (unsigned ms = 0; ms < SETTLE_WAIT_MS && virDomainIsActive(dom) == 1; ms++)
+		sleep_ns(1000000);
+	if (virDomainIsActive(dom) == 1)
+		virDomainDestroy(dom);
+	virDomainFree(dom);
+}
+
+void lv_domain_teardown(struct lv_domain *d, virDomainPtr *later)
+{
+	bool reaped = false;
 	if (d->reaping && d->dom && virDomainIsActive(d->dom) == 1) {
 		/* end QEMU ourselves and reap it: libvirt's destroy would signal it and
-		 * then poll for it every 200 ms; this way it finds it gone */
+		 * then poll for it every 200 ms */
 		struct timespec limit;
 		clock_gettime(CLOCK_REALTIME, &limit);
 		limit.tv_sec += REAP_WAIT_S;
 		if (kill(d->qemu_pid, SIGKILL) == 0 &&
-		    pthread_timedjoin_np(d->reaper, NULL, &limit) == 0)
+		    pthread_timedjoin_np(d->reaper, NULL, &limit) == 0) {
 			d->reaping = false;
+			reaped = true;
+		}
+	}
+	if (d->dom && reaped && later) {
+		/*
+		 * libvirt's event thread sees the monitor close and removes the
+		 * transient domain itself; it sleeps 200 ms on the way (its kill
+		 * loop finds QEMU between our kill and our reap). That sleep need
+		 * not be ours: the caller settles the domain when it closes.
+		 */
+		*later = d->dom;
+		d->dom = NULL;
 	}
 	if (d->dom) {
 		/* gone already if libvirt handled the guest's power-off; destroy kills

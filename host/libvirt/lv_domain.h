@@ -54,6 +54,13 @@ void lv_domain_poll_serial(struct lv_domain *d, uint64_t now_ns);
 void lv_domain_snapshot(struct lv_domain *d, bool local, struct schedstat *sched,
 			struct kvm_stats_snapshot *kvm);
 /* Destroy the domain if it still runs, release everything; safe on a half-made one. */
-void lv_domain_teardown(struct lv_domain *d);
+/*
+ * Kill QEMU, reap it, forget the domain. Where plerig killed and reaped
+ * QEMU itself and @later is not NULL, the domain handle is left in *@later
+ * for lv_domain_settle(): libvirt finishes with it in the background.
+ */
+void lv_domain_teardown(struct lv_domain *d, virDomainPtr *later);
+/* Wait (2 s at most) until libvirt has dropped a domain, destroy it if not; free it. */
+void lv_domain_settle(virDomainPtr dom);
 
 #endif
