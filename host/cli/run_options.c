@@ -8,9 +8,11 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* sched_getaffinity, CPU_* */
 #endif
-#include "util/strfmt.h"
-#include "util/errbuf.h"
 #include "cli/run_options.h"
+
+#include "cli/comma_list.h"
+#include "util/errbuf.h"
+#include "util/strfmt.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -25,10 +27,9 @@
 
 #define SEE_HELP "see `plerig run --help`"
 
-#define MAX_SECONDS   3600.0
-#define MAX_CYCLES    1000000000ull
-#define MAX_STALL_US  1e9
-#define LIST_ITEM_MAX 64
+#define MAX_SECONDS  3600.0
+#define MAX_CYCLES   1000000000ull
+#define MAX_STALL_US 1e9
 
 /*
  * The CPUs this process may run on. Pinning a vCPU thread elsewhere would
@@ -48,16 +49,6 @@ static void allowed_cpus(cpu_set_t *set)
 		n = CPU_SETSIZE;
 	for (long i = 0; i < n; i++)
 		CPU_SET((int)i, set);
-}
-
-static unsigned set_to_list(const cpu_set_t *set, unsigned *cpus, unsigned max)
-{
-	unsigned nr = 0;
-
-	for (unsigned cpu = 0; cpu < CPU_SETSIZE && nr < max; cpu++)
-		if (CPU_ISSET(cpu, set))
-			cpus[nr++] = cpu;
-	return nr;
 }
 
 /* ---- numbers ---------------------------------------------------------- */
@@ -136,40 +127,7 @@ static int parse_real(const char *opt, const char *s, const struct real_range *r
 	return 0;
 }
 
-/* ---- comma lists ------------------------------------------------------ */
-
-/*
- * Next item of a comma list, by hand rather than strtok: strtok would
- * merge "a,,b" into two items and hide the typo. Returns 1 with the item
- * in @item, 0 at the end, -1 on an empty item, -2 on an overlong one.
- */
-static int list_next(const char **p, char *item, size_t len)
-{
-	if (!*p)
-		return 0;
-	const char *comma = strchr(*p, ',');
-	size_t n = comma ? (size_t)(comma - *p) : strlen(*p);
-	if (n == 0)
-		return -1;
-	if (n >= len)
-		return -2;
-	memcpy(item, *p, n);
-	item[n] = '\0';
-	*p = comma ? comma + 1 : NULL;
-	return 1;
-}
-
-static int list_item_error(const char *opt, const char *value, int rc, const char *allowed,
-			   char *err, size_t errlen)
-{
-	if (!*value)
-		return errbuf_printf(err, errlen, "%s: empty list (allowed: %s)", opt, allowed);
-	if (rc == -1)
-		return errbuf_printf(err, errlen, "%s: empty item in '%s' (allowed: %s)", opt,
-				     value, allowed);
-	return errbuf_printf(err, errlen, "%s: item too long in '%s' (allowed: %s)", opt, value,
-			     allowed);
-}
+/* ---- named axes -------------------------------------------------------- */
 
 /* A named axis (--backend, --lock, --relax): enum values 0..count-1. */
 struct name_axis {
@@ -364,8 +322,8 @@ static int parse_pcpus(const char *value, struct run_options *o, char *err, size
 		unsigned list[PLERIG_MAX_PCPUS];
 		if (CPU_ISSET(o->pcpus[i], &allowed))
 			continue;
-		cpulist_format(list, set_to_list(&allowed, list, PLERIG_MAX_PCPUS), allowed_text,
-			       sizeof(allowed_text));
+		cpulist_format(list, cpulist_from_set(&allowed, list, PLERIG_MAX_PCPUS),
+			       allowed_text, sizeof(allowed_text));
 		return errbuf_printf(
 		    err, errlen, "--pcpus: CPU %u is not available to this process (allowed: %s)",
 		    o->pcpus[i], allowed_text);
@@ -731,7 +689,7 @@ void run_options_defaults(struct run_options *o)
 	o->nr_backends = 1;
 	o->vms = 1;
 	allowed_cpus(&allowed);
-	o->nr_pcpus = set_to_list(&allowed, o->pcpus, PLERIG_MAX_PCPUS);
+	o->nr_pcpus = cpulist_from_set(&allowed, o->pcpus, PLERIG_MAX_PCPUS);
 	default_vcpu_counts(o);
 	o->locks[0] = PLERIG_LOCK_TICKET;
 	o->nr_locks = 1;
@@ -789,192 +747,4 @@ enum run_options_status run_options_parse(int argc, char **argv, struct run_opti
 	if (apply_accel(o, err, errlen))
 		return RUN_OPTIONS_ERROR;
 	return RUN_OPTIONS_OK;
-}
-
-void run_options_usage(FILE *out)
-{
-	fputs("Usage: plerig run [OPTIONS]\n"
-	      "\n"
-	      "Boot tiny VMs whose vCPUs fight over one spin lock and report how the lock\n"
-	      "behaves: wait times, stalls, lock-holder preemptions, host run-queue delay\n"
-	      "and KVM exits. Options that take a LIST are axes of the experiment matrix:\n"
-	      "every combination of backend x vcpus x lock x relax is one variant.\n"
-	      "\n"
-	      "Placement:\n"
-	      "  --backend LIST      kvm: plerig's own VMM on /dev/kvm; native: the same storm\n"
-	      "                      on host threads, the no-virtualisation baseline;\n"
-	      "                      libvirt: QEMU through libvirt (default: kvm)\n"
-	      "  --connect URI       libvirt URI, e.g. qemu:///system (default: libvirt's\n"
-	      "                      embedded QEMU driver, no daemon, state in --cache-dir)\n"
-	      "  --accel kvm|tcg     libvirt backend: QEMU with KVM, or its emulator TCG where\n"
-	      "                      there is no /dev/kvm; TCG runs show as backend\n"
-	      "                      libvirt-emulated (default: kvm)\n"
-	      "  --cache-dir DIR     where the embedded driver keeps its state and QEMU's\n"
-	      "                      capabilities between runs (default: ~/.cache/plerig)\n"
-	      "  --vms N             VMs per variant, 1..64, each with its own lock, all running\n"
-	      "                      at once (default: 1)\n"
-	      "  --vcpus LIST        vCPUs per VM, each 1..64, e.g. 2,4 (default: the number of\n"
-	      "                      CPUs in --pcpus and twice that: no over-commit, then 2x)\n"
-	      "  --pcpus CPULIST     host CPUs for the vCPU threads, taskset -c syntax like\n"
-	      "                      0-3,8; each must be in this process's affinity mask\n"
-	      "                      (default: every CPU in the affinity mask)\n"
-	      "  --pin each|float    each: vCPU i of a run on the i-th CPU of --pcpus, wrapping\n"
-	      "                      around; float: every vCPU may run on any of them\n"
-	      "                      (default: each)\n"
-	      "\n"
-	      "Lock:\n"
-	      "  --lock LIST         ticket, tas, mcs (default: ticket)\n"
-	      "  --relax LIST        spin-loop body: pause, nop, rep-pause, none, or pv-yield\n"
-	      "                      (PAUSE, and a KVM_HC_SCHED_YIELD to the holder's vCPU every\n"
-	      "                      --pv-yield-spins PAUSEs, default 1024; needs --ring kernel)\n"
-	      "                      (default: pause,nop)\n"
-	      "  --ple LIST          hardware PAUSE interception per VM: on (as the host is\n"
-	      "                      set up) or off (KVM_CAP_X86_DISABLE_EXITS, PAUSE bit); an\n"
-	      "                      axis; the native baseline runs only 'on' (default: on)\n"
-	      "  --ring user|kernel|auto\n"
-	      "                      privilege level of the storm; auto picks what the backend\n"
-	      "                      supports best (default: auto)\n"
-	      "  --cs-cycles N       TSC cycles inside each critical section, 0..1000000000\n"
-	      "                      (default: 100)\n"
-	      "  --think-cycles N    TSC cycles between release and the next attempt,\n"
-	      "                      0..1000000000 (default: 100)\n"
-	      "  --stall-us US       a wait (or hold) longer than this counts as a stall or a\n"
-	      "                      lock-holder preemption, > 0 (default: 50)\n"
-	      "\n"
-	      "Timing:\n"
-	      "  --duration SECONDS  measured interval per variant, > 0, at most 3600\n"
-	      "                      (default: 3)\n"
-	      "  --warmup SECONDS    storm before measuring, >= 0, at most 3600 (default: 0.2)\n"
-	      "  --timeout SECONDS   watchdog slack for boot and stop on top of warmup and\n"
-	      "                      duration, > 0, at most 3600 (default: 10)\n"
-	      "\n"
-	      "Output:\n"
-	      "  --json FILE         also write every figure, histogram and counter as JSON;\n"
-	      "                      - for stdout (default: none)\n"
-	      "  --guest FILE        guest image (default: the one built next to plerig)\n"
-	      "  -q, --quiet         no progress lines on stderr\n"
-	      "  --csv FILE          one row per variant x repeat x vCPU (default: none)\n"
-	      "\n"
-	      "Repeats and statistics:\n"
-	      "  --repeat N          measured runs of every variant, 1..10000; with N >= 2\n"
-	      "                      plerig prints mean +- stddev per metric and compares\n"
-	      "                      variants with Welch's t-test (default: 1)\n"
-	      "  --order interleave|shuffle|sequential\n"
-	      "                      interleave: A B C A B C ..., so machine drift lands on\n"
-	      "                      every variant alike; shuffle: a new order each round\n"
-	      "                      (--seed); sequential: A A A B B B (default: interleave)\n"
-	      "  --seed N            seed of --order shuffle (default: from the clock, printed)\n"
-	      "  --discard-rounds N  rounds over all variants run first and thrown away\n"
-	      "                      (default: 1 when --repeat >= 2, else 0)\n"
-	      "  --baseline AXIS=VALUE\n"
-	      "                      compare every variant with the one that differs only in\n"
-	      "                      AXIS (backend, lock, relax, ple, vcpus) being VALUE\n"
-	      "                      (default: backend=native if both are run, else the\n"
-	      "                      first value of the first axis with several)\n"
-	      "\n"
-	      "Testing plerig:\n"
-	      "  --inject fault|hang for testing plerig itself: the guest takes an exception\n"
-	      "                      (fault) or never stops (hang) (default: none)\n"
-	      "  -h, --help          this text\n"
-	      "\n"
-	      "Examples:\n"
-	      "  # one VM with 4 vCPUs squeezed onto CPU 0: PAUSE against NOP\n"
-	      "  plerig run --vms 1 --vcpus 4 --pcpus 0 --lock ticket --relax pause,nop "
-	      "--duration 2\n"
-	      "\n"
-	      "  # every lock at 1x and 2x over-commit of CPUs 0-3, results kept as JSON\n"
-	      "  plerig run --vcpus 4,8 --pcpus 0-3 --lock ticket,tas,mcs --json results.json\n",
-	      out);
-}
-
-/* ---- CPU lists -------------------------------------------------------- */
-
-static int cpu_number(const char *s, size_t len, unsigned *out)
-{
-	unsigned v = 0;
-
-	if (len == 0 || len > 9)
-		return -1;
-	for (size_t i = 0; i < len; i++) {
-		if (!isdigit((unsigned char)s[i]))
-			return -1;
-		v = v * 10 + (unsigned)(s[i] - '0');
-	}
-	*out = v;
-	return 0;
-}
-
-/* "N" or "N-M" -> [*lo, *hi]. */
-static int cpu_range(const char *item, unsigned *lo, unsigned *hi, char *err, size_t errlen)
-{
-	const char *dash = strchr(item, '-');
-	size_t len = strlen(item);
-	size_t first = dash ? (size_t)(dash - item) : len;
-
-	if (cpu_number(item, first, lo) || (dash && cpu_number(dash + 1, len - first - 1, hi)))
-		return errbuf_printf(
-		    err, errlen, "'%s' is not a CPU number or range (allowed: e.g. 0-3,8)", item);
-	if (!dash)
-		*hi = *lo;
-	if (*hi < *lo)
-		return errbuf_printf(err, errlen, "'%s' is a backwards range (allowed: e.g. 1-3)",
-				     item);
-	if (*hi >= CPU_SETSIZE)
-		return errbuf_printf(err, errlen, "'%s' goes beyond the largest CPU number %u",
-				     item, CPU_SETSIZE - 1);
-	return 0;
-}
-
-int cpulist_parse(const char *s, unsigned *cpus, unsigned max, unsigned *nr, char *err,
-		  size_t errlen)
-{
-	char item[LIST_ITEM_MAX];
-	cpu_set_t set;
-	const char *p = s;
-	int rc;
-
-	if (!s || !*s)
-		return errbuf_printf(err, errlen, "empty CPU list (allowed: e.g. 0-3,8)");
-	CPU_ZERO(&set);
-	while ((rc = list_next(&p, item, sizeof(item))) > 0) {
-		unsigned lo = 0, hi = 0;
-		if (cpu_range(item, &lo, &hi, err, errlen))
-			return -1;
-		for (unsigned cpu = lo; cpu <= hi; cpu++) {
-			/* an overlap is almost always a typo in a range */
-			if (CPU_ISSET(cpu, &set))
-				return errbuf_printf(err, errlen, "CPU %u listed twice in '%s'",
-						     cpu, s);
-			CPU_SET(cpu, &set);
-		}
-	}
-	if (rc < 0)
-		return errbuf_printf(err, errlen, "%s in '%s' (allowed: e.g. 0-3,8)",
-				     rc == -1 ? "empty item" : "item too long", s);
-	if ((unsigned)CPU_COUNT(&set) > max)
-		return errbuf_printf(err, errlen, "'%s' names %d CPUs, at most %u allowed", s,
-				     CPU_COUNT(&set), max);
-	*nr = set_to_list(&set, cpus, max);
-	return 0;
-}
-
-void cpulist_format(const unsigned *cpus, unsigned nr, char *buf, size_t len)
-{
-	size_t used = 0;
-
-	if (len == 0)
-		return;
-	buf[0] = '\0';
-	for (unsigned i = 0; i < nr && used < len; i++) {
-		unsigned j = i;
-		while (j + 1 < nr && cpus[j + 1] == cpus[j] + 1)
-			j++;
-		int n = j > i ? snprintf(buf + used, len - used, "%s%u-%u", i ? "," : "", cpus[i],
-					 cpus[j])
-			      : snprintf(buf + used, len - used, "%s%u", i ? "," : "", cpus[i]);
-		if (n < 0)
-			break;
-		used += (size_t)n;
-		i = j;
-	}
 }

@@ -3,6 +3,7 @@
 #ifndef PLERIG_RUN_OPTIONS_H
 #define PLERIG_RUN_OPTIONS_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -93,5 +94,7 @@ int cpulist_parse(const char *s, unsigned *cpus, unsigned max, unsigned *nr, cha
 		  size_t errlen);
 /* The reverse, compressed to ranges, into buf. */
 void cpulist_format(const unsigned *cpus, unsigned nr, char *buf, size_t len);
+/* The CPUs of @set in ascending order, at most @max; returns how many. */
+unsigned cpulist_from_set(const cpu_set_t *set, unsigned *cpus, unsigned max);
 
 #endif
