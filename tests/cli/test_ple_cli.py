@@ -62,7 +62,9 @@ class FakeHost:
         self.env = {**os.environ, "PLERIG_SYSFS_ROOT": self.sys,
                     "PLERIG_STATE_DIR": os.path.join(self.dir, "state"),
                     "PLERIG_MODPROBE": modprobe, "FAKE_LOG": self.log,
-                    "PLERIG_GUEST": GUEST}
+                    "PLERIG_GUEST": GUEST,
+                    # a sweep killed with -9 cannot remove its temporary directory
+                    "TMPDIR": self.dir}
 
     def value(self, name):
         with open(os.path.join(self.params, name)) as f:
