@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "ple/sweep.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -145,10 +146,44 @@ static int check_run_options(const struct sweep_options *o)
 	return st == RUN_OPTIONS_HELP ? -1 : 0;
 }
 
-static int make_tmp(struct sweep *s)
+static const char *tmp_root(void)
 {
 	const char *t = getenv("TMPDIR");
-	if (pathf(s->tmpdir, sizeof(s->tmpdir), "%s/plerig-sweep-XXXXXX", t && *t ? t : "/tmp") ||
+	return t && *t ? t : "/tmp";
+}
+
+/*
+ * A sweep killed with -9 cannot remove its directory, named after its
+ * pid: remove those whose sweep is gone (a directory holds at most the
+ * results file of one run).
+ */
+static void remove_stale_tmp(void)
+{
+	DIR *d = opendir(tmp_root());
+	struct dirent *e;
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		int pid;
+		char path[PATH_MAX], proc[32];
+		if (sscanf(e->d_name, "plerig-sweep-%d-", &pid) != 1 || pid <= 0)
+			continue;
+		snprintf(proc, sizeof(proc), "/proc/%d", pid);
+		if (access(proc, F_OK) == 0 ||
+		    pathf(path, sizeof(path), "%s/%s/run.json", tmp_root(), e->d_name))
+			continue;
+		unlink(path);
+		if (!pathf(path, sizeof(path), "%s/%s", tmp_root(), e->d_name))
+			rmdir(path);
+	}
+	closedir(d);
+}
+
+static int make_tmp(struct sweep *s)
+{
+	const char *t = tmp_root();
+	remove_stale_tmp();
+	if (pathf(s->tmpdir, sizeof(s->tmpdir), "%s/plerig-sweep-%d-XXXXXX", t, (int)getpid()) ||
 	    !mkdtemp(s->tmpdir)) {
 		fprintf(stderr, "plerig sweep: creating a temporary directory %s: %s\n", s->tmpdir,
 			strerror(errno));
@@ -180,6 +215,7 @@ static int write_outputs(const struct sweep *s)
 static int restore_only(void)
 {
 	char msg[1024];
+	remove_stale_tmp();
 	int rc = ple_restore_from_state(msg, sizeof(msg));
 	if (rc < 0) {
 		fprintf(stderr, "plerig sweep --restore: %s\n", msg);
