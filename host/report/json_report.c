@@ -104,6 +104,32 @@ static json_object *exits_json(const struct figures *f)
 	return f->exits_valid ? json_object_new_uint64(f->exits) : NULL;
 }
 
+/* The figures a vCPU and a whole variant share; a null where a figure cannot be had. */
+static void add_figures(json_object *o, const struct variant_result *r, const struct figures *f)
+{
+	json_add_double(o, "wait_p50_ns", f->wait_p50_ns);
+	json_add_double(o, "wait_p99_ns", f->wait_p99_ns);
+	json_add_double(o, "wait_max_ns", f->wait_max_ns);
+	json_add_double(o, "wait_mean_ns", f->wait_mean_ns);
+	json_add_double(o, "hold_p50_ns", f->hold_p50_ns);
+	json_add_double(o, "hold_max_ns", f->hold_max_ns);
+	json_add_u64(o, "stalls", f->stalls);
+	json_add_double(o, "stalled_ns", f->stalled_ns);
+	json_add_u64(o, "holder_preemptions", f->holder_preemptions);
+	json_add(o, "stalls_self_preempted",
+		 r->steal_time ? json_object_new_uint64(f->stalls_self_preempted) : NULL);
+	json_add(o, "holder_preemptions_steal",
+		 r->steal_time ? json_object_new_uint64(f->holder_preemptions_steal) : NULL);
+	json_add_double(o, "run_delay_ns", f->run_delay_ns);
+	json_add_double(o, "run_time_ns", f->run_time_ns);
+	json_add(o, "exits", exits_json(f));
+	json_add(o, "pause_loop_exits",
+		 f->pause_loop_exits_valid ? json_object_new_uint64(f->pause_loop_exits) : NULL);
+	json_add(o, "ple_window_updates",
+		 f->ple_window_updates_valid ? json_object_new_uint64(f->ple_window_updates)
+					     : NULL);
+}
+
 static json_object *summary_json(const struct variant_result *r)
 {
 	json_object *o = json_object_new_object();
@@ -112,33 +138,14 @@ static json_object *summary_json(const struct variant_result *r)
 	figures_for_variant(r, &f);
 	json_add_u64(o, "acquisitions", f.acquisitions);
 	json_add_double(o, "acq_per_s", f.acq_per_s);
-	json_add_double(o, "wait_p50_ns", f.wait_p50_ns);
-	json_add_double(o, "wait_p99_ns", f.wait_p99_ns);
-	json_add_double(o, "wait_max_ns", f.wait_max_ns);
-	json_add_double(o, "wait_mean_ns", f.wait_mean_ns);
-	json_add_double(o, "hold_p50_ns", f.hold_p50_ns);
-	json_add_double(o, "hold_max_ns", f.hold_max_ns);
-	json_add_u64(o, "stalls", f.stalls);
-	json_add_double(o, "stalled_ns", f.stalled_ns);
+	add_figures(o, r, &f);
 	json_add_double(o, "stalled_share", f.stalled_share);
-	json_add_u64(o, "holder_preemptions", f.holder_preemptions);
-	json_add(o, "stalls_self_preempted",
-		 r->steal_time ? json_object_new_uint64(f.stalls_self_preempted) : NULL);
-	json_add(o, "holder_preemptions_steal",
-		 r->steal_time ? json_object_new_uint64(f.holder_preemptions_steal) : NULL);
-	json_add_double(o, "run_delay_ns", f.run_delay_ns);
 	json_add_double(o, "run_delay_share", f.run_delay_share);
-	json_add_double(o, "run_time_ns", f.run_time_ns);
-	json_add(o, "exits", exits_json(&f));
 	json_add(o, "exits_valid", json_object_new_boolean(f.exits_valid));
 	/* a count that cannot be had is null with its reason, never a 0 */
-	json_add(o, "pause_loop_exits",
-		 f.pause_loop_exits_valid ? json_object_new_uint64(f.pause_loop_exits) : NULL);
 	if (!f.pause_loop_exits_valid)
 		json_add_str(o, "pause_loop_exits_unavailable",
 			     r->ple_why[0] ? r->ple_why : "not counted for every vCPU");
-	json_add(o, "ple_window_updates",
-		 f.ple_window_updates_valid ? json_object_new_uint64(f.ple_window_updates) : NULL);
 	return o;
 }
 
@@ -183,27 +190,8 @@ static json_object *vcpu_json(const struct variant_result *r, const struct vcpu_
 	json_add_u64(o, "acquisitions", f.acquisitions);
 	json_add_u64(o, "unmeasured_acquisitions", rec->guest.unmeasured_acquisitions);
 	json_add_u64(o, "contended", rec->guest.contended);
-	json_add_u64(o, "stalls", f.stalls);
-	json_add_double(o, "stalled_ns", f.stalled_ns);
-	json_add_double(o, "wait_p50_ns", f.wait_p50_ns);
-	json_add_double(o, "wait_p99_ns", f.wait_p99_ns);
-	json_add_double(o, "wait_max_ns", f.wait_max_ns);
-	json_add_double(o, "wait_mean_ns", f.wait_mean_ns);
-	json_add_double(o, "hold_p50_ns", f.hold_p50_ns);
-	json_add_double(o, "hold_max_ns", f.hold_max_ns);
-	json_add_u64(o, "holder_preemptions", f.holder_preemptions);
-	json_add(o, "stalls_self_preempted",
-		 r->steal_time ? json_object_new_uint64(f.stalls_self_preempted) : NULL);
-	json_add(o, "holder_preemptions_steal",
-		 r->steal_time ? json_object_new_uint64(f.holder_preemptions_steal) : NULL);
-	json_add_double(o, "run_delay_ns", f.run_delay_ns);
-	json_add_double(o, "run_time_ns", f.run_time_ns);
+	add_figures(o, r, &f);
 	json_add_u64(o, "timeslices", rec->sched.timeslices);
-	json_add(o, "exits", exits_json(&f));
-	json_add(o, "pause_loop_exits",
-		 f.pause_loop_exits_valid ? json_object_new_uint64(f.pause_loop_exits) : NULL);
-	json_add(o, "ple_window_updates",
-		 f.ple_window_updates_valid ? json_object_new_uint64(f.ple_window_updates) : NULL);
 	json_add(o, "kvm_stats", kvm_stats_json(&rec->kvm));
 	json_add(o, "wait_histogram", histogram_json(rec->guest.hist_wait));
 	json_add(o, "hold_histogram", histogram_json(rec->guest.hist_hold));

@@ -5,38 +5,21 @@
  * progress here too; runs without KVM.
  */
 #include <check.h>
-#include <dirent.h>
-#include <sched.h>
 #include <string.h>
 
 #include "experiment/results.h"
+#include "support/proc_self.h"
 #include "native/native_backend.h"
 
 static struct backend *backend;
 static unsigned cpus[2], nr_cpus;
-
-static unsigned count_entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	unsigned n = 0;
-	ck_assert_ptr_nonnull(d);
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
 
 static void setup(void)
 {
 	char err[256];
 	backend = native_backend_open(err, sizeof(err));
 	ck_assert_msg(backend, "%s", err);
-	cpu_set_t set;
-	ck_assert_int_eq(sched_getaffinity(0, sizeof(set), &set), 0);
-	nr_cpus = 0;
-	for (unsigned c = 0; c < CPU_SETSIZE && nr_cpus < 2; c++)
-		if (CPU_ISSET(c, &set))
-			cpus[nr_cpus++] = c;
+	nr_cpus = first_cpus(cpus, 2);
 }
 
 static void teardown(void)

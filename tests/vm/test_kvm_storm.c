@@ -6,14 +6,13 @@
  * Assertions are on the physics, with generous margins, never on timings.
  */
 #include <check.h>
-#include <dirent.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "experiment/results.h"
+#include "support/proc_self.h"
 #include "kvm/kvm_backend.h"
 #include "kvm/kvm_system.h"
 #include "measure/hist_stats.h"
@@ -25,17 +24,6 @@ static struct backend *backend;
 static unsigned cpus[2];
 static unsigned nr_cpus;
 
-static unsigned count_entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	unsigned n = 0;
-	ck_assert_ptr_nonnull(d);
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
 /* fds and threads of this process, to prove a run leaves none behind */
 static unsigned fds_before, threads_before;
 
@@ -46,12 +34,7 @@ static void open_backend(void)
 	ck_assert_msg(guest, "PLERIG_GUEST must name the guest image");
 	backend = kvm_backend_open(guest, err, sizeof(err));
 	ck_assert_msg(backend, "%s", err);
-	cpu_set_t set;
-	ck_assert_int_eq(sched_getaffinity(0, sizeof(set), &set), 0);
-	nr_cpus = 0;
-	for (unsigned c = 0; c < CPU_SETSIZE && nr_cpus < 2; c++)
-		if (CPU_ISSET(c, &set))
-			cpus[nr_cpus++] = c;
+	nr_cpus = first_cpus(cpus, 2);
 	fds_before = count_entries("/proc/self/fd");
 	threads_before = count_entries("/proc/self/task");
 }
