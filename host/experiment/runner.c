@@ -353,7 +353,8 @@ int runner_main(int argc, char **argv, const char *default_guest_path)
 		goto out;
 	}
 	rn.rep.interrupted = interrupt_requested();
-	print_ple_notes(&rn, stderr); /* stdout stays the table, for scripts */
+	if (!rn.o.quiet) /* the JSON keeps every reason */
+		print_ple_notes(&rn, stderr); /* stdout stays the table, for scripts */
 	if (rn.o.repeat > 1) {
 		stats_table_print(stdout, &rn.rep);
 		comparison_table_print(stdout, &rn.rep);
