@@ -39,6 +39,8 @@ struct runner {
 	unsigned nr_variants;
 	struct report rep;
 	char baseline[48];
+	enum baseline_axis baseline_axis; /* resolved once, before anything runs */
+	unsigned baseline_value;
 };
 
 static char *join_command_line(int argc, char **argv)
@@ -199,12 +201,10 @@ static int run_all(struct runner *rn)
 	return 0;
 }
 
-static int summarise(struct runner *rn, char *err, size_t errlen)
+static int summarise(struct runner *rn)
 {
-	enum baseline_axis axis;
-	unsigned value;
-	if (baseline_resolve(&rn->o, &axis, &value, err, errlen))
-		return -1;
+	const enum baseline_axis axis = rn->baseline_axis;
+	const unsigned value = rn->baseline_value;
 	for (unsigned i = 0; i < rn->rep.nr_series; i++)
 		if (series_compute_stats(&rn->rep.series[i]))
 			return -1;
@@ -326,9 +326,8 @@ int runner_main(int argc, char **argv, const char *default_guest_path)
 	case RUN_OPTIONS_OK:
 		break;
 	}
-	enum baseline_axis axis;
-	unsigned value;
-	if (baseline_resolve(&rn.o, &axis, &value, err, sizeof(err))) {
+	/* a --baseline that names no variant is bad input: say so before running */
+	if (baseline_resolve(&rn.o, &rn.baseline_axis, &rn.baseline_value, err, sizeof(err))) {
 		fprintf(stderr, "plerig run: %s\n", err);
 		return EXIT_USAGE;
 	}
@@ -348,12 +347,12 @@ int runner_main(int argc, char **argv, const char *default_guest_path)
 		fprintf(stderr, "plerig run: %s\n", err);
 		goto out;
 	}
-	if (make_series(&rn) || run_all(&rn) || summarise(&rn, err, sizeof(err))) {
+	if (make_series(&rn) || run_all(&rn) || summarise(&rn)) {
 		fprintf(stderr, "plerig run: %s\n", err[0] ? err : "out of memory");
 		goto out;
 	}
 	rn.rep.interrupted = interrupt_requested();
-	if (!rn.o.quiet) /* the JSON keeps every reason */
+	if (!rn.o.quiet)		      /* the JSON keeps every reason */
 		print_ple_notes(&rn, stderr); /* stdout stays the table, for scripts */
 	if (rn.o.repeat > 1) {
 		stats_table_print(stdout, &rn.rep);
