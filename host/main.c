@@ -9,8 +9,8 @@
 
 #include "compare/compare.h"
 #include "doctor/doctor.h"
-#include "experiment/runner.h"
-#include "ple/sweep.h"
+#include "commands/run.h"
+#include "commands/sweep.h"
 
 #ifndef PLERIG_VERSION
 #define PLERIG_VERSION "unknown"

@@ -10,7 +10,9 @@
 #endif
 #include "cli/run_options.h"
 
-#include "cli/comma_list.h"
+#include "util/cpulist.h"
+
+#include "util/comma_list.h"
 #include "util/errbuf.h"
 #include "util/strfmt.h"
 

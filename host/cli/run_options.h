@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "experiment/variant.h"
+#include "model/variant.h"
 
 #define RUN_OPTIONS_MAX_VCPU_COUNTS 16u
 
@@ -88,13 +88,5 @@ void run_options_defaults(struct run_options *o);
 enum run_options_status run_options_parse(int argc, char **argv, struct run_options *o, char *err,
 					  size_t errlen);
 void run_options_usage(FILE *out);
-
-/* "0-3,8,10-11" (taskset -c syntax) -> sorted unique list. 0 or -1 + err. */
-int cpulist_parse(const char *s, unsigned *cpus, unsigned max, unsigned *nr, char *err,
-		  size_t errlen);
-/* The reverse, compressed to ranges, into buf. */
-void cpulist_format(const unsigned *cpus, unsigned nr, char *buf, size_t len);
-/* The CPUs of @set in ascending order, at most @max; returns how many. */
-unsigned cpulist_from_set(const cpu_set_t *set, unsigned *cpus, unsigned max);
 
 #endif

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "compare/compare_output.h"
-#include "report/atomic_file.h"
+#include "util/atomic_file.h"
 
 struct compare_options {
 	const char *base_path, *cand_path;

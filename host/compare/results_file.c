@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/atomic_file.h"
+#include "util/atomic_file.h"
 #include "report/json_report.h"
 
 /* Where in which file: every message starts "PATH: json.path: ". */

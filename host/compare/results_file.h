@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "stats/metrics.h"
+#include "model/metrics.h"
 
 /* The fields that make two variants the same experiment. */
 #define RESULTS_FILE_IDENTITY                                                                      \

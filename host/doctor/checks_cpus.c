@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/cpulist.h"
 #include "doctor/doctor.h"
 #include "util/strfmt.h"
 #include "util/text_file.h"

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "doctor/doctor.h"
-#include "kvm/kvm_system.h"
+#include "measure/kvm_system.h"
 
 static void check_module(struct doctor_report *r)
 {

@@ -10,11 +10,11 @@
 #include <unistd.h>
 
 #include "doctor/doctor.h"
-#include "kvm/kvm_stats.h"
-#include "ple/exit_probe.h"
-#include "ple/ple_counters.h"
-#include "ple/trace_counter.h"
-#include "ple/tracefs.h"
+#include "measure/kvm_stats.h"
+#include "doctor/exit_probe.h"
+#include "measure/ple_counters.h"
+#include "measure/trace_counter.h"
+#include "measure/tracefs.h"
 #include "util/text_file.h"
 
 #define PROBE_OUTS 100

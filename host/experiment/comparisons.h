@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "experiment/series.h"
+#include "model/series.h"
 #include "report/verdict.h"
 
 /*

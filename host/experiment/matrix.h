@@ -4,7 +4,7 @@
 #define PLERIG_MATRIX_H
 
 #include "cli/run_options.h"
-#include "experiment/variant.h"
+#include "model/variant.h"
 
 /*
  * Cartesian product of the axes, in the order backend, vcpus, lock, ple, relax

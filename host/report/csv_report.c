@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "report/csv_report.h"
 
+#include "util/cpulist.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/atomic_file.h"
+#include "util/atomic_file.h"
 
 /* The column order is the file format: append, never reorder. */
 static const char *const header[] = {

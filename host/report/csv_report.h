@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "experiment/series.h"
+#include "model/series.h"
 
 /*
  * Write @rep to @path ("-": stdout), complete or not at all

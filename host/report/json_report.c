@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include "util/cpulist.h"
 #include "report/json_util.h"
 #include "report/json_report.h"
 
@@ -12,7 +13,7 @@
 
 #include "cli/run_options.h"
 #include "plerig/histogram.h"
-#include "report/atomic_file.h"
+#include "util/atomic_file.h"
 #include "experiment/comparisons.h"
 #include "report/verdict.h"
 

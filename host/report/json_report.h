@@ -30,7 +30,7 @@
 
 #include <stddef.h>
 
-#include "experiment/series.h"
+#include "model/series.h"
 
 #define JSON_REPORT_SCHEMA	   "plerig-results"
 #define JSON_REPORT_SCHEMA_VERSION 2

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "report/stats_table.h"
 
+#include "util/cpulist.h"
+
 #include <math.h>
 #include <string.h>
 

@@ -10,7 +10,7 @@
 
 #include <stdio.h>
 
-#include "experiment/series.h"
+#include "model/series.h"
 
 void stats_table_print(FILE *f, const struct report *rep);
 void comparison_table_print(FILE *f, const struct report *rep);

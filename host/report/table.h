@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "experiment/results.h"
+#include "model/results.h"
 
 void report_table_header(FILE *f);
 /* A failed variant (!ok) prints its identity and "FAILED: <error>". */

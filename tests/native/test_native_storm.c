@@ -7,9 +7,9 @@
 #include <check.h>
 #include <string.h>
 
-#include "experiment/results.h"
+#include "model/results.h"
 #include "support/proc_self.h"
-#include "native/native_backend.h"
+#include "backends/native/native_backend.h"
 
 static struct backend *backend;
 static unsigned cpus[2], nr_cpus;

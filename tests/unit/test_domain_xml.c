@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "libvirt/domain_xml.h"
+#include "backends/libvirt/domain_xml.h"
 
 static const unsigned cpus[2] = {0, 1};
 

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kvm/elf_image.h"
+#include "backends/kvm/elf_image.h"
 #include "plerig/abi.h"
 
 #define MEM_BASE    PLERIG_IMAGE_BASE

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiment/results.h"
+#include "model/results.h"
 #include "plerig/histogram.h"
 #include "report/table.h"
 

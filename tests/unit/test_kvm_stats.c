@@ -15,7 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "kvm/kvm_stats.h"
+#include "measure/kvm_stats.h"
 
 struct test_vm {
 	int kvm, vm, vcpu;

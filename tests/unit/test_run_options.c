@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/cpulist.h"
 #include "cli/run_options.h"
 #include "experiment/matrix.h"
 

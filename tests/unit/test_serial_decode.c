@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "kernel/frames.h"
-#include "libvirt/serial_decode.h"
+#include "backends/libvirt/serial_decode.h"
 
 #define NR 3
 

@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include "ple/state_file.h"
-#include "ple/sweep.h"
-#include "ple/sweep_curve.h"
-#include "ple/sweep_options.h"
+#include "commands/sweep.h"
+#include "experiment/sweep_curve.h"
+#include "cli/sweep_options.h"
 
 static char err[1024];
 static char top[256];

@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ple/ple_counters.h"
-#include "ple/trace_filter.h"
-#include "ple/tracefs.h"
+#include "measure/ple_counters.h"
+#include "measure/trace_filter.h"
+#include "measure/tracefs.h"
 
 static char err[1024];
 static char top[256];

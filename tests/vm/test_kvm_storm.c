@@ -11,10 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "experiment/results.h"
+#include "model/results.h"
 #include "support/proc_self.h"
-#include "kvm/kvm_backend.h"
-#include "kvm/kvm_system.h"
+#include "backends/kvm/kvm_backend.h"
+#include "measure/kvm_system.h"
 #include "measure/hist_stats.h"
 
 /* pause, nop, rep-pause, none: the relax kinds that run at any ring on any KVM */

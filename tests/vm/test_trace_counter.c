@@ -22,14 +22,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kvm/kvm_stats.h"
-#include "ple/exit_probe.h"
+#include "measure/kvm_stats.h"
+#include "doctor/exit_probe.h"
 #include "ple/host_params.h"
-#include "ple/ple_counters.h"
-#include "ple/trace_counter.h"
-#include "ple/trace_filter.h"
-#include "ple/trace_sampler.h"
-#include "ple/tracefs.h"
+#include "measure/ple_counters.h"
+#include "measure/trace_counter.h"
+#include "measure/trace_filter.h"
+#include "support/trace_sampler.h"
+#include "measure/tracefs.h"
 
 #define OUTS 500
 

@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One variant on the kvm backend: create the VMs, start their vCPU
+ * threads, let the phase driver run the variant, tear everything down.
+ */
+#include "backends/kvm/kvm_backend.h"
+
+#include <errno.h>
+#include <linux/kvm.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include "backends/guest_config.h"
+#include "backends/phase_driver.h"
+#include "backends/kvm/elf_image.h"
+#include "measure/kvm_system.h"
+#include "backends/kvm/vm.h"
+#include "util/clock.h"
+
+struct kvm_backend {
+	struct backend base; /* first: the runner sees only this */
+	struct kvm_system sys;
+	cpu_set_t boot_cpus; /* every CPU this process may use: boot runs in parallel there */
+	struct guest_image image;
+	void *image_data;
+	struct ple_probe ple; /* where PAUSE-loop exit counts come from on this host */
+	char description[96];
+};
+
+/* The state of one run. */
+struct run {
+	struct kvm_backend *kb;
+	const struct variant *v;
+	struct variant_result *r;
+	struct kvm_vm *vms;
+	unsigned nr_vms; /* created so far */
+	struct start_gate gate;
+	/* per vCPU, opened at the first snapshot, when every vCPU thread has its tid */
+	struct ple_counters *ple;
+	bool *ple_open;
+};
+
+static struct kvm_vcpu *vcpu_at(struct run *run, unsigned g)
+{
+	return &run->vms[g / run->v->vcpus].vcpus[g % run->v->vcpus];
+}
+
+static int create_vms(struct run *run)
+{
+	struct plerig_config cfg;
+	char err[256];
+	guest_config_fill(&cfg, run->v);
+	/* steal time tells a stall's own preemption from the others' */
+	if (kvm_feature_supported(&run->kb->sys, KVM_FEATURE_STEAL_TIME)) {
+		cfg.flags |= PLERIG_CONFIG_STEAL_TIME;
+		run->r->steal_time = true;
+	}
+	const struct vm_options opts = {
+	    .disable_pause_exits = run->v->ple == PLE_OFF,
+	    .in_kernel_apic = run->v->relax == PLERIG_RELAX_PV_YIELD,
+	};
+	run->vms = calloc(run->v->vms, sizeof(run->vms[0]));
+	if (!run->vms)
+		return phase_driver_fail(run->r, "out of memory for %u VMs", run->v->vms);
+	for (unsigned i = 0; i < run->v->vms; i++) {
+		if (kvm_vm_create(&run->vms[i], &run->kb->sys, i, &run->kb->image, &cfg, &opts, err,
+				  sizeof(err)))
+			return phase_driver_fail(run->r, "%s", err);
+		run->nr_vms = i + 1;
+	}
+	return 0;
+}
+
+/* Thresholds need the TSC rate, which needs a vCPU: set them before any runs. */
+static int set_thresholds(struct run *run)
+{
+	int khz = ioctl(run->vms[0].vcpus[0].fd, KVM_GET_TSC_KHZ, 0);
+	if (khz <= 0)
+		return phase_driver_fail(run->r, "KVM_GET_TSC_KHZ: %s",
+					 khz < 0 ? strerror(errno) : "0 kHz");
+	run->r->tsc_khz = (uint64_t)khz;
+	for (unsigned i = 0; i < run->nr_vms; i++)
+		guest_config_set_tsc(&run->vms[i].shared->config, run->v, (uint64_t)khz);
+	return 0;
+}
+
+static int start_vcpus(struct run *run)
+{
+	const struct variant *v = run->v;
+	char err[256];
+	for (unsigned g = 0; g < v->vms * v->vcpus; g++) {
+		const unsigned *cpus = v->pin_each ? &v->pcpus[g % v->nr_pcpus] : v->pcpus;
+		if (kvm_vcpu_start(vcpu_at(run, g), &run->gate, &run->kb->boot_cpus, cpus,
+				   v->pin_each ? 1 : v->nr_pcpus, err, sizeof(err)))
+			return phase_driver_fail(run->r, "%s", err);
+	}
+	return 0;
+}
+
+/* ---- what the phase driver sees of the vCPUs ---- */
+
+static struct plerig_shared *unit_shared(void *ctx, unsigned vm)
+{
+	return ((struct run *)ctx)->vms[vm].shared;
+}
+
+static bool unit_ready(void *ctx, unsigned g)
+{
+	return kvm_vcpu_is_ready(vcpu_at(ctx, g));
+}
+
+static int unit_outcome(void *ctx, unsigned g, const char **message)
+{
+	struct kvm_vcpu *vcpu = vcpu_at(ctx, g);
+	switch (kvm_vcpu_outcome(vcpu)) {
+	case VCPU_OUTCOME_DONE:
+		return UNIT_DONE;
+	case VCPU_OUTCOME_STOPPED:
+		return UNIT_STOPPED;
+	case VCPU_OUTCOME_FAILED:
+		if (message)
+			*message = vcpu->message;
+		return UNIT_FAILED;
+	default:
+		return UNIT_RUNNING;
+	}
+}
+
+static pid_t unit_tid(void *ctx, unsigned g)
+{
+	return kvm_vcpu_tid(vcpu_at(ctx, g));
+}
+
+static int unit_host_cpu(void *ctx, unsigned g)
+{
+	return vcpu_at(ctx, g)->host_cpu;
+}
+
+static bool unit_kvm_stats(void *ctx, unsigned g, struct kvm_stats_snapshot *out)
+{
+	struct kvm_vcpu *vcpu = vcpu_at(ctx, g);
+	char err[256];
+	return vcpu->stats_open && kvm_stats_read(&vcpu->stats, out, err, sizeof(err)) == 0;
+}
+
+static void unit_ple_counts(void *ctx, unsigned g, struct ple_counts *out)
+{
+	struct run *run = ctx;
+	memset(out, 0, sizeof(*out));
+	if (!run->ple)
+		return;
+	if (!run->ple_open[g]) {
+		struct ple_counters *c = &run->ple[g];
+		ple_counters_open(c, &run->kb->ple, kvm_vcpu_tid(vcpu_at(run, g)));
+		run->ple_open[g] = true;
+		if (c->pause_exits_why[0] && !run->r->ple_why[0])
+			snprintf(run->r->ple_why, sizeof(run->r->ple_why), "%s",
+				 c->pause_exits_why);
+	}
+	ple_counters_read(&run->ple[g], out);
+}
+
+static void unit_open_gate(void *ctx)
+{
+	start_gate_open(&((struct run *)ctx)->gate);
+}
+
+static const struct unit_ops kvm_unit_ops = {
+    .shared = unit_shared,
+    .ready = unit_ready,
+    .outcome = unit_outcome,
+    .tid = unit_tid,
+    .host_cpu = unit_host_cpu,
+    .kvm_stats = unit_kvm_stats,
+    .ple_counts = unit_ple_counts,
+    .open_gate = unit_open_gate,
+};
+
+/*
+ * pv-yield makes hypercalls. Only guest ring 0 may; and on PVM the guest's
+ * vmcall/vmmcall does not reach KVM's hypercall handler: measured here,
+ * directed_yield_attempted stays 0 and the yielding vCPU stops making
+ * progress, so the run would end in the watchdog rather than in figures.
+ */
+static int check_pv_yield(struct run *run)
+{
+	if (run->v->relax != PLERIG_RELAX_PV_YIELD)
+		return 0;
+	if (run->v->ring != PLERIG_RING_KERNEL)
+		return phase_driver_fail(run->r,
+					 "relax pv-yield makes hypercalls, which guest ring 3 "
+					 "may not: add --ring kernel");
+	if (!strcmp(run->kb->sys.module, "kvm_pvm"))
+		return phase_driver_fail(
+		    run->r, "relax pv-yield: under PVM (kvm_pvm) the guest's hypercall "
+			    "does not reach KVM_HC_SCHED_YIELD; run it on a kvm_intel "
+			    "or kvm_amd host");
+	if (!kvm_feature_supported(&run->kb->sys, KVM_FEATURE_PV_SCHED_YIELD))
+		return phase_driver_fail(run->r, "relax pv-yield: this KVM does not offer "
+						 "KVM_FEATURE_PV_SCHED_YIELD (Linux >= 5.10)");
+	return 0;
+}
+
+static void prepare_ple_counts(struct run *run)
+{
+	const unsigned n = run->v->vms * run->v->vcpus;
+	const char *note = ple_variant_note(&run->kb->ple, run->v->ring, run->v->ple == PLE_OFF);
+	if (note)
+		snprintf(run->r->ple_note, sizeof(run->r->ple_note), "%s", note);
+	if (!run->kb->ple.pause_exits_ok) {
+		snprintf(run->r->ple_why, sizeof(run->r->ple_why), "%s",
+			 run->kb->ple.pause_exits_why);
+		return;
+	}
+	run->ple = calloc(n, sizeof(run->ple[0]));
+	run->ple_open = calloc(n, sizeof(run->ple_open[0]));
+	if (!run->ple || !run->ple_open) {
+		free(run->ple);
+		free(run->ple_open);
+		run->ple = NULL;
+		run->ple_open = NULL;
+		snprintf(run->r->ple_why, sizeof(run->r->ple_why), "out of memory for counters");
+	}
+}
+
+static void teardown(struct run *run)
+{
+	/* every vCPU thread is kicked before any is joined: teardown takes one round trip */
+	for (unsigned i = 0; i < run->nr_vms; i++)
+		for (unsigned j = 0; j < run->vms[i].nr_vcpus; j++)
+			if (kvm_vcpu_outcome(&run->vms[i].vcpus[j]) == VCPU_OUTCOME_NONE)
+				kvm_vcpu_kick(&run->vms[i].vcpus[j]);
+	for (unsigned g = 0; run->ple && g < run->v->vms * run->v->vcpus; g++)
+		if (run->ple_open[g])
+			ple_counters_close(&run->ple[g]);
+	free(run->ple);
+	free(run->ple_open);
+	for (unsigned i = 0; i < run->nr_vms; i++)
+		kvm_vm_destroy(&run->vms[i]);
+	free(run->vms);
+	run->vms = NULL;
+	run->nr_vms = 0;
+}
+
+static int kvm_run_variant(struct backend *b, const struct variant *v, struct variant_result *r)
+{
+	struct run run = {.kb = (struct kvm_backend *)b, .v = v, .r = r};
+	struct phase_driver d = {
+	    .ops = &kvm_unit_ops, .ctx = &run, .v = v, .r = r, .t0 = monotonic_ns()};
+	if (variant_result_init(r, v))
+		return -1;
+	if (check_pv_yield(&run))
+		return -1;
+	start_gate_init(&run.gate);
+	prepare_ple_counts(&run);
+	if (!create_vms(&run) && !set_thresholds(&run)) {
+		r->timing.created_ns = phase_driver_elapsed(&d);
+		if (!start_vcpus(&run))
+			phase_driver_run(&d);
+	}
+	teardown(&run);
+	start_gate_destroy(&run.gate);
+	r->timing.torn_down_ns = phase_driver_elapsed(&d);
+	return r->ok ? 0 : -1;
+}
+
+static void kvm_close(struct backend *b)
+{
+	struct kvm_backend *kb = (struct kvm_backend *)b;
+	kvm_system_close(&kb->sys);
+	free(kb->image_data);
+	free(kb);
+}
+
+/* A bad image is bad input: say so once, before any VM exists. */
+static int validate_image(const char *path, const void *data, size_t size, char *err, size_t errlen)
+{
+	uint8_t *scratch = calloc(1, PLERIG_GUEST_MEM_SIZE);
+	struct elf_image_info info;
+	char why[192];
+	int rc = -1;
+	if (!scratch)
+		snprintf(err, errlen, "out of memory validating %s", path);
+	else if (elf_image_load(data, size, scratch, 0, PLERIG_GUEST_MEM_SIZE, PLERIG_IMAGE_BASE,
+				PLERIG_SHARED_GPA, &info, why, sizeof(why)))
+		snprintf(err, errlen, "guest image %s: %s (rebuild it with make, or pass --guest)",
+			 path, why);
+	else if (!info.pvh_entry)
+		snprintf(err, errlen,
+			 "guest image %s has no PVH entry note (XEN_ELFNOTE_PHYS32_ENTRY): "
+			 "not a plerig guest",
+			 path);
+	else
+		rc = 0;
+	free(scratch);
+	return rc;
+}
+
+struct backend *kvm_backend_open(const char *guest_path, char *err, size_t errlen)
+{
+	struct kvm_backend *kb = calloc(1, sizeof(*kb));
+	if (!kb) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	/* /dev/kvm first: without it, nothing about the image matters */
+	if (kvm_vcpu_install_kick_signal(err, errlen) || kvm_system_open(&kb->sys, err, errlen)) {
+		free(kb);
+		return NULL;
+	}
+	if (elf_image_read_file(guest_path, &kb->image_data, &kb->image.size, err, errlen) ||
+	    validate_image(guest_path, kb->image_data, kb->image.size, err, errlen)) {
+		kvm_system_close(&kb->sys);
+		free(kb->image_data);
+		free(kb);
+		return NULL;
+	}
+	if (sched_getaffinity(0, sizeof(kb->boot_cpus), &kb->boot_cpus)) {
+		snprintf(err, errlen, "sched_getaffinity: %s", strerror(errno));
+		kvm_close(&kb->base);
+		return NULL;
+	}
+	kb->image.data = kb->image_data;
+	kb->image.path = guest_path;
+	kb->base.kind = BACKEND_KVM;
+	kb->base.run = kvm_run_variant;
+	kb->base.close = kvm_close;
+	kb->base.default_ring = kvm_default_ring(kb->sys.module);
+	snprintf(kb->description, sizeof(kb->description), "KVM (%s) via %s", kb->sys.module,
+		 kvm_device_path());
+	kb->base.description = kb->description;
+	ple_probe_init(&kb->ple);
+	return &kb->base;
+}

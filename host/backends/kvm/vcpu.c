@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "backends/kvm/vcpu.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <linux/kvm.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "measure/kvm_system.h"
+#include "backends/kvm/vm.h"
+#include "plerig/abi.h"
+#include "util/pinned_thread.h"
+
+/* SIGUSR1 has no handler of its own in plerig: it only interrupts KVM_RUN. */
+#define KICK_SIGNAL SIGUSR1
+
+static void kick_handler(int sig)
+{
+	(void)sig;
+}
+
+int kvm_vcpu_install_kick_signal(char *err, size_t errlen)
+{
+	struct sigaction sa = {.sa_handler = kick_handler}; /* no SA_RESTART: KVM_RUN must return */
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(KICK_SIGNAL, &sa, NULL) < 0) {
+		snprintf(err, errlen, "sigaction(SIGUSR1): %s", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+static int set_cpuid(struct kvm_vcpu *vcpu, const struct kvm_system *sys, char *err, size_t errlen)
+{
+	const size_t size = sizeof(*sys->cpuid) + sys->cpuid->nent * sizeof(sys->cpuid->entries[0]);
+	struct kvm_cpuid2 *cpuid = malloc(size);
+	if (!cpuid) {
+		snprintf(err, errlen, "out of memory for CPUID");
+		return -ENOMEM;
+	}
+	memcpy(cpuid, sys->cpuid, size);
+	/* the guest learns its vCPU index from its initial APIC ID */
+	for (unsigned i = 0; i < cpuid->nent; i++) {
+		struct kvm_cpuid_entry2 *e = &cpuid->entries[i];
+		if (e->function == 1)
+			e->ebx = (e->ebx & 0x00ffffffu) | (vcpu->index << 24);
+		else if (e->function == 0xb || e->function == 0x1f)
+			e->edx = vcpu->index;
+	}
+	int rc = 0;
+	if (ioctl(vcpu->fd, KVM_SET_CPUID2, cpuid) < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "KVM_SET_CPUID2 on vCPU %u: %s", vcpu->index,
+			 strerror(errno));
+	}
+	free(cpuid);
+	return rc;
+}
+
+static void flat_segment(struct kvm_segment *s, uint8_t type, uint16_t selector)
+{
+	*s = (struct kvm_segment){
+	    .base = 0,
+	    .limit = 0xffffffff,
+	    .selector = selector,
+	    .type = type,
+	    .present = 1,
+	    .dpl = 0,
+	    .db = 1,
+	    .s = 1,
+	    .l = 0,
+	    .g = 1,
+	};
+}
+
+/* The PVH boot state: 32-bit flat protected mode, paging off, %ebx = start info (none). */
+static int set_pvh_entry_state(struct kvm_vcpu *vcpu, uint64_t entry, char *err, size_t errlen)
+{
+	struct kvm_sregs sregs;
+	if (ioctl(vcpu->fd, KVM_GET_SREGS, &sregs) < 0) {
+		snprintf(err, errlen, "KVM_GET_SREGS on vCPU %u: %s", vcpu->index, strerror(errno));
+		return -errno;
+	}
+	flat_segment(&sregs.cs, 0xb, 0x8);
+	flat_segment(&sregs.ds, 0x3, 0x10);
+	sregs.es = sregs.fs = sregs.gs = sregs.ss = sregs.ds;
+	sregs.tr = (struct kvm_segment){.limit = 0x67, .type = 0xb, .present = 1};
+	sregs.cr0 = 0x11; /* PE | ET */
+	sregs.cr4 = 0;
+	sregs.efer = 0;
+	if (ioctl(vcpu->fd, KVM_SET_SREGS, &sregs) < 0) {
+		snprintf(err, errlen, "KVM_SET_SREGS on vCPU %u: %s", vcpu->index, strerror(errno));
+		return -errno;
+	}
+	struct kvm_regs regs = {.rip = entry, .rflags = 0x2, .rbx = 0};
+	if (ioctl(vcpu->fd, KVM_SET_REGS, &regs) < 0) {
+		snprintf(err, errlen, "KVM_SET_REGS on vCPU %u: %s", vcpu->index, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+/*
+ * With an in-kernel APIC, every vCPU but the BSP waits for INIT-SIPI; the
+ * host starts them all itself, so it makes them runnable.
+ */
+static int make_runnable(struct kvm_vcpu *vcpu, char *err, size_t errlen)
+{
+	struct kvm_mp_state mp = {.mp_state = KVM_MP_STATE_RUNNABLE};
+	if (ioctl(vcpu->fd, KVM_SET_MP_STATE, &mp) < 0) {
+		snprintf(err, errlen, "KVM_SET_MP_STATE on vCPU %u: %s", vcpu->index,
+			 strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+int kvm_vcpu_create(struct kvm_vcpu *vcpu, struct kvm_vm *vm, const struct kvm_system *sys,
+		    unsigned index, uint64_t entry, bool in_kernel_apic, char *err, size_t errlen)
+{
+	memset(vcpu, 0, sizeof(*vcpu));
+	vcpu->vm = vm;
+	vcpu->index = index;
+	vcpu->host_cpu = -1;
+	vcpu->run = MAP_FAILED;
+	vcpu->fd = ioctl(vm->fd, KVM_CREATE_VCPU, (unsigned long)index);
+	if (vcpu->fd < 0) {
+		int e = errno;
+		snprintf(err, errlen, "KVM_CREATE_VCPU %u in VM %u: %s%s", index, vm->index,
+			 strerror(e),
+			 e == EINVAL ? " (more vCPUs than KVM_CAP_MAX_VCPUS allows?)" : "");
+		return -e;
+	}
+	vcpu->run_size = (size_t)sys->vcpu_mmap_size;
+	vcpu->run = mmap(NULL, vcpu->run_size, PROT_READ | PROT_WRITE, MAP_SHARED, vcpu->fd, 0);
+	if (vcpu->run == MAP_FAILED) {
+		int e = errno;
+		snprintf(err, errlen, "mmap of kvm_run for vCPU %u: %s", index, strerror(e));
+		return -e;
+	}
+	int rc = set_cpuid(vcpu, sys, err, errlen);
+	if (!rc)
+		rc = set_pvh_entry_state(vcpu, entry, err, errlen);
+	if (!rc && in_kernel_apic)
+		rc = make_runnable(vcpu, err, errlen);
+	if (!rc) {
+		/* kernels before 5.14 have no stats fd: run without, report the figures as absent
+		 */
+		rc = kvm_stats_open(&vcpu->stats, vcpu->fd, err, errlen);
+		vcpu->stats_open = rc == 0;
+		if (rc == -ENOTTY || rc == -EINVAL)
+			rc = 0;
+	}
+	return rc;
+}
+
+static void fail(struct kvm_vcpu *vcpu, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail(struct kvm_vcpu *vcpu, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(vcpu->message, sizeof(vcpu->message), "VM %u vCPU %u: ", vcpu->vm->index,
+			 vcpu->index);
+	va_start(ap, fmt);
+	vsnprintf(vcpu->message + n, sizeof(vcpu->message) - (size_t)n, fmt, ap);
+	va_end(ap);
+	__atomic_store_n(&vcpu->outcome, VCPU_OUTCOME_FAILED, __ATOMIC_RELEASE);
+}
+
+static const char *vector_name(uint64_t v)
+{
+	static const char *const names[] = {"#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM",
+					    "#DF", "CSO", "#TS", "#NP", "#SS", "#GP", "#PF", "?15",
+					    "#MF", "#AC", "#MC", "#XM", "#VE", "#CP"};
+	return v < sizeof(names) / sizeof(names[0]) ? names[v] : "exception";
+}
+
+static void report_guest_fault(struct kvm_vcpu *vcpu)
+{
+	const struct plerig_fault *f = &vcpu->vm->shared->vcpu[vcpu->index].fault;
+	fail(vcpu,
+	     "guest exception %s (vector %llu) error code 0x%llx at rip 0x%llx (ring %llu), "
+	     "rsp 0x%llx, cr2 0x%llx",
+	     vector_name(f->vector), (unsigned long long)f->vector,
+	     (unsigned long long)f->error_code, (unsigned long long)f->rip,
+	     (unsigned long long)(f->cs & 3), (unsigned long long)f->rsp,
+	     (unsigned long long)f->cr2);
+}
+
+static uint64_t guest_rip(struct kvm_vcpu *vcpu)
+{
+	struct kvm_regs regs;
+	return ioctl(vcpu->fd, KVM_GET_REGS, &regs) == 0 ? regs.rip : 0;
+}
+
+static bool stop_requested(const struct kvm_vcpu *vcpu)
+{
+	return __atomic_load_n(&vcpu->stop_requested, __ATOMIC_ACQUIRE);
+}
+
+/* 1 when the run loop is over (stopped while waiting). */
+static int pass_gate(struct kvm_vcpu *vcpu)
+{
+	__atomic_store_n(&vcpu->ready, 1, __ATOMIC_RELEASE);
+	start_gate_wait(vcpu->gate, &vcpu->stop_requested);
+	if (stop_requested(vcpu))
+		return 0; /* the run loop sees it */
+	int rc = pthread_setaffinity_np(pthread_self(), sizeof(vcpu->run_cpus), &vcpu->run_cpus);
+	if (rc) {
+		fail(vcpu, "pinning the vCPU thread: %s", strerror(rc));
+		return 1;
+	}
+	return 0;
+}
+
+/* 1 when the run loop is over. */
+static int guest_event(struct kvm_vcpu *vcpu, uint32_t event)
+{
+	switch (event) {
+	case PLERIG_EVENT_READY:
+		return pass_gate(vcpu);
+	case PLERIG_EVENT_DONE:
+		__atomic_store_n(&vcpu->outcome, VCPU_OUTCOME_DONE, __ATOMIC_RELEASE);
+		break;
+	case PLERIG_EVENT_FAULT:
+		report_guest_fault(vcpu);
+		break;
+	case PLERIG_EVENT_BAD_CONFIG:
+		fail(vcpu, "the guest rejected its configuration block (ABI mismatch between "
+			   "plerig and the guest image? rebuild both)");
+		break;
+	default:
+		fail(vcpu, "unknown guest event 0x%x", event);
+	}
+	return 1;
+}
+
+/* 1 when the run loop is over. */
+static int handle_mmio(struct kvm_vcpu *vcpu)
+{
+	const struct kvm_run *run = vcpu->run;
+	if (run->mmio.phys_addr == PLERIG_EVENT_MMIO_GPA && run->mmio.is_write &&
+	    run->mmio.len == 4) {
+		uint32_t event;
+		memcpy(&event, run->mmio.data, sizeof(event));
+		return guest_event(vcpu, event);
+	} else {
+		fail(vcpu, "guest %s unbacked memory at 0x%llx (rip 0x%llx)",
+		     run->mmio.is_write ? "wrote" : "read", (unsigned long long)run->mmio.phys_addr,
+		     (unsigned long long)guest_rip(vcpu));
+	}
+	return 1;
+}
+
+/* 1 when the run loop is over. */
+static int handle_exit(struct kvm_vcpu *vcpu)
+{
+	const struct kvm_run *run = vcpu->run;
+	switch (run->exit_reason) {
+	case KVM_EXIT_MMIO:
+		return handle_mmio(vcpu);
+	case KVM_EXIT_IO:
+		fail(vcpu, "unexpected guest I/O on port 0x%x at rip 0x%llx", run->io.port,
+		     (unsigned long long)guest_rip(vcpu));
+		return 1;
+	case KVM_EXIT_HLT:
+		fail(vcpu, "guest halted without reporting (rip 0x%llx)",
+		     (unsigned long long)guest_rip(vcpu));
+		return 1;
+	case KVM_EXIT_SHUTDOWN:
+		fail(vcpu, "guest triple fault (shutdown) near rip 0x%llx",
+		     (unsigned long long)guest_rip(vcpu));
+		return 1;
+	case KVM_EXIT_FAIL_ENTRY:
+		fail(vcpu, "VM entry failed, hardware reason 0x%llx",
+		     (unsigned long long)run->fail_entry.hardware_entry_failure_reason);
+		return 1;
+	case KVM_EXIT_INTERNAL_ERROR:
+		fail(vcpu, "KVM internal error, suberror %u (rip 0x%llx)", run->internal.suberror,
+		     (unsigned long long)guest_rip(vcpu));
+		return 1;
+	case KVM_EXIT_INTR:
+		return 0;
+	default:
+		fail(vcpu, "unexpected KVM exit reason %u", run->exit_reason);
+		return 1;
+	}
+}
+
+static void *vcpu_thread(void *arg)
+{
+	struct kvm_vcpu *vcpu = arg;
+	__atomic_store_n(&vcpu->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	for (;;) {
+		if (stop_requested(vcpu)) {
+			__atomic_store_n(&vcpu->outcome, VCPU_OUTCOME_STOPPED, __ATOMIC_RELEASE);
+			break;
+		}
+		if (ioctl(vcpu->fd, KVM_RUN, 0) < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			fail(vcpu, "KVM_RUN: %s", strerror(errno));
+			break;
+		}
+		if (handle_exit(vcpu))
+			break;
+	}
+	return NULL;
+}
+
+int kvm_vcpu_start(struct kvm_vcpu *vcpu, struct start_gate *gate, const cpu_set_t *boot_cpus,
+		   const unsigned *run_cpus, unsigned nr_run_cpus, char *err, size_t errlen)
+{
+	vcpu->gate = gate;
+	CPU_ZERO(&vcpu->run_cpus);
+	for (unsigned i = 0; i < nr_run_cpus; i++)
+		CPU_SET(run_cpus[i], &vcpu->run_cpus);
+	vcpu->host_cpu = nr_run_cpus == 1 ? (int)run_cpus[0] : -1;
+
+	int rc = pinned_thread_create(&vcpu->thread, boot_cpus, vcpu_thread, vcpu);
+	if (rc) {
+		snprintf(err, errlen, "starting the thread of VM %u vCPU %u: %s", vcpu->vm->index,
+			 vcpu->index, strerror(rc));
+		return -rc;
+	}
+	vcpu->thread_started = true;
+	return 0;
+}
+
+bool kvm_vcpu_is_ready(const struct kvm_vcpu *vcpu)
+{
+	return __atomic_load_n(&vcpu->ready, __ATOMIC_ACQUIRE);
+}
+
+void kvm_vcpu_kick(struct kvm_vcpu *vcpu)
+{
+	__atomic_store_n(&vcpu->stop_requested, 1, __ATOMIC_RELEASE);
+	if (vcpu->run != MAP_FAILED)
+		__atomic_store_n(&vcpu->run->immediate_exit, 1, __ATOMIC_RELEASE);
+	if (vcpu->thread_started)
+		pthread_kill(vcpu->thread, KICK_SIGNAL);
+	if (vcpu->gate) /* it may be waiting at the gate rather than in KVM_RUN */
+		start_gate_wake(vcpu->gate);
+}
+
+int kvm_vcpu_outcome(const struct kvm_vcpu *vcpu)
+{
+	return __atomic_load_n(&vcpu->outcome, __ATOMIC_ACQUIRE);
+}
+
+pid_t kvm_vcpu_tid(const struct kvm_vcpu *vcpu)
+{
+	return __atomic_load_n(&vcpu->tid, __ATOMIC_ACQUIRE);
+}
+
+void kvm_vcpu_destroy(struct kvm_vcpu *vcpu)
+{
+	if (vcpu->thread_started) {
+		if (kvm_vcpu_outcome(vcpu) == VCPU_OUTCOME_NONE)
+			kvm_vcpu_kick(vcpu);
+		pthread_join(vcpu->thread, NULL);
+		vcpu->thread_started = false;
+	}
+	if (vcpu->stats_open)
+		kvm_stats_close(&vcpu->stats);
+	vcpu->stats_open = false;
+	if (vcpu->run != MAP_FAILED)
+		munmap(vcpu->run, vcpu->run_size);
+	vcpu->run = MAP_FAILED;
+	if (vcpu->fd >= 0)
+		close(vcpu->fd);
+	vcpu->fd = -1;
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* One vCPU of plerig's VMM: its fd, its run area, and the thread that runs it. */
+#ifndef PLERIG_KVM_VCPU_H
+#define PLERIG_KVM_VCPU_H
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "measure/kvm_stats.h"
+#include "util/start_gate.h"
+
+struct kvm_system;
+struct kvm_vm;
+
+enum vcpu_outcome {
+	VCPU_OUTCOME_NONE = 0, /* still running, or never started */
+	VCPU_OUTCOME_DONE,     /* the guest reported PLERIG_EVENT_DONE */
+	VCPU_OUTCOME_STOPPED,  /* the host stopped it (watchdog, Ctrl-C, teardown) */
+	VCPU_OUTCOME_FAILED,   /* guest fault, bad exit, or ioctl error: see message */
+};
+
+struct kvm_vcpu {
+	struct kvm_vm *vm;
+	unsigned index;
+	int fd;
+	struct kvm_run *run;
+	size_t run_size;
+	int host_cpu; /* -1: floats on the VM's CPU set */
+	struct kvm_stats_reader stats;
+	bool stats_open;
+
+	struct start_gate *gate;
+	cpu_set_t run_cpus; /* where it runs from the gate on */
+	int ready;	    /* atomic: the guest reported READY */
+	pthread_t thread;
+	bool thread_started;
+	pid_t tid;	    /* set by the thread before its first KVM_RUN */
+	int stop_requested; /* atomic: leave the run loop */
+	int outcome;	    /* atomic: enum vcpu_outcome, set once by the thread */
+	char message[256];  /* why, when FAILED; written before outcome */
+};
+
+/*
+ * Create vCPU @index of @vm, with CPUID and registers set for the 32-bit
+ * PVH entry at @entry. 0, or -errno with @err filled.
+ */
+int kvm_vcpu_create(struct kvm_vcpu *vcpu, struct kvm_vm *vm, const struct kvm_system *sys,
+		    unsigned index, uint64_t entry, bool in_kernel_apic, char *err, size_t errlen);
+/*
+ * Start the thread on @boot_cpus; once its guest is READY it waits at
+ * @gate, then moves to @run_cpus (the placement being measured) and goes on.
+ */
+int kvm_vcpu_start(struct kvm_vcpu *vcpu, struct start_gate *gate, const cpu_set_t *boot_cpus,
+		   const unsigned *run_cpus, unsigned nr_run_cpus, char *err, size_t errlen);
+bool kvm_vcpu_is_ready(const struct kvm_vcpu *vcpu);
+/* Ask the thread to leave KVM_RUN now; safe to call more than once. */
+void kvm_vcpu_kick(struct kvm_vcpu *vcpu);
+int kvm_vcpu_outcome(const struct kvm_vcpu *vcpu);
+pid_t kvm_vcpu_tid(const struct kvm_vcpu *vcpu);
+/* Kick if still running, join the thread, close everything. */
+void kvm_vcpu_destroy(struct kvm_vcpu *vcpu);
+/* Install the signal used to kick vCPU threads; once per process. */
+int kvm_vcpu_install_kick_signal(char *err, size_t errlen);
+
+#endif

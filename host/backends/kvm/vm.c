@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "backends/kvm/vm.h"
+
+#include <errno.h>
+#include <linux/kvm.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "backends/kvm/elf_image.h"
+#include "measure/kvm_system.h"
+
+/* Where KVM may put the real-mode TSS on VMX: the top of the 32-bit space, as QEMU does. */
+#define VMX_TSS_ADDR 0xfffbd000ul
+
+static int map_memory(struct kvm_vm *vm, char *err, size_t errlen)
+{
+	vm->mem_size = PLERIG_GUEST_MEM_SIZE;
+	vm->mem = mmap(NULL, vm->mem_size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (vm->mem == MAP_FAILED) {
+		vm->mem = NULL;
+		snprintf(err, errlen, "mmap of %zu MiB guest memory for VM %u: %s",
+			 vm->mem_size >> 20, vm->index, strerror(errno));
+		return -errno;
+	}
+	struct kvm_userspace_memory_region region = {
+	    .slot = 0,
+	    .guest_phys_addr = 0,
+	    .memory_size = vm->mem_size,
+	    .userspace_addr = (uintptr_t)vm->mem,
+	};
+	if (ioctl(vm->fd, KVM_SET_USER_MEMORY_REGION, &region) < 0) {
+		snprintf(err, errlen, "KVM_SET_USER_MEMORY_REGION for VM %u: %s", vm->index,
+			 strerror(errno));
+		return -errno;
+	}
+	vm->shared = (struct plerig_shared *)(vm->mem + PLERIG_SHARED_GPA);
+	return 0;
+}
+
+static int create_vcpus(struct kvm_vm *vm, const struct kvm_system *sys, unsigned nr,
+			uint64_t entry, bool in_kernel_apic, char *err, size_t errlen)
+{
+	vm->vcpus = calloc(nr, sizeof(vm->vcpus[0]));
+	if (!vm->vcpus) {
+		snprintf(err, errlen, "out of memory for %u vCPUs", nr);
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < nr; i++) {
+		/* count it first: a half-created vCPU is released by destroy too */
+		vm->nr_vcpus = i + 1;
+		int rc =
+		    kvm_vcpu_create(&vm->vcpus[i], vm, sys, i, entry, in_kernel_apic, err, errlen);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * PLE off for this VM only: PAUSE no longer exits, whatever ple_gap and
+ * ple_window say. KVM takes it only before the first vCPU exists.
+ */
+static int disable_pause_exits(struct kvm_vm *vm, const struct kvm_system *sys, char *err,
+			       size_t errlen)
+{
+	int allowed = ioctl(sys->fd, KVM_CHECK_EXTENSION, KVM_CAP_X86_DISABLE_EXITS);
+	if (allowed < 0 || !(allowed & KVM_X86_DISABLE_EXITS_PAUSE)) {
+		snprintf(err, errlen,
+			 "--ple off: this KVM cannot disable PAUSE exits per VM "
+			 "(KVM_CAP_X86_DISABLE_EXITS answers %d; needs Linux >= 4.19)",
+			 allowed);
+		return -EOPNOTSUPP;
+	}
+	struct kvm_enable_cap cap = {
+	    .cap = KVM_CAP_X86_DISABLE_EXITS,
+	    .args = {KVM_X86_DISABLE_EXITS_PAUSE},
+	};
+	if (ioctl(vm->fd, KVM_ENABLE_CAP, &cap) < 0) {
+		int e = errno;
+		snprintf(err, errlen,
+			 "KVM_ENABLE_CAP(KVM_CAP_X86_DISABLE_EXITS, PAUSE) on VM %u: %s", vm->index,
+			 strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+int kvm_vm_create(struct kvm_vm *vm, const struct kvm_system *sys, unsigned index,
+		  const struct guest_image *image, const struct plerig_config *cfg,
+		  const struct vm_options *opts, char *err, size_t errlen)
+{
+	memset(vm, 0, sizeof(*vm));
+	vm->index = index;
+	vm->fd = ioctl(sys->fd, KVM_CREATE_VM, 0);
+	if (vm->fd < 0) {
+		snprintf(err, errlen, "KVM_CREATE_VM (VM %u): %s", index, strerror(errno));
+		return -errno;
+	}
+	int rc = 0;
+	if (sys->has_tss_addr && ioctl(vm->fd, KVM_SET_TSS_ADDR, VMX_TSS_ADDR) < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "KVM_SET_TSS_ADDR (VM %u): %s", index, strerror(errno));
+		goto fail;
+	}
+	rc = map_memory(vm, err, errlen);
+	if (rc)
+		goto fail;
+
+	struct elf_image_info info;
+	char why[192];
+	if (elf_image_load(image->data, image->size, vm->mem, 0, vm->mem_size, PLERIG_IMAGE_BASE,
+			   PLERIG_SHARED_GPA, &info, why, sizeof(why))) {
+		snprintf(err, errlen, "guest image %s: %s", image->path, why);
+		rc = -EINVAL;
+		goto fail;
+	}
+	if (!info.pvh_entry) {
+		snprintf(err, errlen,
+			 "guest image %s has no PVH entry note (XEN_ELFNOTE_PHYS32_ENTRY): "
+			 "not a plerig guest?",
+			 image->path);
+		rc = -EINVAL;
+		goto fail;
+	}
+	vm->shared->config = *cfg;
+	if (opts->disable_pause_exits) {
+		rc = disable_pause_exits(vm, sys, err, errlen);
+		if (rc)
+			goto fail;
+	}
+	if (opts->in_kernel_apic && ioctl(vm->fd, KVM_CREATE_IRQCHIP, 0) < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "KVM_CREATE_IRQCHIP (VM %u): %s", index, strerror(errno));
+		goto fail;
+	}
+	rc =
+	    create_vcpus(vm, sys, cfg->nr_vcpus, info.pvh_entry, opts->in_kernel_apic, err, errlen);
+	if (rc)
+		goto fail;
+	return 0;
+fail:
+	kvm_vm_destroy(vm);
+	return rc;
+}
+
+void kvm_vm_destroy(struct kvm_vm *vm)
+{
+	/* every vCPU thread is kicked before any is joined: teardown takes one round trip */
+	for (unsigned i = 0; i < vm->nr_vcpus; i++)
+		if (kvm_vcpu_outcome(&vm->vcpus[i]) == VCPU_OUTCOME_NONE)
+			kvm_vcpu_kick(&vm->vcpus[i]);
+	for (unsigned i = 0; i < vm->nr_vcpus; i++)
+		kvm_vcpu_destroy(&vm->vcpus[i]);
+	free(vm->vcpus);
+	vm->vcpus = NULL;
+	vm->nr_vcpus = 0;
+	if (vm->fd >= 0)
+		close(vm->fd);
+	vm->fd = -1;
+	if (vm->mem)
+		munmap(vm->mem, vm->mem_size);
+	vm->mem = NULL;
+	vm->shared = NULL;
+}

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "backends/libvirt/connection.h"
+
+#include <errno.h>
+#include <libvirt/virterror.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/*
+ * What the embedded driver needs as root (DESIGN.md): QEMU runs as root
+ * with no security driver, its stdout/stderr goes to a file (there is no
+ * virtlogd without a daemon), and no namespaces or cgroups (neither is
+ * set up for an embedded driver). QEMU runs as root, so files need no
+ * relabelling either: without dynamic_ownership libvirt forks no helper to
+ * chown them at every start (and that helper logs to our stderr).
+ */
+static const char qemu_conf[] = "# written by plerig: what libvirt's embedded QEMU driver needs\n"
+				"user = \"root\"\n"
+				"group = \"root\"\n"
+				"security_driver = \"none\"\n"
+				"stdio_handler = \"file\"\n"
+				"namespaces = []\n"
+				"cgroup_controllers = []\n"
+				"dynamic_ownership = 0\n"
+				"remember_owner = 0\n";
+
+/* One event loop for the process, started with the first connection. */
+static pthread_mutex_t loop_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned loop_users;
+static pthread_t loop_thread;
+static volatile int loop_stop;
+static bool loop_registered;
+
+static void *event_loop(void *arg)
+{
+	(void)arg;
+	while (!__atomic_load_n(&loop_stop, __ATOMIC_ACQUIRE))
+		if (virEventRunDefaultImpl() < 0)
+			break;
+	return NULL;
+}
+
+static void wake_loop(int timer, void *opaque)
+{
+	(void)opaque;
+	virEventRemoveTimeout(timer);
+}
+
+/* Errors come back through virGetLastError: libvirt must not also print them. */
+static void quiet_errors(void *opaque, virErrorPtr e)
+{
+	(void)opaque;
+	(void)e;
+}
+
+static int loop_get(char *err, size_t errlen)
+{
+	int rc = 0;
+	pthread_mutex_lock(&loop_lock);
+	if (loop_users++ == 0) {
+		if (!loop_registered) {
+			virSetErrorFunc(NULL, quiet_errors);
+			if (virEventRegisterDefaultImpl() < 0) {
+				snprintf(err, errlen, "libvirt event loop: %s", lv_last_error());
+				rc = -1;
+			}
+			loop_registered = rc == 0;
+		}
+		loop_stop = 0;
+		if (!rc && (errno = pthread_create(&loop_thread, NULL, event_loop, NULL))) {
+			snprintf(err, errlen, "libvirt event loop thread: %s", strerror(errno));
+			rc = -1;
+		}
+		if (rc)
+			loop_users = 0;
+	}
+	pthread_mutex_unlock(&loop_lock);
+	return rc;
+}
+
+static void loop_put(void)
+{
+	pthread_mutex_lock(&loop_lock);
+	if (loop_users && --loop_users == 0) {
+		__atomic_store_n(&loop_stop, 1, __ATOMIC_RELEASE);
+		/* a timer that fires at once: the loop returns and sees the flag */
+		virEventAddTimeout(0, wake_loop, NULL, NULL);
+		pthread_join(loop_thread, NULL);
+	}
+	pthread_mutex_unlock(&loop_lock);
+}
+
+const char *lv_last_error(void)
+{
+	const char *m = virGetLastErrorMessage();
+	return m ? m : "unknown libvirt error";
+}
+
+int lv_default_cache_dir(char *out, size_t len, char *err, size_t errlen)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	int n;
+	if (xdg && *xdg == '/')
+		n = snprintf(out, len, "%s/plerig", xdg);
+	else if (home && *home == '/')
+		n = snprintf(out, len, "%s/.cache/plerig", home);
+	else {
+		snprintf(err, errlen,
+			 "no cache directory: set HOME or XDG_CACHE_HOME, or pass "
+			 "--cache-dir");
+		return -1;
+	}
+	if (n < 0 || (size_t)n >= len) {
+		snprintf(err, errlen, "cache directory path too long");
+		return -1;
+	}
+	return 0;
+}
+
+static int mkdir_p(const char *path, char *err, size_t errlen)
+{
+	char buf[PATH_MAX];
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf)) {
+		snprintf(err, errlen, "path too long: %s", path);
+		return -1;
+	}
+	for (char *p = buf + 1;; p++) {
+		const bool last = *p == '\0';
+		if (*p != '/' && !last)
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0700) && errno != EEXIST) {
+			snprintf(err, errlen, "creating %s: %s (choose another --cache-dir)", buf,
+				 strerror(errno));
+			return -1;
+		}
+		if (last)
+			break;
+		*p = '/';
+	}
+	return 0;
+}
+
+/* Write qemu.conf unless it already says exactly that: the driver reads it at connect. */
+static int write_qemu_conf(const char *root, char *err, size_t errlen)
+{
+	char dir[PATH_MAX + 8], path[PATH_MAX + 32], now[sizeof(qemu_conf) + 1];
+	snprintf(dir, sizeof(dir), "%s/etc", root);
+	snprintf(path, sizeof(path), "%s/etc/qemu.conf", root);
+	FILE *f = fopen(path, "r");
+	if (f) {
+		size_t n = fread(now, 1, sizeof(now), f);
+		fclose(f);
+		if (n == sizeof(qemu_conf) - 1 && !memcmp(now, qemu_conf, n))
+			return 0;
+	}
+	if (mkdir_p(dir, err, errlen))
+		return -1;
+	f = fopen(path, "w");
+	if (!f || fwrite(qemu_conf, 1, sizeof(qemu_conf) - 1, f) != sizeof(qemu_conf) - 1) {
+		snprintf(err, errlen, "writing %s: %s", path, strerror(errno));
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	if (fclose(f)) {
+		snprintf(err, errlen, "writing %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The root goes into a URI query: escape what a URI does not allow there. */
+static int uri_escape(const char *s, char *out, size_t len)
+{
+	size_t n = 0;
+	for (; *s; s++) {
+		const unsigned char c = (unsigned char)*s;
+		const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+				   (c >= '0' && c <= '9') || strchr("/._-~", c);
+		int w = plain ? snprintf(out + n, len - n, "%c", c)
+			      : snprintf(out + n, len - n, "%%%02X", c);
+		if (w < 0 || (size_t)w >= len - n)
+			return -1;
+		n += (size_t)w;
+	}
+	return 0;
+}
+
+static int open_embedded(struct lv_connection *c, const char *cache_dir, char *err, size_t errlen)
+{
+	char esc[PATH_MAX * 3];
+	if (geteuid() != 0) {
+		snprintf(err, errlen,
+			 "libvirt's embedded QEMU driver needs root here (QEMU runs as root "
+			 "without a security driver): run plerig as root, or pass --connect "
+			 "qemu:///session or qemu:///system");
+		return -1;
+	}
+	if (snprintf(c->root, sizeof(c->root), "%s/libvirt", cache_dir) >= (int)sizeof(c->root)) {
+		snprintf(err, errlen, "--cache-dir path too long");
+		return -1;
+	}
+	if (mkdir_p(c->root, err, errlen) || write_qemu_conf(c->root, err, errlen))
+		return -1;
+	if (uri_escape(c->root, esc, sizeof(esc))) {
+		snprintf(err, errlen, "--cache-dir path too long");
+		return -1;
+	}
+	snprintf(c->uri, sizeof(c->uri), "qemu:///embed?root=%s", esc);
+	c->embedded = c->local = true;
+	return 0;
+}
+
+int lv_connection_open(struct lv_connection *c, const char *uri, const char *cache_dir, char *err,
+		       size_t errlen)
+{
+	memset(c, 0, sizeof(*c));
+	if (!uri) {
+		if (open_embedded(c, cache_dir, err, errlen))
+			return -1;
+	} else {
+		snprintf(c->uri, sizeof(c->uri), "%s", uri);
+		/* "qemu:///system" has no host part: QEMU runs here */
+		const char *scheme_end = strstr(uri, "://");
+		c->local = scheme_end && scheme_end[3] == '/';
+	}
+	/* libvirt's own log (the embedded driver warns about "security_driver = none" on
+	 * every connect) goes to a file, unless the user asked for it elsewhere */
+	char log[PATH_MAX + 32];
+	if (snprintf(log, sizeof(log), "3:file:%s/libvirt.log", cache_dir) < (int)sizeof(log) &&
+	    !mkdir_p(cache_dir, err, errlen))
+		setenv("LIBVIRT_LOG_OUTPUTS", log, 0);
+	if (loop_get(err, errlen))
+		return -1;
+	c->conn = virConnectOpen(c->uri);
+	if (!c->conn) {
+		snprintf(err, errlen, "connecting to %s: %s%s", c->uri, lv_last_error(),
+			 c->embedded ? " (is another plerig using the same --cache-dir?)" : "");
+		loop_put();
+		return -1;
+	}
+	return 0;
+}
+
+void lv_connection_close(struct lv_connection *c)
+{
+	if (!c->conn)
+		return;
+	virConnectClose(c->conn);
+	c->conn = NULL;
+	loop_put();
+}

@@ -1,0 +1,657 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One variant on the libvirt backend: a transient domain per VM, created
+ * paused and resumed together; the guest reads its config from fw_cfg,
+ * times its own phases, and writes its results to the serial log; the
+ * host snapshots its own figures (vCPU thread schedstat, KVM stats over
+ * QMP) around the measured interval it expects the guest to keep, waits
+ * for every report, and destroys the domains and their files on every path.
+ */
+#include "backends/libvirt/libvirt_backend.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "backends/guest_config.h"
+#include "backends/phase_driver.h"
+#include "measure/kvm_system.h"
+#include "backends/libvirt/connection.h"
+#include "backends/libvirt/domain_xml.h"
+#include "backends/libvirt/lv_domain.h"
+#include "backends/libvirt/run_dir.h"
+#include "measure/tsc.h"
+#include "util/clock.h"
+#include "util/interrupt.h"
+
+#define MEMORY_MIB	  32	      /* the shared block ends at 16 MiB, the report window at 17 */
+#define POLL_BOOT_NS	  1000000ull  /* until every hello: boot is short, its end is a figure */
+#define POLL_RUN_NS	  20000000ull /* while the guests run: stay out of their way */
+#define AP_BOOT_MARGIN_NS 5000000ull  /* hello -> storm open: the other vCPUs boot (~3 ms) */
+#define TEMPLATE_MAX	  65536
+#define IMAGE_MAX	  (64u << 20)
+
+struct lv_backend {
+	struct backend base; /* first: the runner sees only this */
+	struct lv_connection lc;
+	bool tcg;
+	char *template_text;
+	char guest_path[PATH_MAX];
+	uint64_t tsc_khz;
+	unsigned runs;
+	struct ple_probe ple; /* where PAUSE-loop exit counts come from on this host */
+	/* domains whose QEMU plerig ended itself, left to libvirt until close */
+	virDomainPtr *settling;
+	unsigned nr_settling;
+	char description[sizeof(((struct lv_connection *)0)->uri) + 160];
+};
+
+struct lv_run {
+	struct lv_backend *b;
+	const struct variant *v;
+	struct variant_result *r;
+	struct run_dir dir;
+	struct lv_domain *doms;
+	unsigned nr_doms; /* initialised so far */
+	uint64_t t0;
+};
+
+static uint64_t since_start(const struct lv_run *run)
+{
+	return monotonic_ns() - run->t0;
+}
+
+static uint64_t seconds_to_cycles(double s, uint64_t khz)
+{
+	return (uint64_t)(s * (double)khz * 1000.0);
+}
+
+static void make_config(const struct lv_run *run, struct plerig_config *cfg)
+{
+	const struct variant *v = run->v;
+	const uint64_t khz = run->b->tsc_khz;
+	guest_config_fill(cfg, v);
+	guest_config_set_tsc(cfg, v, khz);
+	cfg->flags = PLERIG_CONFIG_SELF_TIMED | PLERIG_CONFIG_SERIAL_RESULTS;
+	cfg->warmup_cycles = seconds_to_cycles(v->warmup_s, khz);
+	cfg->measure_cycles = seconds_to_cycles(v->duration_s, khz);
+	cfg->wait_cycles = seconds_to_cycles(v->timeout_s, khz);
+}
+
+/* The host CPU of global vCPU @g, as the kvm backend places it. */
+static unsigned pin_of(const struct variant *v, unsigned g)
+{
+	return v->pcpus[g % v->nr_pcpus];
+}
+
+static int create_domains(struct lv_run *run)
+{
+	const struct variant *v = run->v;
+	struct plerig_config cfg;
+	char err[512], config[PATH_MAX];
+	make_config(run, &cfg);
+	if (run_dir_write(&run->dir, "config.bin", &cfg, sizeof(cfg), err, sizeof(err)) ||
+	    run_dir_file(&run->dir, "config.bin", config, sizeof(config)))
+		return phase_driver_fail(run->r, "%s", err);
+	unsigned *pins = calloc(v->vcpus, sizeof(*pins));
+	run->doms = calloc(v->vms, sizeof(run->doms[0]));
+	if (!pins || !run->doms) {
+		free(pins);
+		return phase_driver_fail(run->r, "out of memory for %u VMs", v->vms);
+	}
+	int rc = 0;
+	run->b->runs++;
+	for (unsigned i = 0; i < v->vms && !rc; i++) {
+		struct lv_domain *d = &run->doms[i];
+		char serial[32];
+		rc = lv_domain_init(d, i, v->vcpus, err, sizeof(err));
+		run->nr_doms = i + 1;
+		if (rc)
+			break;
+		snprintf(d->name, sizeof(d->name), "plerig-%d-%u-%u", (int)getpid(), run->b->runs,
+			 i);
+		snprintf(serial, sizeof(serial), "serial-%u.log", i);
+		if (run_dir_file(&run->dir, serial, d->serial_path, sizeof(d->serial_path))) {
+			snprintf(err, sizeof(err), "run directory path too long");
+			rc = -1;
+			break;
+		}
+		for (unsigned j = 0; j < v->vcpus; j++)
+			pins[j] = pin_of(v, i * v->vcpus + j);
+		const struct domain_spec spec = {
+		    .name = d->name,
+		    .tcg = run->b->tcg,
+		    .no_pause_exits = v->ple == PLE_OFF,
+		    .memory_mib = MEMORY_MIB,
+		    .vcpus = v->vcpus,
+		    .pins = v->pin_each ? pins : NULL,
+		    .cpuset = v->pcpus,
+		    .nr_cpuset = v->nr_pcpus,
+		    .kernel = run->b->guest_path,
+		    .config = config,
+		    .serial = d->serial_path,
+		};
+		char *xml = domain_xml_build(run->b->template_text, &spec, err, sizeof(err));
+		rc = xml ? lv_domain_create(d, run->b->lc.conn, !run->b->lc.embedded, xml, err,
+					    sizeof(err))
+			 : -1;
+		free(xml);
+		if (!rc)
+			rc = lv_domain_query_vcpus(d, err, sizeof(err));
+		if (!rc && run->b->lc.local)
+			lv_domain_start_reaper(d);
+	}
+	free(pins);
+	return rc ? phase_driver_fail(run->r, "%s", err) : 0;
+}
+
+static int resume_all(struct lv_run *run)
+{
+	char err[512];
+	for (unsigned i = 0; i < run->nr_doms; i++)
+		if (lv_domain_resume(&run->doms[i], err, sizeof(err)))
+			return phase_driver_fail(run->r, "%s", err);
+	return 0;
+}
+
+static const char *vector_name(uint64_t v)
+{
+	static const char *const names[] = {"#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM",
+					    "#DF", "CSO", "#TS", "#NP", "#SS", "#GP", "#PF", "?15",
+					    "#MF", "#AC", "#MC", "#XM", "#VE", "#CP"};
+	return v < sizeof(names) / sizeof(names[0]) ? names[v] : "exception";
+}
+
+static const char *state_name(uint32_t s)
+{
+	static const char *const names[] = {"OFF", "READY", "RUNNING", "DONE", "FAULT"};
+	return s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
+}
+
+static const char *config_error(uint32_t e)
+{
+	switch (e) {
+	case PLERIG_CONFIG_ERR_NO_FW_CFG:
+		return "the VM has no fw_cfg device";
+	case PLERIG_CONFIG_ERR_NO_FILE:
+		return "fw_cfg has no " PLERIG_FW_CFG_CONFIG " (check <sysinfo type='fwcfg'> in "
+		       "the domain template)";
+	case PLERIG_CONFIG_ERR_SIZE:
+		return "the config file has the wrong size (guest and plerig from different "
+		       "builds?)";
+	case PLERIG_CONFIG_ERR_INVALID:
+		return "the config is invalid (guest and plerig from different builds?)";
+	case PLERIG_CONFIG_ERR_FLAGS:
+		return "the config does not ask for a self-timed run with serial results";
+	}
+	return "unknown reason";
+}
+
+static int fail_fault(struct lv_run *run, const struct lv_domain *d, unsigned vcpu)
+{
+	const struct plerig_fault *f = &d->results[vcpu].fault;
+	return phase_driver_fail(
+	    run->r,
+	    "VM %u vCPU %u: guest exception %s (vector %llu) error code 0x%llx at rip 0x%llx "
+	    "(ring %llu), rsp 0x%llx, cr2 0x%llx",
+	    d->index, vcpu, vector_name(f->vector), (unsigned long long)f->vector,
+	    (unsigned long long)f->error_code, (unsigned long long)f->rip,
+	    (unsigned long long)(f->cs & 3), (unsigned long long)f->rsp,
+	    (unsigned long long)f->cr2);
+}
+
+/* The first vCPU whose state is below @state, for a timeout message. */
+static int fail_states(struct lv_run *run, const struct lv_domain *d, uint32_t state,
+		       const char *what)
+{
+	for (unsigned i = 0; i < d->nr_vcpus; i++)
+		if (d->results[i].state < state)
+			return phase_driver_fail(run->r,
+						 "VM %u vCPU %u did not %s within %.1f s (guest "
+						 "state %s); vCPU 0 reported and powered off",
+						 d->index, i, what, run->v->timeout_s,
+						 state_name(d->results[i].state));
+	return phase_driver_fail(run->r, "VM %u: the guest says a vCPU did not %s", d->index, what);
+}
+
+/* A whole report arrived: is it a result, or a failure the guest reported? */
+static int check_report(struct lv_run *run, const struct lv_domain *d)
+{
+	const struct plerig_frame_end *e = &d->rep.end;
+	for (unsigned i = 0; i < d->nr_vcpus; i++)
+		if ((d->rep.vcpus_seen >> i & 1) && d->results[i].state == PLERIG_VCPU_FAULT)
+			return fail_fault(run, d, i);
+	switch (e->status) {
+	case PLERIG_END_OK:
+		return 0;
+	case PLERIG_END_FAULT:
+		return phase_driver_fail(
+		    run->r, "VM %u: the guest reported a fault without details", d->index);
+	case PLERIG_END_BAD_CONFIG:
+		return phase_driver_fail(run->r, "VM %u: %s", d->index, config_error(e->detail));
+	case PLERIG_END_BOOT_TIMEOUT:
+		return fail_states(run, d, PLERIG_VCPU_READY, "come up");
+	case PLERIG_END_STOP_TIMEOUT:
+		return fail_states(run, d, PLERIG_VCPU_DONE, "stop");
+	}
+	return phase_driver_fail(run->r, "VM %u: end status %u", d->index, e->status);
+}
+
+/* Anything wrong with a VM while waiting: corrupt log, early report, QEMU gone. */
+static int check_domain(struct lv_run *run, struct lv_domain *d)
+{
+	if (d->status == SERIAL_CORRUPT)
+		return phase_driver_fail(run->r, "VM %u: serial log %s: %s", d->index,
+					 d->serial_path, d->decode_error);
+	if (d->status == SERIAL_COMPLETE)
+		return d->rep.end.status == PLERIG_END_OK ? 0 : check_report(run, d);
+	if (!lv_domain_active(d)) {
+		lv_domain_poll_serial(d, monotonic_ns()); /* the last bytes before it stopped */
+		if (d->status != SERIAL_INCOMPLETE)
+			return check_domain(run, d);
+		return phase_driver_fail(
+		    run->r,
+		    "VM %u: QEMU stopped before the guest sent its results (%zu bytes of serial "
+		    "log%s); see the QEMU log of domain %s%s%s",
+		    d->index, d->rep.used, d->rep.have_hello ? ", the guest had booted" : "",
+		    d->name, run->b->lc.embedded ? " in " : "",
+		    run->b->lc.embedded ? run->b->lc.root : "");
+	}
+	return 0;
+}
+
+enum wait_for { WAIT_HELLO, WAIT_END, WAIT_NOTHING };
+
+static bool arrived(const struct lv_domain *d, enum wait_for what)
+{
+	return what == WAIT_HELLO ? d->hello_ns != 0 : what == WAIT_END ? d->end_ns != 0 : false;
+}
+
+/*
+ * Poll every VM's serial log and liveness until @what arrived from all
+ * (1), @deadline passed (0), or a VM failed or Ctrl-C came (-1).
+ */
+static int wait_all(struct lv_run *run, enum wait_for what, uint64_t deadline, uint64_t poll_ns)
+{
+	for (;;) {
+		const uint64_t now = monotonic_ns();
+		bool all = true;
+		for (unsigned i = 0; i < run->nr_doms; i++) {
+			struct lv_domain *d = &run->doms[i];
+			lv_domain_poll_serial(d, now);
+			if (check_domain(run, d))
+				return -1;
+			all = all && arrived(d, what);
+		}
+		if (interrupt_requested())
+			return phase_driver_fail(run->r, "interrupted by signal %d",
+						 interrupt_signal());
+		if (what != WAIT_NOTHING && all)
+			return 1;
+		if (now >= deadline)
+			return 0;
+		sleep_ns(deadline - now < poll_ns ? deadline - now : poll_ns);
+	}
+}
+
+static int watchdog(struct lv_run *run, enum wait_for what)
+{
+	for (unsigned i = 0; i < run->nr_doms; i++)
+		if (!arrived(&run->doms[i], what))
+			return phase_driver_fail(
+			    run->r,
+			    what == WAIT_HELLO
+				? "watchdog: VM %u did not boot within %.1f s (no hello on its "
+				  "serial port); destroyed it"
+				: "watchdog: VM %u sent no results within %.1f s of the end of "
+				  "its measured interval; destroyed it",
+			    i, run->v->timeout_s);
+	return -1;
+}
+
+/* Boot: from resume to every guest's hello. */
+static int boot(struct lv_run *run)
+{
+	const uint64_t deadline = monotonic_ns() + (uint64_t)(run->v->timeout_s * 1e9);
+	int rc = wait_all(run, WAIT_HELLO, deadline, POLL_BOOT_NS);
+	return rc > 0 ? 0 : rc == 0 ? watchdog(run, WAIT_HELLO) : -1;
+}
+
+static void snapshot_all(struct lv_run *run, struct schedstat *sched,
+			 struct kvm_stats_snapshot *kvm)
+{
+	for (unsigned i = 0; i < run->nr_doms; i++)
+		lv_domain_snapshot(&run->doms[i], run->b->lc.local, &sched[i * run->v->vcpus],
+				   &kvm[i * run->v->vcpus]);
+}
+
+/*
+ * The guest keeps its own interval; the host brackets the same one with
+ * its snapshots, from the last hello on (each VM opens its storm a few ms
+ * after its hello, once its other vCPUs are up).
+ */
+/*
+ * PAUSE-loop exits of QEMU's vCPU threads: another process, but root may
+ * count its threads' tracepoints as it counts its own. Local QEMU only.
+ */
+static struct ple_counters *open_ple_counters(struct lv_run *run, unsigned n)
+{
+	const struct lv_backend *b = run->b;
+	const char *why = NULL;
+	if (b->tcg)
+		why = "TCG: no KVM, no PAUSE-loop exits";
+	else if (!b->lc.local)
+		why = "QEMU runs on another host: its vCPU threads cannot be counted from here";
+	else if (!b->ple.pause_exits_ok)
+		why = b->ple.pause_exits_why;
+	struct ple_counters *c = why ? NULL : calloc(n, sizeof(*c));
+	if (!c) {
+		snprintf(run->r->ple_why, sizeof(run->r->ple_why), "%s",
+			 why ? why : "out of memory for counters");
+		return NULL;
+	}
+	for (unsigned g = 0; g < n; g++) {
+		const struct lv_domain *d = &run->doms[g / run->v->vcpus];
+		ple_counters_open(&c[g], &b->ple, d->vcpus[g % run->v->vcpus].tid);
+		if (c[g].pause_exits_why[0] && !run->r->ple_why[0])
+			snprintf(run->r->ple_why, sizeof(run->r->ple_why), "%s",
+				 c[g].pause_exits_why);
+	}
+	return c;
+}
+
+static void read_ple_counters(struct ple_counters *c, unsigned n, struct ple_counts *out)
+{
+	for (unsigned g = 0; g < n; g++) {
+		if (c)
+			ple_counters_read(&c[g], &out[g]);
+		else
+			memset(&out[g], 0, sizeof(out[g]));
+	}
+}
+
+static void close_ple_counters(struct ple_counters *c, unsigned n)
+{
+	for (unsigned g = 0; c && g < n; g++)
+		ple_counters_close(&c[g]);
+	free(c);
+}
+
+static int measure(struct lv_run *run)
+{
+	const unsigned n = run->v->vms * run->v->vcpus;
+	uint64_t last_hello = 0;
+	for (unsigned i = 0; i < run->nr_doms; i++)
+		if (run->doms[i].hello_ns > last_hello)
+			last_hello = run->doms[i].hello_ns;
+	struct schedstat *sched[2] = {calloc(n, sizeof(struct schedstat)),
+				      calloc(n, sizeof(struct schedstat))};
+	struct kvm_stats_snapshot *kvm[2] = {calloc(n, sizeof(struct kvm_stats_snapshot)),
+					     calloc(n, sizeof(struct kvm_stats_snapshot))};
+	struct ple_counts *ple[2] = {calloc(n, sizeof(struct ple_counts)),
+				     calloc(n, sizeof(struct ple_counts))};
+	struct ple_counters *counters = open_ple_counters(run, n);
+	int rc = -1;
+	if (!sched[0] || !sched[1] || !kvm[0] || !kvm[1] || !ple[0] || !ple[1]) {
+		phase_driver_fail(run->r, "out of memory for snapshots");
+		goto out;
+	}
+	const uint64_t m0 = last_hello + AP_BOOT_MARGIN_NS + (uint64_t)(run->v->warmup_s * 1e9);
+	if (wait_all(run, WAIT_NOTHING, m0, POLL_RUN_NS) < 0)
+		goto out;
+	snapshot_all(run, sched[0], kvm[0]);
+	read_ple_counters(counters, n, ple[0]);
+	const uint64_t m1 = m0 + (uint64_t)(run->v->duration_s * 1e9);
+	if (wait_all(run, WAIT_NOTHING, m1, POLL_RUN_NS) < 0)
+		goto out;
+	snapshot_all(run, sched[1], kvm[1]);
+	read_ple_counters(counters, n, ple[1]);
+	for (unsigned g = 0; g < n; g++) {
+		schedstat_delta(&sched[0][g], &sched[1][g], &run->r->records[g].sched);
+		kvm_stats_delta(&kvm[0][g], &kvm[1][g], &run->r->records[g].kvm);
+		ple_counts_delta(&ple[0][g], &ple[1][g], &run->r->records[g].ple);
+		if (kvm[0][g].valid[KVM_STAT_INSN_EMULATION])
+			run->r->timing.setup_insn_emulated +=
+			    kvm[0][g].value[KVM_STAT_INSN_EMULATION];
+	}
+	const uint64_t deadline = monotonic_ns() + (uint64_t)(run->v->timeout_s * 1e9);
+	int got = wait_all(run, WAIT_END, deadline, POLL_BOOT_NS);
+	rc = got > 0 ? 0 : got == 0 ? watchdog(run, WAIT_END) : -1;
+out:
+	for (int i = 0; i < 2; i++) {
+		free(sched[i]);
+		free(kvm[i]);
+		free(ple[i]);
+	}
+	close_ple_counters(counters, n);
+	return rc;
+}
+
+/* Guest TSC -> ns since the run started, anchored at the hello frame's arrival. */
+static uint64_t guest_time_ns(const struct lv_run *run, const struct lv_domain *d, uint64_t tsc)
+{
+	const double dt_ns =
+	    ((double)(int64_t)(tsc - d->rep.hello.hello_tsc)) * 1e6 / (double)run->b->tsc_khz;
+	return d->hello_ns - run->t0 + (uint64_t)(dt_ns > 0 ? dt_ns : 0);
+}
+
+static int collect(struct lv_run *run)
+{
+	const struct variant *v = run->v;
+	struct variant_result *r = run->r;
+	uint64_t opened = 0, ended = 0;
+	for (unsigned i = 0; i < run->nr_doms; i++) {
+		struct lv_domain *d = &run->doms[i];
+		if (check_report(run, d))
+			return -1;
+		uint64_t sum = 0;
+		for (unsigned j = 0; j < v->vcpus; j++) {
+			struct vcpu_record *rec = &r->records[i * v->vcpus + j];
+			rec->vm = i;
+			rec->vcpu = j;
+			rec->host_cpu = v->pin_each ? (int)pin_of(v, i * v->vcpus + j) : -1;
+			rec->tid = d->vcpus[j].tid;
+			rec->guest = d->results[j];
+			sum += rec->guest.acquisitions + rec->guest.unmeasured_acquisitions;
+		}
+		r->protected_counter[i] = d->rep.end.protected_counter;
+		if (sum != d->rep.end.protected_counter)
+			return phase_driver_fail(
+			    r,
+			    "VM %u: the lock did not exclude: %llu acquisitions "
+			    "but the protected counter reads %llu",
+			    i, (unsigned long long)sum,
+			    (unsigned long long)d->rep.end.protected_counter);
+		const uint64_t o = guest_time_ns(run, d, d->rep.end.start_tsc);
+		opened = o > opened ? o : opened;
+		ended = d->end_ns - run->t0 > ended ? d->end_ns - run->t0 : ended;
+	}
+	/* the storm opens when every vCPU is READY; its first acquisition follows at once */
+	r->timing.ready_ns = opened;
+	r->timing.first_acq_ns = opened;
+	r->timing.stopped_ns = ended;
+	r->interval_s = (double)v->duration_s;
+	return 0;
+}
+
+/* A place for one more settling domain, or NULL (then teardown waits for it). */
+static virDomainPtr *settle_slot(struct lv_backend *b)
+{
+	virDomainPtr *grown = realloc(b->settling, (b->nr_settling + 1) * sizeof(*grown));
+	if (!grown)
+		return NULL;
+	b->settling = grown;
+	b->settling[b->nr_settling] = NULL;
+	return &b->settling[b->nr_settling++];
+}
+
+static int lv_run_variant(struct backend *base, const struct variant *v, struct variant_result *r)
+{
+	struct lv_run run = {.b = (struct lv_backend *)base, .v = v, .r = r, .t0 = monotonic_ns()};
+	char err[512];
+	if (variant_result_init(r, v))
+		return -1;
+	if (v->ple == PLE_OFF && run.b->tcg)
+		return phase_driver_fail(r, "--ple off: TCG has no PAUSE interception to turn off");
+	r->tsc_khz = run.b->tsc_khz;
+	const char *note = ple_variant_note(&run.b->ple, v->ring, v->ple == PLE_OFF);
+	if (note)
+		snprintf(r->ple_note, sizeof(r->ple_note), "%s", note);
+
+	if (run_dir_create(&run.dir, err, sizeof(err)))
+		phase_driver_fail(r, "%s", err);
+	else if (!create_domains(&run)) {
+		r->timing.created_ns = since_start(&run);
+		if (!resume_all(&run) && !boot(&run) && !measure(&run))
+			collect(&run);
+	}
+	for (unsigned i = 0; i < run.nr_doms; i++)
+		lv_domain_teardown(&run.doms[i], settle_slot(run.b));
+	free(run.doms);
+	run_dir_remove(&run.dir);
+	r->timing.torn_down_ns = since_start(&run);
+	return r->ok ? 0 : -1;
+}
+
+static void lv_close(struct backend *base)
+{
+	struct lv_backend *b = (struct lv_backend *)base;
+	for (unsigned i = 0; i < b->nr_settling; i++)
+		if (b->settling[i])
+			lv_domain_settle(b->settling[i]);
+	free(b->settling);
+	lv_connection_close(&b->lc);
+	free(b->template_text);
+	free(b);
+}
+
+/* Domains a plerig killed before it could clean up (in our own embed root only). */
+static void destroy_leftovers(struct lv_backend *b)
+{
+	virDomainPtr *doms = NULL;
+	if (!b->lc.embedded)
+		return;
+	int n = virConnectListAllDomains(b->lc.conn, &doms, VIR_CONNECT_LIST_DOMAINS_ACTIVE);
+	for (int i = 0; i < n; i++) {
+		const char *name = virDomainGetName(doms[i]);
+		if (name && !strncmp(name, "plerig-", 7))
+			virDomainDestroy(doms[i]);
+		virDomainFree(doms[i]);
+	}
+	free(doms);
+}
+
+static int load_files(struct lv_backend *b, const struct libvirt_backend_options *o, char *err,
+		      size_t errlen)
+{
+	char tpl[PATH_MAX + 32];
+	unsigned char *data;
+	size_t len;
+	if (!realpath(o->guest_path, b->guest_path)) {
+		snprintf(err, errlen, "guest image %s: %s (rebuild it with make, or pass --guest)",
+			 o->guest_path, strerror(errno));
+		return -1;
+	}
+	if (read_whole_file(b->guest_path, IMAGE_MAX, &data, &len, err, errlen))
+		return -1;
+	const bool elf = len > 4 && !memcmp(data, "\177ELF", 4);
+	free(data);
+	if (!elf) {
+		snprintf(err, errlen, "guest image %s is not an ELF file: not a plerig guest",
+			 b->guest_path);
+		return -1;
+	}
+	if (o->template_path)
+		snprintf(tpl, sizeof(tpl), "%s", o->template_path);
+	else {
+		char dir[PATH_MAX];
+		snprintf(dir, sizeof(dir), "%s", b->guest_path);
+		snprintf(tpl, sizeof(tpl), "%s/plerig-domain.xml", dirname(dir));
+	}
+	if (read_whole_file(tpl, TEMPLATE_MAX, &data, &len, err, errlen)) {
+		size_t n = strlen(err);
+		snprintf(err + n, errlen - n, " (the domain template: set PLERIG_DOMAIN_TEMPLATE)");
+		return -1;
+	}
+	b->template_text = (char *)data;
+	return 0;
+}
+
+struct backend *libvirt_backend_open(const struct libvirt_backend_options *o, char *err,
+				     size_t errlen)
+{
+	char cache[PATH_MAX];
+	struct lv_backend *b = calloc(1, sizeof(*b));
+	if (!b) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	b->tcg = o->tcg;
+	if (!o->tcg && access("/dev/kvm", R_OK | W_OK) && !o->uri) {
+		snprintf(err, errlen,
+			 "libvirt backend: /dev/kvm is not usable (%s): pass --accel tcg to run "
+			 "under QEMU's emulator instead (figures then say emulated)",
+			 strerror(errno));
+		free(b);
+		return NULL;
+	}
+	if (o->cache_dir)
+		snprintf(cache, sizeof(cache), "%s", o->cache_dir);
+	else if (lv_default_cache_dir(cache, sizeof(cache), err, errlen)) {
+		free(b);
+		return NULL;
+	}
+	if (load_files(b, o, err, errlen) ||
+	    lv_connection_open(&b->lc, o->uri, cache, err, errlen)) {
+		free(b->template_text);
+		free(b);
+		return NULL;
+	}
+	/*
+	 * Have libvirt probe QEMU now (seconds, the first time; cached in the
+	 * cache dir after that): its probes are daemonized QEMUs too, and once
+	 * we are their subreaper nothing would reap them but libvirt's patience.
+	 */
+	char *caps = virConnectGetDomainCapabilities(b->lc.conn, NULL, "x86_64", "microvm",
+						     o->tcg ? "qemu" : "kvm", 0);
+	if (!caps) {
+		snprintf(err, errlen, "libvirt cannot run QEMU's microvm with %s: %s%s",
+			 o->tcg ? "TCG" : "KVM", lv_last_error(),
+			 o->tcg ? "" : " (no KVM? try --accel tcg)");
+		lv_close(&b->base);
+		return NULL;
+	}
+	free(caps);
+	/* the embedded driver's QEMU daemonizes: make it our child, not init's (lv_domain.h) */
+	if (b->lc.embedded && prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) {
+		snprintf(err, errlen, "prctl(PR_SET_CHILD_SUBREAPER): %s", strerror(errno));
+		lv_close(&b->base);
+		return NULL;
+	}
+	destroy_leftovers(b);
+	/* the guest TSC runs at the host's under KVM (no TSC scaling asked) and TCG alike */
+	b->tsc_khz = tsc_calibrate_khz(20);
+	if (!b->tsc_khz) {
+		snprintf(err, errlen, "could not measure the TSC rate");
+		lv_close(&b->base);
+		return NULL;
+	}
+	b->base.kind = o->tcg ? BACKEND_LIBVIRT_TCG : BACKEND_LIBVIRT;
+	b->base.run = lv_run_variant;
+	b->base.close = lv_close;
+	/* as for the kvm backend: ring 0 where it is native (Intel PLE counts only
+	 * there), else ring 3; under TCG everything is emulated alike */
+	b->base.default_ring = o->tcg ? PLERIG_RING_USER : kvm_default_ring(kvm_detect_module());
+	ple_probe_init(&b->ple);
+	snprintf(b->description, sizeof(b->description), "QEMU %s through libvirt (%s)",
+		 o->tcg ? "TCG, EMULATED: no KVM, timings are not a machine's" : "with KVM",
+		 b->lc.uri);
+	b->base.description = b->description;
+	return &b->base;
+}

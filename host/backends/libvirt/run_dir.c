@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "backends/libvirt/run_dir.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int run_dir_create(struct run_dir *d, char *err, size_t errlen)
+{
+	const char *tmp = getenv("TMPDIR");
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	if (snprintf(d->path, sizeof(d->path), "%s/plerig-libvirt-XXXXXX", tmp) >=
+	    (int)sizeof(d->path)) {
+		d->path[0] = '\0';
+		snprintf(err, errlen, "TMPDIR path too long");
+		return -1;
+	}
+	if (!mkdtemp(d->path)) {
+		snprintf(err, errlen, "creating a run directory in %s: %s (set TMPDIR)", tmp,
+			 strerror(errno));
+		d->path[0] = '\0';
+		return -1;
+	}
+	/* QEMU reads the config and image from here, as libvirt's QEMU user */
+	if (chmod(d->path, 0755)) {
+		snprintf(err, errlen, "chmod %s: %s", d->path, strerror(errno));
+		run_dir_remove(d);
+		return -1;
+	}
+	return 0;
+}
+
+int run_dir_file(const struct run_dir *d, const char *name, char *out, size_t len)
+{
+	int n = snprintf(out, len, "%s/%s", d->path, name);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+int run_dir_write(const struct run_dir *d, const char *name, const void *data, size_t len,
+		  char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	if (run_dir_file(d, name, path, sizeof(path))) {
+		snprintf(err, errlen, "run directory path too long");
+		return -1;
+	}
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		snprintf(err, errlen, "creating %s: %s", path, strerror(errno));
+		return -1;
+	}
+	const unsigned char *p = data;
+	while (len) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			snprintf(err, errlen, "writing %s: %s", path, strerror(errno));
+			close(fd);
+			return -1;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	if (close(fd)) {
+		snprintf(err, errlen, "writing %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int read_whole_file(const char *path, size_t max, unsigned char **data, size_t *len, char *err,
+		    size_t errlen)
+{
+	*data = NULL;
+	*len = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "opening %s: %s", path, strerror(errno));
+		return -1;
+	}
+	/* read to the end rather than trust st_size: /proc files say 0 */
+	size_t cap = 4096, got = 0;
+	unsigned char *buf = malloc(cap + 1);
+	for (;;) {
+		if (!buf) {
+			snprintf(err, errlen, "out of memory reading %s", path);
+			close(fd);
+			return -1;
+		}
+		if (got == cap) {
+			if (cap > max) {
+				snprintf(err, errlen, "%s is more than the %zu bytes expected",
+					 path, max);
+				free(buf);
+				close(fd);
+				return -1;
+			}
+			cap *= 2;
+			unsigned char *more = realloc(buf, cap + 1);
+			if (!more)
+				free(buf);
+			buf = more;
+			continue;
+		}
+		ssize_t r = read(fd, buf + got, cap - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			snprintf(err, errlen, "reading %s: %s", path, strerror(errno));
+			free(buf);
+			close(fd);
+			return -1;
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	if (got > max) {
+		snprintf(err, errlen, "%s is %zu bytes, more than the %zu expected", path, got,
+			 max);
+		free(buf);
+		return -1;
+	}
+	buf[got] = '\0';
+	*data = buf;
+	*len = got;
+	return 0;
+}
+
+void run_dir_remove(struct run_dir *d)
+{
+	if (!d->path[0])
+		return;
+	DIR *dir = opendir(d->path);
+	if (dir) {
+		struct dirent *e;
+		while ((e = readdir(dir))) {
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+				continue;
+			char p[PATH_MAX];
+			if (!run_dir_file(d, e->d_name, p, sizeof(p)))
+				unlink(p);
+		}
+		closedir(dir);
+	}
+	rmdir(d->path);
+	d->path[0] = '\0';
+}

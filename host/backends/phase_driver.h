@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The life of one variant, common to every backend whose storm reads the
+ * phase word from memory the host can write (kvm, native): wait for every
+ * unit (vCPU or thread) to be READY, open the start gate, warm up,
+ * measure between two snapshots of the host-side counters, stop, copy the
+ * results out and check that the lock excluded.
+ */
+#ifndef PLERIG_PHASE_DRIVER_H
+#define PLERIG_PHASE_DRIVER_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "model/results.h"
+
+enum unit_outcome {
+	UNIT_RUNNING = 0, /* still running, or never started */
+	UNIT_DONE,	  /* the storm finished and reported */
+	UNIT_STOPPED,	  /* stopped by the host (watchdog, Ctrl-C, teardown) */
+	UNIT_FAILED,	  /* see the message */
+};
+
+/* What the driver needs of a backend's running units; g = vm * vcpus + vcpu. */
+struct unit_ops {
+	struct plerig_shared *(*shared)(void *ctx, unsigned vm);
+	bool (*ready)(void *ctx, unsigned g);
+	/* enum unit_outcome; *message is set when UNIT_FAILED */
+	int (*outcome)(void *ctx, unsigned g, const char **message);
+	pid_t (*tid)(void *ctx, unsigned g);
+	int (*host_cpu)(void *ctx, unsigned g);
+	/* false where the backend has no KVM stats for the unit */
+	bool (*kvm_stats)(void *ctx, unsigned g, struct kvm_stats_snapshot *out);
+	/* PAUSE-loop exit counts of unit g; invalid counts where there are none */
+	void (*ple_counts)(void *ctx, unsigned g, struct ple_counts *out);
+	void (*open_gate)(void *ctx);
+};
+
+struct phase_driver {
+	const struct unit_ops *ops;
+	void *ctx;
+	const struct variant *v;
+	struct variant_result *r;
+	uint64_t t0; /* CLOCK_MONOTONIC at the start of the variant */
+};
+
+/* Allocate r's records for @v; 0 or -1 with r->error set. */
+int variant_result_init(struct variant_result *r, const struct variant *v);
+/* Record the first failure of the run in r->error; returns -1. */
+int phase_driver_fail(struct variant_result *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+uint64_t phase_driver_elapsed(const struct phase_driver *d);
+/*
+ * From "units started" to "results collected". Sets r->timing.ready_ns
+ * .. stopped_ns. 0, or -1 with r->error; the caller tears down either way.
+ */
+int phase_driver_run(struct phase_driver *d);
+/* Set the phase in every VM: the STOP that teardown needs after a failure. */
+void phase_driver_set_phase(struct phase_driver *d, enum plerig_phase phase);
+
+#endif

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "cli/sweep_options.h"
+
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/strfmt.h"
+
+#define SEE_HELP "see plerig sweep --help"
+
+static enum sweep_options_status fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return SWEEP_OPTIONS_ERROR;
+}
+
+/* "ple_window=1024,4096" */
+static enum sweep_options_status parse_param(const char *arg, struct sweep_options *o, char *err,
+					     size_t errlen)
+{
+	const char *eq = strchr(arg, '=');
+	if (!eq || eq == arg || !eq[1])
+		return fail(err, errlen, "--param %s: expected NAME=V1,V2,... (%s)", arg, SEE_HELP);
+	size_t nlen = (size_t)(eq - arg);
+	if (nlen >= PLE_NAME_LEN)
+		return fail(err, errlen, "--param %s: name too long", arg);
+	if (o->nr_axes == PLE_MAX_PARAMS)
+		return fail(err, errlen, "at most %d --param options", PLE_MAX_PARAMS);
+	struct sweep_axis *a = &o->axes[o->nr_axes];
+	memset(a, 0, sizeof(*a));
+	memcpy(a->name, arg, nlen);
+	if (!ple_param_owner(a->name))
+		return fail(err, errlen,
+			    "--param %s: not a PLE parameter (kvm_intel: ple_gap, ple_window, "
+			    "ple_window_grow, ple_window_shrink, ple_window_max; kvm_amd: "
+			    "pause_filter_count, pause_filter_thresh, pause_filter_count_grow, "
+			    "pause_filter_count_shrink, pause_filter_count_max)",
+			    a->name);
+	for (unsigned i = 0; i < o->nr_axes; i++)
+		if (!strcmp(o->axes[i].name, a->name))
+			return fail(err, errlen,
+				    "--param %s given twice: put all its values in one", a->name);
+	const char *p = eq + 1;
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		char v[PLE_VALUE_LEN];
+		if (len == 0 || len >= sizeof(v))
+			return fail(err, errlen, "--param %s: empty or too long value", a->name);
+		memcpy(v, p, len);
+		v[len] = '\0';
+		if (!ple_value_valid(v))
+			return fail(
+			    err, errlen,
+			    "--param %s: \"%s\" is not a decimal number from 0 to 4294967295",
+			    a->name, v);
+		if (a->nr_values == SWEEP_MAX_VALUES)
+			return fail(err, errlen, "--param %s: at most %d values", a->name,
+				    SWEEP_MAX_VALUES);
+		str_copy(a->values[a->nr_values++], PLE_VALUE_LEN, v);
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	o->nr_axes++;
+	return SWEEP_OPTIONS_OK;
+}
+
+/* The runner's --json is the sweep's own channel: the user asks the sweep for JSON. */
+static enum sweep_options_status check_run_options(const struct sweep_options *o, char *err,
+						   size_t errlen)
+{
+	for (int i = 0; i < o->run_argc; i++) {
+		const char *a = o->run_argv[i];
+		if (!strcmp(a, "--json") || !strncmp(a, "--json=", 7))
+			return fail(
+			    err, errlen,
+			    "the run options after -- must not have --json: the sweep reads "
+			    "each run's JSON itself; use plerig sweep --json FILE for the "
+			    "curve");
+	}
+	return SWEEP_OPTIONS_OK;
+}
+
+enum sweep_options_status sweep_options_parse(int argc, char **argv, struct sweep_options *o,
+					      char *err, size_t errlen)
+{
+	static const struct option opts[] = {
+	    {"param", required_argument, NULL, 'p'}, {"json", required_argument, NULL, 'j'},
+	    {"csv", required_argument, NULL, 'c'},   {"restore", no_argument, NULL, 'r'},
+	    {"help", no_argument, NULL, 'h'},	     {NULL, 0, NULL, 0},
+	};
+	enum sweep_options_status st;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	optind = 0; /* glibc: full re-initialisation, parse can run more than once */
+	opterr = 0;
+	/* '+': stop at the first non-option, so nothing after -- is permuted */
+	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			st = parse_param(optarg, o, err, errlen);
+			if (st)
+				return st;
+			break;
+		case 'j':
+			o->json_path = optarg;
+			break;
+		case 'c':
+			o->csv_path = optarg;
+			break;
+		case 'r':
+			o->restore = true;
+			break;
+		case 'h':
+			sweep_options_usage(stdout);
+			return SWEEP_OPTIONS_HELP;
+		case ':':
+			return fail(err, errlen, "%s needs a value (%s)", argv[optind - 1],
+				    SEE_HELP);
+		default:
+			return fail(err, errlen, "unknown option '%s' (%s)", argv[optind - 1],
+				    SEE_HELP);
+		}
+	}
+	bool dashdash = optind > 0 && optind <= argc && !strcmp(argv[optind - 1], "--");
+	if (optind < argc && !dashdash)
+		return fail(err, errlen, "unexpected argument '%s': run options go after -- (%s)",
+			    argv[optind], SEE_HELP);
+	o->run_argc = argc - optind;
+	o->run_argv = argv + optind;
+	if (o->restore) {
+		if (o->nr_axes || o->run_argc)
+			return fail(err, errlen, "--restore takes no --param and no run options");
+		return SWEEP_OPTIONS_OK;
+	}
+	if (!o->nr_axes)
+		return fail(err, errlen, "give at least one --param NAME=V1,V2,... (%s)", SEE_HELP);
+	if (sweep_points(o) > SWEEP_MAX_POINTS)
+		return fail(err, errlen, "too many combinations of values: more than %d",
+			    SWEEP_MAX_POINTS);
+	return check_run_options(o, err, errlen);
+}
+
+unsigned sweep_points(const struct sweep_options *o)
+{
+	unsigned long long n = 1;
+	for (unsigned i = 0; i < o->nr_axes; i++) {
+		n *= o->axes[i].nr_values;
+		if (n > SWEEP_MAX_POINTS)
+			return SWEEP_MAX_POINTS + 1;
+	}
+	return (unsigned)n;
+}
+
+void sweep_point_settings(const struct sweep_options *o, unsigned k, struct ple_setting *set)
+{
+	for (unsigned i = o->nr_axes; i-- > 0;) {
+		const struct sweep_axis *a = &o->axes[i];
+		str_copy(set[i].name, sizeof(set[i].name), a->name);
+		str_copy(set[i].value, sizeof(set[i].value), a->values[k % a->nr_values]);
+		k /= a->nr_values;
+	}
+}
+
+void sweep_options_usage(FILE *out)
+{
+	fputs("usage: plerig sweep --param NAME=V1,V2,... [--param ...] [--json FILE]\n"
+	      "                    [--csv FILE] -- [RUN OPTIONS]\n"
+	      "       plerig sweep --restore\n"
+	      "\n"
+	      "For each value of a host PLE parameter (every combination when several\n"
+	      "are given), set it, run the `plerig run` matrix, and report the curve of\n"
+	      "throughput, stalls and PAUSE-loop exits against the value. The original\n"
+	      "values are put back at the end, on error and on Ctrl-C / SIGTERM; they\n"
+	      "are saved first in $PLERIG_STATE_DIR (/var/lib/plerig), so that after a\n"
+	      "crash `plerig sweep --restore` puts them back.\n"
+	      "\n"
+	      "A parameter is written at run time where the kernel allows it (older\n"
+	      "kernels); on current kernels they are read-only and the module is\n"
+	      "reloaded with the new value (modprobe -r, then modprobe with every PLE\n"
+	      "parameter), which is refused while anything holds KVM (a VM, an open\n"
+	      "/dev/kvm) and impossible when the module is built into the kernel.\n"
+	      "\n"
+	      "  --param NAME=LIST  kvm_intel: ple_gap, ple_window, ple_window_grow,\n"
+	      "                     ple_window_shrink, ple_window_max; kvm_amd:\n"
+	      "                     pause_filter_count, pause_filter_thresh,\n"
+	      "                     pause_filter_count_grow, pause_filter_count_shrink,\n"
+	      "                     pause_filter_count_max. ple_gap=0 (or\n"
+	      "                     pause_filter_count=0) turns PAUSE interception off.\n"
+	      "  --json FILE        the curve as JSON (schema plerig-sweep 1); - for stdout\n"
+	      "  --csv FILE         the curve as CSV; - for stdout\n"
+	      "  --restore          only restore the values a crashed sweep left changed\n"
+	      "  RUN OPTIONS        as for plerig run (not --json)\n"
+	      "\n"
+	      "Example:\n"
+	      "  plerig sweep --param ple_window=1024,4096,16384,65536 -- --vcpus 4 "
+	      "--relax pause,nop\n"
+	      "\n"
+	      "Environment: PLERIG_SYSFS_ROOT (/sys), PLERIG_MODPROBE (modprobe),\n"
+	      "PLERIG_STATE_DIR (/var/lib/plerig), PLERIG_PROC_ROOT (/proc).\n"
+	      "Exit status: 0 done; 1 a run failed, or the parameters cannot be changed\n"
+	      "here; 2 bad command line; 128+N on signal N, after restoring.\n",
+	      out);
+}

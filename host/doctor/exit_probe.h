@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A throw-away VM whose one vCPU runs in the calling thread: real-mode
+ * code doing a known number of port writes (each a KVM_EXIT_IO to user
+ * space), then HLT. Used to check, on the running kernel, that a
+ * tracepoint counter attached to a thread sees that thread's exits, and
+ * by `plerig doctor` to find out whether kvm:kvm_exit fires here at all.
+ */
+#ifndef PLERIG_EXIT_PROBE_H
+#define PLERIG_EXIT_PROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "measure/kvm_stats.h"
+
+struct exit_probe {
+	int kvm, vm, vcpu;
+	struct kvm_run *run;
+	size_t run_size;
+	void *mem;
+	unsigned nr_outs;
+	struct kvm_stats_reader stats;
+	bool stats_open;
+};
+
+struct exit_probe_result {
+	uint64_t kvm_run_returns;	 /* KVM_RUN calls that came back to user space */
+	uint64_t io_exits;		 /* of which KVM_EXIT_IO */
+	struct kvm_stats_snapshot stats; /* delta over the run; .valid per stat */
+};
+
+/* Create the VM (nothing runs yet). 0, or -errno with @err; closes all on failure. */
+int exit_probe_open(struct exit_probe *p, unsigned nr_outs, char *err, size_t errlen);
+/* Run it to its HLT in this thread. 0, or -errno with @err. */
+int exit_probe_run(struct exit_probe *p, struct exit_probe_result *r, char *err, size_t errlen);
+void exit_probe_close(struct exit_probe *p);
+
+#endif

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "model/metrics.h"
+
+#include <math.h>
+#include <string.h>
+
+static double acq_per_s(const struct figures *f)
+{
+	return f->acq_per_s;
+}
+
+static double wait_p50_ns(const struct figures *f)
+{
+	return f->wait_p50_ns;
+}
+
+static double wait_p99_ns(const struct figures *f)
+{
+	return f->wait_p99_ns;
+}
+
+static double wait_max_ns(const struct figures *f)
+{
+	return f->wait_max_ns;
+}
+
+static double stalls(const struct figures *f)
+{
+	return (double)f->stalls;
+}
+
+static double stalled_share(const struct figures *f)
+{
+	return f->stalled_share;
+}
+
+static double holder_preemptions(const struct figures *f)
+{
+	return (double)f->holder_preemptions;
+}
+
+static double run_delay_share(const struct figures *f)
+{
+	return f->run_delay_share;
+}
+
+static double exits(const struct figures *f)
+{
+	return f->exits_valid ? (double)f->exits : NAN;
+}
+
+const struct metric metrics[] = {
+    {"acq_per_s", "acq/s", +1, 1, acq_per_s},
+    {"wait_p50_ns", "wait-p50", -1, 0, wait_p50_ns},
+    {"wait_p99_ns", "wait-p99", -1, 1, wait_p99_ns},
+    {"wait_max_ns", "wait-max", -1, 0, wait_max_ns},
+    {"stalls", "stalls", -1, 0, stalls},
+    {"stalled_share", "stalled", -1, 1, stalled_share},
+    {"holder_preemptions", "lhp", -1, 1, holder_preemptions},
+    {"run_delay_share", "run-delay", -1, 1, run_delay_share},
+    {"exits", "exits", -1, 0, exits},
+};
+
+const unsigned nr_metrics = sizeof(metrics) / sizeof(metrics[0]);
+
+const struct metric *metric_by_name(const char *name)
+{
+	for (unsigned i = 0; i < nr_metrics; i++)
+		if (!strcmp(metrics[i].name, name))
+			return &metrics[i];
+	return NULL;
+}

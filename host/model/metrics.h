@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The per-variant figures that repeats are summarised and compared on,
+ * each with the direction that counts as better.
+ */
+#ifndef PLERIG_METRICS_H
+#define PLERIG_METRICS_H
+
+#include "model/results.h"
+
+struct metric {
+	const char *name;  /* as in the JSON summary: "acq_per_s", ... */
+	const char *label; /* short column title */
+	int better;	   /* +1: higher is better; -1: lower is better */
+	int headline;	   /* shown in the comparison table (all of them go to JSON) */
+	/* the value for one run; NaN where the run has none (e.g. exits on native) */
+	double (*get)(const struct figures *f);
+};
+
+extern const struct metric metrics[];
+extern const unsigned nr_metrics;
+
+/* NULL if unknown. */
+const struct metric *metric_by_name(const char *name);
+
+#endif

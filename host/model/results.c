@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "model/results.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "measure/hist_stats.h"
+
+double cycles_to_ns(const struct variant_result *r, double cycles)
+{
+	/* a run that failed before calibrating the TSC has no time scale */
+	if (r->tsc_khz == 0)
+		return 0.0;
+	return cycles * 1e6 / (double)r->tsc_khz;
+}
+
+static double per_second(double count, double interval_s)
+{
+	return interval_s > 0.0 ? count / interval_s : 0.0;
+}
+
+/* Share of @slots vCPU-intervals: comparable across vCPU counts. */
+static double share_of(double ns, double slots, double interval_s)
+{
+	double total_ns = slots * interval_s * 1e9;
+
+	return total_ns > 0.0 ? ns / total_ns : 0.0;
+}
+
+static double mean(double total, uint64_t count)
+{
+	return count ? total / (double)count : 0.0;
+}
+
+/* Figures that only need the histograms and maxima: shared by both levels. */
+static void latency_figures(const struct variant_result *r, const uint64_t *hist_wait,
+			    const uint64_t *hist_hold, uint64_t wait_max, uint64_t hold_max,
+			    struct figures *out)
+{
+	out->wait_p50_ns = cycles_to_ns(r, hist_quantile(hist_wait, PLERIG_HIST_BUCKETS, 0.50));
+	out->wait_p99_ns = cycles_to_ns(r, hist_quantile(hist_wait, PLERIG_HIST_BUCKETS, 0.99));
+	out->wait_max_ns = cycles_to_ns(r, (double)wait_max);
+	out->hold_p50_ns = cycles_to_ns(r, hist_quantile(hist_hold, PLERIG_HIST_BUCKETS, 0.50));
+	out->hold_max_ns = cycles_to_ns(r, (double)hold_max);
+}
+
+void figures_for_vcpu(const struct variant_result *r, const struct vcpu_record *rec,
+		      struct figures *out)
+{
+	const struct plerig_vcpu_result *g = &rec->guest;
+
+	memset(out, 0, sizeof(*out));
+	out->acquisitions = g->acquisitions;
+	out->acq_per_s = per_second((double)g->acquisitions, r->interval_s);
+	latency_figures(r, g->hist_wait, g->hist_hold, g->wait_max_cycles, g->hold_max_cycles, out);
+	out->wait_mean_ns = mean(cycles_to_ns(r, (double)g->wait_total_cycles), g->acquisitions);
+	out->stalls = g->stalls;
+	out->stalled_ns = cycles_to_ns(r, (double)g->stalled_cycles);
+	out->stalled_share = share_of(out->stalled_ns, 1, r->interval_s);
+	out->holder_preemptions = g->holder_preemptions;
+	out->stalls_self_preempted = g->stalls_self_preempted;
+	out->holder_preemptions_steal = g->holder_preemptions_steal;
+	out->run_delay_ns = (double)rec->sched.wait_ns;
+	out->run_delay_share = share_of(out->run_delay_ns, 1, r->interval_s);
+	out->run_time_ns = (double)rec->sched.run_ns;
+	out->exits_valid = rec->kvm.valid[KVM_STAT_EXITS];
+	out->exits = out->exits_valid ? rec->kvm.value[KVM_STAT_EXITS] : 0;
+	out->pause_loop_exits_valid = rec->ple.pause_exits_valid;
+	out->pause_loop_exits = rec->ple.pause_exits_valid ? rec->ple.pause_exits : 0;
+	out->ple_window_updates_valid = rec->ple.window_updates_valid;
+	out->ple_window_updates = rec->ple.window_updates_valid ? rec->ple.window_updates : 0;
+}
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+void figures_for_variant(const struct variant_result *r, struct figures *out)
+{
+	/* percentiles of the merged samples, not an average of percentiles */
+	uint64_t hist_wait[PLERIG_HIST_BUCKETS] = {0};
+	uint64_t hist_hold[PLERIG_HIST_BUCKETS] = {0};
+	uint64_t wait_max = 0, hold_max = 0;
+	double wait_total_ns = 0.0;
+
+	memset(out, 0, sizeof(*out));
+	/* an empty run has no exit count to report, not a count of zero */
+	out->exits_valid = r->nr_records > 0;
+	out->pause_loop_exits_valid = r->nr_records > 0;
+	out->ple_window_updates_valid = r->nr_records > 0;
+	for (unsigned i = 0; i < r->nr_records; i++) {
+		const struct vcpu_record *rec = &r->records[i];
+		const struct plerig_vcpu_result *g = &rec->guest;
+
+		hist_merge(hist_wait, g->hist_wait, PLERIG_HIST_BUCKETS);
+		hist_merge(hist_hold, g->hist_hold, PLERIG_HIST_BUCKETS);
+		wait_max = max_u64(wait_max, g->wait_max_cycles);
+		hold_max = max_u64(hold_max, g->hold_max_cycles);
+		wait_total_ns += cycles_to_ns(r, (double)g->wait_total_cycles);
+		out->acquisitions += g->acquisitions;
+		out->stalls += g->stalls;
+		out->stalled_ns += cycles_to_ns(r, (double)g->stalled_cycles);
+		out->holder_preemptions += g->holder_preemptions;
+		out->stalls_self_preempted += g->stalls_self_preempted;
+		out->holder_preemptions_steal += g->holder_preemptions_steal;
+		out->run_delay_ns += (double)rec->sched.wait_ns;
+		out->run_time_ns += (double)rec->sched.run_ns;
+		if (rec->kvm.valid[KVM_STAT_EXITS])
+			out->exits += rec->kvm.value[KVM_STAT_EXITS];
+		else
+			out->exits_valid = false;
+		out->pause_loop_exits += rec->ple.pause_exits;
+		out->pause_loop_exits_valid &= rec->ple.pause_exits_valid;
+		out->ple_window_updates += rec->ple.window_updates;
+		out->ple_window_updates_valid &= rec->ple.window_updates_valid;
+	}
+	/* one vCPU without a count makes the sum no count at all, not a smaller one */
+	if (!out->exits_valid)
+		out->exits = 0;
+	if (!out->pause_loop_exits_valid)
+		out->pause_loop_exits = 0;
+	if (!out->ple_window_updates_valid)
+		out->ple_window_updates = 0;
+	out->acq_per_s = per_second((double)out->acquisitions, r->interval_s);
+	latency_figures(r, hist_wait, hist_hold, wait_max, hold_max, out);
+	out->wait_mean_ns = mean(wait_total_ns, out->acquisitions);
+	out->stalled_share = share_of(out->stalled_ns, r->nr_records, r->interval_s);
+	out->run_delay_share = share_of(out->run_delay_ns, r->nr_records, r->interval_s);
+}
+
+void variant_result_free(struct variant_result *r)
+{
+	free(r->records);
+	free(r->protected_counter);
+	r->records = NULL;
+	r->protected_counter = NULL;
+	r->nr_records = 0;
+}

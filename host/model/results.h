@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What one run of one variant measured, and the figures derived from it. */
+#ifndef PLERIG_RESULTS_H
+#define PLERIG_RESULTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "model/variant.h"
+#include "measure/kvm_stats.h"
+#include "measure/schedstat.h"
+#include "measure/ple_counters.h"
+#include "plerig/abi.h"
+
+struct vcpu_record {
+	unsigned vm;
+	unsigned vcpu;
+	int host_cpu; /* pinned CPU, -1 when floating on the set */
+	pid_t tid;
+	struct plerig_vcpu_result guest; /* copied out of the shared block */
+	struct schedstat sched;		 /* delta over the measured interval */
+	struct kvm_stats_snapshot kvm;	 /* delta over the measured interval */
+	struct ple_counts ple;		 /* PAUSE-loop exits, window updates: same interval */
+};
+
+/* Lifecycle timestamps, ns since the run started (CLOCK_MONOTONIC). */
+struct run_timing {
+	uint64_t created_ns;	      /* all VMs and vCPUs created, images loaded */
+	uint64_t ready_ns;	      /* every vCPU reported READY */
+	uint64_t first_acq_ns;	      /* first acquisition seen in any VM (polled) */
+	uint64_t stopped_ns;	      /* every vCPU reported DONE */
+	uint64_t torn_down_ns;	      /* every fd closed, every thread joined */
+	uint64_t setup_insn_emulated; /* insn_emulation over boot: ring-0 setup cost */
+};
+
+struct variant_result {
+	struct variant variant;
+	bool ok;
+	char error[256];   /* why the run failed, when !ok */
+	double interval_s; /* measured interval, host clock */
+	uint64_t tsc_khz;
+	struct run_timing timing;
+	unsigned nr_records; /* vms * vcpus */
+	struct vcpu_record *records;
+	uint64_t *protected_counter; /* per VM: the lock's integrity counter */
+	char ple_why[512];	     /* why PAUSE-loop exits are not counted ("" when they are) */
+	char ple_note[160]; /* what a reader of the count must know (e.g. CPL > 0 on VMX) */
+	bool steal_time;    /* the guests registered steal time: *_self_preempted counts hold */
+};
+
+/* Per-vCPU or per-variant figures, in ns where time. */
+struct figures {
+	uint64_t acquisitions;
+	double acq_per_s;
+	double wait_p50_ns;
+	double wait_p99_ns;
+	double wait_max_ns;
+	double wait_mean_ns;
+	double hold_p50_ns;
+	double hold_max_ns;
+	uint64_t stalls;
+	double stalled_ns;
+	double stalled_share; /* stalled time / (vCPUs * interval) */
+	uint64_t holder_preemptions;
+	uint64_t stalls_self_preempted;	   /* with steal time; see plerig_vcpu_result */
+	uint64_t holder_preemptions_steal; /* with steal time */
+	double run_delay_ns;		   /* host run-queue wait of the vCPU thread(s) */
+	double run_delay_share;		   /* run_delay / (vCPUs * interval) */
+	double run_time_ns;
+	uint64_t exits;
+	bool exits_valid;
+	uint64_t pause_loop_exits;
+	bool pause_loop_exits_valid;
+	uint64_t ple_window_updates;
+	bool ple_window_updates_valid;
+};
+
+void figures_for_vcpu(const struct variant_result *r, const struct vcpu_record *rec,
+		      struct figures *out);
+void figures_for_variant(const struct variant_result *r, struct figures *out);
+double cycles_to_ns(const struct variant_result *r, double cycles);
+
+void variant_result_free(struct variant_result *r);
+
+#endif

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Everything one `plerig run` measured: the runs of every variant, their
+ * statistics, the comparisons against a baseline, and the conditions
+ * (host, order, seed) needed to judge them.
+ */
+#ifndef PLERIG_SERIES_H
+#define PLERIG_SERIES_H
+
+#include <stdbool.h>
+
+#include "cli/run_options.h"
+#include "model/results.h"
+#include "model/metrics.h"
+#include "stats/sample_stats.h"
+
+/* Every measured run of one variant (discarded warm-up rounds are not kept). */
+struct series {
+	struct variant variant;
+	unsigned nr_runs; /* runs done, ok or not, in time order */
+	struct variant_result *runs;
+	/* per metric, over the ok runs that have a value (nr_metrics entries) */
+	struct sample_stats *stats;
+};
+
+struct comparison {
+	unsigned baseline;  /* series index */
+	unsigned candidate; /* series index */
+	const struct metric *metric;
+	struct sample_stats base, cand;
+	struct welch_result welch; /* cand - base; .valid needs >= 2 runs each */
+	/*
+	 * Interleaved or shuffled runs only: the two runs of each round ran
+	 * next to each other, so their ratio cancels drift that moves both.
+	 * A t-test on the log ratios; diff and CI come back as fractions of
+	 * the baseline (geometric mean ratio - 1). paired_n = 0 where runs
+	 * are not paired or fewer than two rounds have both values.
+	 */
+	struct welch_result paired;
+	unsigned paired_n;
+};
+
+struct host_info {
+	char kernel[128];
+	char kvm_module[32];
+	char cpu_model[128];
+	unsigned cpus; /* in this process's affinity mask */
+	long cpus_online;
+	/* PLE / pause-filter module parameters, "name=value" pairs, as found */
+	char ple_params[512];
+};
+
+struct report {
+	const char *command_line;
+	struct host_info host;
+	unsigned repeat;
+	unsigned discard_rounds;
+	enum run_order order;
+	unsigned long long seed; /* meaningful for ORDER_SHUFFLE */
+	const char *baseline;	 /* "relax=pause", or NULL when nothing is compared */
+	struct series *series;
+	unsigned nr_series;
+	struct comparison *comparisons;
+	unsigned nr_comparisons;
+	bool interrupted;
+};
+
+/* Values of @m over the ok runs of @s that have one; returns how many. */
+unsigned series_values(const struct series *s, const struct metric *m, double *out);
+/* Fill s->stats for every metric (allocates). */
+int series_compute_stats(struct series *s);
+void series_free(struct series *s);
+void host_info_collect(struct host_info *h, const char *kvm_module);
+void report_free(struct report *r);
+
+#endif
