@@ -10,6 +10,8 @@
 #endif
 #include "cli/run_options.h"
 
+#include "model/names.h"
+
 #include "util/cpulist.h"
 
 #include "util/comma_list.h"
@@ -235,7 +237,7 @@ static int parse_name_list(const struct name_axis *a, const char *value, unsigne
 	return 0;
 }
 
-static int parse_backends(const char *value, struct run_options *o, char *err, size_t errlen)
+static int parse_backends(const char *value, struct run_plan *o, char *err, size_t errlen)
 {
 	unsigned v[BACKEND_COUNT], n;
 
@@ -247,7 +249,7 @@ static int parse_backends(const char *value, struct run_options *o, char *err, s
 	return 0;
 }
 
-static int parse_locks(const char *value, struct run_options *o, char *err, size_t errlen)
+static int parse_locks(const char *value, struct run_plan *o, char *err, size_t errlen)
 {
 	unsigned v[PLERIG_LOCK_COUNT], n;
 
@@ -259,7 +261,7 @@ static int parse_locks(const char *value, struct run_options *o, char *err, size
 	return 0;
 }
 
-static int parse_relaxes(const char *value, struct run_options *o, char *err, size_t errlen)
+static int parse_relaxes(const char *value, struct run_plan *o, char *err, size_t errlen)
 {
 	unsigned v[PLERIG_RELAX_COUNT], n;
 
@@ -271,7 +273,7 @@ static int parse_relaxes(const char *value, struct run_options *o, char *err, si
 	return 0;
 }
 
-static int parse_ples(const char *value, struct run_options *o, char *err, size_t errlen)
+static int parse_ples(const char *value, struct run_plan *o, char *err, size_t errlen)
 {
 	unsigned v[PLE_COUNT], n;
 
@@ -284,19 +286,19 @@ static int parse_ples(const char *value, struct run_options *o, char *err, size_
 }
 
 /* --vcpus keeps the order given: it is the order the variants run in. */
-static int parse_vcpu_counts(const char *value, struct run_options *o, char *err, size_t errlen)
+static int parse_vcpu_counts(const char *value, struct run_plan *o, char *err, size_t errlen)
 {
 	char item[LIST_ITEM_MAX];
-	unsigned counts[RUN_OPTIONS_MAX_VCPU_COUNTS];
+	unsigned counts[PLAN_MAX_VCPU_COUNTS];
 	const char *p = value;
 	unsigned n = 0;
 	int rc;
 
 	while ((rc = list_next(&p, item, sizeof(item))) > 0) {
 		unsigned v;
-		if (n == RUN_OPTIONS_MAX_VCPU_COUNTS)
+		if (n == PLAN_MAX_VCPU_COUNTS)
 			return errbuf_printf(err, errlen, "--vcpus: more than %u values in '%s'",
-					     RUN_OPTIONS_MAX_VCPU_COUNTS, value);
+					     PLAN_MAX_VCPU_COUNTS, value);
 		if (parse_unsigned("--vcpus", item, 1, PLERIG_MAX_VCPUS, &v, err, errlen))
 			return -1;
 		for (unsigned i = 0; i < n; i++)
@@ -312,28 +314,29 @@ static int parse_vcpu_counts(const char *value, struct run_options *o, char *err
 	return 0;
 }
 
-static int parse_pcpus(const char *value, struct run_options *o, char *err, size_t errlen)
+static int parse_pcpus(const char *value, struct run_plan *o, char *err, size_t errlen)
 {
 	char why[256], allowed_text[256];
 	cpu_set_t allowed;
 
-	if (cpulist_parse(value, o->pcpus, PLERIG_MAX_PCPUS, &o->nr_pcpus, why, sizeof(why)))
+	if (cpulist_parse(value, o->common.pcpus, PLERIG_MAX_PCPUS, &o->common.nr_pcpus, why,
+			  sizeof(why)))
 		return errbuf_printf(err, errlen, "--pcpus: %s", why);
 	allowed_cpus(&allowed);
-	for (unsigned i = 0; i < o->nr_pcpus; i++) {
+	for (unsigned i = 0; i < o->common.nr_pcpus; i++) {
 		unsigned list[PLERIG_MAX_PCPUS];
-		if (CPU_ISSET(o->pcpus[i], &allowed))
+		if (CPU_ISSET(o->common.pcpus[i], &allowed))
 			continue;
 		cpulist_format(list, cpulist_from_set(&allowed, list, PLERIG_MAX_PCPUS),
 			       allowed_text, sizeof(allowed_text));
 		return errbuf_printf(
 		    err, errlen, "--pcpus: CPU %u is not available to this process (allowed: %s)",
-		    o->pcpus[i], allowed_text);
+		    o->common.pcpus[i], allowed_text);
 	}
 	return 0;
 }
 
-static int parse_ring(const char *value, struct run_options *o, char *err, size_t errlen)
+static int parse_ring(const char *value, struct run_plan *o, char *err, size_t errlen)
 {
 	if (strcmp(value, "auto") == 0)
 		o->ring = RING_CHOICE_AUTO;
@@ -347,12 +350,12 @@ static int parse_ring(const char *value, struct run_options *o, char *err, size_
 	return 0;
 }
 
-static int parse_pin(const char *value, struct run_options *o, char *err, size_t errlen)
+static int parse_pin(const char *value, struct run_plan *o, char *err, size_t errlen)
 {
 	if (strcmp(value, "each") == 0)
-		o->pin_each = true;
+		o->common.pin_each = true;
 	else if (strcmp(value, "float") == 0)
-		o->pin_each = false;
+		o->common.pin_each = false;
 	else
 		return errbuf_printf(err, errlen,
 				     "--pin: unknown placement '%s' (allowed: each, float)", value);
@@ -399,57 +402,45 @@ static int parse_order(const char *value, enum run_order *out, char *err, size_t
 }
 
 /* AXIS=VALUE: the value every compared variant is measured against. */
-static int parse_baseline(const char *value, struct run_options *o, char *err, size_t errlen)
+static int parse_baseline(const char *value, struct run_plan *o, char *err, size_t errlen)
 {
+	static const struct name_table *const values[] = {
+	    [BASELINE_BACKEND] = &backend_names,
+	    [BASELINE_LOCK] = &lock_names,
+	    [BASELINE_RELAX] = &relax_names,
+	    [BASELINE_PLE] = &ple_names,
+	};
+	char axis_name[16], allowed[128];
 	const char *eq = strchr(value, '=');
 	if (!eq)
 		return errbuf_printf(
 		    err, errlen, "--baseline: '%s' is not AXIS=VALUE (e.g. relax=pause)", value);
 	const size_t len = (size_t)(eq - value);
 	const char *v = eq + 1;
-	int ok;
-	if (len == 7 && !strncmp(value, "backend", len)) {
-		enum backend_kind b;
-		o->baseline_axis = BASELINE_BACKEND;
-		ok = backend_from_name(v, &b) == 0;
-		o->baseline_value = (unsigned)b;
-	} else if (len == 4 && !strncmp(value, "lock", len)) {
-		enum plerig_lock_kind l;
-		o->baseline_axis = BASELINE_LOCK;
-		ok = lock_from_name(v, &l) == 0;
-		o->baseline_value = (unsigned)l;
-	} else if (len == 5 && !strncmp(value, "relax", len)) {
-		enum plerig_relax_kind r;
-		o->baseline_axis = BASELINE_RELAX;
-		ok = relax_from_name(v, &r) == 0;
-		o->baseline_value = (unsigned)r;
-	} else if (len == 3 && !strncmp(value, "ple", len)) {
-		enum ple_mode p;
-		o->baseline_axis = BASELINE_PLE;
-		ok = ple_from_name(v, &p) == 0;
-		o->baseline_value = (unsigned)p;
-	} else if (len == 5 && !strncmp(value, "vcpus", len)) {
-		o->baseline_axis = BASELINE_VCPUS;
+	snprintf(axis_name, sizeof(axis_name), "%.*s", (int)(len < 15 ? len : 15), value);
+	int axis = len < 15 ? name_lookup(&baseline_axis_names, axis_name) : -1;
+	if (axis < 0)
+		return errbuf_printf(err, errlen, "--baseline: axis '%.*s' is not one of %s",
+				     (int)len, value,
+				     name_list(&baseline_axis_names, allowed, sizeof(allowed)));
+	o->baseline_axis = (enum baseline_axis)axis;
+	if (axis == BASELINE_VCPUS)
 		return parse_unsigned("--baseline vcpus", v, 1, PLERIG_MAX_VCPUS,
 				      &o->baseline_value, err, errlen);
-	} else {
-		return errbuf_printf(
-		    err, errlen,
-		    "--baseline: axis '%.*s' is not one of backend, lock, relax, ple, vcpus",
-		    (int)len, value);
-	}
-	if (!ok)
-		return errbuf_printf(err, errlen, "--baseline: '%s' is not a value of %.*s", v,
-				     (int)len, value);
+	int n = name_lookup(values[axis], v);
+	if (n < 0)
+		return errbuf_printf(err, errlen, "--baseline: '%s' is not a value of %s", v,
+				     axis_name);
+	o->baseline_value = (unsigned)n;
 	return 0;
 }
 
-static int parse_accel(const char *value, struct run_options *o, char *err, size_t errlen)
+static int parse_accel(const char *value, struct run_plan *o, char *err, size_t errlen)
 {
 	if (strcmp(value, "kvm") == 0)
-		o->accel_tcg = false;
+		o->accel = ACCEL_KVM;
 	else if (strcmp(value, "tcg") == 0)
-		o->accel_tcg = true;
+		o->accel = ACCEL_TCG;
 	else
 		return errbuf_printf(
 		    err, errlen, "--accel: unknown accelerator '%s' (allowed: kvm, tcg)", value);
@@ -458,14 +449,14 @@ static int parse_accel(const char *value, struct run_options *o, char *err, size
 }
 
 /* --accel tcg turns the libvirt backend into its emulated twin, named so in every output. */
-static int apply_accel(struct run_options *o, char *err, size_t errlen)
+static int apply_accel(struct run_plan *o, char *err, size_t errlen)
 {
 	bool libvirt = false;
 	for (unsigned i = 0; i < o->nr_backends; i++) {
 		if (o->backends[i] != BACKEND_LIBVIRT && o->backends[i] != BACKEND_LIBVIRT_TCG)
 			continue;
 		libvirt = true;
-		if (o->accel_tcg)
+		if (o->accel == ACCEL_TCG)
 			o->backends[i] = BACKEND_LIBVIRT_TCG;
 	}
 	for (unsigned i = 0; i < o->nr_backends; i++)
@@ -553,14 +544,14 @@ static const struct real_range warmup_range = {0.0, false, MAX_SECONDS, ">= 0, a
 static const struct real_range timeout_range = {0.0, true, MAX_SECONDS, "> 0, at most 3600"};
 static const struct real_range stall_range = {0.0, true, MAX_STALL_US, "> 0, at most 1000000000"};
 
-static int apply_option(int c, const char *arg, struct run_options *o, bool *vcpus_given, char *err,
+static int apply_option(int c, const char *arg, struct run_plan *o, bool *vcpus_given, char *err,
 			size_t errlen)
 {
 	switch (c) {
 	case OPT_BACKEND:
 		return parse_backends(arg, o, err, errlen);
 	case OPT_VMS:
-		return parse_unsigned("--vms", arg, 1, 64, &o->vms, err, errlen);
+		return parse_unsigned("--vms", arg, 1, PLERIG_MAX_VMS, &o->common.vms, err, errlen);
 	case OPT_VCPUS:
 		*vcpus_given = true;
 		return parse_vcpu_counts(arg, o, err, errlen);
@@ -577,24 +568,31 @@ static int apply_option(int c, const char *arg, struct run_options *o, bool *vcp
 	case OPT_PIN:
 		return parse_pin(arg, o, err, errlen);
 	case OPT_DURATION:
-		return parse_real("--duration", arg, &duration_range, &o->duration_s, err, errlen);
+		return parse_real("--duration", arg, &duration_range, &o->common.duration_s, err,
+				  errlen);
 	case OPT_WARMUP:
-		return parse_real("--warmup", arg, &warmup_range, &o->warmup_s, err, errlen);
+		return parse_real("--warmup", arg, &warmup_range, &o->common.warmup_s, err, errlen);
 	case OPT_TIMEOUT:
-		return parse_real("--timeout", arg, &timeout_range, &o->timeout_s, err, errlen);
+		return parse_real("--timeout", arg, &timeout_range, &o->common.timeout_s, err,
+				  errlen);
 	case OPT_STALL_US:
-		return parse_real("--stall-us", arg, &stall_range, &o->stall_us, err, errlen);
+		return parse_real("--stall-us", arg, &stall_range, &o->common.stall_us, err,
+				  errlen);
 	case OPT_CS_CYCLES:
-		return parse_u64("--cs-cycles", arg, 0, MAX_CYCLES, &o->cs_cycles, err, errlen);
-	case OPT_THINK_CYCLES:
-		return parse_u64("--think-cycles", arg, 0, MAX_CYCLES, &o->think_cycles, err,
-				 errlen);
+	case OPT_THINK_CYCLES: {
+		unsigned long long n;
+		if (parse_u64(c == OPT_CS_CYCLES ? "--cs-cycles" : "--think-cycles", arg, 0,
+			      MAX_CYCLES, &n, err, errlen))
+			return -1;
+		*(c == OPT_CS_CYCLES ? &o->common.cs_cycles : &o->common.think_cycles) = n;
+		return 0;
+	}
 	case OPT_JSON:
 		return parse_path("--json", arg, &o->json_path, err, errlen);
 	case OPT_GUEST:
 		return parse_path("--guest", arg, &o->guest_path, err, errlen);
 	case OPT_INJECT:
-		return parse_inject(arg, &o->inject, err, errlen);
+		return parse_inject(arg, &o->common.inject, err, errlen);
 	case OPT_REPEAT:
 		return parse_unsigned("--repeat", arg, 1, MAX_REPEAT, &o->repeat, err, errlen);
 	case OPT_DISCARD_ROUNDS: {
@@ -612,8 +610,8 @@ static int apply_option(int c, const char *arg, struct run_options *o, bool *vcp
 	case OPT_BASELINE:
 		return parse_baseline(arg, o, err, errlen);
 	case OPT_PV_YIELD_SPINS:
-		return parse_unsigned("--pv-yield-spins", arg, 1, 100000000, &o->pv_yield_spins,
-				      err, errlen);
+		return parse_unsigned("--pv-yield-spins", arg, 1, 100000000,
+				      &o->common.pv_yield_spins, err, errlen);
 	case OPT_CSV:
 		return parse_path("--csv", arg, &o->csv_path, err, errlen);
 	case OPT_CONNECT:
@@ -669,58 +667,13 @@ static int getopt_error(int c, const char *arg, char *err, size_t errlen)
 	return errbuf_printf(err, errlen, "unknown or ambiguous option '%s' (%s)", arg, SEE_HELP);
 }
 
-/* The default axis shows the PLE story: no over-commit, then 2x. */
-static void default_vcpu_counts(struct run_options *o)
-{
-	unsigned n = o->nr_pcpus ? o->nr_pcpus : 1;
-	unsigned a = n < PLERIG_MAX_VCPUS ? n : PLERIG_MAX_VCPUS;
-	unsigned b = 2 * n < PLERIG_MAX_VCPUS ? 2 * n : PLERIG_MAX_VCPUS;
-
-	o->vcpu_counts[0] = a;
-	o->nr_vcpu_counts = 1;
-	if (b != a)
-		o->vcpu_counts[o->nr_vcpu_counts++] = b;
-}
-
-void run_options_defaults(struct run_options *o)
-{
-	cpu_set_t allowed;
-
-	memset(o, 0, sizeof(*o));
-	o->backends[0] = BACKEND_KVM;
-	o->nr_backends = 1;
-	o->vms = 1;
-	allowed_cpus(&allowed);
-	o->nr_pcpus = cpulist_from_set(&allowed, o->pcpus, PLERIG_MAX_PCPUS);
-	default_vcpu_counts(o);
-	o->locks[0] = PLERIG_LOCK_TICKET;
-	o->nr_locks = 1;
-	o->relaxes[0] = PLERIG_RELAX_PAUSE;
-	o->relaxes[1] = PLERIG_RELAX_NOP;
-	o->nr_relaxes = 2;
-	o->ples[0] = PLE_ON;
-	o->nr_ples = 1;
-	o->ring = RING_CHOICE_AUTO;
-	o->pin_each = true;
-	o->duration_s = 3.0;
-	o->warmup_s = 0.2;
-	o->timeout_s = 10.0;
-	o->stall_us = 50.0;
-	o->cs_cycles = 100;
-	o->think_cycles = 100;
-	o->repeat = 1;
-	o->pv_yield_spins = 1024;
-	o->discard_rounds = -1;
-	o->order = ORDER_INTERLEAVE;
-}
-
-enum run_options_status run_options_parse(int argc, char **argv, struct run_options *o, char *err,
+enum run_options_status run_options_parse(int argc, char **argv, struct run_plan *o, char *err,
 					  size_t errlen)
 {
 	bool vcpus_given = false;
 	int c;
 
-	run_options_defaults(o);
+	run_plan_defaults(o);
 	if (errlen)
 		err[0] = '\0';
 	/* 0, not 1: glibc then reinitialises fully, so parsing twice works */
@@ -745,7 +698,7 @@ enum run_options_status run_options_parse(int argc, char **argv, struct run_opti
 	}
 	/* without --vcpus, size the axis to the CPUs actually used */
 	if (!vcpus_given)
-		default_vcpu_counts(o);
+		run_plan_default_vcpus(o);
 	if (apply_accel(o, err, errlen))
 		return RUN_OPTIONS_ERROR;
 	return RUN_OPTIONS_OK;

@@ -34,7 +34,7 @@
 #define EXIT_USAGE	2
 
 struct runner {
-	struct run_options o;
+	struct run_plan o;
 	const char *guest_path;
 	struct backend *backends[BACKEND_COUNT];
 	struct variant *variants;
@@ -61,7 +61,7 @@ static char *join_command_line(int argc, char **argv)
 	return s;
 }
 
-static struct backend *open_backend(enum backend_kind kind, const struct run_options *o,
+static struct backend *open_backend(enum backend_kind kind, const struct run_plan *o,
 				    const char *guest, char *err, size_t errlen)
 {
 	switch (kind) {

@@ -128,7 +128,7 @@ static int sweep_all(struct sweep *s)
 /* Before anything changes: the run options must be valid. */
 static int check_run_options(const struct sweep_options *o)
 {
-	struct run_options ro;
+	struct run_plan ro;
 	char err[512];
 	char **argv = calloc((size_t)o->run_argc + 2, sizeof(*argv));
 	if (!argv)

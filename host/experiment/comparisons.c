@@ -17,7 +17,7 @@ static bool contains(const unsigned *list, unsigned n, unsigned value)
 }
 
 /* The axis' values in the matrix, as unsigned. */
-static unsigned axis_values(const struct run_options *o, enum baseline_axis axis, unsigned *out)
+static unsigned axis_values(const struct run_plan *o, enum baseline_axis axis, unsigned *out)
 {
 	unsigned n = 0;
 	switch (axis) {
@@ -72,11 +72,10 @@ const char *baseline_describe(enum baseline_axis axis, unsigned value, char *buf
 	return buf;
 }
 
-int baseline_resolve(const struct run_options *o, enum baseline_axis *axis, unsigned *value,
-		     char *err, size_t errlen)
+int baseline_resolve(const struct run_plan *o, enum baseline_axis *axis, unsigned *value, char *err,
+		     size_t errlen)
 {
-	unsigned
-	    values[RUN_OPTIONS_MAX_VCPU_COUNTS + PLERIG_RELAX_COUNT + BACKEND_COUNT + PLE_COUNT];
+	unsigned values[PLAN_MAX_VCPU_COUNTS + PLERIG_RELAX_COUNT + BACKEND_COUNT + PLE_COUNT];
 	if (o->baseline_axis != BASELINE_AUTO) {
 		unsigned n = axis_values(o, o->baseline_axis, values);
 		char desc[48];
@@ -187,15 +186,6 @@ static void compare_metric(struct comparison *c, const struct report *rep,
 	welch_test(a, na, b, nb, CONFIDENCE, &c->welch);
 	if (rep->order != ORDER_SEQUENTIAL)
 		compare_paired(c, base, cand, m, a);
-}
-
-void comparison_judge(const struct comparison *c, double threshold_pct, struct judgement *out)
-{
-	if (c->paired_n)
-		verdict_judge_paired(&c->paired, c->paired_n, c->metric->better, threshold_pct,
-				     out);
-	else
-		verdict_judge(&c->base, &c->cand, &c->welch, c->metric->better, threshold_pct, out);
 }
 
 int comparisons_build(struct report *rep, enum baseline_axis axis, unsigned value)

@@ -9,7 +9,6 @@
 #include <stddef.h>
 
 #include "model/series.h"
-#include "report/verdict.h"
 
 /*
  * Resolve --baseline (AUTO picks: backend=native when both native and a
@@ -17,12 +16,10 @@
  * Returns 0 with *axis = BASELINE_AUTO when nothing varies (nothing to
  * compare), -1 with @err when the requested value is not in the matrix.
  */
-int baseline_resolve(const struct run_options *o, enum baseline_axis *axis, unsigned *value,
-		     char *err, size_t errlen);
+int baseline_resolve(const struct run_plan *o, enum baseline_axis *axis, unsigned *value, char *err,
+		     size_t errlen);
 /* "relax=pause" into @buf. */
 const char *baseline_describe(enum baseline_axis axis, unsigned value, char *buf, size_t len);
-/* The verdict on @c: from the paired test where runs are paired, else Welch's. */
-void comparison_judge(const struct comparison *c, double threshold_pct, struct judgement *out);
 
 /* Fill rep->comparisons for every metric; 0 or -1 (out of memory). */
 int comparisons_build(struct report *rep, enum baseline_axis axis, unsigned value);

@@ -17,27 +17,14 @@ static enum plerig_ring resolve_ring(enum ring_choice c, enum plerig_ring ring_a
 	return ring_auto;
 }
 
-/* Everything but the four axes is the same for every variant. */
-static void fill_common(struct variant *v, const struct run_options *o, enum plerig_ring ring_auto)
+/* Everything but the axes is the plan's common template. */
+static void fill_common(struct variant *v, const struct run_plan *o, enum plerig_ring ring_auto)
 {
-	unsigned nr_pcpus = o->nr_pcpus < PLERIG_MAX_PCPUS ? o->nr_pcpus : PLERIG_MAX_PCPUS;
-
+	*v = o->common;
 	v->ring = resolve_ring(o->ring, ring_auto);
-	v->vms = o->vms;
-	v->nr_pcpus = nr_pcpus;
-	memcpy(v->pcpus, o->pcpus, nr_pcpus * sizeof(v->pcpus[0]));
-	v->pin_each = o->pin_each ? 1 : 0;
-	v->cs_cycles = o->cs_cycles;
-	v->think_cycles = o->think_cycles;
-	v->stall_us = o->stall_us;
-	v->warmup_s = o->warmup_s;
-	v->duration_s = o->duration_s;
-	v->timeout_s = o->timeout_s;
-	v->inject = o->inject;
-	v->pv_yield_spins = o->pv_yield_spins;
 }
 
-int run_options_expand(const struct run_options *o, const enum plerig_ring ring_auto[BACKEND_COUNT],
+int run_options_expand(const struct run_plan *o, const enum plerig_ring ring_auto[BACKEND_COUNT],
 		       struct variant **out, unsigned *nr)
 {
 	size_t total =

@@ -3,7 +3,7 @@
 #ifndef PLERIG_MATRIX_H
 #define PLERIG_MATRIX_H
 
-#include "cli/run_options.h"
+#include "model/plan.h"
 #include "model/variant.h"
 
 /*
@@ -13,7 +13,7 @@
  * the caller picks for each backend. On success *out is a calloc'ed array of
  * *nr variants for the caller to free(). Returns 0, or -1 if out of memory.
  */
-int run_options_expand(const struct run_options *o, const enum plerig_ring ring_auto[BACKEND_COUNT],
+int run_options_expand(const struct run_plan *o, const enum plerig_ring ring_auto[BACKEND_COUNT],
 		       struct variant **out, unsigned *nr);
 
 #endif

@@ -7,7 +7,7 @@
 #ifndef PLERIG_SCHEDULE_H
 #define PLERIG_SCHEDULE_H
 
-#include "cli/run_options.h"
+#include "model/plan.h"
 
 struct slot {
 	unsigned variant;

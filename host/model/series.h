@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#include "cli/run_options.h"
+#include "model/plan.h"
 #include "model/results.h"
 #include "model/metrics.h"
 #include "stats/sample_stats.h"

@@ -3,6 +3,7 @@
 #ifndef PLERIG_VARIANT_H
 #define PLERIG_VARIANT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "plerig/abi.h"
@@ -23,6 +24,7 @@ enum ple_mode {
 };
 
 #define PLERIG_MAX_PCPUS 1024u
+#define PLERIG_MAX_VMS	 64u /* VMs of one variant, all running at once */
 
 struct variant {
 	enum backend_kind backend;
@@ -33,7 +35,7 @@ struct variant {
 	unsigned vcpus;	   /* per VM */
 	unsigned nr_pcpus; /* host CPUs the vCPU threads run on */
 	unsigned pcpus[PLERIG_MAX_PCPUS];
-	int pin_each; /* 1: vCPU i of the run -> pcpus[i % nr]; 0: float on the set */
+	bool pin_each; /* vCPU i of the run on pcpus[i % nr], else floating on the set */
 	uint64_t cs_cycles;
 	uint64_t think_cycles;
 	double stall_us; /* wait (and hold) threshold for a stall */
@@ -45,16 +47,11 @@ struct variant {
 	unsigned pv_yield_spins; /* relax pv-yield: PAUSEs between two yields */
 };
 
+/* The names of the axes (model/names.h holds the tables). */
 const char *backend_name(enum backend_kind b);
 const char *lock_name(enum plerig_lock_kind l);
 const char *relax_name(enum plerig_relax_kind r);
 const char *ring_name(enum plerig_ring r);
-/* Parse a name; return 0 and set *out, or -1 if unknown. */
-int backend_from_name(const char *s, enum backend_kind *out);
 const char *ple_name(enum ple_mode p);
-int ple_from_name(const char *s, enum ple_mode *out);
-int lock_from_name(const char *s, enum plerig_lock_kind *out);
-int relax_from_name(const char *s, enum plerig_relax_kind *out);
-int ring_from_name(const char *s, enum plerig_ring *out);
 
 #endif

@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/run_options.h"
+#include "model/plan.h"
 #include "plerig/histogram.h"
 #include "util/atomic_file.h"
-#include "experiment/comparisons.h"
+#include "report/verdict.h"
 #include "report/verdict.h"
 
 #ifndef PLERIG_VERSION

@@ -6,9 +6,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "cli/run_options.h"
+#include "model/plan.h"
 #include "report/units.h"
-#include "experiment/comparisons.h"
+#include "report/verdict.h"
 #include "report/verdict.h"
 
 /* A metric's value in the unit people read it in. */

@@ -81,3 +81,12 @@ void verdict_judge(const struct sample_stats *base, const struct sample_stats *c
 	}
 	out->verdict = (out->delta > 0.0) == (better > 0) ? VERDICT_BETTER : VERDICT_WORSE;
 }
+
+void comparison_judge(const struct comparison *c, double threshold_pct, struct judgement *out)
+{
+	if (c->paired_n)
+		verdict_judge_paired(&c->paired, c->paired_n, c->metric->better, threshold_pct,
+				     out);
+	else
+		verdict_judge(&c->base, &c->cand, &c->welch, c->metric->better, threshold_pct, out);
+}

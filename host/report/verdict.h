@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 
+#include "model/series.h"
 #include "stats/sample_stats.h"
 
 #define VERDICT_ALPHA	   0.05
@@ -46,6 +47,9 @@ void verdict_judge(const struct sample_stats *base, const struct sample_stats *c
  */
 void verdict_judge_paired(const struct welch_result *paired, unsigned n, int better,
 			  double threshold_pct, struct judgement *out);
+
+/* The verdict on @c: from the paired test where runs are paired, else Welch's. */
+void comparison_judge(const struct comparison *c, double threshold_pct, struct judgement *out);
 
 /* "better", "worse", "no significant change", "untestable": the JSON vocabulary. */
 const char *verdict_name(enum verdict v);

@@ -19,7 +19,7 @@ static const enum plerig_ring ring_kernel[BACKEND_COUNT] = {PLERIG_RING_KERNEL, 
 
 #define MAX_ARGS 64
 
-static struct run_options opts;
+static struct run_plan opts;
 static char err[512];
 
 /* parse("--vms", "2", NULL): argv[0] is "run", as the dispatcher passes it. */
@@ -64,10 +64,10 @@ START_TEST(test_defaults)
 	ck_assert_str_eq(err, "");
 	ck_assert_uint_eq(opts.nr_backends, 1);
 	ck_assert_int_eq(opts.backends[0], BACKEND_KVM);
-	ck_assert_uint_eq(opts.vms, 1);
-	ck_assert_uint_eq(opts.nr_pcpus, n);
+	ck_assert_uint_eq(opts.common.vms, 1);
+	ck_assert_uint_eq(opts.common.nr_pcpus, n);
 	for (unsigned i = 0; i < n; i++)
-		ck_assert_uint_eq(opts.pcpus[i], cpus[i]);
+		ck_assert_uint_eq(opts.common.pcpus[i], cpus[i]);
 	if (n < 32) {
 		ck_assert_uint_eq(opts.nr_vcpu_counts, 2);
 		ck_assert_uint_eq(opts.vcpu_counts[0], n);
@@ -79,13 +79,13 @@ START_TEST(test_defaults)
 	ck_assert_int_eq(opts.relaxes[0], PLERIG_RELAX_PAUSE);
 	ck_assert_int_eq(opts.relaxes[1], PLERIG_RELAX_NOP);
 	ck_assert_int_eq(opts.ring, RING_CHOICE_AUTO);
-	ck_assert(opts.pin_each);
-	ck_assert_double_eq(opts.duration_s, 3.0);
-	ck_assert_double_eq(opts.warmup_s, 0.2);
-	ck_assert_double_eq(opts.timeout_s, 10.0);
-	ck_assert_double_eq(opts.stall_us, 50.0);
-	ck_assert_uint_eq(opts.cs_cycles, 100);
-	ck_assert_uint_eq(opts.think_cycles, 100);
+	ck_assert(opts.common.pin_each);
+	ck_assert_double_eq(opts.common.duration_s, 3.0);
+	ck_assert_double_eq(opts.common.warmup_s, 0.2);
+	ck_assert_double_eq(opts.common.timeout_s, 10.0);
+	ck_assert_double_eq(opts.common.stall_us, 50.0);
+	ck_assert_uint_eq(opts.common.cs_cycles, 100);
+	ck_assert_uint_eq(opts.common.think_cycles, 100);
 	ck_assert_ptr_null(opts.json_path);
 	ck_assert_ptr_null(opts.guest_path);
 	ck_assert(!opts.quiet);
@@ -94,10 +94,10 @@ END_TEST
 
 START_TEST(test_defaults_function_matches_parse)
 {
-	struct run_options *d = malloc(sizeof(*d));
+	struct run_plan *d = malloc(sizeof(*d));
 
 	ck_assert_ptr_nonnull(d);
-	run_options_defaults(d);
+	run_plan_defaults(d);
 	ck_assert_int_eq(parse(NULL), RUN_OPTIONS_OK);
 	ck_assert_int_eq(memcmp(d, &opts, sizeof(*d)), 0);
 	free(d);
@@ -115,22 +115,22 @@ START_TEST(test_issue_example)
 	ck_assert_int_eq(parse("--vms", "1", "--vcpus", "4", "--pcpus", cpu, "--lock", "ticket",
 			       "--relax", "pause,nop", "--duration", "2", NULL),
 			 RUN_OPTIONS_OK);
-	ck_assert_uint_eq(opts.vms, 1);
+	ck_assert_uint_eq(opts.common.vms, 1);
 	ck_assert_uint_eq(opts.nr_vcpu_counts, 1);
 	ck_assert_uint_eq(opts.vcpu_counts[0], 4);
-	ck_assert_uint_eq(opts.nr_pcpus, 1);
-	ck_assert_uint_eq(opts.pcpus[0], cpus[0]);
+	ck_assert_uint_eq(opts.common.nr_pcpus, 1);
+	ck_assert_uint_eq(opts.common.pcpus[0], cpus[0]);
 	ck_assert_uint_eq(opts.nr_locks, 1);
 	ck_assert_int_eq(opts.locks[0], PLERIG_LOCK_TICKET);
 	ck_assert_uint_eq(opts.nr_relaxes, 2);
 	ck_assert_int_eq(opts.relaxes[0], PLERIG_RELAX_PAUSE);
 	ck_assert_int_eq(opts.relaxes[1], PLERIG_RELAX_NOP);
-	ck_assert_double_eq(opts.duration_s, 2.0);
+	ck_assert_double_eq(opts.common.duration_s, 2.0);
 	/* untouched options keep their defaults */
 	ck_assert_uint_eq(opts.nr_backends, 1);
 	ck_assert_int_eq(opts.ring, RING_CHOICE_AUTO);
-	ck_assert(opts.pin_each);
-	ck_assert_double_eq(opts.warmup_s, 0.2);
+	ck_assert(opts.common.pin_each);
+	ck_assert_double_eq(opts.common.warmup_s, 0.2);
 }
 END_TEST
 
@@ -148,7 +148,7 @@ START_TEST(test_every_option)
 			       "--think-cycles", "1000000000", "--json", "-", "--guest", "g.elf",
 			       "-q", NULL),
 			 RUN_OPTIONS_OK);
-	ck_assert_uint_eq(opts.vms, 3);
+	ck_assert_uint_eq(opts.common.vms, 3);
 	ck_assert_uint_eq(opts.nr_vcpu_counts, 3);
 	/* given order is run order */
 	ck_assert_uint_eq(opts.vcpu_counts[0], 8);
@@ -162,20 +162,20 @@ START_TEST(test_every_option)
 	ck_assert_int_eq(opts.relaxes[0], PLERIG_RELAX_NONE);
 	ck_assert_int_eq(opts.relaxes[1], PLERIG_RELAX_REP_PAUSE);
 	ck_assert_int_eq(opts.ring, RING_CHOICE_KERNEL);
-	ck_assert(!opts.pin_each);
-	ck_assert_double_eq(opts.duration_s, 0.5);
-	ck_assert_double_eq(opts.warmup_s, 0.0);
-	ck_assert_double_eq(opts.timeout_s, 2.5);
-	ck_assert_double_eq(opts.stall_us, 12.5);
-	ck_assert_uint_eq(opts.cs_cycles, 0);
-	ck_assert_uint_eq(opts.think_cycles, 1000000000ull);
+	ck_assert(!opts.common.pin_each);
+	ck_assert_double_eq(opts.common.duration_s, 0.5);
+	ck_assert_double_eq(opts.common.warmup_s, 0.0);
+	ck_assert_double_eq(opts.common.timeout_s, 2.5);
+	ck_assert_double_eq(opts.common.stall_us, 12.5);
+	ck_assert_uint_eq(opts.common.cs_cycles, 0);
+	ck_assert_uint_eq(opts.common.think_cycles, 1000000000ull);
 	ck_assert_str_eq(opts.json_path, "-");
 	ck_assert_str_eq(opts.guest_path, "g.elf");
 	ck_assert(opts.quiet);
 
 	ck_assert_int_eq(parse("--ring", "user", "--pin", "each", "--quiet", NULL), RUN_OPTIONS_OK);
 	ck_assert_int_eq(opts.ring, RING_CHOICE_USER);
-	ck_assert(opts.pin_each);
+	ck_assert(opts.common.pin_each);
 	ck_assert(opts.quiet);
 }
 END_TEST
@@ -200,12 +200,12 @@ START_TEST(test_reparse)
 	/* getopt state must not leak from one parse into the next */
 	ck_assert_int_eq(parse("--bogus", NULL), RUN_OPTIONS_ERROR);
 	ck_assert_int_eq(parse("-q", "--vms", "2", NULL), RUN_OPTIONS_OK);
-	ck_assert_uint_eq(opts.vms, 2);
+	ck_assert_uint_eq(opts.common.vms, 2);
 	ck_assert_int_eq(parse("-q", "--vms", "5", NULL), RUN_OPTIONS_OK);
-	ck_assert_uint_eq(opts.vms, 5);
+	ck_assert_uint_eq(opts.common.vms, 5);
 	/* and every parse starts from the defaults */
 	ck_assert_int_eq(parse(NULL), RUN_OPTIONS_OK);
-	ck_assert_uint_eq(opts.vms, 1);
+	ck_assert_uint_eq(opts.common.vms, 1);
 	ck_assert(!opts.quiet);
 }
 END_TEST
@@ -387,8 +387,8 @@ START_TEST(test_cpu_not_in_affinity)
 	ck_assert_str_eq(err, want);
 	/* and the defaults follow the mask */
 	ck_assert_int_eq(parse(NULL), RUN_OPTIONS_OK);
-	ck_assert_uint_eq(opts.nr_pcpus, 1);
-	ck_assert_uint_eq(opts.pcpus[0], cpus[0]);
+	ck_assert_uint_eq(opts.common.nr_pcpus, 1);
+	ck_assert_uint_eq(opts.common.pcpus[0], cpus[0]);
 	ck_assert_uint_eq(opts.nr_vcpu_counts, 2);
 	ck_assert_uint_eq(opts.vcpu_counts[0], 1);
 	ck_assert_uint_eq(opts.vcpu_counts[1], 2);

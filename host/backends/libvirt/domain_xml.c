@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/run_options.h"
+#include "model/plan.h"
 
 size_t xml_escape(const char *s, char *out, size_t outlen)
 {
