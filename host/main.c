@@ -7,14 +7,22 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "compare/compare.h"
-#include "doctor/doctor.h"
-#include "commands/run.h"
-#include "commands/sweep.h"
+#include "commands/commands.h"
 
 #ifndef PLERIG_VERSION
 #define PLERIG_VERSION "unknown"
 #endif
+
+static const struct command {
+	const char *name;
+	command_fn *fn;
+	const char *summary;
+} commands[] = {
+    {"run", cmd_run, "run the experiment matrix (plerig run --help)"},
+    {"compare", cmd_compare, "did NEW.json get worse than BASE.json? (plerig compare --help)"},
+    {"sweep", cmd_sweep, "the matrix per host PLE parameter value (plerig sweep --help)"},
+    {"doctor", cmd_doctor, "what this host offers PLE experiments, and the fixes"},
+};
 
 static void usage(FILE *out)
 {
@@ -24,14 +32,12 @@ static void usage(FILE *out)
 		     "boots small VMs whose vCPUs hammer one spin lock, and measures how the\n"
 		     "relax instruction, the lock and the over-commit change the stalls.\n"
 		     "\n"
-		     "commands:\n"
-		     "  run        run the experiment matrix (plerig run --help)\n"
-		     "  compare    did NEW.json get worse than BASE.json? (plerig compare --help)\n"
-		     "  sweep      the matrix per host PLE parameter value (plerig sweep --help)\n"
-		     "  doctor     what this host offers PLE experiments, and the fixes\n"
-		     "  version    print the version\n"
-		     "  help       this text\n"
-		     "\n"
+		     "commands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "  %-10s %s\n  %-10s %s\n", "version", "print the version", "help",
+		"this text");
+	fprintf(out, "\n"
 		     "With no command-line options, `plerig run` compares PAUSE and NOP relax\n"
 		     "with one vCPU per host CPU and with 2x over-commit.\n");
 }
@@ -56,25 +62,20 @@ int main(int argc, char **argv)
 {
 	if (argc < 2) {
 		usage(stderr);
-		return 2;
+		return EXIT_USAGE;
 	}
 	const char *cmd = argv[1];
-	if (!strcmp(cmd, "run"))
-		return runner_main(argc - 1, argv + 1, default_guest_path());
-	if (!strcmp(cmd, "compare"))
-		return compare_main(argc - 1, argv + 1);
-	if (!strcmp(cmd, "sweep"))
-		return sweep_main(argc - 1, argv + 1, default_guest_path());
-	if (!strcmp(cmd, "doctor"))
-		return doctor_main(argc - 1, argv + 1);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(cmd, commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1, default_guest_path());
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
 		printf("plerig %s\n", PLERIG_VERSION);
-		return 0;
+		return EXIT_OK;
 	}
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
 		usage(stdout);
-		return 0;
+		return EXIT_OK;
 	}
 	fprintf(stderr, "plerig: unknown command '%s' (see plerig --help)\n", cmd);
-	return 2;
+	return EXIT_USAGE;
 }

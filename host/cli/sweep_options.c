@@ -29,9 +29,9 @@ static enum sweep_options_status parse_param(const char *arg, struct sweep_optio
 	size_t nlen = (size_t)(eq - arg);
 	if (nlen >= PLE_NAME_LEN)
 		return fail(err, errlen, "--param %s: name too long", arg);
-	if (o->nr_axes == PLE_MAX_PARAMS)
+	if (o->grid.nr_axes == PLE_MAX_PARAMS)
 		return fail(err, errlen, "at most %d --param options", PLE_MAX_PARAMS);
-	struct sweep_axis *a = &o->axes[o->nr_axes];
+	struct sweep_axis *a = &o->grid.axes[o->grid.nr_axes];
 	memset(a, 0, sizeof(*a));
 	memcpy(a->name, arg, nlen);
 	if (!ple_param_owner(a->name))
@@ -41,8 +41,8 @@ static enum sweep_options_status parse_param(const char *arg, struct sweep_optio
 			    "pause_filter_count, pause_filter_thresh, pause_filter_count_grow, "
 			    "pause_filter_count_shrink, pause_filter_count_max)",
 			    a->name);
-	for (unsigned i = 0; i < o->nr_axes; i++)
-		if (!strcmp(o->axes[i].name, a->name))
+	for (unsigned i = 0; i < o->grid.nr_axes; i++)
+		if (!strcmp(o->grid.axes[i].name, a->name))
 			return fail(err, errlen,
 				    "--param %s given twice: put all its values in one", a->name);
 	const char *p = eq + 1;
@@ -67,11 +67,11 @@ static enum sweep_options_status parse_param(const char *arg, struct sweep_optio
 			break;
 		p = comma + 1;
 	}
-	o->nr_axes++;
+	o->grid.nr_axes++;
 	return SWEEP_OPTIONS_OK;
 }
 
-/* The runner's --json is the sweep's own channel: the user asks the sweep for JSON. */
+/* Each point's results stay in the sweep's memory: the user asks the sweep for JSON. */
 static enum sweep_options_status check_run_options(const struct sweep_options *o, char *err,
 						   size_t errlen)
 {
@@ -80,9 +80,9 @@ static enum sweep_options_status check_run_options(const struct sweep_options *o
 		if (!strcmp(a, "--json") || !strncmp(a, "--json=", 7))
 			return fail(
 			    err, errlen,
-			    "the run options after -- must not have --json: the sweep reads "
-			    "each run's JSON itself; use plerig sweep --json FILE for the "
-			    "curve");
+			    "the run options after -- must not have --json: the sweep keeps "
+			    "each point's results itself; use plerig sweep --json FILE for "
+			    "the curve");
 	}
 	return SWEEP_OPTIONS_OK;
 }
@@ -136,37 +136,16 @@ enum sweep_options_status sweep_options_parse(int argc, char **argv, struct swee
 	o->run_argc = argc - optind;
 	o->run_argv = argv + optind;
 	if (o->restore) {
-		if (o->nr_axes || o->run_argc)
+		if (o->grid.nr_axes || o->run_argc)
 			return fail(err, errlen, "--restore takes no --param and no run options");
 		return SWEEP_OPTIONS_OK;
 	}
-	if (!o->nr_axes)
+	if (!o->grid.nr_axes)
 		return fail(err, errlen, "give at least one --param NAME=V1,V2,... (%s)", SEE_HELP);
-	if (sweep_points(o) > SWEEP_MAX_POINTS)
+	if (sweep_points(&o->grid) > SWEEP_MAX_POINTS)
 		return fail(err, errlen, "too many combinations of values: more than %d",
 			    SWEEP_MAX_POINTS);
 	return check_run_options(o, err, errlen);
-}
-
-unsigned sweep_points(const struct sweep_options *o)
-{
-	unsigned long long n = 1;
-	for (unsigned i = 0; i < o->nr_axes; i++) {
-		n *= o->axes[i].nr_values;
-		if (n > SWEEP_MAX_POINTS)
-			return SWEEP_MAX_POINTS + 1;
-	}
-	return (unsigned)n;
-}
-
-void sweep_point_settings(const struct sweep_options *o, unsigned k, struct ple_setting *set)
-{
-	for (unsigned i = o->nr_axes; i-- > 0;) {
-		const struct sweep_axis *a = &o->axes[i];
-		str_copy(set[i].name, sizeof(set[i].name), a->name);
-		str_copy(set[i].value, sizeof(set[i].value), a->values[k % a->nr_values]);
-		k /= a->nr_values;
-	}
 }
 
 void sweep_options_usage(FILE *out)

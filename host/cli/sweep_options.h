@@ -7,20 +7,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "ple/host_params.h"
-
-#define SWEEP_MAX_VALUES 64
-#define SWEEP_MAX_POINTS 1024 /* combinations of all axes */
-
-struct sweep_axis {
-	char name[PLE_NAME_LEN];
-	unsigned nr_values;
-	char values[SWEEP_MAX_VALUES][PLE_VALUE_LEN];
-};
+#include "model/sweep_grid.h"
 
 struct sweep_options {
-	unsigned nr_axes;
-	struct sweep_axis axes[PLE_MAX_PARAMS];
+	struct sweep_grid grid;
 	const char *json_path; /* the curve as JSON; "-" stdout */
 	const char *csv_path;  /* the curve as CSV; "-" stdout */
 	bool restore;	       /* --restore: only put back what a crashed sweep changed */
@@ -38,10 +28,5 @@ enum sweep_options_status {
 enum sweep_options_status sweep_options_parse(int argc, char **argv, struct sweep_options *o,
 					      char *err, size_t errlen);
 void sweep_options_usage(FILE *out);
-
-/* How many combinations the axes make. */
-unsigned sweep_points(const struct sweep_options *o);
-/* The settings of combination @k (0 <= k < sweep_points), last axis fastest. */
-void sweep_point_settings(const struct sweep_options *o, unsigned k, struct ple_setting *set);
 
 #endif

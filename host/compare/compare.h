@@ -27,9 +27,6 @@
 #define COMPARE_EXIT_REGRESSED 1
 #define COMPARE_EXIT_BAD_INPUT 2
 
-#define COMPARE_DEFAULT_THRESHOLD_PCT 2.0
-#define COMPARE_DEFAULT_METRICS	      "acq_per_s,wait_p99_ns,stalled_share,run_delay_share"
-
 struct metric_comparison {
 	const struct metric *metric;
 	struct sample_stats base, cand;
@@ -61,7 +58,11 @@ struct comparison_set {
 /* The process exit status for a finished comparison. */
 int comparison_set_status(const struct comparison_set *c);
 
-/* Returns the process exit status; argv[0] is "compare". */
-int compare_main(int argc, char **argv);
+/*
+ * Match the variants of c->base and c->cand and judge every metric
+ * (c->threshold_pct, c->metrics set by the caller). 0, or -1 out of memory.
+ */
+int comparison_set_build(struct comparison_set *c);
+void comparison_set_free(struct comparison_set *c);
 
 #endif

@@ -60,7 +60,4 @@ void doctor_print_text(FILE *out, const struct doctor_report *r);
 /* 0, or -1 with @err. */
 int doctor_print_json(FILE *out, const struct doctor_report *r, char *err, size_t errlen);
 
-/* `plerig doctor [--json]`: the process exit status. */
-int doctor_main(int argc, char **argv);
-
 #endif

@@ -24,8 +24,8 @@ static void fill_common(struct variant *v, const struct run_plan *o, enum plerig
 	v->ring = resolve_ring(o->ring, ring_auto);
 }
 
-int run_options_expand(const struct run_plan *o, const enum plerig_ring ring_auto[BACKEND_COUNT],
-		       struct variant **out, unsigned *nr)
+int plan_expand(const struct run_plan *o, const enum plerig_ring ring_auto[BACKEND_COUNT],
+		struct variant **out, unsigned *nr)
 {
 	size_t total =
 	    (size_t)o->nr_backends * o->nr_vcpu_counts * o->nr_locks * o->nr_ples * o->nr_relaxes;

@@ -13,7 +13,7 @@
  * the caller picks for each backend. On success *out is a calloc'ed array of
  * *nr variants for the caller to free(). Returns 0, or -1 if out of memory.
  */
-int run_options_expand(const struct run_plan *o, const enum plerig_ring ring_auto[BACKEND_COUNT],
-		       struct variant **out, unsigned *nr);
+int plan_expand(const struct run_plan *o, const enum plerig_ring ring_auto[BACKEND_COUNT],
+		struct variant **out, unsigned *nr);
 
 #endif

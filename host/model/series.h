@@ -58,6 +58,8 @@ struct report {
 	enum run_order order;
 	unsigned long long seed; /* meaningful for ORDER_SHUFFLE */
 	const char *baseline;	 /* "relax=pause", or NULL when nothing is compared */
+	char baseline_text[48];	 /* what baseline points to */
+	unsigned planned_runs;	 /* variants x repeat: what an uninterrupted run does */
 	struct series *series;
 	unsigned nr_series;
 	struct comparison *comparisons;

@@ -516,7 +516,7 @@ START_TEST(test_matrix_ple_axis)
 	ck_assert_uint_eq(opts.seed, 42);
 	ck_assert_int_eq(opts.baseline_axis, BASELINE_PLE);
 	ck_assert_uint_eq(opts.baseline_value, PLE_ON);
-	ck_assert_int_eq(run_options_expand(&opts, ring_user, &v, &nr), 0);
+	ck_assert_int_eq(plan_expand(&opts, ring_user, &v, &nr), 0);
 	/* kvm: 2 PLE modes x 2 relaxes; native: PLE on only (no VM to switch it off in) */
 	ck_assert_uint_eq(nr, 4 + 2);
 	static const enum ple_mode ples[] = {PLE_ON, PLE_ON, PLE_OFF, PLE_OFF, PLE_ON, PLE_ON};
@@ -541,7 +541,7 @@ START_TEST(test_matrix_order)
 			       "9", "--stall-us", "20", "--warmup", "0.5", "--duration", "1.5",
 			       "--timeout", "4", "--pin", "float", NULL),
 			 RUN_OPTIONS_OK);
-	ck_assert_int_eq(run_options_expand(&opts, ring_user, &v, &nr), 0);
+	ck_assert_int_eq(plan_expand(&opts, ring_user, &v, &nr), 0);
 	ck_assert_uint_eq(nr, 1 * 2 * 2 * 3);
 	static const unsigned vcpus[] = {2, 4};
 	static const enum plerig_lock_kind locks[] = {PLERIG_LOCK_TICKET, PLERIG_LOCK_MCS};
@@ -578,14 +578,14 @@ START_TEST(test_matrix_ring)
 
 	ck_assert_int_eq(parse("--ring", "kernel", "--vcpus", "2", "--relax", "pause", NULL),
 			 RUN_OPTIONS_OK);
-	ck_assert_int_eq(run_options_expand(&opts, ring_user, &v, &nr), 0);
+	ck_assert_int_eq(plan_expand(&opts, ring_user, &v, &nr), 0);
 	ck_assert_uint_eq(nr, 1);
 	ck_assert_int_eq(v[0].ring, PLERIG_RING_KERNEL);
 	ck_assert_int_eq(v[0].pin_each, 1);
 	free(v);
 
 	ck_assert_int_eq(parse(NULL), RUN_OPTIONS_OK);
-	ck_assert_int_eq(run_options_expand(&opts, ring_kernel, &v, &nr), 0);
+	ck_assert_int_eq(plan_expand(&opts, ring_kernel, &v, &nr), 0);
 	ck_assert_uint_eq(nr, opts.nr_vcpu_counts * 2);
 	ck_assert_int_eq(v[0].ring, PLERIG_RING_KERNEL);
 	/* relax innermost: the first two differ only in relax */
@@ -596,7 +596,7 @@ START_TEST(test_matrix_ring)
 
 	/* an empty axis is an empty matrix, not a crash */
 	opts.nr_locks = 0;
-	ck_assert_int_eq(run_options_expand(&opts, ring_kernel, &v, &nr), 0);
+	ck_assert_int_eq(plan_expand(&opts, ring_kernel, &v, &nr), 0);
 	ck_assert_uint_eq(nr, 0);
 	ck_assert_ptr_null(v);
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * plerig sweep without VMs: the command line, the combinations, reading
- * the runner's JSON (schema 1 and 2) into the curve and writing it out,
- * and the refusals that must happen before anything is changed.
+ * plerig sweep without VMs: the command line, the combinations, the
+ * experiment's in-memory report into the curve and the curve written
+ * out, and the refusals that must happen before anything is changed.
  */
 #include <check.h>
 #include <limits.h>
@@ -13,10 +13,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ple/state_file.h"
-#include "commands/sweep.h"
-#include "experiment/sweep_curve.h"
 #include "cli/sweep_options.h"
+#include "commands/commands.h"
+#include "model/sweep_curve.h"
+#include "ple/state_file.h"
+#include "report/sweep_report.h"
 
 static char err[1024];
 static char top[256];
@@ -41,19 +42,19 @@ START_TEST(test_options)
 	ck_assert_int_eq(parse(&o, "--param ple_window=1024,4096 --param ple_gap=0,128,256 "
 				   "--json c.json -- --vcpus 4 --relax pause,nop"),
 			 SWEEP_OPTIONS_OK);
-	ck_assert_uint_eq(o.nr_axes, 2);
-	ck_assert_str_eq(o.axes[0].name, "ple_window");
-	ck_assert_uint_eq(o.axes[1].nr_values, 3);
+	ck_assert_uint_eq(o.grid.nr_axes, 2);
+	ck_assert_str_eq(o.grid.axes[0].name, "ple_window");
+	ck_assert_uint_eq(o.grid.axes[1].nr_values, 3);
 	ck_assert_str_eq(o.json_path, "c.json");
 	ck_assert_int_eq(o.run_argc, 4);
 	ck_assert_str_eq(o.run_argv[0], "--vcpus");
 	ck_assert_str_eq(o.run_argv[3], "pause,nop");
-	ck_assert_uint_eq(sweep_points(&o), 6);
+	ck_assert_uint_eq(sweep_points(&o.grid), 6);
 	/* last axis fastest */
-	sweep_point_settings(&o, 0, set);
+	sweep_point_settings(&o.grid, 0, set);
 	ck_assert_str_eq(set[0].value, "1024");
 	ck_assert_str_eq(set[1].value, "0");
-	sweep_point_settings(&o, 4, set);
+	sweep_point_settings(&o.grid, 4, set);
 	ck_assert_str_eq(set[0].name, "ple_window");
 	ck_assert_str_eq(set[0].value, "4096");
 	ck_assert_str_eq(set[1].name, "ple_gap");
@@ -117,14 +118,6 @@ START_TEST(test_options_bad)
 }
 END_TEST
 
-static void put(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	fclose(f);
-}
-
 static char *slurp(const char *path)
 {
 	static char buf[16384];
@@ -149,70 +142,89 @@ static void teardown(void)
 	ck_assert_int_eq(system(cmd), 0);
 }
 
-/* schema 1: one summary per variant; the second variant failed */
-static const char results_v1[] =
-    "{\"schema\": \"plerig-results\", \"schema_version\": 1, \"variants\": ["
-    "{\"backend\": \"kvm\", \"lock\": \"ticket\", \"relax\": \"pause\", \"ring\": \"user\","
-    " \"vms\": 1, \"vcpus\": 4, \"pcpus\": \"0-1\", \"ok\": true,"
-    " \"summary\": {\"acq_per_s\": 437.5, \"stalls\": 437, \"stalled_share\": 0.993,"
-    " \"exits\": 546}},"
-    "{\"backend\": \"kvm\", \"lock\": \"ticket\", \"relax\": \"nop\", \"ring\": \"user\","
-    " \"vms\": 1, \"vcpus\": 4, \"pcpus\": \"0-1\", \"ok\": false,"
-    " \"error\": \"watchdog: vCPU 2 never stopped\", \"summary\": null}]}";
+/*
+ * One run of one vCPU at a 1 GHz TSC over 1 s: @acq acquisitions, @stalls
+ * stalls, @stalled_ms of them, @ple PAUSE-loop exits (< 0: not counted).
+ */
+static void fake_run(struct variant_result *r, uint64_t acq, uint64_t stalls, double stalled_ms,
+		     long ple, const char *ple_why)
+{
+	memset(r, 0, sizeof(*r));
+	r->ok = true;
+	r->interval_s = 1.0;
+	r->tsc_khz = 1000000;
+	r->nr_records = 1;
+	r->records = calloc(1, sizeof(*r->records));
+	ck_assert_ptr_nonnull(r->records);
+	r->records[0].guest.acquisitions = acq;
+	r->records[0].guest.stalls = stalls;
+	r->records[0].guest.stalled_cycles = (uint64_t)(stalled_ms * 1e6);
+	r->records[0].ple.pause_exits_valid = ple >= 0;
+	r->records[0].ple.pause_exits = ple >= 0 ? (uint64_t)ple : 0;
+	snprintf(r->ple_why, sizeof(r->ple_why), "%s", ple_why);
+}
 
-/* schema 2: runs averaged; the PLE axis and the PLE exits as the runner may add them */
-static const char results_v2[] =
-    "{\"schema\": \"plerig-results\", \"schema_version\": 2, \"variants\": ["
-    "{\"backend\": \"kvm\", \"lock\": \"tas\", \"relax\": \"pause\", \"ring\": \"kernel\","
-    " \"ple\": \"on\", \"vms\": 2, \"vcpus\": 2, \"pcpus\": \"0\", \"runs\": ["
-    "  {\"repeat\": 0, \"ok\": true, \"summary\": {\"acq_per_s\": 100.0, \"stalls\": 10,"
-    "   \"stalled_share\": 0.5, \"pause_loop_exits\": 40}},"
-    "  {\"repeat\": 1, \"ok\": true, \"summary\": {\"acq_per_s\": 300.0, \"stalls\": 30,"
-    "   \"stalled_share\": 0.25, \"pause_loop_exits\": 60}},"
-    "  {\"repeat\": 2, \"ok\": false, \"error\": \"KVM_RUN: EFAULT\", \"summary\": null}]},"
-    "{\"backend\": \"kvm\", \"lock\": \"tas\", \"relax\": \"pause\", \"ring\": \"user\","
-    " \"vms\": 1, \"vcpus\": 2, \"pcpus\": \"0\", \"runs\": ["
-    "  {\"ok\": true, \"summary\": {\"acq_per_s\": 5.0, \"stalls\": 1, \"stalled_share\": 0.1,"
-    "   \"pause_loop_exits\": null,"
-    "   \"pause_loop_exits_unavailable\": \"no hardware PLE on this host (kvm_pvm)\"}}]}]}";
+static void fake_variant(struct series *s, enum plerig_lock_kind lock, enum plerig_ring ring,
+			 unsigned vms, unsigned vcpus, unsigned cpu)
+{
+	memset(s, 0, sizeof(*s));
+	s->variant.backend = BACKEND_KVM;
+	s->variant.lock = lock;
+	s->variant.relax = PLERIG_RELAX_PAUSE;
+	s->variant.ring = ring;
+	s->variant.ple = PLE_ON;
+	s->variant.vms = vms;
+	s->variant.vcpus = vcpus;
+	s->variant.nr_pcpus = 1;
+	s->variant.pcpus[0] = cpu;
+	s->runs = calloc(3, sizeof(*s->runs));
+	ck_assert_ptr_nonnull(s->runs);
+}
 
 START_TEST(test_curve)
 {
+	static struct series series[2];
+	struct report rep = {.series = series, .nr_series = 2};
 	struct sweep_curve c;
-	struct ple_setting axes[] = {{"ple_window", "1024"}};
+	struct ple_setting axes[] = {{"ple_window", "4096"}};
 	char p[PATH_MAX];
 
-	sweep_curve_init(&c, axes, 1);
-	snprintf(p, sizeof(p), "%s/v1.json", top);
-	put(p, results_v1);
-	ck_assert_msg(sweep_curve_add_results(&c, p, axes, err, sizeof(err)) == 0, "%s", err);
-	ck_assert_uint_eq(c.n, 2);
-	ck_assert_str_eq(c.points[0].variant, "kvm ticket pause user 1x4/0-1");
-	ck_assert(c.points[0].ok);
-	ck_assert_double_eq(c.points[0].acq_per_s, 437.5);
-	ck_assert_double_eq(c.points[0].stalls, 437);
-	ck_assert(isnan(c.points[0].pause_exits)); /* absent: unavailable, never 0 */
-	ck_assert_str_eq(c.points[0].pause_exits_why,
-			 "the run's results have no pause_loop_exits figure");
-	ck_assert(!c.points[1].ok);
-	ck_assert_str_eq(c.points[1].error, "watchdog: vCPU 2 never stopped");
+	/* a variant with two ok runs and a failed one; one whose exits are not counted */
+	fake_variant(&series[0], PLERIG_LOCK_TAS, PLERIG_RING_KERNEL, 2, 2, 0);
+	fake_run(&series[0].runs[0], 100, 10, 500, 40, "");
+	fake_run(&series[0].runs[1], 300, 30, 250, 60, "");
+	fake_run(&series[0].runs[2], 0, 0, 0, 0, "");
+	series[0].runs[2].ok = false;
+	snprintf(series[0].runs[2].error, sizeof(series[0].runs[2].error), "KVM_RUN: EFAULT");
+	series[0].nr_runs = 3;
+	fake_variant(&series[1], PLERIG_LOCK_TAS, PLERIG_RING_USER, 1, 2, 0);
+	fake_run(&series[1].runs[0], 5, 1, 100, -1, "no hardware PLE on this host (kvm_pvm)");
+	series[1].nr_runs = 1;
 
-	axes[0] = (struct ple_setting){"ple_window", "4096"};
-	snprintf(p, sizeof(p), "%s/v2.json", top);
-	put(p, results_v2);
-	ck_assert_msg(sweep_curve_add_results(&c, p, axes, err, sizeof(err)) == 0, "%s", err);
-	ck_assert_uint_eq(c.n, 4);
-	const struct sweep_point *q = &c.points[2];
+	sweep_curve_init(&c, axes, 1);
+	ck_assert_int_eq(sweep_curve_add_report(&c, &rep, axes), 0);
+	ck_assert_uint_eq(c.n, 2);
+	const struct sweep_point *q = &c.points[0];
 	ck_assert_str_eq(q->values[0], "4096");
 	ck_assert_str_eq(q->variant, "kvm tas pause kernel ple-on 2x2/0");
 	ck_assert(q->ok);
-	ck_assert_uint_eq(q->runs, 2);
+	ck_assert_uint_eq(q->runs, 2); /* the failed run is not averaged in */
 	ck_assert_double_eq(q->acq_per_s, 200.0);
 	ck_assert_double_eq(q->stalls, 20.0);
 	ck_assert_double_eq(q->stalled_share, 0.375);
 	ck_assert_double_eq(q->pause_exits, 50.0);
-	ck_assert(isnan(c.points[3].pause_exits));
-	ck_assert_str_eq(c.points[3].pause_exits_why, "no hardware PLE on this host (kvm_pvm)");
+	ck_assert(isnan(c.points[1].pause_exits)); /* not counted: unavailable, never 0 */
+	ck_assert_str_eq(c.points[1].pause_exits_why, "no hardware PLE on this host (kvm_pvm)");
+
+	/* a variant whose every run failed is a failed point, with the reason */
+	series[1].runs[0].ok = false;
+	snprintf(series[1].runs[0].error, sizeof(series[1].runs[0].error),
+		 "watchdog: vCPU 2 never stopped");
+	rep.nr_series = 2;
+	ck_assert_int_eq(sweep_curve_add_report(&c, &rep, axes), 0);
+	ck_assert(!c.points[3].ok);
+	ck_assert_str_eq(c.points[3].error, "watchdog: vCPU 2 never stopped");
+	series[1].runs[0].ok = true;
 
 	ck_assert_int_eq(sweep_curve_add_failure(&c, axes, "KVM went away"), 0);
 	ck_assert_uint_eq(c.n, 5);
@@ -252,12 +264,8 @@ START_TEST(test_curve)
 					"(kvm_pvm)"),
 		      "%s", table);
 
-	snprintf(p, sizeof(p), "%s/not.json", top);
-	put(p, "{\"schema\": \"other\"}");
-	ck_assert_int_eq(sweep_curve_add_results(&c, p, axes, err, sizeof(err)), -1);
-	ck_assert_msg(strstr(err, "not a plerig-results file"), "%s", err);
-	snprintf(p, sizeof(p), "%s/missing.json", top);
-	ck_assert_int_eq(sweep_curve_add_results(&c, p, axes, err, sizeof(err)), -1);
+	for (unsigned i = 0; i < 2; i++)
+		series_free(&series[i]);
 	sweep_curve_free(&c);
 }
 END_TEST
@@ -272,7 +280,7 @@ static int sweep(const char *line)
 	for (char *tok = strtok(buf, " "); tok && argc < 63; tok = strtok(NULL, " "))
 		argv[argc++] = tok;
 	argv[argc] = NULL;
-	return sweep_main(argc, argv, "/nonexistent/guest.elf");
+	return cmd_sweep(argc, argv, "/nonexistent/guest.elf");
 }
 
 /* On this machine's kind of host a sweep fails at once, changing nothing. */

@@ -1,181 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "experiment/sweep_curve.h"
+#include "report/sweep_report.h"
 
 #include <errno.h>
 #include <json-c/json.h>
 #include <math.h>
-#include <stdio.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/strfmt.h"
 #include "util/text_file.h"
 
 #ifndef PLERIG_VERSION
 #define PLERIG_VERSION "unknown"
 #endif
-
-void sweep_curve_init(struct sweep_curve *c, const struct ple_setting *axes, unsigned nr)
-{
-	memset(c, 0, sizeof(*c));
-	c->nr_params = nr;
-	for (unsigned i = 0; i < nr; i++)
-		str_copy(c->names[i], sizeof(c->names[i]), axes[i].name);
-}
-
-void sweep_curve_free(struct sweep_curve *c)
-{
-	free(c->points);
-	c->points = NULL;
-	c->n = c->cap = 0;
-}
-
-static struct sweep_point *new_point(struct sweep_curve *c, const struct ple_setting *set)
-{
-	if (c->n == c->cap) {
-		unsigned cap = c->cap ? c->cap * 2 : 16;
-		struct sweep_point *p = realloc(c->points, cap * sizeof(*p));
-		if (!p)
-			return NULL;
-		c->points = p;
-		c->cap = cap;
-	}
-	struct sweep_point *p = &c->points[c->n++];
-	memset(p, 0, sizeof(*p));
-	for (unsigned i = 0; i < c->nr_params; i++)
-		str_copy(p->values[i], sizeof(p->values[i]), set[i].value);
-	p->acq_per_s = p->stalls = p->stalled_share = p->pause_exits = NAN;
-	return p;
-}
-
-int sweep_curve_add_failure(struct sweep_curve *c, const struct ple_setting *set, const char *why)
-{
-	struct sweep_point *p = new_point(c, set);
-	if (!p)
-		return -1;
-	str_copy(p->variant, sizeof(p->variant), "(all)");
-	str_copy(p->error, sizeof(p->error), why);
-	return 0;
-}
-
-static const char *get_str(json_object *o, const char *key)
-{
-	json_object *v;
-	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
-		   ? json_object_get_string(v)
-		   : NULL;
-}
-
-/* A number, or NaN when absent or null. */
-static double get_num(json_object *o, const char *key)
-{
-	json_object *v;
-	if (!o || !json_object_object_get_ex(o, key, &v) || !v)
-		return NAN;
-	if (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int))
-		return json_object_get_double(v);
-	return NAN;
-}
-
-/* "kvm ticket pause user ple-on 1x4/2": what tells the variants of one run apart */
-static void label(json_object *v, char *buf, size_t len)
-{
-	const char *ple = get_str(v, "ple");
-	double vms = get_num(v, "vms"), vcpus = get_num(v, "vcpus");
-	char ple_part[40] = "";
-	if (ple)
-		snprintf(ple_part, sizeof(ple_part), " ple-%s", ple);
-	snprintf(buf, len, "%s %s %s %s%s %.0fx%.0f/%s", get_str(v, "backend") ?: "?",
-		 get_str(v, "lock") ?: "?", get_str(v, "relax") ?: "?", get_str(v, "ring") ?: "?",
-		 ple_part, isnan(vms) ? 1 : vms, isnan(vcpus) ? 0 : vcpus,
-		 get_str(v, "pcpus") ?: "?");
-}
-
-/* The PAUSE-loop exit figure of a summary, under the names the runner may use. */
-static double pause_exits_of(json_object *summary)
-{
-	double v = get_num(summary, "pause_loop_exits");
-	return isnan(v) ? get_num(summary, "ple_exits") : v;
-}
-
-/* One summary into the running sums of a point. */
-static void accumulate(struct sweep_point *p, json_object *summary, double sums[4],
-		       unsigned counts[4])
-{
-	const double v[4] = {get_num(summary, "acq_per_s"), get_num(summary, "stalls"),
-			     get_num(summary, "stalled_share"), pause_exits_of(summary)};
-	for (int i = 0; i < 4; i++)
-		if (!isnan(v[i])) {
-			sums[i] += v[i];
-			counts[i]++;
-		}
-	p->runs++;
-	const char *why = get_str(summary, "pause_loop_exits_unavailable");
-	if (why)
-		str_copy(p->pause_exits_why, sizeof(p->pause_exits_why), why);
-}
-
-static void add_variant(struct sweep_point *p, json_object *v)
-{
-	double sums[4] = {0}; /* acq_per_s, stalls, stalled_share, pause exits */
-	unsigned counts[4] = {0};
-	json_object *runs, *summary;
-	label(v, p->variant, sizeof(p->variant));
-	if (json_object_object_get_ex(v, "runs", &runs) &&
-	    json_object_is_type(runs, json_type_array)) {
-		/* schema 2: every repetition is a run */
-		for (size_t i = 0; i < json_object_array_length(runs); i++) {
-			json_object *run = json_object_array_get_idx(runs, i);
-			if (json_object_object_get_ex(run, "summary", &summary) && summary)
-				accumulate(p, summary, sums, counts);
-			else if (!p->error[0])
-				str_copy(p->error, sizeof(p->error),
-					 get_str(run, "error") ?: "run failed");
-		}
-	} else if (json_object_object_get_ex(v, "summary", &summary) && summary) {
-		accumulate(p, summary, sums, counts);
-	} else {
-		str_copy(p->error, sizeof(p->error), get_str(v, "error") ?: "variant failed");
-	}
-	p->ok = p->runs > 0;
-	double *out[4] = {&p->acq_per_s, &p->stalls, &p->stalled_share, &p->pause_exits};
-	for (int i = 0; i < 4; i++)
-		*out[i] = counts[i] ? sums[i] / counts[i] : NAN;
-	/* no figure and no reason from the runner: still say so, never print a bare 0 */
-	if (p->ok && isnan(p->pause_exits) && !p->pause_exits_why[0])
-		str_copy(p->pause_exits_why, sizeof(p->pause_exits_why),
-			 "the run's results have no pause_loop_exits figure");
-}
-
-int sweep_curve_add_results(struct sweep_curve *c, const char *json_path,
-			    const struct ple_setting *set, char *err, size_t errlen)
-{
-	json_object *root = json_object_from_file(json_path), *variants;
-	if (!root) {
-		snprintf(err, errlen, "cannot read the run's results %s: %s", json_path,
-			 json_util_get_last_err() ?: "not JSON");
-		return -1;
-	}
-	const char *schema = get_str(root, "schema");
-	if (!schema || strcmp(schema, "plerig-results") ||
-	    !json_object_object_get_ex(root, "variants", &variants) ||
-	    !json_object_is_type(variants, json_type_array)) {
-		snprintf(err, errlen, "%s is not a plerig-results file with variants", json_path);
-		json_object_put(root);
-		return -1;
-	}
-	for (size_t i = 0; i < json_object_array_length(variants); i++) {
-		struct sweep_point *p = new_point(c, set);
-		if (!p) {
-			snprintf(err, errlen, "out of memory");
-			json_object_put(root);
-			return -1;
-		}
-		add_variant(p, json_object_array_get_idx(variants, i));
-	}
-	json_object_put(root);
-	return 0;
-}
 
 static void fmt_num(char *buf, size_t len, double v, const char *fmt)
 {

@@ -2,15 +2,15 @@
 /*
  * The result of a sweep: for every parameter combination and every
  * variant of the run matrix, throughput, stalls and PAUSE-loop exits,
- * read back from the runner's JSON, printed as a table, JSON or CSV.
+ * averaged over the variant's ok runs (report/sweep_report writes it).
  */
 #ifndef PLERIG_SWEEP_CURVE_H
 #define PLERIG_SWEEP_CURVE_H
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdio.h>
 
+#include "model/series.h"
 #include "ple/host_params.h"
 
 struct sweep_point {
@@ -36,18 +36,10 @@ struct sweep_curve {
 void sweep_curve_init(struct sweep_curve *c, const struct ple_setting *axes, unsigned nr);
 void sweep_curve_free(struct sweep_curve *c);
 
-/*
- * Add every variant of a `plerig run --json` file (schema versions 1 and
- * 2: a variant's runs are averaged) as points at @set. 0, or -1 with @err.
- */
-int sweep_curve_add_results(struct sweep_curve *c, const char *json_path,
-			    const struct ple_setting *set, char *err, size_t errlen);
+/* Every variant of one experiment's report as a point at @set. 0, or -1 out of memory. */
+int sweep_curve_add_report(struct sweep_curve *c, const struct report *rep,
+			   const struct ple_setting *set);
 /* A combination that produced no results at all (its run failed). */
 int sweep_curve_add_failure(struct sweep_curve *c, const struct ple_setting *set, const char *why);
-
-void sweep_curve_print(FILE *out, const struct sweep_curve *c);
-/* "-" is stdout. 0, or -1 with @err. */
-int sweep_curve_write_json(const struct sweep_curve *c, const char *path, char *err, size_t errlen);
-int sweep_curve_write_csv(const struct sweep_curve *c, const char *path, char *err, size_t errlen);
 
 #endif

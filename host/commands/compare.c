@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0
+/* `plerig compare BASE.json NEW.json`: load both, match, judge, print; the exit status says. */
+#include "commands/commands.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/compare_options.h"
+#include "compare/compare.h"
+#include "compare/compare_output.h"
+
+static void explain_bad_set(const struct comparison_set *c)
+{
+	if (!c->nr_matches) {
+		fprintf(stderr,
+			"plerig compare: no variant in common: %s has %u, %s has %u, and none "
+			"matches on backend, lock, relax, ring, vms, vcpus, pcpus, pin, "
+			"cs_cycles, think_cycles\n",
+			c->base->path, c->base->nr_variants, c->cand->path, c->cand->nr_variants);
+		return;
+	}
+	fprintf(stderr,
+		"plerig compare: nothing testable: every comparison has fewer than 2 ok runs "
+		"(with a value) on a side, or no spread; rerun `plerig run` with --repeat >= 2 "
+		"(5 or more to see changes of a few %%)\n");
+}
+
+int cmd_compare(int argc, char **argv, const char *guest_path)
+{
+	struct compare_options o;
+	struct results_file base, cand;
+	struct comparison_set c;
+	char err[1024];
+	int status;
+
+	(void)guest_path;
+	switch (compare_options_parse(argc, argv, &o, err, sizeof(err))) {
+	case 1:
+		return COMPARE_EXIT_OK;
+	case 0:
+		break;
+	default:
+		fprintf(stderr, "plerig compare: %s\n", err);
+		return COMPARE_EXIT_BAD_INPUT;
+	}
+	if (results_file_load(o.base_path, o.metrics, o.nr_metrics, &base, err, sizeof(err))) {
+		fprintf(stderr, "plerig compare: %s\n", err);
+		return COMPARE_EXIT_BAD_INPUT;
+	}
+	if (results_file_load(o.cand_path, o.metrics, o.nr_metrics, &cand, err, sizeof(err))) {
+		fprintf(stderr, "plerig compare: %s\n", err);
+		results_file_free(&base);
+		return COMPARE_EXIT_BAD_INPUT;
+	}
+	memset(&c, 0, sizeof(c));
+	c.base = &base;
+	c.cand = &cand;
+	c.threshold_pct = o.threshold_pct;
+	c.metrics = o.metrics;
+	c.nr_metrics = o.nr_metrics;
+	if (comparison_set_build(&c)) {
+		fprintf(stderr, "plerig compare: out of memory\n");
+		status = COMPARE_EXIT_BAD_INPUT;
+		goto out;
+	}
+	status = comparison_set_status(&c);
+	/* with the JSON on stdout, people read the table on stderr */
+	compare_print_table(o.json_path && !strcmp(o.json_path, "-") ? stderr : stdout, &c);
+	fflush(stdout);
+	if (status == COMPARE_EXIT_BAD_INPUT)
+		explain_bad_set(&c);
+	if (o.json_path && compare_write_json(o.json_path, &c, err, sizeof(err))) {
+		fprintf(stderr, "plerig compare: %s\n", err);
+		status = COMPARE_EXIT_BAD_INPUT;
+	}
+out:
+	comparison_set_free(&c);
+	results_file_free(&cand);
+	results_file_free(&base);
+	return status;
+}

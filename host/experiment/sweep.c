@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "experiment/sweep.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "experiment/experiment.h"
+#include "ple/param_session.h"
+#include "report/ple_notes.h"
+#include "report/stats_table.h"
+#include "util/interrupt.h"
+
+struct sweep {
+	const struct sweep_grid *grid;
+	const struct run_plan *plan;
+	const char *guest_path;
+	struct ple_session session;
+	struct sweep_curve *curve;
+};
+
+static void describe(const struct ple_setting *set, unsigned n, char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (unsigned i = 0; i < n && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s=%s", i ? " " : "",
+					 set[i].name, set[i].value);
+}
+
+/*
+ * One experiment at the current setting. Its rows and tables go to
+ * stderr as progress: stdout holds only the curve. Returns the
+ * experiment's status (0, 1, 128+N).
+ */
+static int run_point(struct sweep *s, const struct ple_setting *set, const char *what)
+{
+	const struct experiment_output out = {.rows = stderr, .who = "plerig sweep"};
+	struct report rep;
+	char err[512], command_line[320];
+	snprintf(command_line, sizeof(command_line), "plerig sweep at %s", what);
+	int status = 1;
+	if (experiment_run(s->plan, s->guest_path, command_line, &out, &rep, err, sizeof(err))) {
+		fprintf(stderr, "plerig sweep: %s\n", err);
+		sweep_curve_add_failure(s->curve, set, err);
+		goto out;
+	}
+	if (!s->plan->quiet) {
+		ple_notes_print(stderr, &rep);
+		if (s->plan->repeat > 1) {
+			stats_table_print(stderr, &rep);
+			comparison_table_print(stderr, &rep);
+		}
+	}
+	status = experiment_status(&rep);
+	if (rep.nr_series == 0 || sweep_curve_add_report(s->curve, &rep, set)) {
+		sweep_curve_add_failure(
+		    s->curve, set, rep.nr_series ? "out of memory" : "the run measured nothing");
+		status = 1;
+	}
+out:
+	report_free(&rep);
+	return status;
+}
+
+/* Every combination in turn. Returns the exit status so far (0, 1 or 128+N). */
+static int sweep_all(struct sweep *s)
+{
+	const unsigned total = sweep_points(s->grid);
+	int status = 0;
+	char err[1024], what[256];
+
+	for (unsigned k = 0; k < total; k++) {
+		struct ple_setting set[PLE_MAX_PARAMS];
+		if (interrupt_requested())
+			break;
+		sweep_point_settings(s->grid, k, set);
+		describe(set, s->grid->nr_axes, what, sizeof(what));
+		fprintf(stderr, "plerig sweep: [%u/%u] %s\n", k + 1, total, what);
+		if (ple_session_apply(&s->session, set, s->grid->nr_axes, err, sizeof(err))) {
+			fprintf(stderr, "plerig sweep: %s\n", err);
+			sweep_curve_add_failure(s->curve, set, err);
+			return 1;
+		}
+		int rc = run_point(s, set, what);
+		if (rc >= 128) /* interrupted: what was measured is on the curve */
+			return rc;
+		if (rc)
+			status = 1;
+	}
+	return status;
+}
+
+int sweep_run(const struct sweep_grid *grid, const struct run_plan *plan, const char *guest_path,
+	      struct sweep_curve *curve)
+{
+	/* the session holds the saved originals: large, and there is one */
+	static struct sweep s;
+	const char *names[PLE_MAX_PARAMS];
+	struct ple_setting axes[PLE_MAX_PARAMS];
+	char err[1024];
+
+	memset(&s, 0, sizeof(s));
+	s.grid = grid;
+	s.plan = plan;
+	s.guest_path = guest_path;
+	s.curve = curve;
+	for (unsigned i = 0; i < grid->nr_axes; i++) {
+		names[i] = grid->axes[i].name;
+		snprintf(axes[i].name, sizeof(axes[i].name), "%s", grid->axes[i].name);
+	}
+	sweep_curve_init(curve, axes, grid->nr_axes);
+	if (ple_session_begin(&s.session, names, grid->nr_axes, err, sizeof(err))) {
+		fprintf(stderr, "plerig sweep: %s\n", err);
+		return 1;
+	}
+	int status = sweep_all(&s);
+	if (ple_session_restore(&s.session, err, sizeof(err))) {
+		fprintf(stderr, "plerig sweep: restoring the original values: %s\n", err);
+		if (status == 0)
+			status = 1;
+	} else {
+		fprintf(stderr, "plerig sweep: original %s parameters restored\n",
+			s.session.state.module);
+	}
+	return status;
+}

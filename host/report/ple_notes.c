@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "report/ple_notes.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+#define MAX_NOTES 16
+
+struct note {
+	const char *text;
+	bool is_note;		      /* ple_note rather than ple_why */
+	bool backends[BACKEND_COUNT]; /* which backends said it */
+};
+
+static void note_add(struct note *notes, unsigned *n, const char *text, bool is_note,
+		     enum backend_kind b)
+{
+	if (!text[0])
+		return;
+	for (unsigned k = 0; k < *n; k++) {
+		if (!strcmp(notes[k].text, text) && notes[k].is_note == is_note) {
+			notes[k].backends[b] = true;
+			return;
+		}
+	}
+	if (*n == MAX_NOTES)
+		return;
+	notes[*n] = (struct note){.text = text, .is_note = is_note};
+	notes[(*n)++].backends[b] = true;
+}
+
+void ple_notes_print(FILE *f, const struct report *rep)
+{
+	struct note notes[MAX_NOTES];
+	unsigned n = 0;
+	for (unsigned i = 0; i < rep->nr_series; i++) {
+		const struct series *s = &rep->series[i];
+		for (unsigned r = 0; r < s->nr_runs; r++) {
+			note_add(notes, &n, s->runs[r].ple_why, false, s->variant.backend);
+			note_add(notes, &n, s->runs[r].ple_note, true, s->variant.backend);
+		}
+	}
+	for (unsigned k = 0; k < n; k++) {
+		fprintf(f, "%s (", notes[k].is_note ? "note" : "ple-exits n/a");
+		const char *sep = "";
+		for (unsigned b = 0; b < BACKEND_COUNT; b++) {
+			if (notes[k].backends[b]) {
+				fprintf(f, "%s%s", sep, backend_name((enum backend_kind)b));
+				sep = ", ";
+			}
+		}
+		fprintf(f, "): %s\n", notes[k].text);
+	}
+}

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Why PAUSE-loop exits are missing, or what a reader of them must know: once per reason. */
+#ifndef PLERIG_PLE_NOTES_H
+#define PLERIG_PLE_NOTES_H
+
+#include <stdio.h>
+
+#include "model/series.h"
+
+/* "ple-exits n/a (kvm, libvirt): ..." and "note (kvm): ..." lines. */
+void ple_notes_print(FILE *f, const struct report *rep);
+
+#endif
