@@ -3,7 +3,7 @@
  * The relax instructions under test, as exact bytes: the assembler must
  * not get to choose ("rep; nop" and "pause" are the same f3 90, but a
  * compiler or assembler could pick another encoding of a nop).
- * tests/vm/check_relax_bytes.py checks the built spin loops hold them.
+ * tests/guest/test_relax_bytes.py checks the built spin loops hold them.
  */
 #ifndef PLERIG_RELAX_H
 #define PLERIG_RELAX_H

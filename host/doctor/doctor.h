@@ -38,7 +38,7 @@ struct doctor_report {
 	int smt_threads_per_core; /* 1: no SMT siblings */
 };
 
-/* Append a check; @fix may be NULL. */
+/* Append a check (its fix, if any, follows with doctor_fix). */
 __attribute__((format(printf, 5, 6))) void doctor_add(struct doctor_report *r, const char *key,
 						      const char *title,
 						      enum doctor_verdict verdict, const char *fmt,

@@ -281,7 +281,7 @@ class SweepRuns(unittest.TestCase):
             r = sweep(host, "--restore")
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertIn("ple_window 1024 -> 4096", r.stdout)
-            # and the killed sweep's temporary directory is gone too
+            # and the killed sweep left no temporary file behind (it writes none)
             self.assertEqual([n for n in os.listdir(host.dir) if n.startswith("plerig-sweep-")],
                              [])
             self.assertEqual(host.values(), ORIGINAL)
