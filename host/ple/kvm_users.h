@@ -15,7 +15,8 @@ const char *kvm_users_proc_root(void);
 /*
  * Describe the holders under @proc_root as "1234 qemu-system-x86 (3 fds),
  * 99 plerig (1 fd)" in @out. Returns how many processes hold KVM (0: none
- * visible here; processes in other PID namespaces are not).
+ * visible here; processes in other PID namespaces are not). Under the
+ * real /proc this process itself is left out.
  */
 int kvm_users_describe(const char *proc_root, char *out, size_t outlen);
 

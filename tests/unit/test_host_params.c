@@ -643,6 +643,27 @@ START_TEST(test_kvm_users)
 }
 END_TEST
 
+/* Under the real /proc, our own KVM fds never make us "the holder" (doctor's probe). */
+START_TEST(test_kvm_users_not_self)
+{
+	char out[4096], self[32], listed[40];
+	int fd = open(getenv("PLERIG_KVM_DEVICE") ?: "/dev/kvm", O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		printf("test_kvm_users_not_self: no KVM device to hold (%s): only the fake-/proc "
+		       "case ran\n",
+		       strerror(errno));
+		return;
+	}
+	kvm_users_describe("/proc", out, sizeof(out));
+	snprintf(self, sizeof(self), "%d ", (int)getpid());
+	snprintf(listed, sizeof(listed), ", %s", self);
+	close(fd);
+	/* entries are "PID comm (N fds)", joined by ", " */
+	ck_assert_msg(strncmp(out, self, strlen(self)) != 0 && !strstr(out, listed),
+		      "listed itself (pid %d): %s", (int)getpid(), out);
+}
+END_TEST
+
 static Suite *host_params_suite(void)
 {
 	Suite *s = suite_create("host_params");
@@ -669,6 +690,7 @@ static Suite *host_params_suite(void)
 	tcase_add_test(t, test_crash_restore_refused_keeps_state);
 	tcase_add_test(t, test_restore_other_root);
 	tcase_add_test(t, test_kvm_users);
+	tcase_add_test(t, test_kvm_users_not_self);
 	suite_add_tcase(s, t);
 	return s;
 }
