@@ -1,36 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* sched_getaffinity, CPU_* */
-#endif
 #include "cli/run_option_parsers.h"
 
-#include <sched.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "util/comma_list.h"
 #include "util/cpulist.h"
 #include "util/errbuf.h"
-
-/*
- * The CPUs this process may run on. Pinning a vCPU thread elsewhere would
- * fail at run time, deep inside a VM boot, so --pcpus is checked against
- * this up front.
- */
-static void allowed_cpus(cpu_set_t *set)
-{
-	CPU_ZERO(set);
-	if (sched_getaffinity(0, sizeof(*set), set) == 0 && CPU_COUNT(set) > 0)
-		return;
-	/* more CPUs than a cpu_set_t holds: fall back to what is online */
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	if (n < 1)
-		n = 1;
-	if (n > CPU_SETSIZE)
-		n = CPU_SETSIZE;
-	for (long i = 0; i < n; i++)
-		CPU_SET((int)i, set);
-}
 
 /* --vcpus keeps the order given: it is the order the variants run in. */
 int parse_vcpu_counts(const struct opt_entry *e, const char *value, void *target, char *err,
@@ -66,24 +41,29 @@ int parse_vcpu_counts(const struct opt_entry *e, const char *value, void *target
 	return 0;
 }
 
+/*
+ * Each CPU must be one this process may run on: pinning a vCPU thread
+ * elsewhere would fail at run time, deep inside a VM boot.
+ */
 int parse_pcpus(const struct opt_entry *e, const char *value, void *target, char *err,
 		size_t errlen)
 {
 	struct run_plan *o = target;
+	unsigned allowed[PLERIG_MAX_PCPUS];
+	bool ok[CPU_SETSIZE] = {false}; /* both lists hold CPUs below CPU_SETSIZE */
 	char why[256], allowed_text[256];
-	cpu_set_t allowed;
 
 	(void)e;
 	if (cpulist_parse(value, o->common.pcpus, PLERIG_MAX_PCPUS, &o->common.nr_pcpus, why,
 			  sizeof(why)))
 		return errbuf_printf(err, errlen, "--pcpus: %s", why);
-	allowed_cpus(&allowed);
+	unsigned nr_allowed = allowed_host_cpus(allowed, PLERIG_MAX_PCPUS);
+	for (unsigned i = 0; i < nr_allowed; i++)
+		ok[allowed[i]] = true;
 	for (unsigned i = 0; i < o->common.nr_pcpus; i++) {
-		unsigned list[PLERIG_MAX_PCPUS];
-		if (CPU_ISSET(o->common.pcpus[i], &allowed))
+		if (ok[o->common.pcpus[i]])
 			continue;
-		cpulist_format(list, cpulist_from_set(&allowed, list, PLERIG_MAX_PCPUS),
-			       allowed_text, sizeof(allowed_text));
+		cpulist_format(allowed, nr_allowed, allowed_text, sizeof(allowed_text));
 		return errbuf_printf(
 		    err, errlen, "--pcpus: CPU %u is not available to this process (allowed: %s)",
 		    o->common.pcpus[i], allowed_text);
