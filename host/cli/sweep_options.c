@@ -1,28 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "cli/sweep_options.h"
 
-#include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/option_table.h"
+#include "util/errbuf.h"
 #include "util/strfmt.h"
 
 #define SEE_HELP "see plerig sweep --help"
 
-static enum sweep_options_status fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return SWEEP_OPTIONS_ERROR;
-}
+/* SWEEP_OPTIONS_ERROR is -1: also what an option table parser returns on error */
+#define fail(err, errlen, ...) (errbuf_printf(err, errlen, __VA_ARGS__), SWEEP_OPTIONS_ERROR)
 
 /* "ple_window=1024,4096" */
-static enum sweep_options_status parse_param(const char *arg, struct sweep_options *o, char *err,
-					     size_t errlen)
+static int parse_param(const struct opt_entry *e, const char *arg, void *target, char *err,
+		       size_t errlen)
 {
+	struct sweep_options *o = target;
+
+	(void)e;
 	const char *eq = strchr(arg, '=');
 	if (!eq || eq == arg || !eq[1])
 		return fail(err, errlen, "--param %s: expected NAME=V1,V2,... (%s)", arg, SEE_HELP);
@@ -68,8 +65,32 @@ static enum sweep_options_status parse_param(const char *arg, struct sweep_optio
 		p = comma + 1;
 	}
 	o->grid.nr_axes++;
-	return SWEEP_OPTIONS_OK;
+	return 0;
 }
+
+static const struct opt_entry sweep_table[] = {
+    {.name = "param",
+     .metavar = "NAME=LIST",
+     .kind = OPT_CUSTOM,
+     .parse = parse_param,
+     .help = "kvm_intel: ple_gap, ple_window, ple_window_grow, ple_window_shrink, "
+	     "ple_window_max; kvm_amd: pause_filter_count, pause_filter_thresh, "
+	     "pause_filter_count_grow, pause_filter_count_shrink, pause_filter_count_max. "
+	     "ple_gap=0 (or pause_filter_count=0) turns PAUSE interception off."},
+    {.name = "json",
+     .metavar = "FILE",
+     OPT_PATH_FIELD(struct sweep_options, json_path),
+     .help = "the curve as JSON (schema plerig-sweep 1); - for stdout"},
+    {.name = "csv",
+     .metavar = "FILE",
+     OPT_PATH_FIELD(struct sweep_options, csv_path),
+     .help = "the curve as CSV; - for stdout"},
+    {.name = "restore",
+     OPT_FLAG_FIELD(struct sweep_options, restore),
+     .help = "only restore the values a crashed sweep left changed"},
+    {.name = "help", .letter = 'h', .kind = OPT_HELP, .help = "this text"},
+    {.kind = OPT_END},
+};
 
 /* Each point's results stay in the sweep's memory: the user asks the sweep for JSON. */
 static enum sweep_options_status check_run_options(const struct sweep_options *o, char *err,
@@ -90,51 +111,24 @@ static enum sweep_options_status check_run_options(const struct sweep_options *o
 enum sweep_options_status sweep_options_parse(int argc, char **argv, struct sweep_options *o,
 					      char *err, size_t errlen)
 {
-	static const struct option opts[] = {
-	    {"param", required_argument, NULL, 'p'}, {"json", required_argument, NULL, 'j'},
-	    {"csv", required_argument, NULL, 'c'},   {"restore", no_argument, NULL, 'r'},
-	    {"help", no_argument, NULL, 'h'},	     {NULL, 0, NULL, 0},
-	};
-	enum sweep_options_status st;
-	int c;
+	int next;
 
 	memset(o, 0, sizeof(*o));
-	optind = 0; /* glibc: full re-initialisation, parse can run more than once */
-	opterr = 0;
-	/* '+': stop at the first non-option, so nothing after -- is permuted */
-	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			st = parse_param(optarg, o, err, errlen);
-			if (st)
-				return st;
-			break;
-		case 'j':
-			o->json_path = optarg;
-			break;
-		case 'c':
-			o->csv_path = optarg;
-			break;
-		case 'r':
-			o->restore = true;
-			break;
-		case 'h':
-			sweep_options_usage(stdout);
-			return SWEEP_OPTIONS_HELP;
-		case ':':
-			return fail(err, errlen, "%s needs a value (%s)", argv[optind - 1],
-				    SEE_HELP);
-		default:
-			return fail(err, errlen, "unknown option '%s' (%s)", argv[optind - 1],
-				    SEE_HELP);
-		}
+	switch (option_table_parse(sweep_table, argc, argv, o, SEE_HELP, &next, err, errlen)) {
+	case OPTION_TABLE_HELP:
+		sweep_options_usage(stdout);
+		return SWEEP_OPTIONS_HELP;
+	case OPTION_TABLE_ERROR:
+		return SWEEP_OPTIONS_ERROR;
+	case OPTION_TABLE_OK:
+		break;
 	}
-	bool dashdash = optind > 0 && optind <= argc && !strcmp(argv[optind - 1], "--");
-	if (optind < argc && !dashdash)
+	bool dashdash = next > 0 && next <= argc && !strcmp(argv[next - 1], "--");
+	if (next < argc && !dashdash)
 		return fail(err, errlen, "unexpected argument '%s': run options go after -- (%s)",
-			    argv[optind], SEE_HELP);
-	o->run_argc = argc - optind;
-	o->run_argv = argv + optind;
+			    argv[next], SEE_HELP);
+	o->run_argc = argc - next;
+	o->run_argv = argv + next;
 	if (o->restore) {
 		if (o->grid.nr_axes || o->run_argc)
 			return fail(err, errlen, "--restore takes no --param and no run options");
@@ -166,17 +160,11 @@ void sweep_options_usage(FILE *out)
 	      "reloaded with the new value (modprobe -r, then modprobe with every PLE\n"
 	      "parameter), which is refused while anything holds KVM (a VM, an open\n"
 	      "/dev/kvm) and impossible when the module is built into the kernel.\n"
-	      "\n"
-	      "  --param NAME=LIST  kvm_intel: ple_gap, ple_window, ple_window_grow,\n"
-	      "                     ple_window_shrink, ple_window_max; kvm_amd:\n"
-	      "                     pause_filter_count, pause_filter_thresh,\n"
-	      "                     pause_filter_count_grow, pause_filter_count_shrink,\n"
-	      "                     pause_filter_count_max. ple_gap=0 (or\n"
-	      "                     pause_filter_count=0) turns PAUSE interception off.\n"
-	      "  --json FILE        the curve as JSON (schema plerig-sweep 1); - for stdout\n"
-	      "  --csv FILE         the curve as CSV; - for stdout\n"
-	      "  --restore          only restore the values a crashed sweep left changed\n"
-	      "  RUN OPTIONS        as for plerig run (not --json)\n"
+	      "\n",
+	      out);
+	/* no defaults: every option of the sweep is off unless given */
+	option_table_usage(sweep_table, NULL, out);
+	fputs("  RUN OPTIONS         as for plerig run (not --json)\n"
 	      "\n"
 	      "Example:\n"
 	      "  plerig sweep --param ple_window=1024,4096,16384,65536 -- --vcpus 4 "

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "cli/run_option_parsers.h"
+
+#include <string.h>
+
+#include "util/comma_list.h"
+#include "util/cpulist.h"
+#include "util/errbuf.h"
+
+/* --vcpus keeps the order given: it is the order the variants run in. */
+int parse_vcpu_counts(const struct opt_entry *e, const char *value, void *target, char *err,
+		      size_t errlen)
+{
+	struct run_plan *o = target;
+	char item[LIST_ITEM_MAX], allowed[64];
+	unsigned counts[PLAN_MAX_VCPU_COUNTS];
+	const char *p = value;
+	unsigned n = 0;
+	int rc;
+
+	while ((rc = list_next(&p, item, sizeof(item))) > 0) {
+		unsigned v;
+		if (n == PLAN_MAX_VCPU_COUNTS)
+			return errbuf_printf(err, errlen, "--vcpus: more than %u values in '%s'",
+					     PLAN_MAX_VCPU_COUNTS, value);
+		if (opt_parse_unsigned("--vcpus", item, (unsigned)e->min, (unsigned)e->max, &v, err,
+				       errlen))
+			return -1;
+		for (unsigned i = 0; i < n; i++)
+			if (counts[i] == v)
+				return errbuf_printf(
+				    err, errlen, "--vcpus: '%s' listed twice in '%s'", item, value);
+		counts[n++] = v;
+	}
+	if (rc < 0) {
+		snprintf(allowed, sizeof(allowed), "%llu..%llu, e.g. 2,4", e->min, e->max);
+		return list_item_error("--vcpus", value, rc, allowed, err, errlen);
+	}
+	memcpy(o->vcpu_counts, counts, n * sizeof(counts[0]));
+	o->nr_vcpu_counts = n;
+	return 0;
+}
+
+/*
+ * Each CPU must be one this process may run on: pinning a vCPU thread
+ * elsewhere would fail at run time, deep inside a VM boot.
+ */
+int parse_pcpus(const struct opt_entry *e, const char *value, void *target, char *err,
+		size_t errlen)
+{
+	struct run_plan *o = target;
+	unsigned allowed[PLERIG_MAX_PCPUS];
+	bool ok[CPU_SETSIZE] = {false}; /* both lists hold CPUs below CPU_SETSIZE */
+	char why[256], allowed_text[256];
+
+	(void)e;
+	if (cpulist_parse(value, o->common.pcpus, PLERIG_MAX_PCPUS, &o->common.nr_pcpus, why,
+			  sizeof(why)))
+		return errbuf_printf(err, errlen, "--pcpus: %s", why);
+	unsigned nr_allowed = allowed_host_cpus(allowed, PLERIG_MAX_PCPUS);
+	for (unsigned i = 0; i < nr_allowed; i++)
+		ok[allowed[i]] = true;
+	for (unsigned i = 0; i < o->common.nr_pcpus; i++) {
+		if (ok[o->common.pcpus[i]])
+			continue;
+		cpulist_format(allowed, nr_allowed, allowed_text, sizeof(allowed_text));
+		return errbuf_printf(
+		    err, errlen, "--pcpus: CPU %u is not available to this process (allowed: %s)",
+		    o->common.pcpus[i], allowed_text);
+	}
+	return 0;
+}
+
+/* A name into a bool: the plan keeps "pinned" as a flag, the command line names it. */
+int parse_pin(const struct opt_entry *e, const char *value, void *target, char *err, size_t errlen)
+{
+	struct run_plan *o = target;
+	unsigned v;
+
+	if (opt_parse_name("--pin", e->names, value, &v, err, errlen))
+		return -1;
+	o->common.pin_each = v == PIN_EACH;
+	return 0;
+}
+
+int parse_seed(const struct opt_entry *e, const char *value, void *target, char *err, size_t errlen)
+{
+	struct run_plan *o = target;
+
+	if (opt_parse_u64("--seed", value, e->min, e->max, &o->seed, err, errlen))
+		return -1;
+	o->seed_given = true;
+	return 0;
+}
+
+/* The plan's -1 means "as --repeat says": not a value the command line may give. */
+int parse_discard(const struct opt_entry *e, const char *value, void *target, char *err,
+		  size_t errlen)
+{
+	struct run_plan *o = target;
+	unsigned n;
+
+	if (opt_parse_unsigned("--discard-rounds", value, (unsigned)e->min, (unsigned)e->max, &n,
+			       err, errlen))
+		return -1;
+	o->discard_rounds = (int)n;
+	return 0;
+}
+
+/* AXIS=VALUE: the value every compared variant is measured against. */
+int parse_baseline(const struct opt_entry *e, const char *value, void *target, char *err,
+		   size_t errlen)
+{
+	static const struct name_table *const values[] = {
+	    [BASELINE_BACKEND] = &backend_names,
+	    [BASELINE_LOCK] = &lock_names,
+	    [BASELINE_RELAX] = &relax_names,
+	    [BASELINE_PLE] = &ple_names,
+	};
+	struct run_plan *o = target;
+	char axis_name[16], allowed[128];
+	const char *eq = strchr(value, '=');
+	if (!eq)
+		return errbuf_printf(
+		    err, errlen, "--baseline: '%s' is not AXIS=VALUE (e.g. relax=pause)", value);
+	const size_t len = (size_t)(eq - value);
+	const char *v = eq + 1;
+	snprintf(axis_name, sizeof(axis_name), "%.*s", (int)(len < 15 ? len : 15), value);
+	int axis = len < 15 ? name_lookup(e->names, axis_name) : -1;
+	if (axis < 0)
+		return errbuf_printf(err, errlen, "--baseline: axis '%.*s' is not one of %s",
+				     (int)len, value,
+				     name_list(e->names, allowed, sizeof(allowed)));
+	o->baseline_axis = (enum baseline_axis)axis;
+	if (axis == BASELINE_VCPUS)
+		return opt_parse_unsigned("--baseline vcpus", v, 1, PLERIG_MAX_VCPUS,
+					  &o->baseline_value, err, errlen);
+	int n = name_lookup(values[axis], v);
+	if (n < 0)
+		return errbuf_printf(err, errlen, "--baseline: '%s' is not a value of %s", v,
+				     axis_name);
+	o->baseline_value = (unsigned)n;
+	return 0;
+}
+
+/* Whether --accel was given at all decides if it may go with a backend that has no choice. */
+int parse_accel(const struct opt_entry *e, const char *value, void *target, char *err,
+		size_t errlen)
+{
+	struct run_plan *o = target;
+	unsigned v;
+
+	if (opt_parse_name("--accel", e->names, value, &v, err, errlen))
+		return -1;
+	o->accel = (enum accel)v;
+	o->accel_given = true;
+	return 0;
+}
+
+int apply_accel(struct run_plan *o, char *err, size_t errlen)
+{
+	bool libvirt = false;
+	for (unsigned i = 0; i < o->nr_backends; i++) {
+		if (o->backends[i] != BACKEND_LIBVIRT && o->backends[i] != BACKEND_LIBVIRT_TCG)
+			continue;
+		libvirt = true;
+		if (o->accel == ACCEL_TCG)
+			o->backends[i] = BACKEND_LIBVIRT_TCG;
+	}
+	for (unsigned i = 0; i < o->nr_backends; i++)
+		for (unsigned j = 0; j < i; j++)
+			if (o->backends[i] == o->backends[j])
+				return errbuf_printf(err, errlen,
+						     "--accel tcg: --backend lists libvirt and "
+						     "libvirt-emulated, which are then the same");
+	if (o->accel_given && !libvirt)
+		return errbuf_printf(err, errlen,
+				     "--accel: only --backend libvirt has a choice of "
+				     "accelerator");
+	return 0;
+}

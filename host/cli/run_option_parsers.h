@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The `plerig run` options that no plain kind of the option table fits:
+ * each fills more than one field of the plan, or checks the value against
+ * the host. The entry passes its own limits and names in, so none is
+ * written twice.
+ */
+#ifndef PLERIG_RUN_OPTION_PARSERS_H
+#define PLERIG_RUN_OPTION_PARSERS_H
+
+#include "cli/option_table.h"
+#include "model/plan.h"
+
+opt_parse_fn parse_vcpu_counts; /* min..max per item */
+opt_parse_fn parse_pcpus;
+opt_parse_fn parse_pin;	     /* names: pin_names */
+opt_parse_fn parse_seed;     /* min..max */
+opt_parse_fn parse_discard;  /* min..max */
+opt_parse_fn parse_baseline; /* names: the axes */
+opt_parse_fn parse_accel;    /* names: accel_names */
+
+/* --accel tcg turns the libvirt backend into its emulated twin, named so in every output. */
+int apply_accel(struct run_plan *o, char *err, size_t errlen);
+
+#endif
