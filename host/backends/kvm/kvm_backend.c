@@ -15,6 +15,7 @@
 
 #include "backends/guest_config.h"
 #include "backends/phase_driver.h"
+#include "backends/placement.h"
 #include "backends/kvm/elf_image.h"
 #include "measure/kvm_system.h"
 #include "backends/kvm/vm.h"
@@ -92,9 +93,10 @@ static int start_vcpus(struct run *run)
 	const struct variant *v = run->v;
 	char err[256];
 	for (unsigned g = 0; g < v->vms * v->vcpus; g++) {
-		const unsigned *cpus = v->pin_each ? &v->pcpus[g % v->nr_pcpus] : v->pcpus;
-		if (kvm_vcpu_start(vcpu_at(run, g), &run->gate, &run->kb->boot_cpus, cpus,
-				   v->pin_each ? 1 : v->nr_pcpus, err, sizeof(err)))
+		const unsigned *cpus;
+		const unsigned nr = placement_cpus(v, g, &cpus);
+		if (kvm_vcpu_start(vcpu_at(run, g), &run->gate, &run->kb->boot_cpus, cpus, nr, err,
+				   sizeof(err)))
 			return phase_driver_fail(run->r, "%s", err);
 	}
 	return 0;

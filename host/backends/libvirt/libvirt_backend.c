@@ -21,6 +21,7 @@
 
 #include "backends/guest_config.h"
 #include "backends/phase_driver.h"
+#include "backends/placement.h"
 #include "measure/kvm_system.h"
 #include "backends/libvirt/connection.h"
 #include "backends/libvirt/domain_xml.h"
@@ -84,12 +85,6 @@ static void make_config(const struct lv_run *run, struct plerig_config *cfg)
 	cfg->wait_cycles = seconds_to_cycles(v->timeout_s, khz);
 }
 
-/* The host CPU of global vCPU @g, as the kvm backend places it. */
-static unsigned pin_of(const struct variant *v, unsigned g)
-{
-	return v->pcpus[g % v->nr_pcpus];
-}
-
 static int create_domains(struct lv_run *run)
 {
 	const struct variant *v = run->v;
@@ -123,7 +118,7 @@ static int create_domains(struct lv_run *run)
 			break;
 		}
 		for (unsigned j = 0; j < v->vcpus; j++)
-			pins[j] = pin_of(v, i * v->vcpus + j);
+			pins[j] = (unsigned)placement_cpu(v, i * v->vcpus + j);
 		const struct domain_spec spec = {
 		    .name = d->name,
 		    .tcg = run->b->tcg,
@@ -455,7 +450,7 @@ static int collect(struct lv_run *run)
 			struct vcpu_record *rec = &r->records[i * v->vcpus + j];
 			rec->vm = i;
 			rec->vcpu = j;
-			rec->host_cpu = v->pin_each ? (int)pin_of(v, i * v->vcpus + j) : -1;
+			rec->host_cpu = placement_cpu(v, i * v->vcpus + j);
 			rec->tid = d->vcpus[j].tid;
 			rec->guest = d->results[j];
 			sum += rec->guest.acquisitions + rec->guest.unmeasured_acquisitions;

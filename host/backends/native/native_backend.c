@@ -13,6 +13,7 @@
 
 #include "backends/guest_config.h"
 #include "backends/phase_driver.h"
+#include "backends/placement.h"
 #include "measure/tsc.h"
 #include "storm/storm.h"
 #include "util/clock.h"
@@ -102,15 +103,12 @@ static int start_threads(struct native_run *run)
 		struct native_thread *t = &run->threads[g];
 		t->run = run;
 		t->g = g;
+		const unsigned *cpus;
+		const unsigned nr = placement_cpus(v, g, &cpus);
+		t->host_cpu = placement_cpu(v, g);
 		CPU_ZERO(&t->cpus);
-		if (v->pin_each) {
-			t->host_cpu = (int)v->pcpus[g % v->nr_pcpus];
-			CPU_SET(v->pcpus[g % v->nr_pcpus], &t->cpus);
-		} else {
-			t->host_cpu = -1;
-			for (unsigned i = 0; i < v->nr_pcpus; i++)
-				CPU_SET(v->pcpus[i], &t->cpus);
-		}
+		for (unsigned i = 0; i < nr; i++)
+			CPU_SET(cpus[i], &t->cpus);
 		rc = pinned_thread_create(&t->thread, &t->cpus, native_thread_main, t);
 		if (!rc) {
 			t->started = true;
