@@ -16,6 +16,7 @@
 #include "backends/guest_config.h"
 #include "backends/phase_driver.h"
 #include "backends/placement.h"
+#include "backends/run_result.h"
 #include "backends/kvm/elf_image.h"
 #include "measure/kvm_system.h"
 #include "backends/kvm/vm.h"
@@ -65,11 +66,11 @@ static int create_vms(struct run *run)
 	};
 	run->vms = calloc(run->v->vms, sizeof(run->vms[0]));
 	if (!run->vms)
-		return phase_driver_fail(run->r, "out of memory for %u VMs", run->v->vms);
+		return run_fail(run->r, "out of memory for %u VMs", run->v->vms);
 	for (unsigned i = 0; i < run->v->vms; i++) {
 		if (kvm_vm_create(&run->vms[i], &run->kb->sys, i, &run->kb->image, &cfg, &opts, err,
 				  sizeof(err)))
-			return phase_driver_fail(run->r, "%s", err);
+			return run_fail(run->r, "%s", err);
 		run->nr_vms = i + 1;
 	}
 	return 0;
@@ -80,8 +81,7 @@ static int set_thresholds(struct run *run)
 {
 	int khz = ioctl(run->vms[0].vcpus[0].fd, KVM_GET_TSC_KHZ, 0);
 	if (khz <= 0)
-		return phase_driver_fail(run->r, "KVM_GET_TSC_KHZ: %s",
-					 khz < 0 ? strerror(errno) : "0 kHz");
+		return run_fail(run->r, "KVM_GET_TSC_KHZ: %s", khz < 0 ? strerror(errno) : "0 kHz");
 	run->r->tsc_khz = (uint64_t)khz;
 	for (unsigned i = 0; i < run->nr_vms; i++)
 		guest_config_set_tsc(&run->vms[i].shared->config, run->v, (uint64_t)khz);
@@ -97,7 +97,7 @@ static int start_vcpus(struct run *run)
 		const unsigned nr = placement_cpus(v, g, &cpus);
 		if (kvm_vcpu_start(vcpu_at(run, g), &run->gate, &run->kb->boot_cpus, cpus, nr, err,
 				   sizeof(err)))
-			return phase_driver_fail(run->r, "%s", err);
+			return run_fail(run->r, "%s", err);
 	}
 	return 0;
 }
@@ -192,17 +192,15 @@ static int check_pv_yield(struct run *run)
 	if (run->v->relax != PLERIG_RELAX_PV_YIELD)
 		return 0;
 	if (run->v->ring != PLERIG_RING_KERNEL)
-		return phase_driver_fail(run->r,
-					 "relax pv-yield makes hypercalls, which guest ring 3 "
-					 "may not: add --ring kernel");
+		return run_fail(run->r, "relax pv-yield makes hypercalls, which guest ring 3 "
+					"may not: add --ring kernel");
 	if (!strcmp(run->kb->sys.module, "kvm_pvm"))
-		return phase_driver_fail(
-		    run->r, "relax pv-yield: under PVM (kvm_pvm) the guest's hypercall "
-			    "does not reach KVM_HC_SCHED_YIELD; run it on a kvm_intel "
-			    "or kvm_amd host");
+		return run_fail(run->r, "relax pv-yield: under PVM (kvm_pvm) the guest's hypercall "
+					"does not reach KVM_HC_SCHED_YIELD; run it on a kvm_intel "
+					"or kvm_amd host");
 	if (!kvm_feature_supported(&run->kb->sys, KVM_FEATURE_PV_SCHED_YIELD))
-		return phase_driver_fail(run->r, "relax pv-yield: this KVM does not offer "
-						 "KVM_FEATURE_PV_SCHED_YIELD (Linux >= 5.10)");
+		return run_fail(run->r, "relax pv-yield: this KVM does not offer "
+					"KVM_FEATURE_PV_SCHED_YIELD (Linux >= 5.10)");
 	return 0;
 }
 
