@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/guest_status.h"
 #include "backends/run_result.h"
 #include "util/clock.h"
 #include "util/interrupt.h"
@@ -100,12 +101,6 @@ static int wait_for(struct phase_driver *d, bool (*done)(struct phase_driver *),
 	}
 }
 
-static const char *state_name(uint32_t s)
-{
-	static const char *const names[] = {"OFF", "READY", "RUNNING", "DONE", "FAULT"};
-	return s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
-}
-
 static int report_hang(struct phase_driver *d, const char *stage)
 {
 	for (unsigned g = 0; g < nr_units(d); g++) {
@@ -115,7 +110,7 @@ static int report_hang(struct phase_driver *d, const char *stage)
 				"watchdog: VM %u vCPU %u did not %s within %.1f s (guest "
 				"state %s); stopped it",
 				g / d->v->vcpus, g % d->v->vcpus, stage, d->v->timeout_s,
-				state_name(guest_result(d, g)->state));
+				guest_state_name(guest_result(d, g)->state));
 	}
 	return run_fail(d->r, "watchdog: the VMs did not %s within %.1f s", stage, d->v->timeout_s);
 }

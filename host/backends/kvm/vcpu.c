@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "backends/guest_status.h"
 #include "measure/kvm_system.h"
 #include "backends/kvm/vm.h"
 #include "plerig/abi.h"
@@ -174,24 +175,11 @@ static void fail(struct kvm_vcpu *vcpu, const char *fmt, ...)
 	__atomic_store_n(&vcpu->outcome, VCPU_OUTCOME_FAILED, __ATOMIC_RELEASE);
 }
 
-static const char *vector_name(uint64_t v)
-{
-	static const char *const names[] = {"#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM",
-					    "#DF", "CSO", "#TS", "#NP", "#SS", "#GP", "#PF", "?15",
-					    "#MF", "#AC", "#MC", "#XM", "#VE", "#CP"};
-	return v < sizeof(names) / sizeof(names[0]) ? names[v] : "exception";
-}
-
 static void report_guest_fault(struct kvm_vcpu *vcpu)
 {
-	const struct plerig_fault *f = &vcpu->vm->shared->vcpu[vcpu->index].fault;
-	fail(vcpu,
-	     "guest exception %s (vector %llu) error code 0x%llx at rip 0x%llx (ring %llu), "
-	     "rsp 0x%llx, cr2 0x%llx",
-	     vector_name(f->vector), (unsigned long long)f->vector,
-	     (unsigned long long)f->error_code, (unsigned long long)f->rip,
-	     (unsigned long long)(f->cs & 3), (unsigned long long)f->rsp,
-	     (unsigned long long)f->cr2);
+	char what[192];
+	guest_fault_describe(&vcpu->vm->shared->vcpu[vcpu->index].fault, what, sizeof(what));
+	fail(vcpu, "%s", what);
 }
 
 static uint64_t guest_rip(struct kvm_vcpu *vcpu)

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "backends/guest_config.h"
+#include "backends/guest_status.h"
 #include "backends/placement.h"
 #include "backends/run_result.h"
 #include "measure/kvm_system.h"
@@ -155,20 +156,6 @@ static int resume_all(struct lv_run *run)
 	return 0;
 }
 
-static const char *vector_name(uint64_t v)
-{
-	static const char *const names[] = {"#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM",
-					    "#DF", "CSO", "#TS", "#NP", "#SS", "#GP", "#PF", "?15",
-					    "#MF", "#AC", "#MC", "#XM", "#VE", "#CP"};
-	return v < sizeof(names) / sizeof(names[0]) ? names[v] : "exception";
-}
-
-static const char *state_name(uint32_t s)
-{
-	static const char *const names[] = {"OFF", "READY", "RUNNING", "DONE", "FAULT"};
-	return s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
-}
-
 static const char *config_error(uint32_t e)
 {
 	switch (e) {
@@ -190,15 +177,9 @@ static const char *config_error(uint32_t e)
 
 static int fail_fault(struct lv_run *run, const struct lv_domain *d, unsigned vcpu)
 {
-	const struct plerig_fault *f = &d->results[vcpu].fault;
-	return run_fail(
-	    run->r,
-	    "VM %u vCPU %u: guest exception %s (vector %llu) error code 0x%llx at rip 0x%llx "
-	    "(ring %llu), rsp 0x%llx, cr2 0x%llx",
-	    d->index, vcpu, vector_name(f->vector), (unsigned long long)f->vector,
-	    (unsigned long long)f->error_code, (unsigned long long)f->rip,
-	    (unsigned long long)(f->cs & 3), (unsigned long long)f->rsp,
-	    (unsigned long long)f->cr2);
+	char what[192];
+	guest_fault_describe(&d->results[vcpu].fault, what, sizeof(what));
+	return run_fail(run->r, "VM %u vCPU %u: %s", d->index, vcpu, what);
 }
 
 /* The first vCPU whose state is below @state, for a timeout message. */
@@ -211,7 +192,7 @@ static int fail_states(struct lv_run *run, const struct lv_domain *d, uint32_t s
 					"VM %u vCPU %u did not %s within %.1f s (guest "
 					"state %s); vCPU 0 reported and powered off",
 					d->index, i, what, run->v->timeout_s,
-					state_name(d->results[i].state));
+					guest_state_name(d->results[i].state));
 	return run_fail(run->r, "VM %u: the guest says a vCPU did not %s", d->index, what);
 }
 
