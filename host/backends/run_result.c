@@ -59,6 +59,22 @@ void interval_snapshots_free(struct interval_snapshots *s)
 	s->before = s->after = NULL;
 }
 
+void run_note_ple(struct variant_result *r, const struct ple_probe *p)
+{
+	const struct variant *v = &r->variant;
+	const char *note = ple_variant_note(p, v->ring, v->ple == PLE_OFF);
+	if (note)
+		snprintf(r->ple_note, sizeof(r->ple_note), "%s", note);
+}
+
+void run_open_ple_counters(struct variant_result *r, struct ple_counters *c,
+			   const struct ple_probe *p, pid_t tid)
+{
+	ple_counters_open(c, p, tid);
+	if (c->pause_exits_why[0] && !r->ple_why[0])
+		snprintf(r->ple_why, sizeof(r->ple_why), "%s", c->pause_exits_why);
+}
+
 int run_check_exclusion(struct variant_result *r, unsigned vm)
 {
 	const unsigned vcpus = r->variant.vcpus;

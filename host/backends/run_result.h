@@ -34,6 +34,13 @@ int interval_snapshots_alloc(struct interval_snapshots *s, struct variant_result
 void interval_snapshots_delta(const struct interval_snapshots *s, struct variant_result *r);
 void interval_snapshots_free(struct interval_snapshots *s);
 
+/* What a reader of this variant's PAUSE-loop exits must know, in r->ple_note. */
+void run_note_ple(struct variant_result *r, const struct ple_probe *p);
+/* Open the PLE counters of one vCPU thread; the first reason one cannot count goes to r->ple_why.
+ */
+void run_open_ple_counters(struct variant_result *r, struct ple_counters *c,
+			   const struct ple_probe *p, pid_t tid);
+
 /*
  * The lock of VM @vm excluded: the acquisitions of its vCPUs' records add
  * up to r->protected_counter[vm]. 0, or -1 with the failure recorded.

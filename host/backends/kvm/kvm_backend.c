@@ -155,12 +155,9 @@ static void unit_ple_counts(void *ctx, unsigned g, struct ple_counts *out)
 	if (!run->ple)
 		return;
 	if (!run->ple_open[g]) {
-		struct ple_counters *c = &run->ple[g];
-		ple_counters_open(c, &run->kb->ple, kvm_vcpu_tid(vcpu_at(run, g)));
+		run_open_ple_counters(run->r, &run->ple[g], &run->kb->ple,
+				      kvm_vcpu_tid(vcpu_at(run, g)));
 		run->ple_open[g] = true;
-		if (c->pause_exits_why[0] && !run->r->ple_why[0])
-			snprintf(run->r->ple_why, sizeof(run->r->ple_why), "%s",
-				 c->pause_exits_why);
 	}
 	ple_counters_read(&run->ple[g], out);
 }
@@ -207,9 +204,7 @@ static int check_pv_yield(struct run *run)
 static void prepare_ple_counts(struct run *run)
 {
 	const unsigned n = run->v->vms * run->v->vcpus;
-	const char *note = ple_variant_note(&run->kb->ple, run->v->ring, run->v->ple == PLE_OFF);
-	if (note)
-		snprintf(run->r->ple_note, sizeof(run->r->ple_note), "%s", note);
+	run_note_ple(run->r, &run->kb->ple);
 	if (!run->kb->ple.pause_exits_ok) {
 		snprintf(run->r->ple_why, sizeof(run->r->ple_why), "%s",
 			 run->kb->ple.pause_exits_why);

@@ -337,10 +337,7 @@ static struct ple_counters *open_ple_counters(struct lv_run *run, unsigned n)
 	}
 	for (unsigned g = 0; g < n; g++) {
 		const struct lv_domain *d = &run->doms[g / run->v->vcpus];
-		ple_counters_open(&c[g], &b->ple, d->vcpus[g % run->v->vcpus].tid);
-		if (c[g].pause_exits_why[0] && !run->r->ple_why[0])
-			snprintf(run->r->ple_why, sizeof(run->r->ple_why), "%s",
-				 c[g].pause_exits_why);
+		run_open_ple_counters(run->r, &c[g], &b->ple, d->vcpus[g % run->v->vcpus].tid);
 	}
 	return c;
 }
@@ -446,9 +443,7 @@ static int lv_run_variant(struct backend *base, const struct variant *v, struct 
 	if (v->ple == PLE_OFF && run.b->tcg)
 		return run_fail(r, "--ple off: TCG has no PAUSE interception to turn off");
 	r->tsc_khz = run.b->tsc_khz;
-	const char *note = ple_variant_note(&run.b->ple, v->ring, v->ple == PLE_OFF);
-	if (note)
-		snprintf(r->ple_note, sizeof(r->ple_note), "%s", note);
+	run_note_ple(r, &run.b->ple);
 
 	if (run_dir_create(&run.dir, err, sizeof(err)))
 		run_fail(r, "%s", err);
