@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* What every backend (kvm, later native and libvirt) offers the runner. */
+/* What every backend (kvm, native, libvirt) offers the runner. */
 #ifndef PLERIG_BACKEND_H
 #define PLERIG_BACKEND_H
 

@@ -1,41 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "backends/phase_driver.h"
 
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/guest_status.h"
+#include "backends/run_result.h"
 #include "util/clock.h"
 #include "util/interrupt.h"
 
 #define POLL_FAST_NS 20000ull	 /* while waiting for boot and the first acquisition */
 #define POLL_SLOW_NS 50000000ull /* while measuring: the main thread stays out of the way */
-
-int variant_result_init(struct variant_result *r, const struct variant *v)
-{
-	memset(r, 0, sizeof(*r));
-	r->variant = *v;
-	r->ok = true;
-	r->nr_records = v->vms * v->vcpus;
-	r->records = calloc(r->nr_records, sizeof(r->records[0]));
-	r->protected_counter = calloc(v->vms, sizeof(r->protected_counter[0]));
-	if (!r->records || !r->protected_counter)
-		return phase_driver_fail(r, "out of memory for %u vCPU records", r->nr_records);
-	return 0;
-}
-
-int phase_driver_fail(struct variant_result *r, const char *fmt, ...)
-{
-	r->ok = false;
-	if (r->error[0]) /* keep the first cause */
-		return -1;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(r->error, sizeof(r->error), fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 uint64_t phase_driver_elapsed(const struct phase_driver *d)
 {
@@ -70,14 +45,13 @@ static int check_units(struct phase_driver *d)
 		const char *message = NULL;
 		int outcome = d->ops->outcome(d->ctx, g, &message);
 		if (outcome == UNIT_FAILED)
-			return phase_driver_fail(d->r, "%s", message ? message : "unit failed");
+			return run_fail(d->r, "%s", message ? message : "unit failed");
 		if (outcome == UNIT_DONE && phase_of(d, g / d->v->vcpus) != PLERIG_PHASE_STOP)
-			return phase_driver_fail(
-			    d->r, "VM %u vCPU %u finished before it was told to stop",
-			    g / d->v->vcpus, g % d->v->vcpus);
+			return run_fail(d->r, "VM %u vCPU %u finished before it was told to stop",
+					g / d->v->vcpus, g % d->v->vcpus);
 	}
 	if (interrupt_requested())
-		return phase_driver_fail(d->r, "interrupted by signal %d", interrupt_signal());
+		return run_fail(d->r, "interrupted by signal %d", interrupt_signal());
 	return 0;
 }
 
@@ -127,25 +101,18 @@ static int wait_for(struct phase_driver *d, bool (*done)(struct phase_driver *),
 	}
 }
 
-static const char *state_name(uint32_t s)
-{
-	static const char *const names[] = {"OFF", "READY", "RUNNING", "DONE", "FAULT"};
-	return s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
-}
-
 static int report_hang(struct phase_driver *d, const char *stage)
 {
 	for (unsigned g = 0; g < nr_units(d); g++) {
 		if (d->ops->outcome(d->ctx, g, NULL) == UNIT_DONE)
 			continue;
-		return phase_driver_fail(d->r,
-					 "watchdog: VM %u vCPU %u did not %s within %.1f s (guest "
-					 "state %s); stopped it",
-					 g / d->v->vcpus, g % d->v->vcpus, stage, d->v->timeout_s,
-					 state_name(guest_result(d, g)->state));
+		return run_fail(d->r,
+				"watchdog: VM %u vCPU %u did not %s within %.1f s (guest "
+				"state %s); stopped it",
+				g / d->v->vcpus, g % d->v->vcpus, stage, d->v->timeout_s,
+				guest_state_name(guest_result(d, g)->state));
 	}
-	return phase_driver_fail(d->r, "watchdog: the VMs did not %s within %.1f s", stage,
-				 d->v->timeout_s);
+	return run_fail(d->r, "watchdog: the VMs did not %s within %.1f s", stage, d->v->timeout_s);
 }
 
 static uint64_t timeout_ns(const struct phase_driver *d)
@@ -188,13 +155,7 @@ static int warm_up(struct phase_driver *d)
 	return wait_for(d, NULL, end, POLL_SLOW_NS) < 0 ? -1 : 0;
 }
 
-struct snapshot {
-	struct schedstat sched;
-	struct kvm_stats_snapshot kvm;
-	struct ple_counts ple;
-};
-
-static void take_snapshots(struct phase_driver *d, struct snapshot *s)
+static void take_snapshots(struct phase_driver *d, struct counter_snapshot *s)
 {
 	char err[256];
 	for (unsigned g = 0; g < nr_units(d); g++) {
@@ -209,33 +170,22 @@ static void take_snapshots(struct phase_driver *d, struct snapshot *s)
 
 static int measure(struct phase_driver *d)
 {
-	const unsigned n = nr_units(d);
-	struct snapshot *before = calloc(n, sizeof(*before));
-	struct snapshot *after = calloc(n, sizeof(*after));
-	int rc = -1;
-	if (!before || !after) {
-		phase_driver_fail(d->r, "out of memory for snapshots");
-		goto out;
-	}
-	take_snapshots(d, before);
+	struct interval_snapshots snap = {0};
+	if (interval_snapshots_alloc(&snap, d->r))
+		return -1;
+	take_snapshots(d, snap.before);
 	const uint64_t m0 = monotonic_ns();
 	phase_driver_set_phase(d, PLERIG_PHASE_MEASURE);
-	if (wait_for(d, NULL, m0 + (uint64_t)(d->v->duration_s * 1e9), POLL_SLOW_NS) < 0)
-		goto out;
-	const uint64_t m1 = monotonic_ns();
-	take_snapshots(d, after);
-	phase_driver_set_phase(d, PLERIG_PHASE_STOP);
-	d->r->interval_s = (double)(m1 - m0) / 1e9;
-	for (unsigned g = 0; g < n; g++) {
-		schedstat_delta(&before[g].sched, &after[g].sched, &d->r->records[g].sched);
-		kvm_stats_delta(&before[g].kvm, &after[g].kvm, &d->r->records[g].kvm);
-		ple_counts_delta(&before[g].ple, &after[g].ple, &d->r->records[g].ple);
+	int rc = wait_for(d, NULL, m0 + (uint64_t)(d->v->duration_s * 1e9), POLL_SLOW_NS);
+	if (rc >= 0) {
+		const uint64_t m1 = monotonic_ns();
+		take_snapshots(d, snap.after);
+		phase_driver_set_phase(d, PLERIG_PHASE_STOP);
+		d->r->interval_s = (double)(m1 - m0) / 1e9;
+		interval_snapshots_delta(&snap, d->r);
 	}
-	rc = 0;
-out:
-	free(before);
-	free(after);
-	return rc;
+	interval_snapshots_free(&snap);
+	return rc < 0 ? -1 : 0;
 }
 
 static int stop(struct phase_driver *d)
@@ -265,21 +215,9 @@ static void collect(struct phase_driver *d)
 
 static int check_mutual_exclusion(struct phase_driver *d)
 {
-	for (unsigned i = 0; i < d->v->vms; i++) {
-		uint64_t sum = 0;
-		for (unsigned j = 0; j < d->v->vcpus; j++) {
-			const struct plerig_vcpu_result *res =
-			    &d->r->records[i * d->v->vcpus + j].guest;
-			sum += res->acquisitions + res->unmeasured_acquisitions;
-		}
-		if (sum != d->r->protected_counter[i])
-			return phase_driver_fail(
-			    d->r,
-			    "VM %u: the lock did not exclude: %llu acquisitions "
-			    "but the protected counter reads %llu",
-			    i, (unsigned long long)sum,
-			    (unsigned long long)d->r->protected_counter[i]);
-	}
+	for (unsigned i = 0; i < d->v->vms; i++)
+		if (run_check_exclusion(d->r, i))
+			return -1;
 	return 0;
 }
 

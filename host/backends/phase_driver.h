@@ -44,11 +44,6 @@ struct phase_driver {
 	uint64_t t0; /* CLOCK_MONOTONIC at the start of the variant */
 };
 
-/* Allocate r's records for @v; 0 or -1 with r->error set. */
-int variant_result_init(struct variant_result *r, const struct variant *v);
-/* Record the first failure of the run in r->error; returns -1. */
-int phase_driver_fail(struct variant_result *r, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
 uint64_t phase_driver_elapsed(const struct phase_driver *d);
 /*
  * From "units started" to "results collected". Sets r->timing.ready_ns

@@ -13,16 +13,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backends/kvm/vm.h"
 #include "measure/kvm_stats.h"
+#include "measure/kvm_system.h"
 
+/* A raw VM of the kvm backend's VMM (backends/kvm/vm.h), run in the caller's thread. */
 struct exit_probe {
-	int kvm, vm, vcpu;
-	struct kvm_run *run;
-	size_t run_size;
-	void *mem;
+	struct kvm_system sys;
+	struct kvm_vm vm;
 	unsigned nr_outs;
-	struct kvm_stats_reader stats;
-	bool stats_open;
 };
 
 struct exit_probe_result {

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 
+#include "measure/host_info.h"
 #include "model/plan.h"
 #include "model/results.h"
 #include "model/metrics.h"
@@ -40,16 +41,6 @@ struct comparison {
 	unsigned paired_n;
 };
 
-struct host_info {
-	char kernel[128];
-	char kvm_module[32];
-	char cpu_model[128];
-	unsigned cpus; /* in this process's affinity mask */
-	long cpus_online;
-	/* PLE / pause-filter module parameters, "name=value" pairs, as found */
-	char ple_params[512];
-};
-
 struct report {
 	const char *command_line;
 	struct host_info host;
@@ -72,7 +63,6 @@ unsigned series_values(const struct series *s, const struct metric *m, double *o
 /* Fill s->stats for every metric (allocates). */
 int series_compute_stats(struct series *s);
 void series_free(struct series *s);
-void host_info_collect(struct host_info *h, const char *kvm_module);
 void report_free(struct report *r);
 
 #endif

@@ -150,6 +150,15 @@ int ple_host_detect(struct ple_host *h, const char *root, char *err, size_t errl
 	return 0;
 }
 
+void ple_host_read_params(struct ple_host *h, const char *root, const char *module)
+{
+	memset(h, 0, sizeof(*h));
+	h->refcnt = -1;
+	snprintf(h->root, sizeof(h->root), "%s", root);
+	snprintf(h->module, sizeof(h->module), "%s", module);
+	read_params(h, ple_module_params(module));
+}
+
 const struct ple_param *ple_host_param(const struct ple_host *h, const char *name)
 {
 	for (unsigned i = 0; i < h->nr_params; i++)

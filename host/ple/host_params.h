@@ -70,6 +70,12 @@ const char *const *ple_module_params(const char *module);
  */
 int ple_host_detect(struct ple_host *h, const char *root, char *err, size_t errlen);
 
+/*
+ * Only the parameters of @module under @root, in the vendor's order (no
+ * detection, no refcount, no users): what a results file records.
+ */
+void ple_host_read_params(struct ple_host *h, const char *root, const char *module);
+
 /* The parameter called @name, or NULL when this host's module has none. */
 const struct ple_param *ple_host_param(const struct ple_host *h, const char *name);
 

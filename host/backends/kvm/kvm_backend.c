@@ -15,6 +15,8 @@
 
 #include "backends/guest_config.h"
 #include "backends/phase_driver.h"
+#include "backends/placement.h"
+#include "backends/run_result.h"
 #include "backends/kvm/elf_image.h"
 #include "measure/kvm_system.h"
 #include "backends/kvm/vm.h"
@@ -64,11 +66,11 @@ static int create_vms(struct run *run)
 	};
 	run->vms = calloc(run->v->vms, sizeof(run->vms[0]));
 	if (!run->vms)
-		return phase_driver_fail(run->r, "out of memory for %u VMs", run->v->vms);
+		return run_fail(run->r, "out of memory for %u VMs", run->v->vms);
 	for (unsigned i = 0; i < run->v->vms; i++) {
 		if (kvm_vm_create(&run->vms[i], &run->kb->sys, i, &run->kb->image, &cfg, &opts, err,
 				  sizeof(err)))
-			return phase_driver_fail(run->r, "%s", err);
+			return run_fail(run->r, "%s", err);
 		run->nr_vms = i + 1;
 	}
 	return 0;
@@ -79,8 +81,7 @@ static int set_thresholds(struct run *run)
 {
 	int khz = ioctl(run->vms[0].vcpus[0].fd, KVM_GET_TSC_KHZ, 0);
 	if (khz <= 0)
-		return phase_driver_fail(run->r, "KVM_GET_TSC_KHZ: %s",
-					 khz < 0 ? strerror(errno) : "0 kHz");
+		return run_fail(run->r, "KVM_GET_TSC_KHZ: %s", khz < 0 ? strerror(errno) : "0 kHz");
 	run->r->tsc_khz = (uint64_t)khz;
 	for (unsigned i = 0; i < run->nr_vms; i++)
 		guest_config_set_tsc(&run->vms[i].shared->config, run->v, (uint64_t)khz);
@@ -92,10 +93,11 @@ static int start_vcpus(struct run *run)
 	const struct variant *v = run->v;
 	char err[256];
 	for (unsigned g = 0; g < v->vms * v->vcpus; g++) {
-		const unsigned *cpus = v->pin_each ? &v->pcpus[g % v->nr_pcpus] : v->pcpus;
-		if (kvm_vcpu_start(vcpu_at(run, g), &run->gate, &run->kb->boot_cpus, cpus,
-				   v->pin_each ? 1 : v->nr_pcpus, err, sizeof(err)))
-			return phase_driver_fail(run->r, "%s", err);
+		const unsigned *cpus;
+		const unsigned nr = placement_cpus(v, g, &cpus);
+		if (kvm_vcpu_start(vcpu_at(run, g), &run->gate, &run->kb->boot_cpus, cpus, nr, err,
+				   sizeof(err)))
+			return run_fail(run->r, "%s", err);
 	}
 	return 0;
 }
@@ -153,12 +155,9 @@ static void unit_ple_counts(void *ctx, unsigned g, struct ple_counts *out)
 	if (!run->ple)
 		return;
 	if (!run->ple_open[g]) {
-		struct ple_counters *c = &run->ple[g];
-		ple_counters_open(c, &run->kb->ple, kvm_vcpu_tid(vcpu_at(run, g)));
+		run_open_ple_counters(run->r, &run->ple[g], &run->kb->ple,
+				      kvm_vcpu_tid(vcpu_at(run, g)));
 		run->ple_open[g] = true;
-		if (c->pause_exits_why[0] && !run->r->ple_why[0])
-			snprintf(run->r->ple_why, sizeof(run->r->ple_why), "%s",
-				 c->pause_exits_why);
 	}
 	ple_counters_read(&run->ple[g], out);
 }
@@ -190,26 +189,22 @@ static int check_pv_yield(struct run *run)
 	if (run->v->relax != PLERIG_RELAX_PV_YIELD)
 		return 0;
 	if (run->v->ring != PLERIG_RING_KERNEL)
-		return phase_driver_fail(run->r,
-					 "relax pv-yield makes hypercalls, which guest ring 3 "
-					 "may not: add --ring kernel");
+		return run_fail(run->r, "relax pv-yield makes hypercalls, which guest ring 3 "
+					"may not: add --ring kernel");
 	if (!strcmp(run->kb->sys.module, "kvm_pvm"))
-		return phase_driver_fail(
-		    run->r, "relax pv-yield: under PVM (kvm_pvm) the guest's hypercall "
-			    "does not reach KVM_HC_SCHED_YIELD; run it on a kvm_intel "
-			    "or kvm_amd host");
+		return run_fail(run->r, "relax pv-yield: under PVM (kvm_pvm) the guest's hypercall "
+					"does not reach KVM_HC_SCHED_YIELD; run it on a kvm_intel "
+					"or kvm_amd host");
 	if (!kvm_feature_supported(&run->kb->sys, KVM_FEATURE_PV_SCHED_YIELD))
-		return phase_driver_fail(run->r, "relax pv-yield: this KVM does not offer "
-						 "KVM_FEATURE_PV_SCHED_YIELD (Linux >= 5.10)");
+		return run_fail(run->r, "relax pv-yield: this KVM does not offer "
+					"KVM_FEATURE_PV_SCHED_YIELD (Linux >= 5.10)");
 	return 0;
 }
 
 static void prepare_ple_counts(struct run *run)
 {
 	const unsigned n = run->v->vms * run->v->vcpus;
-	const char *note = ple_variant_note(&run->kb->ple, run->v->ring, run->v->ple == PLE_OFF);
-	if (note)
-		snprintf(run->r->ple_note, sizeof(run->r->ple_note), "%s", note);
+	run_note_ple(run->r, &run->kb->ple);
 	if (!run->kb->ple.pause_exits_ok) {
 		snprintf(run->r->ple_why, sizeof(run->r->ple_why), "%s",
 			 run->kb->ple.pause_exits_why);

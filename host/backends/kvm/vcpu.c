@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "backends/guest_status.h"
 #include "measure/kvm_system.h"
 #include "backends/kvm/vm.h"
 #include "plerig/abi.h"
@@ -123,8 +124,31 @@ static int make_runnable(struct kvm_vcpu *vcpu, char *err, size_t errlen)
 	return 0;
 }
 
-int kvm_vcpu_create(struct kvm_vcpu *vcpu, struct kvm_vm *vm, const struct kvm_system *sys,
-		    unsigned index, uint64_t entry, bool in_kernel_apic, char *err, size_t errlen)
+/* Real mode at @rip, CS base 0: the reset state but for CS. */
+static int set_real_mode_state(struct kvm_vcpu *vcpu, uint64_t rip, char *err, size_t errlen)
+{
+	struct kvm_sregs sregs;
+	if (ioctl(vcpu->fd, KVM_GET_SREGS, &sregs) < 0) {
+		snprintf(err, errlen, "KVM_GET_SREGS on vCPU %u: %s", vcpu->index, strerror(errno));
+		return -errno;
+	}
+	sregs.cs.base = 0;
+	sregs.cs.selector = 0;
+	if (ioctl(vcpu->fd, KVM_SET_SREGS, &sregs) < 0) {
+		snprintf(err, errlen, "KVM_SET_SREGS on vCPU %u: %s", vcpu->index, strerror(errno));
+		return -errno;
+	}
+	struct kvm_regs regs = {.rip = rip, .rflags = 0x2};
+	if (ioctl(vcpu->fd, KVM_SET_REGS, &regs) < 0) {
+		snprintf(err, errlen, "KVM_SET_REGS on vCPU %u: %s", vcpu->index, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+/* The vCPU fd, its kvm_run area and its CPUID; registers still at reset. */
+static int open_vcpu(struct kvm_vcpu *vcpu, struct kvm_vm *vm, const struct kvm_system *sys,
+		     unsigned index, char *err, size_t errlen)
 {
 	memset(vcpu, 0, sizeof(*vcpu));
 	vcpu->vm = vm;
@@ -146,20 +170,40 @@ int kvm_vcpu_create(struct kvm_vcpu *vcpu, struct kvm_vm *vm, const struct kvm_s
 		snprintf(err, errlen, "mmap of kvm_run for vCPU %u: %s", index, strerror(e));
 		return -e;
 	}
-	int rc = set_cpuid(vcpu, sys, err, errlen);
+	return set_cpuid(vcpu, sys, err, errlen);
+}
+
+static int open_stats(struct kvm_vcpu *vcpu, char *err, size_t errlen)
+{
+	/* kernels before 5.14 have no stats fd: run without, report the figures as absent */
+	int rc = kvm_stats_open(&vcpu->stats, vcpu->fd, err, errlen);
+	vcpu->stats_open = rc == 0;
+	return rc == -ENOTTY || rc == -EINVAL ? 0 : rc;
+}
+
+int kvm_vcpu_create(struct kvm_vcpu *vcpu, struct kvm_vm *vm, const struct kvm_system *sys,
+		    unsigned index, uint64_t entry, bool in_kernel_apic, char *err, size_t errlen)
+{
+	int rc = open_vcpu(vcpu, vm, sys, index, err, errlen);
 	if (!rc)
 		rc = set_pvh_entry_state(vcpu, entry, err, errlen);
 	if (!rc && in_kernel_apic)
 		rc = make_runnable(vcpu, err, errlen);
-	if (!rc) {
-		/* kernels before 5.14 have no stats fd: run without, report the figures as absent
-		 */
-		rc = kvm_stats_open(&vcpu->stats, vcpu->fd, err, errlen);
-		vcpu->stats_open = rc == 0;
-		if (rc == -ENOTTY || rc == -EINVAL)
-			rc = 0;
-	}
-	return rc;
+	return rc ? rc : open_stats(vcpu, err, errlen);
+}
+
+int kvm_vcpu_create_real_mode(struct kvm_vcpu *vcpu, struct kvm_vm *vm,
+			      const struct kvm_system *sys, uint64_t rip, char *err, size_t errlen)
+{
+	int rc = open_vcpu(vcpu, vm, sys, 0, err, errlen);
+	if (!rc)
+		rc = set_real_mode_state(vcpu, rip, err, errlen);
+	return rc ? rc : open_stats(vcpu, err, errlen);
+}
+
+int kvm_vcpu_enter(struct kvm_vcpu *vcpu)
+{
+	return ioctl(vcpu->fd, KVM_RUN, 0) < 0 ? -errno : 0;
 }
 
 static void fail(struct kvm_vcpu *vcpu, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -174,24 +218,11 @@ static void fail(struct kvm_vcpu *vcpu, const char *fmt, ...)
 	__atomic_store_n(&vcpu->outcome, VCPU_OUTCOME_FAILED, __ATOMIC_RELEASE);
 }
 
-static const char *vector_name(uint64_t v)
-{
-	static const char *const names[] = {"#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM",
-					    "#DF", "CSO", "#TS", "#NP", "#SS", "#GP", "#PF", "?15",
-					    "#MF", "#AC", "#MC", "#XM", "#VE", "#CP"};
-	return v < sizeof(names) / sizeof(names[0]) ? names[v] : "exception";
-}
-
 static void report_guest_fault(struct kvm_vcpu *vcpu)
 {
-	const struct plerig_fault *f = &vcpu->vm->shared->vcpu[vcpu->index].fault;
-	fail(vcpu,
-	     "guest exception %s (vector %llu) error code 0x%llx at rip 0x%llx (ring %llu), "
-	     "rsp 0x%llx, cr2 0x%llx",
-	     vector_name(f->vector), (unsigned long long)f->vector,
-	     (unsigned long long)f->error_code, (unsigned long long)f->rip,
-	     (unsigned long long)(f->cs & 3), (unsigned long long)f->rsp,
-	     (unsigned long long)f->cr2);
+	char what[192];
+	guest_fault_describe(&vcpu->vm->shared->vcpu[vcpu->index].fault, what, sizeof(what));
+	fail(vcpu, "%s", what);
 }
 
 static uint64_t guest_rip(struct kvm_vcpu *vcpu)

@@ -50,6 +50,17 @@ struct kvm_vcpu {
 int kvm_vcpu_create(struct kvm_vcpu *vcpu, struct kvm_vm *vm, const struct kvm_system *sys,
 		    unsigned index, uint64_t entry, bool in_kernel_apic, char *err, size_t errlen);
 /*
+ * vCPU 0 of a raw VM (kvm_vm_create_raw): real mode, CS base 0, at @rip.
+ * 0, or -errno with @err filled.
+ */
+int kvm_vcpu_create_real_mode(struct kvm_vcpu *vcpu, struct kvm_vm *vm,
+			      const struct kvm_system *sys, uint64_t rip, char *err, size_t errlen);
+/*
+ * One KVM_RUN in the calling thread, for a vCPU that has no thread of its
+ * own: 0 with the exit in vcpu->run, or -errno (-EINTR: a signal came).
+ */
+int kvm_vcpu_enter(struct kvm_vcpu *vcpu);
+/*
  * Start the thread on @boot_cpus; once its guest is READY it waits at
  * @gate, then moves to @run_cpus (the placement being measured) and goes on.
  */

@@ -16,9 +16,13 @@
 /* Where KVM may put the real-mode TSS on VMX: the top of the 32-bit space, as QEMU does. */
 #define VMX_TSS_ADDR 0xfffbd000ul
 
-static int map_memory(struct kvm_vm *vm, char *err, size_t errlen)
+/* A raw VM's memory: its code at RAW_CODE_GPA, in the first 64 KiB real mode reaches. */
+#define RAW_MEM_SIZE 0x10000ul
+#define RAW_CODE_GPA 0x1000ul
+
+static int map_memory(struct kvm_vm *vm, size_t size, char *err, size_t errlen)
 {
-	vm->mem_size = PLERIG_GUEST_MEM_SIZE;
+	vm->mem_size = size;
 	vm->mem = mmap(NULL, vm->mem_size, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (vm->mem == MAP_FAILED) {
@@ -38,7 +42,25 @@ static int map_memory(struct kvm_vm *vm, char *err, size_t errlen)
 			 strerror(errno));
 		return -errno;
 	}
-	vm->shared = (struct plerig_shared *)(vm->mem + PLERIG_SHARED_GPA);
+	return 0;
+}
+
+/* The VM fd, with the TSS address VMX wants before the first run. */
+static int open_vm(struct kvm_vm *vm, const struct kvm_system *sys, unsigned index, char *err,
+		   size_t errlen)
+{
+	memset(vm, 0, sizeof(*vm));
+	vm->index = index;
+	vm->fd = ioctl(sys->fd, KVM_CREATE_VM, 0);
+	if (vm->fd < 0) {
+		snprintf(err, errlen, "KVM_CREATE_VM (VM %u): %s", index, strerror(errno));
+		return -errno;
+	}
+	if (sys->has_tss_addr && ioctl(vm->fd, KVM_SET_TSS_ADDR, VMX_TSS_ADDR) < 0) {
+		int e = errno;
+		snprintf(err, errlen, "KVM_SET_TSS_ADDR (VM %u): %s", index, strerror(e));
+		return -e;
+	}
 	return 0;
 }
 
@@ -94,22 +116,12 @@ int kvm_vm_create(struct kvm_vm *vm, const struct kvm_system *sys, unsigned inde
 		  const struct guest_image *image, const struct plerig_config *cfg,
 		  const struct vm_options *opts, char *err, size_t errlen)
 {
-	memset(vm, 0, sizeof(*vm));
-	vm->index = index;
-	vm->fd = ioctl(sys->fd, KVM_CREATE_VM, 0);
-	if (vm->fd < 0) {
-		snprintf(err, errlen, "KVM_CREATE_VM (VM %u): %s", index, strerror(errno));
-		return -errno;
-	}
-	int rc = 0;
-	if (sys->has_tss_addr && ioctl(vm->fd, KVM_SET_TSS_ADDR, VMX_TSS_ADDR) < 0) {
-		rc = -errno;
-		snprintf(err, errlen, "KVM_SET_TSS_ADDR (VM %u): %s", index, strerror(errno));
-		goto fail;
-	}
-	rc = map_memory(vm, err, errlen);
+	int rc = open_vm(vm, sys, index, err, errlen);
+	if (!rc)
+		rc = map_memory(vm, PLERIG_GUEST_MEM_SIZE, err, errlen);
 	if (rc)
 		goto fail;
+	vm->shared = (struct plerig_shared *)(vm->mem + PLERIG_SHARED_GPA);
 
 	struct elf_image_info info;
 	char why[192];
@@ -145,6 +157,32 @@ int kvm_vm_create(struct kvm_vm *vm, const struct kvm_system *sys, unsigned inde
 	return 0;
 fail:
 	kvm_vm_destroy(vm);
+	return rc;
+}
+
+int kvm_vm_create_raw(struct kvm_vm *vm, const struct kvm_system *sys, const void *code, size_t len,
+		      char *err, size_t errlen)
+{
+	int rc = open_vm(vm, sys, 0, err, errlen);
+	if (!rc && len > RAW_MEM_SIZE - RAW_CODE_GPA) {
+		snprintf(err, errlen, "%zu bytes of code do not fit a raw VM", len);
+		rc = -EINVAL;
+	}
+	if (!rc)
+		rc = map_memory(vm, RAW_MEM_SIZE, err, errlen);
+	if (!rc) {
+		memcpy(vm->mem + RAW_CODE_GPA, code, len);
+		vm->vcpus = calloc(1, sizeof(vm->vcpus[0]));
+		rc = vm->vcpus ? 0 : -ENOMEM;
+		if (rc)
+			snprintf(err, errlen, "out of memory for a vCPU");
+	}
+	if (!rc) {
+		vm->nr_vcpus = 1;
+		rc = kvm_vcpu_create_real_mode(&vm->vcpus[0], vm, sys, RAW_CODE_GPA, err, errlen);
+	}
+	if (rc)
+		kvm_vm_destroy(vm);
 	return rc;
 }
 

@@ -45,6 +45,14 @@ struct kvm_vm {
 int kvm_vm_create(struct kvm_vm *vm, const struct kvm_system *sys, unsigned index,
 		  const struct guest_image *image, const struct plerig_config *cfg,
 		  const struct vm_options *opts, char *err, size_t errlen);
+/*
+ * A VM with one vCPU in real mode (CS base 0) at the start of @code, @len
+ * bytes at most a few KiB; no image, no shared block. Its vCPU runs in the
+ * caller's thread, through kvm_vcpu_enter(). 0, or -errno with @err
+ * filled and everything released.
+ */
+int kvm_vm_create_raw(struct kvm_vm *vm, const struct kvm_system *sys, const void *code, size_t len,
+		      char *err, size_t errlen);
 void kvm_vm_destroy(struct kvm_vm *vm);
 
 #endif

@@ -20,7 +20,9 @@
 #include <unistd.h>
 
 #include "backends/guest_config.h"
-#include "backends/phase_driver.h"
+#include "backends/guest_status.h"
+#include "backends/placement.h"
+#include "backends/run_result.h"
 #include "measure/kvm_system.h"
 #include "backends/libvirt/connection.h"
 #include "backends/libvirt/domain_xml.h"
@@ -84,12 +86,6 @@ static void make_config(const struct lv_run *run, struct plerig_config *cfg)
 	cfg->wait_cycles = seconds_to_cycles(v->timeout_s, khz);
 }
 
-/* The host CPU of global vCPU @g, as the kvm backend places it. */
-static unsigned pin_of(const struct variant *v, unsigned g)
-{
-	return v->pcpus[g % v->nr_pcpus];
-}
-
 static int create_domains(struct lv_run *run)
 {
 	const struct variant *v = run->v;
@@ -98,12 +94,12 @@ static int create_domains(struct lv_run *run)
 	make_config(run, &cfg);
 	if (run_dir_write(&run->dir, "config.bin", &cfg, sizeof(cfg), err, sizeof(err)) ||
 	    run_dir_file(&run->dir, "config.bin", config, sizeof(config)))
-		return phase_driver_fail(run->r, "%s", err);
+		return run_fail(run->r, "%s", err);
 	unsigned *pins = calloc(v->vcpus, sizeof(*pins));
 	run->doms = calloc(v->vms, sizeof(run->doms[0]));
 	if (!pins || !run->doms) {
 		free(pins);
-		return phase_driver_fail(run->r, "out of memory for %u VMs", v->vms);
+		return run_fail(run->r, "out of memory for %u VMs", v->vms);
 	}
 	int rc = 0;
 	run->b->runs++;
@@ -123,7 +119,7 @@ static int create_domains(struct lv_run *run)
 			break;
 		}
 		for (unsigned j = 0; j < v->vcpus; j++)
-			pins[j] = pin_of(v, i * v->vcpus + j);
+			pins[j] = (unsigned)placement_cpu(v, i * v->vcpus + j);
 		const struct domain_spec spec = {
 		    .name = d->name,
 		    .tcg = run->b->tcg,
@@ -148,7 +144,7 @@ static int create_domains(struct lv_run *run)
 			lv_domain_start_reaper(d);
 	}
 	free(pins);
-	return rc ? phase_driver_fail(run->r, "%s", err) : 0;
+	return rc ? run_fail(run->r, "%s", err) : 0;
 }
 
 static int resume_all(struct lv_run *run)
@@ -156,22 +152,8 @@ static int resume_all(struct lv_run *run)
 	char err[512];
 	for (unsigned i = 0; i < run->nr_doms; i++)
 		if (lv_domain_resume(&run->doms[i], err, sizeof(err)))
-			return phase_driver_fail(run->r, "%s", err);
+			return run_fail(run->r, "%s", err);
 	return 0;
-}
-
-static const char *vector_name(uint64_t v)
-{
-	static const char *const names[] = {"#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM",
-					    "#DF", "CSO", "#TS", "#NP", "#SS", "#GP", "#PF", "?15",
-					    "#MF", "#AC", "#MC", "#XM", "#VE", "#CP"};
-	return v < sizeof(names) / sizeof(names[0]) ? names[v] : "exception";
-}
-
-static const char *state_name(uint32_t s)
-{
-	static const char *const names[] = {"OFF", "READY", "RUNNING", "DONE", "FAULT"};
-	return s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
 }
 
 static const char *config_error(uint32_t e)
@@ -195,15 +177,9 @@ static const char *config_error(uint32_t e)
 
 static int fail_fault(struct lv_run *run, const struct lv_domain *d, unsigned vcpu)
 {
-	const struct plerig_fault *f = &d->results[vcpu].fault;
-	return phase_driver_fail(
-	    run->r,
-	    "VM %u vCPU %u: guest exception %s (vector %llu) error code 0x%llx at rip 0x%llx "
-	    "(ring %llu), rsp 0x%llx, cr2 0x%llx",
-	    d->index, vcpu, vector_name(f->vector), (unsigned long long)f->vector,
-	    (unsigned long long)f->error_code, (unsigned long long)f->rip,
-	    (unsigned long long)(f->cs & 3), (unsigned long long)f->rsp,
-	    (unsigned long long)f->cr2);
+	char what[192];
+	guest_fault_describe(&d->results[vcpu].fault, what, sizeof(what));
+	return run_fail(run->r, "VM %u vCPU %u: %s", d->index, vcpu, what);
 }
 
 /* The first vCPU whose state is below @state, for a timeout message. */
@@ -212,12 +188,12 @@ static int fail_states(struct lv_run *run, const struct lv_domain *d, uint32_t s
 {
 	for (unsigned i = 0; i < d->nr_vcpus; i++)
 		if (d->results[i].state < state)
-			return phase_driver_fail(run->r,
-						 "VM %u vCPU %u did not %s within %.1f s (guest "
-						 "state %s); vCPU 0 reported and powered off",
-						 d->index, i, what, run->v->timeout_s,
-						 state_name(d->results[i].state));
-	return phase_driver_fail(run->r, "VM %u: the guest says a vCPU did not %s", d->index, what);
+			return run_fail(run->r,
+					"VM %u vCPU %u did not %s within %.1f s (guest "
+					"state %s); vCPU 0 reported and powered off",
+					d->index, i, what, run->v->timeout_s,
+					guest_state_name(d->results[i].state));
+	return run_fail(run->r, "VM %u: the guest says a vCPU did not %s", d->index, what);
 }
 
 /* A whole report arrived: is it a result, or a failure the guest reported? */
@@ -231,31 +207,31 @@ static int check_report(struct lv_run *run, const struct lv_domain *d)
 	case PLERIG_END_OK:
 		return 0;
 	case PLERIG_END_FAULT:
-		return phase_driver_fail(
-		    run->r, "VM %u: the guest reported a fault without details", d->index);
+		return run_fail(run->r, "VM %u: the guest reported a fault without details",
+				d->index);
 	case PLERIG_END_BAD_CONFIG:
-		return phase_driver_fail(run->r, "VM %u: %s", d->index, config_error(e->detail));
+		return run_fail(run->r, "VM %u: %s", d->index, config_error(e->detail));
 	case PLERIG_END_BOOT_TIMEOUT:
 		return fail_states(run, d, PLERIG_VCPU_READY, "come up");
 	case PLERIG_END_STOP_TIMEOUT:
 		return fail_states(run, d, PLERIG_VCPU_DONE, "stop");
 	}
-	return phase_driver_fail(run->r, "VM %u: end status %u", d->index, e->status);
+	return run_fail(run->r, "VM %u: end status %u", d->index, e->status);
 }
 
 /* Anything wrong with a VM while waiting: corrupt log, early report, QEMU gone. */
 static int check_domain(struct lv_run *run, struct lv_domain *d)
 {
 	if (d->status == SERIAL_CORRUPT)
-		return phase_driver_fail(run->r, "VM %u: serial log %s: %s", d->index,
-					 d->serial_path, d->decode_error);
+		return run_fail(run->r, "VM %u: serial log %s: %s", d->index, d->serial_path,
+				d->decode_error);
 	if (d->status == SERIAL_COMPLETE)
 		return d->rep.end.status == PLERIG_END_OK ? 0 : check_report(run, d);
 	if (!lv_domain_active(d)) {
 		lv_domain_poll_serial(d, monotonic_ns()); /* the last bytes before it stopped */
 		if (d->status != SERIAL_INCOMPLETE)
 			return check_domain(run, d);
-		return phase_driver_fail(
+		return run_fail(
 		    run->r,
 		    "VM %u: QEMU stopped before the guest sent its results (%zu bytes of serial "
 		    "log%s); see the QEMU log of domain %s%s%s",
@@ -290,8 +266,7 @@ static int wait_all(struct lv_run *run, enum wait_for what, uint64_t deadline, u
 			all = all && arrived(d, what);
 		}
 		if (interrupt_requested())
-			return phase_driver_fail(run->r, "interrupted by signal %d",
-						 interrupt_signal());
+			return run_fail(run->r, "interrupted by signal %d", interrupt_signal());
 		if (what != WAIT_NOTHING && all)
 			return 1;
 		if (now >= deadline)
@@ -304,7 +279,7 @@ static int watchdog(struct lv_run *run, enum wait_for what)
 {
 	for (unsigned i = 0; i < run->nr_doms; i++)
 		if (!arrived(&run->doms[i], what))
-			return phase_driver_fail(
+			return run_fail(
 			    run->r,
 			    what == WAIT_HELLO
 				? "watchdog: VM %u did not boot within %.1f s (no hello on its "
@@ -323,12 +298,16 @@ static int boot(struct lv_run *run)
 	return rc > 0 ? 0 : rc == 0 ? watchdog(run, WAIT_HELLO) : -1;
 }
 
-static void snapshot_all(struct lv_run *run, struct schedstat *sched,
-			 struct kvm_stats_snapshot *kvm)
+static void snapshot_all(struct lv_run *run, struct ple_counters *c, struct counter_snapshot *s)
 {
 	for (unsigned i = 0; i < run->nr_doms; i++)
-		lv_domain_snapshot(&run->doms[i], run->b->lc.local, &sched[i * run->v->vcpus],
-				   &kvm[i * run->v->vcpus]);
+		lv_domain_snapshot(&run->doms[i], run->b->lc.local, &s[i * run->v->vcpus]);
+	for (unsigned g = 0; g < run->r->nr_records; g++) {
+		if (c)
+			ple_counters_read(&c[g], &s[g].ple);
+		else
+			memset(&s[g].ple, 0, sizeof(s[g].ple));
+	}
 }
 
 /*
@@ -358,22 +337,9 @@ static struct ple_counters *open_ple_counters(struct lv_run *run, unsigned n)
 	}
 	for (unsigned g = 0; g < n; g++) {
 		const struct lv_domain *d = &run->doms[g / run->v->vcpus];
-		ple_counters_open(&c[g], &b->ple, d->vcpus[g % run->v->vcpus].tid);
-		if (c[g].pause_exits_why[0] && !run->r->ple_why[0])
-			snprintf(run->r->ple_why, sizeof(run->r->ple_why), "%s",
-				 c[g].pause_exits_why);
+		run_open_ple_counters(run->r, &c[g], &b->ple, d->vcpus[g % run->v->vcpus].tid);
 	}
 	return c;
-}
-
-static void read_ple_counters(struct ple_counters *c, unsigned n, struct ple_counts *out)
-{
-	for (unsigned g = 0; g < n; g++) {
-		if (c)
-			ple_counters_read(&c[g], &out[g]);
-		else
-			memset(&out[g], 0, sizeof(out[g]));
-	}
 }
 
 static void close_ple_counters(struct ple_counters *c, unsigned n)
@@ -390,45 +356,29 @@ static int measure(struct lv_run *run)
 	for (unsigned i = 0; i < run->nr_doms; i++)
 		if (run->doms[i].hello_ns > last_hello)
 			last_hello = run->doms[i].hello_ns;
-	struct schedstat *sched[2] = {calloc(n, sizeof(struct schedstat)),
-				      calloc(n, sizeof(struct schedstat))};
-	struct kvm_stats_snapshot *kvm[2] = {calloc(n, sizeof(struct kvm_stats_snapshot)),
-					     calloc(n, sizeof(struct kvm_stats_snapshot))};
-	struct ple_counts *ple[2] = {calloc(n, sizeof(struct ple_counts)),
-				     calloc(n, sizeof(struct ple_counts))};
+	struct interval_snapshots snap = {0};
 	struct ple_counters *counters = open_ple_counters(run, n);
 	int rc = -1;
-	if (!sched[0] || !sched[1] || !kvm[0] || !kvm[1] || !ple[0] || !ple[1]) {
-		phase_driver_fail(run->r, "out of memory for snapshots");
+	if (interval_snapshots_alloc(&snap, run->r))
 		goto out;
-	}
 	const uint64_t m0 = last_hello + AP_BOOT_MARGIN_NS + (uint64_t)(run->v->warmup_s * 1e9);
 	if (wait_all(run, WAIT_NOTHING, m0, POLL_RUN_NS) < 0)
 		goto out;
-	snapshot_all(run, sched[0], kvm[0]);
-	read_ple_counters(counters, n, ple[0]);
+	snapshot_all(run, counters, snap.before);
 	const uint64_t m1 = m0 + (uint64_t)(run->v->duration_s * 1e9);
 	if (wait_all(run, WAIT_NOTHING, m1, POLL_RUN_NS) < 0)
 		goto out;
-	snapshot_all(run, sched[1], kvm[1]);
-	read_ple_counters(counters, n, ple[1]);
-	for (unsigned g = 0; g < n; g++) {
-		schedstat_delta(&sched[0][g], &sched[1][g], &run->r->records[g].sched);
-		kvm_stats_delta(&kvm[0][g], &kvm[1][g], &run->r->records[g].kvm);
-		ple_counts_delta(&ple[0][g], &ple[1][g], &run->r->records[g].ple);
-		if (kvm[0][g].valid[KVM_STAT_INSN_EMULATION])
+	snapshot_all(run, counters, snap.after);
+	interval_snapshots_delta(&snap, run->r);
+	for (unsigned g = 0; g < n; g++)
+		if (snap.before[g].kvm.valid[KVM_STAT_INSN_EMULATION])
 			run->r->timing.setup_insn_emulated +=
-			    kvm[0][g].value[KVM_STAT_INSN_EMULATION];
-	}
+			    snap.before[g].kvm.value[KVM_STAT_INSN_EMULATION];
 	const uint64_t deadline = monotonic_ns() + (uint64_t)(run->v->timeout_s * 1e9);
 	int got = wait_all(run, WAIT_END, deadline, POLL_BOOT_NS);
 	rc = got > 0 ? 0 : got == 0 ? watchdog(run, WAIT_END) : -1;
 out:
-	for (int i = 0; i < 2; i++) {
-		free(sched[i]);
-		free(kvm[i]);
-		free(ple[i]);
-	}
+	interval_snapshots_free(&snap);
 	close_ple_counters(counters, n);
 	return rc;
 }
@@ -450,24 +400,17 @@ static int collect(struct lv_run *run)
 		struct lv_domain *d = &run->doms[i];
 		if (check_report(run, d))
 			return -1;
-		uint64_t sum = 0;
 		for (unsigned j = 0; j < v->vcpus; j++) {
 			struct vcpu_record *rec = &r->records[i * v->vcpus + j];
 			rec->vm = i;
 			rec->vcpu = j;
-			rec->host_cpu = v->pin_each ? (int)pin_of(v, i * v->vcpus + j) : -1;
+			rec->host_cpu = placement_cpu(v, i * v->vcpus + j);
 			rec->tid = d->vcpus[j].tid;
 			rec->guest = d->results[j];
-			sum += rec->guest.acquisitions + rec->guest.unmeasured_acquisitions;
 		}
 		r->protected_counter[i] = d->rep.end.protected_counter;
-		if (sum != d->rep.end.protected_counter)
-			return phase_driver_fail(
-			    r,
-			    "VM %u: the lock did not exclude: %llu acquisitions "
-			    "but the protected counter reads %llu",
-			    i, (unsigned long long)sum,
-			    (unsigned long long)d->rep.end.protected_counter);
+		if (run_check_exclusion(r, i))
+			return -1;
 		const uint64_t o = guest_time_ns(run, d, d->rep.end.start_tsc);
 		opened = o > opened ? o : opened;
 		ended = d->end_ns - run->t0 > ended ? d->end_ns - run->t0 : ended;
@@ -498,14 +441,12 @@ static int lv_run_variant(struct backend *base, const struct variant *v, struct 
 	if (variant_result_init(r, v))
 		return -1;
 	if (v->ple == PLE_OFF && run.b->tcg)
-		return phase_driver_fail(r, "--ple off: TCG has no PAUSE interception to turn off");
+		return run_fail(r, "--ple off: TCG has no PAUSE interception to turn off");
 	r->tsc_khz = run.b->tsc_khz;
-	const char *note = ple_variant_note(&run.b->ple, v->ring, v->ple == PLE_OFF);
-	if (note)
-		snprintf(r->ple_note, sizeof(r->ple_note), "%s", note);
+	run_note_ple(r, &run.b->ple);
 
 	if (run_dir_create(&run.dir, err, sizeof(err)))
-		phase_driver_fail(r, "%s", err);
+		run_fail(r, "%s", err);
 	else if (!create_domains(&run)) {
 		r->timing.created_ns = since_start(&run);
 		if (!resume_all(&run) && !boot(&run) && !measure(&run))

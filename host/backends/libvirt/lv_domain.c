@@ -157,17 +157,19 @@ static int read_schedstat(pid_t tid, struct schedstat *out)
 	return rc;
 }
 
-void lv_domain_snapshot(struct lv_domain *d, bool local, struct schedstat *sched,
-			struct kvm_stats_snapshot *kvm)
+void lv_domain_snapshot(struct lv_domain *d, bool local, struct counter_snapshot *out)
 {
+	struct kvm_stats_snapshot kvm[PLERIG_MAX_VCPUS];
 	char err[256];
 	for (unsigned i = 0; i < d->nr_vcpus; i++)
-		if (!local || read_schedstat(d->vcpus[i].tid, &sched[i]))
-			memset(&sched[i], 0, sizeof(sched[i]));
+		if (!local || read_schedstat(d->vcpus[i].tid, &out[i].sched))
+			memset(&out[i].sched, 0, sizeof(out[i].sched));
 	/* no stats (TCG, an old QEMU) are reported as absent, not as a failed run */
 	char *reply = monitor(d, qmp_query_stats_command(), err, sizeof(err));
 	if (!reply || qmp_parse_stats(reply, d->vcpus, d->nr_vcpus, kvm, err, sizeof(err)))
 		memset(kvm, 0, d->nr_vcpus * sizeof(kvm[0]));
+	for (unsigned i = 0; i < d->nr_vcpus; i++)
+		out[i].kvm = kvm[i];
 	free(reply);
 }
 

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "backends/run_result.h"
 #include "measure/kvm_stats.h"
 #include "backends/libvirt/qmp_stats.h"
 #include "backends/libvirt/serial_decode.h"
@@ -51,8 +52,7 @@ bool lv_domain_active(struct lv_domain *d);
 /* Read and decode the serial log again; updates status, hello_ns, end_ns. */
 void lv_domain_poll_serial(struct lv_domain *d, uint64_t now_ns);
 /* Scheduler figures of the vCPU threads (local QEMU only) and KVM stats through QMP. */
-void lv_domain_snapshot(struct lv_domain *d, bool local, struct schedstat *sched,
-			struct kvm_stats_snapshot *kvm);
+void lv_domain_snapshot(struct lv_domain *d, bool local, struct counter_snapshot *out);
 /* Destroy the domain if it still runs, release everything; safe on a half-made one. */
 /*
  * Kill QEMU, reap it, forget the domain. Where plerig killed and reaped

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+_Static_assert(PLERIG_MAX_VCPUS <= 64, "serial_report.vcpus_seen is a uint64_t");
+
 static enum serial_decode_status corrupt(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static enum serial_decode_status corrupt(char *err, size_t errlen, const char *fmt, ...)
@@ -135,9 +137,9 @@ enum serial_decode_status serial_decode(const uint8_t *data, size_t len, struct 
 	const size_t hsize = sizeof(struct plerig_frame_header);
 	rep->have_hello = rep->have_end = false;
 	rep->vcpus_seen = 0;
-	if (rep->nr_vcpus > 64)
-		return corrupt(err, errlen, "%u vCPUs: the decoder tracks at most 64",
-			       rep->nr_vcpus);
+	if (rep->nr_vcpus > PLERIG_MAX_VCPUS)
+		return corrupt(err, errlen, "%u vCPUs: the decoder tracks at most %u",
+			       rep->nr_vcpus, (unsigned)PLERIG_MAX_VCPUS);
 	size_t at = rep->noise = find_magic(data, len);
 	rep->used = at;
 	while (len - at >= hsize) {

@@ -13,6 +13,8 @@
 
 #include "backends/guest_config.h"
 #include "backends/phase_driver.h"
+#include "backends/placement.h"
+#include "backends/run_result.h"
 #include "measure/tsc.h"
 #include "storm/storm.h"
 #include "util/clock.h"
@@ -74,13 +76,12 @@ static int make_shared(struct native_run *run, uint64_t tsc_khz)
 	const struct variant *v = run->v;
 	run->shared = calloc(v->vms, sizeof(run->shared[0]));
 	if (!run->shared)
-		return phase_driver_fail(run->r, "out of memory");
+		return run_fail(run->r, "out of memory");
 	for (unsigned i = 0; i < v->vms; i++) {
 		void *p = mmap(NULL, sizeof(struct plerig_shared), PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (p == MAP_FAILED)
-			return phase_driver_fail(run->r, "mmap of the shared block: %s",
-						 strerror(errno));
+			return run_fail(run->r, "mmap of the shared block: %s", strerror(errno));
 		run->shared[i] = p;
 		struct plerig_config *c = &run->shared[i]->config;
 		guest_config_fill(c, v);
@@ -96,21 +97,18 @@ static int start_threads(struct native_run *run)
 	const unsigned n = v->vms * v->vcpus;
 	run->threads = calloc(n, sizeof(run->threads[0]));
 	if (!run->threads)
-		return phase_driver_fail(run->r, "out of memory for %u threads", n);
+		return run_fail(run->r, "out of memory for %u threads", n);
 	int rc = 0;
 	for (unsigned g = 0; g < n && !rc; g++) {
 		struct native_thread *t = &run->threads[g];
 		t->run = run;
 		t->g = g;
+		const unsigned *cpus;
+		const unsigned nr = placement_cpus(v, g, &cpus);
+		t->host_cpu = placement_cpu(v, g);
 		CPU_ZERO(&t->cpus);
-		if (v->pin_each) {
-			t->host_cpu = (int)v->pcpus[g % v->nr_pcpus];
-			CPU_SET(v->pcpus[g % v->nr_pcpus], &t->cpus);
-		} else {
-			t->host_cpu = -1;
-			for (unsigned i = 0; i < v->nr_pcpus; i++)
-				CPU_SET(v->pcpus[i], &t->cpus);
-		}
+		for (unsigned i = 0; i < nr; i++)
+			CPU_SET(cpus[i], &t->cpus);
 		rc = pinned_thread_create(&t->thread, &t->cpus, native_thread_main, t);
 		if (!rc) {
 			t->started = true;
@@ -118,8 +116,8 @@ static int start_threads(struct native_run *run)
 		}
 	}
 	if (rc)
-		return phase_driver_fail(run->r, "starting storm thread %u: %s", run->nr_started,
-					 strerror(rc));
+		return run_fail(run->r, "starting storm thread %u: %s", run->nr_started,
+				strerror(rc));
 	return 0;
 }
 
@@ -221,7 +219,7 @@ static int native_run_variant(struct backend *b, const struct variant *v, struct
 	if (variant_result_init(r, v))
 		return -1;
 	if (v->inject != PLERIG_INJECT_NONE)
-		return phase_driver_fail(r, "--inject applies to VM backends, not native");
+		return run_fail(r, "--inject applies to VM backends, not native");
 	r->tsc_khz = nb->tsc_khz;
 	snprintf(r->ple_why, sizeof(r->ple_why), "no VM, so no PAUSE-loop exits");
 	start_gate_init(&run.gate);

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What a guest reports of itself, in words for messages: its vCPU states and faults. */
+#ifndef PLERIG_GUEST_STATUS_H
+#define PLERIG_GUEST_STATUS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plerig/abi.h"
+
+/* "OFF", "READY", ... for a PLERIG_VCPU_* state; "?" for another value. */
+const char *guest_state_name(uint32_t state);
+/* "guest exception #GP (vector 13) error code 0x0 at rip ..." of @f, into @buf. */
+void guest_fault_describe(const struct plerig_fault *f, char *buf, size_t len);
+
+#endif

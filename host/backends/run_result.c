@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "backends/run_result.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int variant_result_init(struct variant_result *r, const struct variant *v)
+{
+	memset(r, 0, sizeof(*r));
+	r->variant = *v;
+	r->ok = true;
+	r->nr_records = v->vms * v->vcpus;
+	r->records = calloc(r->nr_records, sizeof(r->records[0]));
+	r->protected_counter = calloc(v->vms, sizeof(r->protected_counter[0]));
+	if (!r->records || !r->protected_counter)
+		return run_fail(r, "out of memory for %u vCPU records", r->nr_records);
+	return 0;
+}
+
+int run_fail(struct variant_result *r, const char *fmt, ...)
+{
+	r->ok = false;
+	if (r->error[0]) /* keep the first cause */
+		return -1;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->error, sizeof(r->error), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int interval_snapshots_alloc(struct interval_snapshots *s, struct variant_result *r)
+{
+	s->before = calloc(r->nr_records, sizeof(s->before[0]));
+	s->after = calloc(r->nr_records, sizeof(s->after[0]));
+	if (!s->before || !s->after) {
+		interval_snapshots_free(s);
+		return run_fail(r, "out of memory for snapshots");
+	}
+	return 0;
+}
+
+void interval_snapshots_delta(const struct interval_snapshots *s, struct variant_result *r)
+{
+	for (unsigned g = 0; g < r->nr_records; g++) {
+		const struct counter_snapshot *b = &s->before[g], *a = &s->after[g];
+		schedstat_delta(&b->sched, &a->sched, &r->records[g].sched);
+		kvm_stats_delta(&b->kvm, &a->kvm, &r->records[g].kvm);
+		ple_counts_delta(&b->ple, &a->ple, &r->records[g].ple);
+	}
+}
+
+void interval_snapshots_free(struct interval_snapshots *s)
+{
+	free(s->before);
+	free(s->after);
+	s->before = s->after = NULL;
+}
+
+void run_note_ple(struct variant_result *r, const struct ple_probe *p)
+{
+	const struct variant *v = &r->variant;
+	const char *note = ple_variant_note(p, v->ring, v->ple == PLE_OFF);
+	if (note)
+		snprintf(r->ple_note, sizeof(r->ple_note), "%s", note);
+}
+
+void run_open_ple_counters(struct variant_result *r, struct ple_counters *c,
+			   const struct ple_probe *p, pid_t tid)
+{
+	ple_counters_open(c, p, tid);
+	if (c->pause_exits_why[0] && !r->ple_why[0])
+		snprintf(r->ple_why, sizeof(r->ple_why), "%s", c->pause_exits_why);
+}
+
+int run_check_exclusion(struct variant_result *r, unsigned vm)
+{
+	const unsigned vcpus = r->variant.vcpus;
+	uint64_t sum = 0;
+	for (unsigned j = 0; j < vcpus; j++) {
+		const struct plerig_vcpu_result *res = &r->records[vm * vcpus + j].guest;
+		sum += res->acquisitions + res->unmeasured_acquisitions;
+	}
+	if (sum != r->protected_counter[vm])
+		return run_fail(r,
+				"VM %u: the lock did not exclude: %llu acquisitions "
+				"but the protected counter reads %llu",
+				vm, (unsigned long long)sum,
+				(unsigned long long)r->protected_counter[vm]);
+	return 0;
+}

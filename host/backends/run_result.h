@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What every backend does to the result of one run, whatever drives it
+ * (the phase driver for kvm and native, the guest's own clock on libvirt):
+ * allocate its records, keep the first failure, take the host-side
+ * counters of every vCPU thread before and after the measured interval,
+ * and check that each VM's lock excluded.
+ */
+#ifndef PLERIG_RUN_RESULT_H
+#define PLERIG_RUN_RESULT_H
+
+#include "model/results.h"
+
+/* Allocate r's records for @v; 0 or -1 with r->error set. */
+int variant_result_init(struct variant_result *r, const struct variant *v);
+/* Record the first failure of the run in r->error (later ones are dropped); returns -1. */
+int run_fail(struct variant_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The host-side counters of one vCPU thread at one instant. */
+struct counter_snapshot {
+	struct schedstat sched;
+	struct kvm_stats_snapshot kvm;
+	struct ple_counts ple;
+};
+
+/* Every vCPU's counters at both ends of the measured interval (r->nr_records each). */
+struct interval_snapshots {
+	struct counter_snapshot *before, *after;
+};
+
+/* 0, or -1 with the failure recorded in @r. */
+int interval_snapshots_alloc(struct interval_snapshots *s, struct variant_result *r);
+/* Each record's sched, kvm and ple: after - before. */
+void interval_snapshots_delta(const struct interval_snapshots *s, struct variant_result *r);
+void interval_snapshots_free(struct interval_snapshots *s);
+
+/* What a reader of this variant's PAUSE-loop exits must know, in r->ple_note. */
+void run_note_ple(struct variant_result *r, const struct ple_probe *p);
+/* Open the PLE counters of one vCPU thread; the first reason one cannot count goes to r->ple_why.
+ */
+void run_open_ple_counters(struct variant_result *r, struct ple_counters *c,
+			   const struct ple_probe *p, pid_t tid);
+
+/*
+ * The lock of VM @vm excluded: the acquisitions of its vCPUs' records add
+ * up to r->protected_counter[vm]. 0, or -1 with the failure recorded.
+ */
+int run_check_exclusion(struct variant_result *r, unsigned vm);
+
+#endif

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "measure/host_info.h"
+
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "ple/host_params.h"
+
+static void read_cpu_model(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[512];
+	snprintf(buf, len, "unknown");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+		if (strncmp(line, "model name", 10) || !colon)
+			continue;
+		colon += 2;
+		colon[strcspn(colon, "\n")] = '\0';
+		snprintf(buf, len, "%s", colon);
+		break;
+	}
+	fclose(f);
+}
+
+/* The PLE parameters of @module, as the host has them now. */
+static void describe_ple_params(const char *module, char *buf, size_t len)
+{
+	struct ple_host h;
+	size_t used = 0;
+	buf[0] = '\0';
+	ple_host_read_params(&h, ple_sysfs_root(), module);
+	for (unsigned i = 0; i < h.nr_params; i++) {
+		int n = snprintf(buf + used, len - used, "%s%s=%s", used ? " " : "",
+				 h.params[i].name, h.params[i].value);
+		if (n > 0 && (size_t)n < len - used)
+			used += (size_t)n;
+	}
+}
+
+void host_info_collect(struct host_info *h, const char *kvm_module)
+{
+	struct utsname u;
+	cpu_set_t set;
+	memset(h, 0, sizeof(*h));
+	snprintf(h->kernel, sizeof(h->kernel), "%s", uname(&u) == 0 ? u.release : "unknown");
+	snprintf(h->kvm_module, sizeof(h->kvm_module), "%s", kvm_module ? kvm_module : "none");
+	read_cpu_model(h->cpu_model, sizeof(h->cpu_model));
+	CPU_ZERO(&set);
+	h->cpus = sched_getaffinity(0, sizeof(set), &set) == 0 ? (unsigned)CPU_COUNT(&set) : 0;
+	h->cpus_online = sysconf(_SC_NPROCESSORS_ONLN);
+	describe_ple_params(h->kvm_module, h->ple_params, sizeof(h->ple_params));
+}

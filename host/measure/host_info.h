@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The host a run was measured on, as the results file records it. */
+#ifndef PLERIG_HOST_INFO_H
+#define PLERIG_HOST_INFO_H
+
+struct host_info {
+	char kernel[128];
+	char kvm_module[32];
+	char cpu_model[128];
+	unsigned cpus; /* in this process's affinity mask */
+	long cpus_online;
+	/* PLE / pause-filter module parameters, "name=value" pairs, as found */
+	char ple_params[512];
+};
+
+/* Fill @h for this host; @kvm_module is the module that drives KVM (NULL: none). */
+void host_info_collect(struct host_info *h, const char *kvm_module);
+
+#endif
