@@ -32,12 +32,8 @@ static int parse_param(const struct opt_entry *e, const char *arg, void *target,
 	memset(a, 0, sizeof(*a));
 	memcpy(a->name, arg, nlen);
 	if (!ple_param_owner(a->name))
-		return fail(err, errlen,
-			    "--param %s: not a PLE parameter (kvm_intel: ple_gap, ple_window, "
-			    "ple_window_grow, ple_window_shrink, ple_window_max; kvm_amd: "
-			    "pause_filter_count, pause_filter_thresh, pause_filter_count_grow, "
-			    "pause_filter_count_shrink, pause_filter_count_max)",
-			    a->name);
+		return fail(err, errlen, "--param %s: not a PLE parameter (%s)", a->name,
+			    ple_params_known());
 	for (unsigned i = 0; i < o->grid.nr_axes; i++)
 		if (!strcmp(o->grid.axes[i].name, a->name))
 			return fail(err, errlen,
@@ -73,10 +69,8 @@ static const struct opt_entry sweep_table[] = {
      .metavar = "NAME=LIST",
      .kind = OPT_CUSTOM,
      .parse = parse_param,
-     .help = "kvm_intel: ple_gap, ple_window, ple_window_grow, ple_window_shrink, "
-	     "ple_window_max; kvm_amd: pause_filter_count, pause_filter_thresh, "
-	     "pause_filter_count_grow, pause_filter_count_shrink, pause_filter_count_max. "
-	     "ple_gap=0 (or pause_filter_count=0) turns PAUSE interception off."},
+     .help = "a host PLE parameter (listed below) and its values; ple_gap=0 (or "
+	     "pause_filter_count=0) turns PAUSE interception off"},
     {.name = "json",
      .metavar = "FILE",
      OPT_PATH_FIELD(struct sweep_options, json_path),
@@ -164,14 +158,26 @@ void sweep_options_usage(FILE *out)
 	      out);
 	/* no defaults: every option of the sweep is off unless given */
 	option_table_usage(sweep_table, NULL, out);
-	fputs("  RUN OPTIONS         as for plerig run (not --json)\n"
+	fputs("  RUN OPTIONS         as for plerig run (not --json, --csv)\n"
 	      "\n"
+	      "Parameters:\n",
+	      out);
+	/* one module per line */
+	for (const char *p = ple_params_known(); *p;) {
+		size_t n = strcspn(p, ";");
+		fprintf(out, "  %.*s\n", (int)n, p);
+		p += n;
+		p += strspn(p, "; ");
+	}
+	fputs("\n", out);
+	fputs(
 	      "Example:\n"
 	      "  plerig sweep --param ple_window=1024,4096,16384,65536 -- --vcpus 4 "
 	      "--relax pause,nop\n"
 	      "\n"
 	      "Environment: PLERIG_SYSFS_ROOT (/sys), PLERIG_MODPROBE (modprobe),\n"
-	      "PLERIG_STATE_DIR (/var/lib/plerig), PLERIG_PROC_ROOT (/proc).\n"
+	      "PLERIG_STATE_DIR (/var/lib/plerig), PLERIG_PROC_ROOT (/proc),\n"
+	      "PLERIG_TRACEFS_ROOT (where tracefs is mounted, else found in /proc/mounts).\n"
 	      "Exit status: 0 done; 1 a run failed, or the parameters cannot be changed\n"
 	      "here; 2 bad command line; 128+N on signal N, after restoring.\n",
 	      out);

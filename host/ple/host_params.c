@@ -37,6 +37,24 @@ static const struct {
 
 #define NR_MODULES (sizeof(modules) / sizeof(modules[0]))
 
+const char *ple_params_known(void)
+{
+	static char text[512];
+	if (text[0])
+		return text;
+	size_t used = 0;
+	for (unsigned m = 0; m < NR_MODULES && used < sizeof(text); m++) {
+		if (!modules[m].params)
+			continue;
+		used += (size_t)snprintf(text + used, sizeof(text) - used, "%s%s:", used ? "; " : "",
+					 modules[m].module);
+		for (unsigned i = 0; modules[m].params[i] && used < sizeof(text); i++)
+			used += (size_t)snprintf(text + used, sizeof(text) - used, "%s %s",
+						 i ? "," : "", modules[m].params[i]);
+	}
+	return text;
+}
+
 const char *ple_sysfs_root(void)
 {
 	const char *p = getenv("PLERIG_SYSFS_ROOT");
@@ -173,12 +191,8 @@ const char *ple_param_missing(const struct ple_host *h, const char *name, char *
 	if (ple_host_param(h, name))
 		return NULL;
 	if (!owner)
-		snprintf(why, len,
-			 "%s is not a PLE parameter plerig knows (kvm_intel: ple_gap, ple_window, "
-			 "ple_window_grow, ple_window_shrink, ple_window_max; kvm_amd: "
-			 "pause_filter_count, pause_filter_thresh, pause_filter_count_grow, "
-			 "pause_filter_count_shrink, pause_filter_count_max)",
-			 name);
+		snprintf(why, len, "%s is not a PLE parameter plerig knows (%s)", name,
+			 ple_params_known());
 	else if (!h->module[0])
 		snprintf(why, len,
 			 "no parameter %s: no KVM module under %s/module (it belongs to %s, "

@@ -60,6 +60,8 @@ const char *ple_sysfs_root(void);
  * pause_filter_count), or NULL when it is no PLE parameter plerig knows.
  */
 const char *ple_param_owner(const char *name);
+/* "kvm_intel: ple_gap, ...; kvm_amd: pause_filter_count, ...": for messages and --help. */
+const char *ple_params_known(void);
 /* The PLE parameter names of a module, NULL-terminated; NULL for none. */
 const char *const *ple_module_params(const char *module);
 
