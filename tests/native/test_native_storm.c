@@ -10,6 +10,7 @@
 #include "model/results.h"
 #include "support/proc_self.h"
 #include "backends/native/native_backend.h"
+#include "support/check_main.h"
 
 static struct backend *backend;
 static unsigned cpus[2], nr_cpus;
@@ -102,10 +103,5 @@ int main(void)
 			    PLERIG_LOCK_COUNT * PLERIG_RELAX_COUNT);
 	tcase_add_test(tc, injected_failures_are_refused);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_set_fork_status(sr, CK_NOFORK);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run(s, CK_NOFORK);
 }

@@ -17,6 +17,7 @@
 #include "commands/sweep.h"
 #include "experiment/sweep_curve.h"
 #include "cli/sweep_options.h"
+#include "support/check_main.h"
 
 static char err[1024];
 static char top[256];
@@ -310,11 +311,4 @@ static Suite *sweep_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(sweep_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(sweep_suite)

@@ -16,6 +16,7 @@
 #include "backends/kvm/kvm_backend.h"
 #include "measure/kvm_system.h"
 #include "measure/hist_stats.h"
+#include "support/check_main.h"
 
 /* pause, nop, rep-pause, none: the relax kinds that run at any ring on any KVM */
 #define PLAIN_RELAXES PLERIG_RELAX_PV_YIELD
@@ -237,10 +238,9 @@ END_TEST
 
 int main(void)
 {
-	if (access(kvm_device_path(), R_OK | W_OK) != 0) {
-		printf("SKIP: %s is not usable here: no KVM, nothing to boot\n", kvm_device_path());
-		return 77; /* meson's skip status */
-	}
+	if (access(kvm_device_path(), R_OK | W_OK) != 0)
+		return check_skip("%s is not usable here: no KVM, nothing to boot",
+				  kvm_device_path());
 	Suite *s = suite_create("kvm storm");
 	TCase *tc = tcase_create("vm");
 	tcase_add_checked_fixture(tc, open_backend, close_backend);
@@ -257,10 +257,5 @@ int main(void)
 	tcase_add_test(tc, guest_exception_is_reported);
 	tcase_add_test(tc, hung_guest_is_stopped_by_the_watchdog);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_set_fork_status(sr, CK_NOFORK);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run(s, CK_NOFORK);
 }
