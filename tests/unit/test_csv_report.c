@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "report/csv_report.h"
+#include "support/check_main.h"
+#include "support/fixtures.h"
 
 #define NR_COLUMNS 27
 #define MAX_ROWS   64
@@ -31,22 +33,12 @@ static char *cells[MAX_ROWS][NR_COLUMNS + 1];
 static unsigned widths[MAX_ROWS];
 static unsigned nr_rows;
 
-static void fill_run(struct variant_result *r, const struct variant *v, unsigned nr_vcpus,
-		     uint64_t acq)
+/* Each record busy with acq + its index; vCPU 1 of each run has no exit count. */
+static void fill_run(struct variant_result *r, const struct variant *v, uint64_t acq)
 {
-	memset(r, 0, sizeof(*r));
-	r->variant = *v;
-	r->ok = true;
-	r->interval_s = 0.5;
-	r->tsc_khz = 1000000;
-	r->nr_records = nr_vcpus;
-	r->records = calloc(nr_vcpus, sizeof(*r->records));
-	ck_assert_ptr_nonnull(r->records);
-	for (unsigned i = 0; i < nr_vcpus; i++) {
+	fixture_result(r, v, 0.5);
+	for (unsigned i = 0; i < r->nr_records; i++) {
 		struct vcpu_record *rec = &r->records[i];
-		rec->vm = i / v->vcpus;
-		rec->vcpu = i % v->vcpus;
-		rec->host_cpu = v->pin_each ? (int)v->pcpus[i % v->nr_pcpus] : -1;
 		rec->guest.acquisitions = acq + i;
 		rec->guest.contended = 7;
 		rec->guest.stalls = 1;
@@ -55,7 +47,7 @@ static void fill_run(struct variant_result *r, const struct variant *v, unsigned
 		rec->guest.holder_preemptions = 2;
 		rec->sched.wait_ns = 123;
 		rec->sched.run_ns = 456;
-		/* vCPU 1 of each run has no exit count: an empty field, not 0 */
+		/* an empty field, not 0 */
 		rec->kvm.valid[KVM_STAT_EXITS] = i != 1;
 		rec->kvm.value[KVM_STAT_EXITS] = 99;
 	}
@@ -64,37 +56,22 @@ static void fill_run(struct variant_result *r, const struct variant *v, unsigned
 /* kvm on CPUs 0,2 (a list with a comma) x 3 runs x 2 vCPUs; native floating x 3 runs x 4. */
 static void setup(void)
 {
-	struct variant v;
+	static const unsigned cpus[] = {0, 2};
+	struct variant v = fixture_variant(BACKEND_KVM, 2, PLERIG_LOCK_TICKET, PLERIG_RELAX_PAUSE);
 
-	memset(&v, 0, sizeof(v));
-	v.backend = BACKEND_KVM;
-	v.lock = PLERIG_LOCK_TICKET;
-	v.relax = PLERIG_RELAX_PAUSE;
 	v.ring = PLERIG_RING_USER;
-	v.vms = 1;
-	v.vcpus = 2;
-	v.nr_pcpus = 2;
-	v.pcpus[0] = 0;
-	v.pcpus[1] = 2;
-	v.pin_each = 1;
-	memset(series, 0, sizeof(series));
-	series[0].variant = v;
-	series[0].nr_runs = 3;
-	series[0].runs = calloc(3, sizeof(struct variant_result));
-	ck_assert_ptr_nonnull(series[0].runs);
+	fixture_pin(&v, cpus, 2);
+	fixture_series(&series[0], &v, 3);
 	for (unsigned i = 0; i < 3; i++)
-		fill_run(&series[0].runs[i], &v, 2, 1000 * (i + 1));
+		fill_run(&series[0].runs[i], &v, 1000 * (i + 1));
 
 	v.backend = BACKEND_NATIVE;
 	v.relax = PLERIG_RELAX_REP_PAUSE;
 	v.vms = 2;
-	v.pin_each = 0;
-	series[1].variant = v;
-	series[1].nr_runs = 3;
-	series[1].runs = calloc(3, sizeof(struct variant_result));
-	ck_assert_ptr_nonnull(series[1].runs);
+	v.pin_each = false;
+	fixture_series(&series[1], &v, 3);
 	for (unsigned i = 0; i < 3; i++)
-		fill_run(&series[1].runs[i], &v, 4, 10);
+		fill_run(&series[1].runs[i], &v, 10);
 
 	memset(&rep, 0, sizeof(rep));
 	rep.series = series;
@@ -361,13 +338,4 @@ static Suite *csv_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(csv_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(csv_suite)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "backends/libvirt/domain_xml.h"
+#include "support/check_main.h"
 
 static const unsigned cpus[2] = {0, 1};
 
@@ -144,9 +145,5 @@ int main(void)
 	tcase_add_test(tc, control_characters_cannot_be_represented);
 	tcase_add_test(tc, the_shipped_template_fills_completely);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_ENV);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s, CK_FORK_GETENV);
 }

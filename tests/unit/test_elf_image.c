@@ -15,6 +15,7 @@
 
 #include "backends/kvm/elf_image.h"
 #include "plerig/abi.h"
+#include "support/check_main.h"
 
 #define MEM_BASE    PLERIG_IMAGE_BASE
 #define MEM_SIZE    0x20000ull
@@ -539,13 +540,4 @@ static Suite *elf_image_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(elf_image_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(elf_image_suite)

@@ -16,31 +16,12 @@
 #include "model/results.h"
 #include "plerig/histogram.h"
 #include "report/table.h"
+#include "support/fixtures.h"
+#include "support/check_main.h"
 
 #define INTERVAL_S 2.0
 
 static struct variant_result res;
-
-static void fill_vcpu(struct vcpu_record *rec, unsigned vcpu, uint64_t acq, uint64_t wait_total,
-		      uint64_t wait_max, uint64_t stalls, uint64_t stalled, uint64_t hold_max,
-		      uint64_t lhp, uint64_t run_delay, uint64_t run_time, uint64_t exits)
-{
-	rec->vm = 0;
-	rec->vcpu = vcpu;
-	rec->host_cpu = (int)vcpu;
-	rec->tid = 1000 + (pid_t)vcpu;
-	rec->guest.acquisitions = acq;
-	rec->guest.wait_total_cycles = wait_total;
-	rec->guest.wait_max_cycles = wait_max;
-	rec->guest.stalls = stalls;
-	rec->guest.stalled_cycles = stalled;
-	rec->guest.hold_max_cycles = hold_max;
-	rec->guest.holder_preemptions = lhp;
-	rec->sched.wait_ns = run_delay;
-	rec->sched.run_ns = run_time;
-	rec->kvm.value[KVM_STAT_EXITS] = exits;
-	rec->kvm.valid[KVM_STAT_EXITS] = true;
-}
 
 /*
  * vCPU 0: waits 600 x 2 ns + 400 x 6 ns, holds 100 x 3 ns;
@@ -49,33 +30,35 @@ static void fill_vcpu(struct vcpu_record *rec, unsigned vcpu, uint64_t acq, uint
  */
 static void setup(void)
 {
-	memset(&res, 0, sizeof(res));
-	res.variant.backend = BACKEND_KVM;
-	res.variant.lock = PLERIG_LOCK_TICKET;
-	res.variant.relax = PLERIG_RELAX_PAUSE;
-	res.variant.ring = PLERIG_RING_KERNEL;
-	res.variant.vms = 1;
-	res.variant.vcpus = 2;
-	res.variant.nr_pcpus = 1;
-	res.ok = true;
-	res.interval_s = INTERVAL_S;
-	res.tsc_khz = 1000000;
-	res.nr_records = 2;
-	res.records = calloc(2, sizeof(*res.records));
-	res.protected_counter = calloc(1, sizeof(*res.protected_counter));
-	ck_assert_ptr_nonnull(res.records);
-	ck_assert_ptr_nonnull(res.protected_counter);
+	static const unsigned cpu[] = {0};
+	struct variant v = fixture_variant(BACKEND_KVM, 2, PLERIG_LOCK_TICKET, PLERIG_RELAX_PAUSE);
+	struct vcpu_record *rec;
 
-	fill_vcpu(&res.records[0], 0, 1000, 4000, 900, 3, 200000000, 40, 2, 500000000, 1500000000,
-		  1234);
-	res.records[0].guest.hist_wait[plerig_hist_bucket(2)] = 600;
-	res.records[0].guest.hist_wait[plerig_hist_bucket(6)] = 400;
-	res.records[0].guest.hist_hold[plerig_hist_bucket(3)] = 100;
+	fixture_pin(&v, cpu, 1);
+	fixture_result(&res, &v, INTERVAL_S);
 
-	fill_vcpu(&res.records[1], 1, 3000, 24000, 1500, 5, 600000000, 80, 4, 300000000, 1700000000,
-		  766);
-	res.records[1].guest.hist_wait[plerig_hist_bucket(7)] = 1000;
-	res.records[1].guest.hist_hold[plerig_hist_bucket(4)] = 300;
+	rec = &res.records[0];
+	fixture_busy_vcpu(rec, 1000);
+	rec->guest.hist_wait[plerig_hist_bucket(2)] = 600;
+	rec->guest.hist_wait[plerig_hist_bucket(6)] = 400;
+	rec->guest.hist_hold[plerig_hist_bucket(3)] = 100;
+	rec->kvm.value[KVM_STAT_EXITS] = 1234;
+	rec->kvm.valid[KVM_STAT_EXITS] = true;
+
+	rec = &res.records[1];
+	rec->guest.acquisitions = 3000;
+	rec->guest.wait_total_cycles = 24000;
+	rec->guest.wait_max_cycles = 1500;
+	rec->guest.stalls = 5;
+	rec->guest.stalled_cycles = 600000000;
+	rec->guest.hold_max_cycles = 80;
+	rec->guest.holder_preemptions = 4;
+	rec->guest.hist_wait[plerig_hist_bucket(7)] = 1000;
+	rec->guest.hist_hold[plerig_hist_bucket(4)] = 300;
+	rec->sched.wait_ns = 300000000;
+	rec->sched.run_ns = 1700000000;
+	rec->kvm.value[KVM_STAT_EXITS] = 766;
+	rec->kvm.valid[KVM_STAT_EXITS] = true;
 	res.protected_counter[0] = 4000;
 }
 
@@ -375,13 +358,4 @@ static Suite *figures_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(figures_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(figures_suite)

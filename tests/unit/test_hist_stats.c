@@ -9,6 +9,7 @@
 
 #include "measure/hist_stats.h"
 #include "plerig/histogram.h"
+#include "support/check_main.h"
 
 #define NB PLERIG_HIST_BUCKETS
 
@@ -211,13 +212,4 @@ static Suite *hist_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(hist_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(hist_suite)

@@ -21,6 +21,7 @@
 #include "ple/kvm_users.h"
 #include "ple/param_session.h"
 #include "ple/state_file.h"
+#include "support/check_main.h"
 
 static char top[256]; /* the temp dir of one test: short, so paths under it fit */
 static char sys_root[512];
@@ -695,11 +696,4 @@ static Suite *host_params_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(host_params_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(host_params_suite)

@@ -15,6 +15,8 @@
 
 #include "plerig/histogram.h"
 #include "report/json_report.h"
+#include "support/fixtures.h"
+#include "support/check_main.h"
 
 #define CMDLINE "plerig run --vcpus 2 --pcpus 0-1 --relax pause,nop --repeat 2 --json out.json"
 
@@ -25,67 +27,23 @@ static char dir[64];
 static char path[128];
 static char err[512];
 
-static void fill_vcpu(struct vcpu_record *rec, unsigned vcpu, int host_cpu, uint64_t acq)
-{
-	rec->vm = 0;
-	rec->vcpu = vcpu;
-	rec->host_cpu = host_cpu;
-	rec->tid = 4242 + (pid_t)vcpu;
-	rec->guest.acquisitions = acq;
-	rec->guest.unmeasured_acquisitions = 10;
-	rec->guest.contended = acq / 2;
-	rec->guest.wait_total_cycles = 4 * acq;
-	rec->guest.wait_max_cycles = 900;
-	rec->guest.stalls = 3;
-	rec->guest.stalled_cycles = 200000000;
-	rec->guest.hold_max_cycles = 40;
-	rec->guest.holder_preemptions = 2;
-	rec->sched.wait_ns = 500000000;
-	rec->sched.run_ns = 1500000000;
-	rec->sched.timeslices = 77;
-}
-
 static struct variant the_variant(enum plerig_relax_kind relax)
 {
-	struct variant v;
+	static const unsigned cpus[] = {0, 1};
+	struct variant v = fixture_variant(BACKEND_KVM, 2, PLERIG_LOCK_TICKET, relax);
 
-	memset(&v, 0, sizeof(v));
-	v.backend = BACKEND_KVM;
-	v.lock = PLERIG_LOCK_TICKET;
-	v.relax = relax;
-	v.ring = PLERIG_RING_KERNEL;
-	v.vms = 1;
-	v.vcpus = 2;
-	v.nr_pcpus = 2;
-	v.pcpus[0] = 0;
-	v.pcpus[1] = 1;
-	v.pin_each = 1;
-	v.cs_cycles = 100;
-	v.think_cycles = 50;
-	v.stall_us = 50.0;
-	v.warmup_s = 0.2;
-	v.duration_s = 2.0;
-	v.timeout_s = 10.0;
+	fixture_pin(&v, cpus, 2);
 	return v;
 }
 
 /* A good run: vCPU 0 pinned with an exit count, vCPU 1 floating without. */
 static void good_run(struct variant_result *r, const struct variant *v, uint64_t acq1)
 {
-	memset(r, 0, sizeof(*r));
-	r->variant = *v;
-	r->ok = true;
-	r->interval_s = 2.0;
-	r->tsc_khz = 1000000;
+	fixture_result(r, v, 2.0);
 	r->timing = (struct run_timing){1, 2, 3, 4, 5, 6};
-	r->nr_records = 2;
-	r->records = calloc(2, sizeof(*r->records));
-	r->protected_counter = calloc(1, sizeof(*r->protected_counter));
-	ck_assert_ptr_nonnull(r->records);
-	ck_assert_ptr_nonnull(r->protected_counter);
 	r->protected_counter[0] = 1000 + acq1 + 20;
 
-	fill_vcpu(&r->records[0], 0, 0, 1000);
+	fixture_busy_vcpu(&r->records[0], 1000);
 	r->records[0].guest.hist_wait[plerig_hist_bucket(2)] = 600;
 	r->records[0].guest.hist_wait[plerig_hist_bucket(6)] = 400;
 	r->records[0].guest.hist_hold[plerig_hist_bucket(3)] = 1000;
@@ -94,7 +52,8 @@ static void good_run(struct variant_result *r, const struct variant *v, uint64_t
 	r->records[0].kvm.value[KVM_STAT_HALT_EXITS] = 7;
 	r->records[0].kvm.valid[KVM_STAT_HALT_EXITS] = true;
 
-	fill_vcpu(&r->records[1], 1, -1, acq1);
+	fixture_busy_vcpu(&r->records[1], acq1);
+	r->records[1].host_cpu = -1;
 	r->records[1].guest.hist_wait[plerig_hist_bucket(7)] = acq1;
 	r->records[1].guest.hist_hold[plerig_hist_bucket(1000)] = acq1;
 }
@@ -110,20 +69,13 @@ static void setup(void)
 	struct variant nop = the_variant(PLERIG_RELAX_NOP);
 
 	memset(&rep, 0, sizeof(rep));
-	memset(series, 0, sizeof(series));
-	series[0].variant = pause;
-	series[0].nr_runs = 2;
-	series[0].runs = calloc(2, sizeof(struct variant_result));
-	ck_assert_ptr_nonnull(series[0].runs);
+	fixture_series(&series[0], &pause, 2);
 	good_run(&series[0].runs[0], &pause, 3000);
 	good_run(&series[0].runs[1], &pause, 4000);
 	ck_assert_int_eq(series_compute_stats(&series[0]), 0);
 
 	/* no stats: the writer computes them itself */
-	series[1].variant = nop;
-	series[1].nr_runs = 2;
-	series[1].runs = calloc(2, sizeof(struct variant_result));
-	ck_assert_ptr_nonnull(series[1].runs);
+	fixture_series(&series[1], &nop, 2);
 	good_run(&series[1].runs[0], &nop, 3000);
 	series[1].runs[1].variant = nop;
 	snprintf(series[1].runs[1].error, sizeof(series[1].runs[1].error),
@@ -744,13 +696,4 @@ static Suite *json_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(json_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(json_suite)

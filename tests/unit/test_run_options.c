@@ -13,6 +13,7 @@
 #include "util/cpulist.h"
 #include "cli/run_options.h"
 #include "experiment/matrix.h"
+#include "support/check_main.h"
 
 static const enum plerig_ring ring_user[BACKEND_COUNT] = {PLERIG_RING_USER, PLERIG_RING_USER};
 static const enum plerig_ring ring_kernel[BACKEND_COUNT] = {PLERIG_RING_KERNEL, PLERIG_RING_KERNEL};
@@ -639,13 +640,4 @@ static Suite *run_options_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(run_options_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(run_options_suite)

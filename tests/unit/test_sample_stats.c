@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "stats/sample_stats.h"
+#include "support/check_main.h"
 
 #define EPS 1e-4
 
@@ -176,9 +177,5 @@ int main(void)
 	tcase_add_test(tc, paired_matches_r_on_the_sleep_data);
 	tcase_add_test(tc, welch_needs_two_samples_and_variance);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run(s, CK_FORK_GETENV);
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "measure/schedstat.h"
+#include "support/check_main.h"
 
 static char err[256];
 
@@ -148,13 +149,4 @@ static Suite *schedstat_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(schedstat_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(schedstat_suite)

@@ -9,6 +9,7 @@
 
 #include "kernel/frames.h"
 #include "backends/libvirt/serial_decode.h"
+#include "support/check_main.h"
 
 #define NR 3
 
@@ -220,9 +221,5 @@ int main(void)
 	tcase_add_test(tc, garbage_after_the_first_frame_is_refused);
 	tcase_add_test(tc, the_encoder_never_overflows_its_buffer);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_ENV);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s, CK_FORK_GETENV);
 }

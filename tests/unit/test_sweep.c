@@ -18,6 +18,8 @@
 #include "model/sweep_curve.h"
 #include "ple/state_file.h"
 #include "report/sweep_report.h"
+#include "support/check_main.h"
+#include "support/fixtures.h"
 
 static char err[1024];
 static char top[256];
@@ -142,20 +144,12 @@ static void teardown(void)
 	ck_assert_int_eq(system(cmd), 0);
 }
 
-/*
- * One run of one vCPU at a 1 GHz TSC over 1 s: @acq acquisitions, @stalls
- * stalls, @stalled_ms of them, @ple PAUSE-loop exits (< 0: not counted).
- */
-static void fake_run(struct variant_result *r, uint64_t acq, uint64_t stalls, double stalled_ms,
-		     long ple, const char *ple_why)
+/* A good 1 s run of @s's variant (one vCPU) with these counts; ple < 0: not counted. */
+static void fake_run(struct series *s, uint64_t acq, uint64_t stalls, double stalled_ms, long ple,
+		     const char *ple_why)
 {
-	memset(r, 0, sizeof(*r));
-	r->ok = true;
-	r->interval_s = 1.0;
-	r->tsc_khz = 1000000;
-	r->nr_records = 1;
-	r->records = calloc(1, sizeof(*r->records));
-	ck_assert_ptr_nonnull(r->records);
+	struct variant_result *r = &s->runs[s->nr_runs++];
+	fixture_result(r, &s->variant, 1.0);
 	r->records[0].guest.acquisitions = acq;
 	r->records[0].guest.stalls = stalls;
 	r->records[0].guest.stalled_cycles = (uint64_t)(stalled_ms * 1e6);
@@ -164,21 +158,15 @@ static void fake_run(struct variant_result *r, uint64_t acq, uint64_t stalls, do
 	snprintf(r->ple_why, sizeof(r->ple_why), "%s", ple_why);
 }
 
-static void fake_variant(struct series *s, enum plerig_lock_kind lock, enum plerig_ring ring,
-			 unsigned vms, unsigned vcpus, unsigned cpu)
+static void fake_series(struct series *s, enum plerig_ring ring, unsigned vms)
 {
-	memset(s, 0, sizeof(*s));
-	s->variant.backend = BACKEND_KVM;
-	s->variant.lock = lock;
-	s->variant.relax = PLERIG_RELAX_PAUSE;
-	s->variant.ring = ring;
-	s->variant.ple = PLE_ON;
-	s->variant.vms = vms;
-	s->variant.vcpus = vcpus;
-	s->variant.nr_pcpus = 1;
-	s->variant.pcpus[0] = cpu;
-	s->runs = calloc(3, sizeof(*s->runs));
-	ck_assert_ptr_nonnull(s->runs);
+	struct variant v = fixture_variant(BACKEND_KVM, 1, PLERIG_LOCK_TAS, PLERIG_RELAX_PAUSE);
+	const unsigned cpu0 = 0;
+	v.ring = ring;
+	v.vms = vms;
+	fixture_pin(&v, &cpu0, 1);
+	fixture_series(s, &v, 3);
+	s->nr_runs = 0; /* fake_run fills them in */
 }
 
 START_TEST(test_curve)
@@ -190,23 +178,21 @@ START_TEST(test_curve)
 	char p[PATH_MAX];
 
 	/* a variant with two ok runs and a failed one; one whose exits are not counted */
-	fake_variant(&series[0], PLERIG_LOCK_TAS, PLERIG_RING_KERNEL, 2, 2, 0);
-	fake_run(&series[0].runs[0], 100, 10, 500, 40, "");
-	fake_run(&series[0].runs[1], 300, 30, 250, 60, "");
-	fake_run(&series[0].runs[2], 0, 0, 0, 0, "");
+	fake_series(&series[0], PLERIG_RING_KERNEL, 1);
+	fake_run(&series[0], 100, 10, 500, 40, "");
+	fake_run(&series[0], 300, 30, 250, 60, "");
+	fake_run(&series[0], 0, 0, 0, 0, "");
 	series[0].runs[2].ok = false;
 	snprintf(series[0].runs[2].error, sizeof(series[0].runs[2].error), "KVM_RUN: EFAULT");
-	series[0].nr_runs = 3;
-	fake_variant(&series[1], PLERIG_LOCK_TAS, PLERIG_RING_USER, 1, 2, 0);
-	fake_run(&series[1].runs[0], 5, 1, 100, -1, "no hardware PLE on this host (kvm_pvm)");
-	series[1].nr_runs = 1;
+	fake_series(&series[1], PLERIG_RING_USER, 1);
+	fake_run(&series[1], 5, 1, 100, -1, "no hardware PLE on this host (kvm_pvm)");
 
 	sweep_curve_init(&c, axes, 1);
 	ck_assert_int_eq(sweep_curve_add_report(&c, &rep, axes), 0);
 	ck_assert_uint_eq(c.n, 2);
 	const struct sweep_point *q = &c.points[0];
 	ck_assert_str_eq(q->values[0], "4096");
-	ck_assert_str_eq(q->variant, "kvm tas pause kernel ple-on 2x2/0");
+	ck_assert_str_eq(q->variant, "kvm tas pause kernel ple-on 1x1/0");
 	ck_assert(q->ok);
 	ck_assert_uint_eq(q->runs, 2); /* the failed run is not averaged in */
 	ck_assert_double_eq(q->acq_per_s, 200.0);
@@ -246,7 +232,7 @@ START_TEST(test_curve)
 			       "pause_loop_exits,note\n",
 			       80),
 		      "%s", csv);
-	ck_assert_msg(strstr(csv, "4096,kvm tas pause kernel ple-on 2x2/0,1,2,200,20,0.375,50,\n"),
+	ck_assert_msg(strstr(csv, "4096,kvm tas pause kernel ple-on 1x1/0,1,2,200,20,0.375,50,\n"),
 		      "%s", csv);
 	ck_assert_msg(strstr(csv, ",5,1,0.10000000000000001,,no hardware PLE on this host "
 				  "(kvm_pvm)\n"),
@@ -318,11 +304,4 @@ static Suite *sweep_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(sweep_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(sweep_suite)

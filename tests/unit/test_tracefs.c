@@ -17,6 +17,7 @@
 #include "measure/ple_counters.h"
 #include "measure/trace_filter.h"
 #include "measure/tracefs.h"
+#include "support/check_main.h"
 
 static char err[1024];
 static char top[256];
@@ -384,11 +385,4 @@ static Suite *tracefs_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(tracefs_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(tracefs_suite)

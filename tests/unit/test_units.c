@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "report/units.h"
+#include "support/check_main.h"
 
 struct num_case {
 	double in;
@@ -124,13 +125,4 @@ static Suite *units_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(units_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(units_suite)

@@ -30,6 +30,7 @@
 #include "measure/trace_filter.h"
 #include "support/trace_sampler.h"
 #include "measure/tracefs.h"
+#include "support/check_main.h"
 
 #define OUTS 500
 
@@ -258,9 +259,6 @@ START_TEST(test_ple_counters_here)
 }
 END_TEST
 
-/* meson's code for a skipped test */
-#define EXIT_SKIP 77
-
 /* The reason this machine cannot run these tests, or NULL. */
 static const char *cannot_run(void)
 {
@@ -296,10 +294,8 @@ static const char *cannot_run(void)
 int main(void)
 {
 	const char *why = cannot_run();
-	if (why) {
-		printf("SKIP: %s\n", why);
-		return EXIT_SKIP;
-	}
+	if (why)
+		return check_skip("%s", why);
 	Suite *s = suite_create("trace_counter");
 	TCase *t = tcase_create("real_vm");
 	tcase_set_timeout(t, 60);
@@ -308,9 +304,5 @@ int main(void)
 	tcase_add_test(t, test_samples_and_filter);
 	tcase_add_test(t, test_ple_counters_here);
 	suite_add_tcase(s, t);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s, CK_FORK_GETENV);
 }
