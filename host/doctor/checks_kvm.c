@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "doctor/doctor.h"
+#include "backends/kvm/vm.h"
 #include "measure/kvm_system.h"
 
 static void check_module(struct doctor_report *r)
@@ -42,21 +43,16 @@ static void check_module(struct doctor_report *r)
 }
 
 /* A fresh VM accepts KVM_X86_DISABLE_EXITS_PAUSE before its first vCPU? */
+/* A fresh VM of plerig's own VMM, asked what `--ple off` will ask. */
 static int try_disable_pause(int kvm, char *err, size_t errlen)
 {
-	int vm = ioctl(kvm, KVM_CREATE_VM, 0);
-	if (vm < 0) {
-		snprintf(err, errlen, "KVM_CREATE_VM: %s", strerror(errno));
-		return -1;
-	}
-	struct kvm_enable_cap cap = {.cap = KVM_CAP_X86_DISABLE_EXITS,
-				     .args = {KVM_X86_DISABLE_EXITS_PAUSE}};
-	int rc = ioctl(vm, KVM_ENABLE_CAP, &cap);
-	if (rc < 0)
-		snprintf(err, errlen, "KVM_ENABLE_CAP(KVM_CAP_X86_DISABLE_EXITS, PAUSE): %s",
-			 strerror(errno));
-	close(vm);
-	return rc < 0 ? -1 : 0;
+	const struct kvm_system sys = {.fd = kvm};
+	struct kvm_vm vm;
+	int rc = kvm_vm_open(&vm, &sys, 0, err, errlen);
+	if (!rc)
+		rc = kvm_vm_disable_pause_exits(&vm, &sys, err, errlen);
+	kvm_vm_destroy(&vm);
+	return rc ? -1 : 0;
 }
 
 static void check_caps(struct doctor_report *r, int kvm)

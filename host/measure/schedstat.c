@@ -62,19 +62,17 @@ int schedstat_parse(const char *text, struct schedstat *out)
 }
 
 /* Tell a missing thread from a kernel built without the file. */
-static void explain_enoent(pid_t tid, const char *path, char *err, size_t errlen)
+static void explain_enoent(pid_t tid, const char *dir, const char *path, char *err, size_t errlen)
 {
-	char dir[64];
 	struct stat st;
 
-	snprintf(dir, sizeof(dir), "/proc/self/task/%d", (int)tid);
 	if (stat(dir, &st) == 0)
 		errbuf_printf(err, errlen,
 			      "%s does not exist: the kernel lacks CONFIG_SCHED_INFO "
 			      "(built without CONFIG_SCHEDSTATS and CONFIG_TASK_DELAY_ACCT)",
 			      path);
 	else
-		errbuf_printf(err, errlen, "cannot read %s: no thread %d in this process", path,
+		errbuf_printf(err, errlen, "cannot read %s: no thread %d (any more)", path,
 			      (int)tid);
 }
 
@@ -97,17 +95,18 @@ static ssize_t read_text(int fd, char *buf, size_t size)
 	return (ssize_t)done;
 }
 
-int schedstat_read(pid_t tid, struct schedstat *out, char *err, size_t errlen)
+/* @dir: the /proc directory of the thread ("/proc/self/task/TID" or "/proc/TID"). */
+static int read_from(const char *dir, pid_t tid, struct schedstat *out, char *err, size_t errlen)
 {
-	char path[64], buf[128];
+	char path[80], buf[128];
 	int fd, ret = 0;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", (int)tid);
+	snprintf(path, sizeof(path), "%s/schedstat", dir);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
 		if (ret == -ENOENT)
-			explain_enoent(tid, path, err, errlen);
+			explain_enoent(tid, dir, path, err, errlen);
 		else
 			errbuf_printf(err, errlen, "cannot open %s: %s", path, strerror(-ret));
 		return ret;
@@ -123,6 +122,24 @@ int schedstat_read(pid_t tid, struct schedstat *out, char *err, size_t errlen)
 	}
 	close(fd);
 	return ret;
+}
+
+int schedstat_read(pid_t tid, struct schedstat *out, char *err, size_t errlen)
+{
+	char dir[64];
+	snprintf(dir, sizeof(dir), "/proc/self/task/%d", (int)tid);
+	return read_from(dir, tid, out, err, errlen);
+}
+
+int schedstat_read_any(pid_t tid, struct schedstat *out, char *err, size_t errlen)
+{
+	char dir[64];
+	if (tid <= 0) {
+		errbuf_printf(err, errlen, "no thread id (%d) to read schedstat of", (int)tid);
+		return -EINVAL;
+	}
+	snprintf(dir, sizeof(dir), "/proc/%d", (int)tid);
+	return read_from(dir, tid, out, err, errlen);
 }
 
 static uint64_t sub_clamped(uint64_t after, uint64_t before)

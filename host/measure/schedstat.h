@@ -21,6 +21,8 @@ struct schedstat {
 int schedstat_parse(const char *text, struct schedstat *out);
 /* Read for a thread of this process; 0, or -errno with @err filled. */
 int schedstat_read(pid_t tid, struct schedstat *out, char *err, size_t errlen);
+/* The same for a thread of any process (QEMU's vCPU threads): /proc/TID. */
+int schedstat_read_any(pid_t tid, struct schedstat *out, char *err, size_t errlen);
 void schedstat_delta(const struct schedstat *before, const struct schedstat *after,
 		     struct schedstat *out);
 

@@ -45,9 +45,9 @@ static int map_memory(struct kvm_vm *vm, size_t size, char *err, size_t errlen)
 	return 0;
 }
 
-/* The VM fd, with the TSS address VMX wants before the first run. */
-static int open_vm(struct kvm_vm *vm, const struct kvm_system *sys, unsigned index, char *err,
-		   size_t errlen)
+/* The TSS address is what VMX wants before the first run. */
+int kvm_vm_open(struct kvm_vm *vm, const struct kvm_system *sys, unsigned index, char *err,
+		size_t errlen)
 {
 	memset(vm, 0, sizeof(*vm));
 	vm->index = index;
@@ -87,7 +87,7 @@ static int create_vcpus(struct kvm_vm *vm, const struct kvm_system *sys, unsigne
  * PLE off for this VM only: PAUSE no longer exits, whatever ple_gap and
  * ple_window say. KVM takes it only before the first vCPU exists.
  */
-static int disable_pause_exits(struct kvm_vm *vm, const struct kvm_system *sys, char *err,
+int kvm_vm_disable_pause_exits(struct kvm_vm *vm, const struct kvm_system *sys, char *err,
 			       size_t errlen)
 {
 	int allowed = ioctl(sys->fd, KVM_CHECK_EXTENSION, KVM_CAP_X86_DISABLE_EXITS);
@@ -116,7 +116,7 @@ int kvm_vm_create(struct kvm_vm *vm, const struct kvm_system *sys, unsigned inde
 		  const struct guest_image *image, const struct plerig_config *cfg,
 		  const struct vm_options *opts, char *err, size_t errlen)
 {
-	int rc = open_vm(vm, sys, index, err, errlen);
+	int rc = kvm_vm_open(vm, sys, index, err, errlen);
 	if (!rc)
 		rc = map_memory(vm, PLERIG_GUEST_MEM_SIZE, err, errlen);
 	if (rc)
@@ -141,7 +141,7 @@ int kvm_vm_create(struct kvm_vm *vm, const struct kvm_system *sys, unsigned inde
 	}
 	vm->shared->config = *cfg;
 	if (opts->disable_pause_exits) {
-		rc = disable_pause_exits(vm, sys, err, errlen);
+		rc = kvm_vm_disable_pause_exits(vm, sys, err, errlen);
 		if (rc)
 			goto fail;
 	}
@@ -163,7 +163,7 @@ fail:
 int kvm_vm_create_raw(struct kvm_vm *vm, const struct kvm_system *sys, const void *code, size_t len,
 		      char *err, size_t errlen)
 {
-	int rc = open_vm(vm, sys, 0, err, errlen);
+	int rc = kvm_vm_open(vm, sys, 0, err, errlen);
 	if (!rc && len > RAW_MEM_SIZE - RAW_CODE_GPA) {
 		snprintf(err, errlen, "%zu bytes of code do not fit a raw VM", len);
 		rc = -EINVAL;

@@ -55,4 +55,14 @@ int kvm_vm_create_raw(struct kvm_vm *vm, const struct kvm_system *sys, const voi
 		      char *err, size_t errlen);
 void kvm_vm_destroy(struct kvm_vm *vm);
 
+/* An empty VM (no memory, no vCPU): the start of both, and what doctor probes. */
+int kvm_vm_open(struct kvm_vm *vm, const struct kvm_system *sys, unsigned index, char *err,
+		size_t errlen);
+/*
+ * PLE off for this VM only (KVM_CAP_X86_DISABLE_EXITS, PAUSE): before its
+ * first vCPU exists. 0, or -errno with @err.
+ */
+int kvm_vm_disable_pause_exits(struct kvm_vm *vm, const struct kvm_system *sys, char *err,
+			       size_t errlen);
+
 #endif

@@ -142,27 +142,12 @@ void lv_domain_poll_serial(struct lv_domain *d, uint64_t now_ns)
 		d->end_ns = now_ns;
 }
 
-/* /proc/TID/schedstat names any thread, not only this process's. */
-static int read_schedstat(pid_t tid, struct schedstat *out)
-{
-	char path[64];
-	unsigned char *text;
-	size_t len;
-	char err[128];
-	snprintf(path, sizeof(path), "/proc/%d/schedstat", (int)tid);
-	if (tid <= 0 || read_whole_file(path, 4096, &text, &len, err, sizeof(err)))
-		return -1;
-	int rc = schedstat_parse((const char *)text, out);
-	free(text);
-	return rc;
-}
-
 void lv_domain_snapshot(struct lv_domain *d, bool local, struct counter_snapshot *out)
 {
 	struct kvm_stats_snapshot kvm[PLERIG_MAX_VCPUS];
 	char err[256];
 	for (unsigned i = 0; i < d->nr_vcpus; i++)
-		if (!local || read_schedstat(d->vcpus[i].tid, &out[i].sched))
+		if (!local || schedstat_read_any(d->vcpus[i].tid, &out[i].sched, err, sizeof(err)))
 			memset(&out[i].sched, 0, sizeof(out[i].sched));
 	/* no stats (TCG, an old QEMU) are reported as absent, not as a failed run */
 	char *reply = monitor(d, qmp_query_stats_command(), err, sizeof(err));
