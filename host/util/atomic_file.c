@@ -12,20 +12,6 @@
 
 #include "util/output_path.h"
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /*
  * A fresh name next to @path (so rename() stays within one file system),
  * created exclusively with 0666 so that the umask applies as for any file.
@@ -47,7 +33,7 @@ static int write_stream(const char *path, const char *text, size_t len)
 	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return -1;
-	int bad = write_all(fd, text, len);
+	int bad = output_path_write_all(fd, text, len);
 	int saved = errno;
 	if (close(fd) && !bad)
 		return -1;
@@ -71,7 +57,7 @@ static int replace(const char *path, const char *text, size_t len, char *err, si
 		return -1;
 	}
 	/* fsync before rename: after a crash, the old file or the whole new one */
-	if (write_all(fd, text, len) || fsync(fd)) {
+	if (output_path_write_all(fd, text, len) || fsync(fd)) {
 		saved = errno;
 		close(fd);
 		goto fail_unlink;

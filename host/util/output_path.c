@@ -116,7 +116,7 @@ int output_path_check(const char *option, const char *path, char *err, size_t er
 	return 0;
 }
 
-static int write_all(int fd, const char *p, size_t len)
+int output_path_write_all(int fd, const char *p, size_t len)
 {
 	while (len) {
 		ssize_t n = write(fd, p, len);
@@ -144,7 +144,7 @@ int output_path_fallback(const char *what, const char *ext, const char *text, si
 		int fd = mkostemps(name, (int)strlen(ext) + 1, O_CLOEXEC); /* O_EXCL, 0600 */
 		if (fd < 0)
 			continue;
-		int bad = write_all(fd, text, len) || fsync(fd);
+		int bad = output_path_write_all(fd, text, len) || fsync(fd);
 		if (close(fd) || bad) {
 			unlink(name);
 			continue;

@@ -40,4 +40,7 @@ int output_path_check(const char *option, const char *path, char *err, size_t er
 int output_path_fallback(const char *what, const char *ext, const char *text, size_t len,
 			 char *name, size_t name_len);
 
+/* All of @len bytes to @fd, through EINTR and short writes: 0, or -1 with errno. */
+int output_path_write_all(int fd, const char *p, size_t len);
+
 #endif
