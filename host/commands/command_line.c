@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "commands/commands.h"
+#include "util/output_path.h"
+#include "util/text_file.h"
 
 char *command_line_join(const char *prefix, int argc, char **argv)
 {
@@ -18,4 +22,36 @@ char *command_line_join(const char *prefix, int argc, char **argv)
 		strcat(s, argv[i]);
 	}
 	return s;
+}
+
+int check_outputs(const char *who, const char *json_opt, const char *json_path, const char *csv_opt,
+		  const char *csv_path)
+{
+	char err[PATH_MAX + 256];
+
+	if (json_path && csv_path && !strcmp(json_path, "-") && !strcmp(csv_path, "-")) {
+		fprintf(stderr, "%s: %s - and %s -: only one of them can have stdout\n", who,
+			json_opt, csv_opt);
+		return EXIT_USAGE;
+	}
+	if ((json_path && output_path_check(json_opt, json_path, err, sizeof(err))) ||
+	    (csv_path && output_path_check(csv_opt, csv_path, err, sizeof(err)))) {
+		fprintf(stderr, "%s: %s\n", who, err);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+int check_guest(const char *who, const char *option_path, const char *path)
+{
+	const char *env = getenv("PLERIG_GUEST");
+	char err[256];
+
+	if (!option_path && !(env && !strcmp(env, path)))
+		return 0;
+	if (text_file_check_regular(path, err, sizeof(err))) {
+		fprintf(stderr, "%s: guest image %s: %s (pass --guest FILE)\n", who, path, err);
+		return EXIT_USAGE;
+	}
+	return 0;
 }

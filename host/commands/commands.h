@@ -22,4 +22,19 @@ command_fn cmd_doctor;
 /* "plerig run --x y": argv joined with spaces behind @prefix; malloc'ed, NULL out of memory. */
 char *command_line_join(const char *prefix, int argc, char **argv);
 
+/*
+ * Before the first VM boots: can the results be written? @json_opt and
+ * @csv_opt name the options ("--json"); a NULL path is not asked for.
+ * 0, or EXIT_USAGE after one line "WHO: OPTION PATH: reason" on stderr.
+ */
+int check_outputs(const char *who, const char *json_opt, const char *json_path, const char *csv_opt,
+		  const char *csv_path);
+
+/*
+ * The guest image @path, when the user named it (@option_path, from --guest,
+ * or PLERIG_GUEST), is a regular file: a FIFO would block. 0, or EXIT_USAGE
+ * after one line. The built-in default is left to the backend's message.
+ */
+int check_guest(const char *who, const char *option_path, const char *path);
+
 #endif

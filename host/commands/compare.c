@@ -43,6 +43,8 @@ int cmd_compare(int argc, char **argv, const char *guest_path)
 		fprintf(stderr, "plerig compare: %s\n", err);
 		return COMPARE_EXIT_BAD_INPUT;
 	}
+	if (check_outputs("plerig compare", "--json", o.json_path, NULL, NULL))
+		return COMPARE_EXIT_BAD_INPUT;
 	if (results_file_load(o.base_path, o.metrics, o.nr_metrics, &base, err, sizeof(err))) {
 		fprintf(stderr, "plerig compare: %s\n", err);
 		return COMPARE_EXIT_BAD_INPUT;

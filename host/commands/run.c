@@ -49,6 +49,11 @@ int cmd_run(int argc, char **argv, const char *guest_path)
 		fprintf(stderr, "plerig run: %s\n", err);
 		return EXIT_USAGE;
 	}
+	if (plan.guest_path)
+		guest_path = plan.guest_path;
+	if (check_outputs("plerig run", "--json", plan.json_path, "--csv", plan.csv_path) ||
+	    check_guest("plerig run", plan.guest_path, guest_path))
+		return EXIT_USAGE;
 	if (interrupt_install()) {
 		perror("plerig run: installing signal handlers");
 		return EXIT_FAILED;
@@ -58,18 +63,22 @@ int cmd_run(int argc, char **argv, const char *guest_path)
 		fprintf(stderr, "plerig run: out of memory\n");
 		return EXIT_FAILED;
 	}
-	const struct experiment_output out = {.rows = stdout, .who = "plerig run"};
+	/* with the JSON or the CSV on stdout, the tables go to stderr */
+	FILE *tables = (plan.json_path && !strcmp(plan.json_path, "-")) ||
+			       (plan.csv_path && !strcmp(plan.csv_path, "-"))
+			   ? stderr
+			   : stdout;
+	const struct experiment_output out = {.rows = tables, .who = "plerig run"};
 	int status = EXIT_FAILED;
-	if (experiment_run(&plan, plan.guest_path ? plan.guest_path : guest_path, command_line,
-			   &out, &rep, err, sizeof(err))) {
+	if (experiment_run(&plan, guest_path, command_line, &out, &rep, err, sizeof(err))) {
 		fprintf(stderr, "plerig run: %s\n", err);
 		goto out;
 	}
 	if (!plan.quiet)		       /* the JSON keeps every reason */
 		ple_notes_print(stderr, &rep); /* stdout stays the table, for scripts */
 	if (plan.repeat > 1) {
-		stats_table_print(stdout, &rep);
-		comparison_table_print(stdout, &rep);
+		stats_table_print(tables, &rep);
+		comparison_table_print(tables, &rep);
 	}
 	status = write_outputs(&plan, &rep);
 	if (!plan.quiet && plan.repeat == 1)
@@ -85,6 +94,8 @@ int cmd_run(int argc, char **argv, const char *guest_path)
 	if (s)
 		status = s;
 out:
+	if (interrupt_requested()) /* a signal always says so: 128 + N */
+		status = 128 + interrupt_signal();
 	report_free(&rep);
 	free(command_line);
 	return status;

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/run_options.h"
@@ -96,13 +97,17 @@ int cmd_sweep(int argc, char **argv, const char *guest_path)
 	int st = parse_plan(&o, &plan);
 	if (st)
 		return st < 0 ? EXIT_OK : st;
+	if (plan.guest_path)
+		guest_path = plan.guest_path;
+	if (check_outputs("plerig sweep", "--json", o.json_path, "--csv", o.csv_path) ||
+	    check_guest("plerig sweep", plan.guest_path, guest_path))
+		return EXIT_USAGE;
 	/* from here on Ctrl-C only raises a flag: the originals always go back */
 	if (interrupt_install()) {
 		perror("plerig sweep: installing signal handlers");
 		return EXIT_FAILED;
 	}
-	int status =
-	    sweep_run(&o.grid, &plan, plan.guest_path ? plan.guest_path : guest_path, &curve);
+	int status = sweep_run(&o.grid, &plan, guest_path, &curve);
 	if (write_outputs(&o, &curve) && status == 0)
 		status = EXIT_FAILED;
 	sweep_curve_free(&curve);

@@ -41,12 +41,23 @@ static const char *mean_sd(const struct metric *m, const struct sample_stats *s,
 	return buf;
 }
 
+/* "+12.3%", or ">+999%" past the column's width: a huge change needs no digits. */
+static void pct_text(double pct, char *buf, size_t len)
+{
+	if (pct >= 1000.0)
+		snprintf(buf, len, ">+999%%");
+	else if (pct <= -1000.0)
+		snprintf(buf, len, "<-999%%");
+	else
+		snprintf(buf, len, "%+.1f%%", pct);
+}
+
 static const char *delta_text(const struct metric_comparison *r, char *buf, size_t len)
 {
 	const struct judgement *j = &r->judgement;
 
-	if (!isnan(j->delta_pct))
-		snprintf(buf, len, "%+.1f%%", j->delta_pct);
+	if (isfinite(j->delta_pct))
+		pct_text(j->delta_pct, buf, len);
 	else if (!isnan(j->delta)) /* the base mean is 0: no percentage of it */
 		snprintf(buf, len, "from 0");
 	else
@@ -73,10 +84,12 @@ static const char *ci_text(const struct metric_comparison *r, char *buf, size_t 
 
 	if (!w->valid)
 		snprintf(buf, len, "-");
-	else if (r->base.mean != 0.0)
-		snprintf(buf, len, "[%+.1f%%, %+.1f%%]", 100.0 * w->ci_low / fabs(r->base.mean),
-			 100.0 * w->ci_high / fabs(r->base.mean));
-	else
+	else if (r->base.mean != 0.0) {
+		char a[16], b[16];
+		pct_text(100.0 * w->ci_low / fabs(r->base.mean), a, sizeof(a));
+		pct_text(100.0 * w->ci_high / fabs(r->base.mean), b, sizeof(b));
+		snprintf(buf, len, "[%s, %s]", a, b);
+	} else
 		snprintf(buf, len, "[%s, %s]", metric_value(r->metric, w->ci_low, lo, sizeof(lo)),
 			 metric_value(r->metric, w->ci_high, hi, sizeof(hi)));
 	return buf;

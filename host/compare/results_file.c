@@ -2,13 +2,21 @@
 #include "compare/results_file.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "util/atomic_file.h"
 #include "report/json_report.h"
+
+/* 1 GiB: far above any real results file, far below INT_MAX for json-c. */
+#define RESULTS_FILE_MAX (1 << 30)
+
+/* No figure plerig writes comes near this; past it the variance would overflow. */
+#define RESULTS_VALUE_MAX 1e15
 
 /* Where in which file: every message starts "PATH: json.path: ". */
 struct where {
@@ -115,19 +123,34 @@ static const char *opt_string(json_object *o, const char *key)
 
 /* ---- the file --------------------------------------------------------- */
 
-/* Whole file, so that a syntax error can be placed by line. */
+/*
+ * Whole file, so that a syntax error can be placed by line. Refused above
+ * RESULTS_FILE_MAX before parsing, so every length fits json-c's int.
+ */
 static char *read_all(const struct where *w, size_t *len)
 {
 	FILE *f = fopen(w->file, "r");
 	char *text = NULL;
 	size_t cap = 0;
+	struct stat st;
 
 	*len = 0;
 	if (!f) {
 		bad(w, NULL, "cannot open: %s", strerror(errno));
 		return NULL;
 	}
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
+	    (uint64_t)st.st_size > RESULTS_FILE_MAX) {
+		bad(w, NULL, "%lld bytes, more than the %d MiB a results file may have",
+		    (long long)st.st_size, RESULTS_FILE_MAX >> 20);
+		goto fail;
+	}
 	for (;;) {
+		if (*len > RESULTS_FILE_MAX) { /* a pipe says no size beforehand */
+			bad(w, NULL, "more than the %d MiB a results file may have",
+			    RESULTS_FILE_MAX >> 20);
+			goto fail;
+		}
 		if (*len + 65536 + 1 > cap) {
 			char *grown = realloc(text, cap = cap * 2 + 65536 + 1);
 			if (!grown) {
@@ -200,6 +223,49 @@ static json_object *parse(const struct where *w)
 	return root;
 }
 
+/* ---- control characters ------------------------------------------------ */
+
+/* @s with bytes below 0x20 and 0x7f as \xHH; malloc'ed, NULL when none (or no memory). */
+static char *escape_controls(const char *s)
+{
+	size_t n = 0, len = strlen(s);
+	for (size_t i = 0; i < len; i++)
+		n += (unsigned char)s[i] < 0x20 || s[i] == 0x7f;
+	char *out = n ? malloc(len + 3 * n + 1) : NULL;
+	if (!out)
+		return NULL;
+	char *o = out;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x20 || c == 0x7f)
+			o += sprintf(o, "\\x%02x", c);
+		else
+			*o++ = (char)c;
+	}
+	*o = '\0';
+	return out;
+}
+
+/* Every string in the document, escaped in place: compare prints them to terminals. */
+static void escape_strings(json_object *o)
+{
+	if (json_object_is_type(o, json_type_string)) {
+		char *e = escape_controls(json_object_get_string(o));
+		if (e)
+			json_object_set_string(o, e);
+		free(e);
+	} else if (json_object_is_type(o, json_type_array)) {
+		for (size_t i = 0; i < json_object_array_length(o); i++)
+			escape_strings(json_object_array_get_idx(o, i));
+	} else if (json_object_is_type(o, json_type_object)) {
+		json_object_object_foreach(o, key, val)
+		{
+			(void)key;
+			escape_strings(val);
+		}
+	}
+}
+
 /* ---- checks ----------------------------------------------------------- */
 
 static int check_schema(const struct where *w, json_object *root)
@@ -256,6 +322,11 @@ static int check_run(const struct where *w, const char *at, json_object *run,
 		if (v && !is_number(v))
 			return bad(w, sat, "%s is %s, not a number or null", metrics[m]->name,
 				   kind(v));
+		/* NaN and Infinity are not JSON, and 1e308 is no measurement */
+		double x = v ? json_object_get_double(v) : 0.0;
+		if (v && (!isfinite(x) || fabs(x) > RESULTS_VALUE_MAX))
+			return bad(w, NULL, "%s.%s: %s out of range", sat, metrics[m]->name,
+				   json_object_get_string(v));
 	}
 	return 0;
 }
@@ -339,8 +410,10 @@ static void ple_params_text(json_object *host, char *buf, size_t len)
 		return;
 	json_object_object_foreach(p, key, val)
 	{
-		int n = snprintf(buf + used, len - used, "%s%s=%s", used ? " " : "", key,
-				 val ? json_object_get_string(val) : "null");
+		char *ekey = escape_controls(key);
+		int n = snprintf(buf + used, len - used, "%s%s=%s", used ? " " : "",
+				 ekey ? ekey : key, val ? json_object_get_string(val) : "null");
+		free(ekey);
 		if (n < 0 || (size_t)n >= len - used)
 			break;
 		used += (size_t)n;
@@ -358,6 +431,7 @@ int results_file_load(const char *path, const struct metric *const *metrics, uns
 	if (!(root = parse(&w)))
 		return -1;
 	out->root = root;
+	escape_strings(root);
 	if (check_schema(&w, root) || !(variants = member(&w, NULL, root, "variants", WANT_ARRAY)))
 		goto fail;
 	if (json_object_object_get_ex(root, "host", &host) &&

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/text_file.h"
+#include "util/atomic_file.h"
 
 #ifndef PLERIG_VERSION
 #define PLERIG_VERSION "unknown"
@@ -60,23 +60,6 @@ static json_object *num(double v)
 	return isnan(v) ? NULL : json_object_new_double(v);
 }
 
-static int emit(const char *path, const char *text, const char *what, char *err, size_t errlen)
-{
-	if (!strcmp(path, "-")) {
-		if (fputs(text, stdout) < 0 || fflush(stdout)) {
-			snprintf(err, errlen, "writing the %s to stdout failed", what);
-			return -1;
-		}
-		return 0;
-	}
-	int rc = text_file_replace(path, text, 0644);
-	if (rc) {
-		snprintf(err, errlen, "writing the %s to %s: %s", what, path, strerror(-rc));
-		return -1;
-	}
-	return 0;
-}
-
 int sweep_curve_write_json(const struct sweep_curve *c, const char *path, char *err, size_t errlen)
 {
 	json_object *root = json_object_new_object(), *params = json_object_new_array(),
@@ -116,7 +99,7 @@ int sweep_curve_write_json(const struct sweep_curve *c, const char *path, char *
 	int rc = -1;
 	if (copy) {
 		sprintf(copy, "%s\n", text);
-		rc = emit(path, copy, "sweep JSON", err, errlen);
+		rc = atomic_file_write(path, "JSON", copy, strlen(copy), err, errlen);
 	} else {
 		snprintf(err, errlen, "out of memory for the sweep JSON");
 	}
@@ -185,7 +168,7 @@ int sweep_curve_write_csv(const struct sweep_curve *c, const char *path, char *e
 		}
 		csv_field(&p, &left, q->ok ? q->pause_exits_why : q->error, true);
 	}
-	int rc = emit(path, text, "sweep CSV", err, errlen);
+	int rc = atomic_file_write(path, "CSV", text, strlen(text), err, errlen);
 	free(text);
 	return rc;
 }

@@ -111,8 +111,8 @@ void one_sample_t_test(const double *d, unsigned n, double confidence, struct we
 	if (n < 2)
 		return;
 	const double se = gsl_stats_sd_m(d, 1, n, out->diff) / sqrt((double)n);
-	if (!(se > 0.0))
-		return;
+	if (!(se > 0.0) || !isfinite(se) || !isfinite(out->diff))
+		return; /* no spread, or figures past double's range: nothing to test */
 	out->t = out->diff / se;
 	out->df = n - 1;
 	out->p = 2.0 * gsl_cdf_tdist_Q(fabs(out->t), out->df);
@@ -141,6 +141,9 @@ void welch_test(const double *a, unsigned na, const double *b, unsigned nb, doub
 	const double se = sqrt(se2);
 	out->t = out->diff / se;
 	out->df = se2 * se2 / (va * va / (na - 1) + vb * vb / (nb - 1));
+	/* a variance past double's range makes df NaN: untestable, never an abort */
+	if (!isfinite(out->t) || !isfinite(out->df) || !(out->df > 0.0) || !isfinite(out->rel))
+		return;
 	out->p = 2.0 * gsl_cdf_tdist_Q(fabs(out->t), out->df);
 	const double q = gsl_cdf_tdist_Qinv((1.0 - confidence) / 2.0, out->df);
 	out->ci_low = out->diff - q * se;

@@ -1,34 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "util/atomic_file.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-static int write_stdout(const char *what, const char *text, size_t len, char *err, size_t errlen)
-{
-	if (fwrite(text, 1, len, stdout) != len || fflush(stdout) == EOF)
-		return errbuf_printf(err, errlen, "cannot write %s to stdout: %s", what,
-				     strerror(errno));
-	return 0;
-}
+#include "util/output_path.h"
 
 /*
  * A fresh name next to @path (so rename() stays within one file system),
@@ -45,30 +27,37 @@ static int create_temp(const char *path, char *tmp, size_t len)
 	return -1;
 }
 
-int atomic_file_write(const char *path, const char *what, const char *text, size_t len, char *err,
-		      size_t errlen)
+/* Straight into a FIFO or a device: no temporary file, no rename. */
+static int write_stream(const char *path, const char *text, size_t len)
 {
-	if (!path || !*path)
-		return errbuf_printf(err, errlen, "cannot write %s: no file name", what);
-	if (strcmp(path, "-") == 0)
-		return write_stdout(what, text, len, err, errlen);
+	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -1;
+	int bad = output_path_write_all(fd, text, len);
+	int saved = errno;
+	if (close(fd) && !bad)
+		return -1;
+	errno = saved;
+	return bad;
+}
 
+static int replace(const char *path, const char *text, size_t len, char *err, size_t errlen)
+{
 	size_t tmp_len = strlen(path) + 32;
 	char *tmp = malloc(tmp_len);
 	int fd, saved;
 
 	if (!tmp)
-		return errbuf_printf(err, errlen, "cannot write '%s': %s", path, strerror(ENOMEM));
+		return errbuf_printf(err, errlen, "%s", strerror(ENOMEM));
 	fd = create_temp(path, tmp, tmp_len);
 	if (fd < 0) {
 		saved = errno;
-		errbuf_printf(err, errlen, "cannot write '%s': %s (creating '%s')", path,
-			      strerror(saved), tmp);
+		errbuf_printf(err, errlen, "%s (creating '%s')", strerror(saved), tmp);
 		free(tmp);
 		return -1;
 	}
 	/* fsync before rename: after a crash, the old file or the whole new one */
-	if (write_all(fd, text, len) || fsync(fd)) {
+	if (output_path_write_all(fd, text, len) || fsync(fd)) {
 		saved = errno;
 		close(fd);
 		goto fail_unlink;
@@ -83,5 +72,48 @@ int atomic_file_write(const char *path, const char *what, const char *text, size
 fail_unlink:
 	unlink(tmp);
 	free(tmp);
-	return errbuf_printf(err, errlen, "cannot write '%s': %s", path, strerror(saved));
+	return errbuf_printf(err, errlen, "%s", strerror(saved));
+}
+
+static int write_to(const char *path, const char *text, size_t len, char *err, size_t errlen)
+{
+	char target[PATH_MAX];
+
+	switch (output_path_classify(path, target, sizeof(target), err, errlen)) {
+	case OUTPUT_STDOUT:
+		if (fwrite(text, 1, len, stdout) != len || fflush(stdout) == EOF)
+			return errbuf_printf(err, errlen, "%s", strerror(errno));
+		return 0;
+	case OUTPUT_STREAM:
+		if (write_stream(path, text, len))
+			return errbuf_printf(err, errlen, "%s", strerror(errno));
+		return 0;
+	case OUTPUT_REPLACE:
+		return replace(target, text, len, err, errlen);
+	case OUTPUT_REFUSED:
+		break;
+	}
+	return -1;
+}
+
+int atomic_file_write(const char *path, const char *what, const char *text, size_t len, char *err,
+		      size_t errlen)
+{
+	char why[512], ext[16], fallback[PATH_MAX];
+	const char *where = path && !strcmp(path, "-") ? "stdout" : path ? path : "";
+
+	if (!write_to(path, text, len, why, sizeof(why)))
+		return 0;
+	/* never nowhere: the results go to a fresh file whose name is said */
+	size_t i = 0;
+	for (; what[i] && i + 1 < sizeof(ext); i++)
+		ext[i] = (char)tolower((unsigned char)what[i]);
+	ext[i] = '\0';
+	if (output_path_fallback(ext, ext, text, len, fallback, sizeof(fallback)))
+		return errbuf_printf(err, errlen,
+				     "cannot write %s to '%s': %s; no fallback file could be "
+				     "written either",
+				     what, where, why);
+	return errbuf_printf(err, errlen, "cannot write %s to '%s': %s; the %s is in %s instead",
+			     what, where, why, what, fallback);
 }

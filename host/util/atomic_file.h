@@ -13,9 +13,12 @@
 #include "util/errbuf.h"
 
 /*
- * Write @len bytes of @text to @path, or to stdout when @path is "-".
- * @what names the content in messages ("JSON", "CSV"). Returns 0, or -1
- * with a message naming the path and the reason in @err.
+ * Write @len bytes of @text to @path as output_path.h says: stdout for
+ * "-", straight into a FIFO or a device, atomically over a regular file
+ * (through symlinks). @what names the content in messages ("JSON", "CSV").
+ * Returns 0, or -1 with a message naming the path and the reason in @err;
+ * then the text went to a fallback file, named in the message, if any
+ * could be written.
  */
 int atomic_file_write(const char *path, const char *what, const char *text, size_t len, char *err,
 		      size_t errlen);

@@ -7,7 +7,10 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include "util/errbuf.h"
 
 ssize_t text_file_read(const char *path, char *buf, size_t len)
 {
@@ -39,6 +42,27 @@ ssize_t text_file_read(const char *path, char *buf, size_t len)
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
 		buf[--n] = '\0';
 	return (ssize_t)n;
+}
+
+int text_file_check_regular(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return errbuf_printf(err, errlen, "%s", strerror(errno));
+	int rc = fstat(fd, &st);
+	int e = errno;
+	close(fd);
+	if (rc)
+		return errbuf_printf(err, errlen, "%s", strerror(e));
+	if (!S_ISREG(st.st_mode))
+		return errbuf_printf(err, errlen, "is %s, not a regular file",
+				     S_ISDIR(st.st_mode)    ? "a directory"
+				     : S_ISFIFO(st.st_mode) ? "a FIFO"
+				     : S_ISCHR(st.st_mode)  ? "a character device"
+				     : S_ISSOCK(st.st_mode) ? "a socket"
+							    : "a device");
+	return 0;
 }
 
 int text_file_write(const char *path, const char *text)

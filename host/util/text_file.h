@@ -16,6 +16,13 @@
  */
 ssize_t text_file_read(const char *path, char *buf, size_t len);
 
+/*
+ * Is @path a regular file that can be opened for reading? Opened with
+ * O_NONBLOCK, so a FIFO is refused at once instead of waiting for a writer.
+ * 0, or -1 with the reason (without the path) in @err.
+ */
+int text_file_check_regular(const char *path, char *err, size_t errlen);
+
 /* Write @text to an existing file with a single write(). 0 or -errno. */
 int text_file_write(const char *path, const char *text);
 

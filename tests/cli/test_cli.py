@@ -88,7 +88,7 @@ class BadInput(unittest.TestCase):
     @unittest.skipUnless(kvm_usable(), "/dev/kvm is not usable here")
     def test_missing_guest_image(self):
         r = plerig("run", *SHORT, "--guest", "/nonexistent/guest.elf")
-        self.assert_one_line_error(r, 1, "/nonexistent/guest.elf")
+        self.assert_one_line_error(r, 2, "/nonexistent/guest.elf")  # a bad command line
 
     @unittest.skipUnless(kvm_usable(), "/dev/kvm is not usable here")
     def test_corrupt_guest_images(self):

@@ -176,6 +176,49 @@ class Compare(unittest.TestCase):
             self.assertEqual(self.verdicts(r, label), ["no significant change"] * 2, label)
         self.assertIn("0 worse, 0 better, 8 no significant change", r.stdout)
 
+    def test_extreme_finite_values_are_refused_not_aborted(self):
+        doc = document(variant("pause"))
+        bad = copy.deepcopy(doc)
+        bad["variants"][0]["runs"][1]["summary"]["acq_per_s"] = 1e308
+        r = self.compare(doc, bad)
+        self.assert_bad_input(r, "variants[0].runs[1].summary.acq_per_s", "out of range")
+        for token in ("NaN", "Infinity", "-Infinity"):
+            text = json.dumps(doc).replace('"acq_per_s": 1010000.0', f'"acq_per_s": {token}', 1)
+            self.assertIn(token, text)
+            r = self.compare(doc, text)
+            self.assert_bad_input(r, "variants[0].runs[1].summary.acq_per_s", token)
+            self.assertNotIn("nan%", r.stdout + r.stderr)
+
+    def test_huge_delta_keeps_the_table_aligned(self):
+        base = document(variant("pause", acq=[1e3, 1.01e3, 0.99e3]))
+        new = document(variant("pause", acq=[3e7, 3.01e7, 2.99e7]))
+        r = self.compare(base, new)
+        self.assert_status(r, 0)  # more acquisitions: better
+        self.assertNotIn("2999", r.stdout)
+        row = [l for l in r.stdout.splitlines() if l.lstrip().startswith("acq/s")][0]
+        header = [l for l in r.stdout.splitlines() if l.lstrip().startswith("metric")][0]
+        self.assertIn(">+999%", row)
+        self.assertEqual(row.index("better"), header.index("verdict"))
+
+    def test_control_characters_are_escaped(self):
+        doc = document(variant("pause"))
+        doc["host"]["kernel"] = "6.1\x1b[2J\x07"
+        doc["variants"][0]["runs"][2] = run(2, {}, ok=False)
+        doc["variants"][0]["runs"][2]["error"] = "boom\x1b]0;owned\x07"
+        refresh_stats(doc["variants"][0])
+        r = self.compare(doc, doc)
+        self.assertNotIn("\x1b", r.stdout + r.stderr)
+        self.assertNotIn("\x07", r.stdout + r.stderr)
+        self.assertIn("\\x1b", r.stdout)
+
+    def test_results_file_over_the_cap_is_refused(self):
+        path = os.path.join(self.tmp.name, "HUGE.json")
+        with open(path, "wb") as f:
+            f.truncate((1 << 30) + 1)  # sparse: no disk used
+        good = self.write("GOOD.json", document(variant("pause")))
+        r = plerig("compare", good, path, cwd=self.tmp.name)
+        self.assert_bad_input(r, "HUGE.json", "MiB")
+
     def test_ten_percent_fewer_acquisitions_is_worse(self):
         base = document(variant("pause"), variant("nop"))
         r = self.compare(base, scaled(base, "acq_per_s", 0.9))

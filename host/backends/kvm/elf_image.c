@@ -479,7 +479,7 @@ int elf_image_read_file(const char *path, void **data, size_t *len, char *err, s
 	uint8_t *buf = NULL;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO must not block */
 	if (fd < 0) {
 		int e = errno;
 

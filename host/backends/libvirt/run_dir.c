@@ -80,7 +80,7 @@ int read_whole_file(const char *path, size_t max, unsigned char **data, size_t *
 {
 	*data = NULL;
 	*len = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* no FIFO hangs */
 	if (fd < 0) {
 		snprintf(err, errlen, "opening %s: %s", path, strerror(errno));
 		return -1;

@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""Bad input and odd output paths: nothing lost, nothing damaged, nothing
+left behind. Device nodes are private ones made with os.mknod in the test's
+own directory (root only), never the real /dev/null.
+
+usage: test_bad_input.py PLERIG GUEST_ELF
+"""
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+PLERIG = GUEST = None
+SHORT = ["--vcpus", "2", "--duration", "0.2", "--warmup", "0.05", "--quiet"]
+
+
+def plerig(*args, env=None, timeout=120, **kw):
+    return subprocess.run([PLERIG, *args], capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, **(env or {})}, **kw)
+
+
+def kvm_usable():
+    return os.access("/dev/kvm", os.R_OK | os.W_OK)
+
+
+class Base(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = self.tmp.name
+
+    def tearDown(self):
+        os.chmod(self.dir, 0o755)
+        self.tmp.cleanup()
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def null_device(self):
+        if os.geteuid() != 0:
+            self.skipTest("needs root to make a private character device with os.mknod")
+        p = self.path("null")
+        os.mknod(p, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        return p
+
+    def assert_usage(self, r, *needles):
+        self.assertEqual(r.returncode, 2, r.stderr)
+        lines = r.stderr.strip().splitlines()
+        self.assertEqual(len(lines), 1, r.stderr)
+        for n in needles:
+            self.assertIn(n, lines[0])
+
+
+class OutputPathsChecked(Base):
+    """Item 2: an unwritable output is said before the first VM boots."""
+
+    def test_run_refuses_unwritable_outputs_at_once(self):
+        sock = self.path("sock")
+        import socket
+        s = socket.socket(socket.AF_UNIX)
+        s.bind(sock)
+        self.addCleanup(s.close)
+        cases = [("--json", "/nonexistent/dir/x.json", "No such file"),
+                 ("--json", self.dir, "directory"),
+                 ("--csv", self.dir, "directory"),
+                 ("--json", sock, "socket")]
+        for opt, path, why in cases:
+            start = time.monotonic()
+            r = plerig("run", "--duration", "5", opt, path)
+            self.assertLess(time.monotonic() - start, 3, f"{opt} {path}: ran the experiment")
+            self.assert_usage(r, opt, path, why)
+
+    def test_sweep_and_compare_refuse_too(self):
+        r = plerig("sweep", "--param", "ple_gap=0,128", "--json", "/nonexistent/d/s.json",
+                   "--", *SHORT)
+        self.assert_usage(r, "--json", "/nonexistent/d/s.json")
+        r = plerig("sweep", "--param", "ple_gap=0,128", "--csv", self.dir, "--", *SHORT)
+        self.assert_usage(r, "--csv", self.dir)
+        r = plerig("compare", "--json", self.dir, "/nonexistent/a.json", "/nonexistent/b.json")
+        self.assert_usage(r, "--json", self.dir)
+
+    def test_both_on_stdout_is_refused(self):
+        self.assert_usage(plerig("run", "--json", "-", "--csv", "-"), "--json -", "--csv -")
+
+    @unittest.skipUnless(kvm_usable(), "/dev/kvm is not usable here")
+    def test_results_kept_when_the_directory_goes_away(self):
+        d = self.path("out")
+        os.mkdir(d)
+        fallback = self.path("fallback")
+        os.mkdir(fallback)
+        p = subprocess.Popen([PLERIG, "run", "--vcpus", "2", "--duration", "1", "--warmup",
+                              "0.05", "-q", "--json", os.path.join(d, "r.json")],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env={**os.environ, "TMPDIR": fallback})
+        time.sleep(0.3)
+        os.rmdir(d)
+        out, err = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, 1, err)
+        self.assertIn("instead", err)
+        saved = os.listdir(fallback)
+        self.assertEqual(len(saved), 1, err)
+        self.assertIn(os.path.join(fallback, saved[0]), err)
+        with open(os.path.join(fallback, saved[0])) as f:
+            self.assertEqual(json.load(f)["schema"], "plerig-results")
+
+
+@unittest.skipUnless(kvm_usable(), "/dev/kvm is not usable here")
+class OutputsNotDamaged(Base):
+    """Item 1: devices and FIFOs are written through, symlinks followed."""
+
+    def test_character_device_stays_a_device(self):
+        null = self.null_device()
+        for opt in ("--json", "--csv"):
+            r = plerig("run", *SHORT, opt, null)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertTrue(stat.S_ISCHR(os.lstat(null).st_mode), f"{opt} replaced the device")
+        self.assertEqual(sorted(os.listdir(self.dir)), ["null"])  # no temp file left
+
+    def test_sweep_and_compare_keep_the_device(self):
+        null = self.null_device()
+        # a compare of bad files still checks --json first, then fails on the input
+        r = plerig("compare", "--json", null, "/nonexistent/a.json", "/nonexistent/b.json")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertTrue(stat.S_ISCHR(os.lstat(null).st_mode))
+
+    def test_fifo_gets_the_data(self):
+        fifo = self.path("fifo")
+        os.mkfifo(fifo)
+        p = subprocess.Popen([PLERIG, "run", *SHORT, "--json", fifo],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        with open(fifo) as f:
+            doc = json.load(f)
+        p.wait(timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr.read())
+        self.assertEqual(doc["schema"], "plerig-results")
+        self.assertTrue(stat.S_ISFIFO(os.lstat(fifo).st_mode))
+
+    def test_symlink_is_followed(self):
+        os.mkdir(self.path("real"))
+        target = self.path("real/r.json")
+        link = self.path("link.json")
+        os.symlink("real/r.json", link)
+        r = plerig("run", *SHORT, "--json", link)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(os.path.islink(link))
+        with open(target) as f:
+            self.assertEqual(json.load(f)["schema"], "plerig-results")
+        self.assertEqual(os.listdir(self.path("real")), ["r.json"])
+
+    def test_dash_is_the_data_alone(self):
+        r = plerig("run", *SHORT, "--json", "-")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(json.loads(r.stdout)["schema"], "plerig-results")
+        self.assertIn("acq/s", r.stderr)  # the table went to stderr
+        r = plerig("run", *SHORT, "--csv", "-")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("acq/s", r.stdout)
+        self.assertIn("acq/s", r.stderr)
+
+
+class GuestImage(Base):
+    """Item 4: a FIFO as guest image is refused at once, with exit 2."""
+
+    def test_fifo_guest_is_refused_at_once(self):
+        fifo = self.path("guest.fifo")
+        os.mkfifo(fifo)
+        r = plerig("run", *SHORT, "--guest", fifo, timeout=10)
+        self.assert_usage(r, fifo, "FIFO")
+        r = plerig("run", *SHORT, env={"PLERIG_GUEST": fifo}, timeout=10)
+        self.assert_usage(r, fifo, "FIFO")
+        r = plerig("sweep", "--param", "ple_gap=0,128", "--", *SHORT, "--guest", fifo,
+                   timeout=10)
+        self.assert_usage(r, fifo, "FIFO")
+
+    def test_directory_and_device_guest_are_refused(self):
+        self.assert_usage(plerig("run", *SHORT, "--guest", self.dir, timeout=10), "directory")
+        null = self.null_device()
+        self.assert_usage(plerig("run", *SHORT, "--guest", null, timeout=10),
+                          "character device")
+
+    @unittest.skipUnless(kvm_usable(), "/dev/kvm is not usable here")
+    def test_interrupt_is_128_plus_n(self):
+        p = subprocess.Popen([PLERIG, "run", "--vcpus", "2", "--duration", "5", "-q"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        time.sleep(0.5)
+        p.send_signal(signal.SIGINT)
+        p.communicate(timeout=60)
+        self.assertEqual(p.returncode, 128 + signal.SIGINT)
+
+
+if __name__ == "__main__":
+    PLERIG, GUEST = sys.argv[1], sys.argv[2]
+    unittest.main(argv=sys.argv[:1], verbosity=2)
