@@ -136,12 +136,16 @@ class Results(unittest.TestCase):
             self.assertEqual(len(run["vm_results"]), 2)
             for vm in run["vm_results"]:
                 self.assertEqual(len(vm["vcpus"]), 2)
-                total = 0
+                total = measured = 0
                 for c in vm["vcpus"]:
                     for k in VCPU_FIELDS:
                         self.assertIn(k, c)
-                    self.assertGreater(c["acquisitions"], 0)
+                    # 4 vCPUs on 2 CPUs: a busy host may starve one vCPU for the
+                    # whole run, so only the VM as a whole must progress
+                    self.assertGreaterEqual(c["acquisitions"], 0)
+                    measured += c["acquisitions"]
                     total += c["acquisitions"] + c["unmeasured_acquisitions"]
+                self.assertGreater(measured, 0)
                 self.assertEqual(vm["protected_counter"], total)
 
     def test_repeats_match_the_schema(self):
