@@ -2,7 +2,7 @@
 BUILD ?= build
 RUN_ARGS ?=
 
-.PHONY: all setup build run test unit-test vm-test bench format clean
+.PHONY: all setup build run test unit-test vm-test ple-test bench format clean
 
 all: build
 
@@ -27,6 +27,11 @@ unit-test: build
 
 vm-test: build
 	scripts/run-tests $(BUILD) vm
+
+# plerig against the real kvm_intel with PAUSE-loop exiting, under Bochs' emulated
+# VMX CPU: no /dev/kvm needed (about 10 minutes).
+ple-test: build
+	scripts/ple-test $(BUILD)
 
 bench: build
 	scripts/bench-startup $(BUILD)

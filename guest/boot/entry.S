@@ -53,6 +53,7 @@ long_mode_entry:
 	shl	$KSTACK_SHIFT, %rax
 	lea	kernel_stacks(%rax), %rsp
 	lidt	idt_descriptor
+	sti			/* interrupts on, as a real guest spins: see interrupt_stub */
 	xchg	%edi, %esi		/* guest_main(vcpu, start_info) */
 	call	guest_main
 	/* guest_main does not return */
@@ -63,17 +64,18 @@ bad_vcpu_index:
 	jmp	1b
 
 /*
- * enter_user(vcpu, user_rsp, entry): iretq to ring 3 with IF=0 and IOPL=0,
+ * enter_user(vcpu, user_rsp, entry): iretq to ring 3 with IF=1 and IOPL=0,
  * %rdi = vcpu. The storm never comes back: it reports DONE to the host
  * from ring 3 (see PLERIG_EVENT_MMIO_GPA).
  */
 #define RFLAGS_RESERVED 0x2
+#define RFLAGS_IF 0x200
 
 	.globl enter_user
 enter_user:
 	pushq	$SEL_USER_DATA
 	pushq	%rsi
-	pushq	$RFLAGS_RESERVED
+	pushq	$(RFLAGS_RESERVED | RFLAGS_IF)
 	pushq	$SEL_USER_CODE
 	pushq	%rdx
 	iretq
@@ -124,6 +126,25 @@ exception_stubs:
 	exception_stub 30, 1
 	exception_stub 31, 0
 
+/*
+ * Every vCPU runs with interrupts enabled (IF=1), as a real guest's spin
+ * loops do: a hypervisor that emulates VMX evaluates external-interrupt
+ * exits against it (Bochs, under which kvm_intel's PLE is tested, never
+ * takes one from an L2 with IF=0). plerig's VMM injects nothing, so this
+ * stub, the handler of vectors 32-255, only runs if a device interrupts
+ * anyway: it signals end-of-interrupt to the local APIC (xAPIC mode,
+ * mapped at XAPIC_GPA) and returns to the interrupted code.
+ */
+#define APIC_EOI (XAPIC_GPA + 0xb0)
+
+	.balign 16
+interrupt_stub:
+	pushq	%rax
+	xor	%eax, %eax
+	movabs	%eax, APIC_EOI
+	popq	%rax
+	iretq
+
 exception_common:
 	mov	%rsp, %rdi		/* struct trap_frame * */
 	and	$-16, %rsp
@@ -142,15 +163,22 @@ exception_common:
  * they ever move beyond) and the middle one is the image base's.
  */
 #define NR_EXCEPTIONS 32
-idt:
-	.set	vector, 0
-	.rept	NR_EXCEPTIONS
-	.word	exception_stubs + vector * 16 - PLERIG_IMAGE_BASE
+#define NR_VECTORS 256
+.macro idt_gate handler
+	.word	\handler - PLERIG_IMAGE_BASE
 	.word	SEL_KERNEL_CODE
 	.byte	0, 0x8e			/* present, DPL 0, 64-bit interrupt gate */
 	.word	PLERIG_IMAGE_BASE >> 16
 	.long	0, 0
+.endm
+idt:
+	.set	vector, 0
+	.rept	NR_EXCEPTIONS
+	idt_gate (exception_stubs+vector*16)
 	.set	vector, vector + 1
+	.endr
+	.rept	NR_VECTORS - NR_EXCEPTIONS
+	idt_gate interrupt_stub
 	.endr
 idt_end:
 idt_descriptor:

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/option_table.h"
+#include "cli/option_values.h"
 #include "util/errbuf.h"
 #include "util/strfmt.h"
 
@@ -64,6 +65,17 @@ static int parse_param(const struct opt_entry *e, const char *arg, void *target,
 	return 0;
 }
 
+static int parse_seed(const struct opt_entry *e, const char *arg, void *target, char *err,
+		      size_t errlen)
+{
+	struct sweep_options *o = target;
+
+	if (opt_parse_u64("--seed", arg, e->min, e->max, &o->seed, err, errlen))
+		return -1;
+	o->seed_given = true;
+	return 0;
+}
+
 static const struct opt_entry sweep_table[] = {
     {.name = "param",
      .metavar = "NAME=LIST",
@@ -71,6 +83,18 @@ static const struct opt_entry sweep_table[] = {
      .parse = parse_param,
      .help = "a host PLE parameter (listed below) and its values; ple_gap=0 (or "
 	     "pause_filter_count=0) turns PAUSE interception off"},
+    {.name = "rounds",
+     .metavar = "N",
+     OPT_UNSIGNED_FIELD(struct sweep_options, rounds, 1, 1000),
+     .help = "visit every value N times, in a new shuffled order each round; per point the "
+	     "mean, stddev and 95% confidence interval over the rounds, {range} (1)"},
+    {.name = "seed",
+     .metavar = "N",
+     .kind = OPT_CUSTOM,
+     .parse = parse_seed,
+     .min = 0,
+     .max = ~0ULL,
+     .help = "seed of the order of --rounds (from the clock, printed)"},
     {.name = "json",
      .metavar = "FILE",
      OPT_PATH_FIELD(struct sweep_options, json_path),
@@ -117,6 +141,8 @@ enum sweep_options_status sweep_options_parse(int argc, char **argv, struct swee
 	case OPTION_TABLE_OK:
 		break;
 	}
+	if (!o->rounds)
+		o->rounds = 1;
 	bool dashdash = next > 0 && next <= argc && !strcmp(argv[next - 1], "--");
 	if (next < argc && !dashdash)
 		return fail(err, errlen, "unexpected argument '%s': run options go after -- (%s)",
@@ -138,8 +164,8 @@ enum sweep_options_status sweep_options_parse(int argc, char **argv, struct swee
 
 void sweep_options_usage(FILE *out)
 {
-	fputs("usage: plerig sweep --param NAME=V1,V2,... [--param ...] [--json FILE]\n"
-	      "                    [--csv FILE] -- [RUN OPTIONS]\n"
+	fputs("usage: plerig sweep --param NAME=V1,V2,... [--param ...] [--rounds N]\n"
+	      "                    [--json FILE] [--csv FILE] -- [RUN OPTIONS]\n"
 	      "       plerig sweep --restore\n"
 	      "\n"
 	      "For each value of a host PLE parameter (every combination when several\n"
@@ -170,8 +196,7 @@ void sweep_options_usage(FILE *out)
 		p += strspn(p, "; ");
 	}
 	fputs("\n", out);
-	fputs(
-	      "Example:\n"
+	fputs("Example:\n"
 	      "  plerig sweep --param ple_window=1024,4096,16384,65536 -- --vcpus 4 "
 	      "--relax pause,nop\n"
 	      "\n"

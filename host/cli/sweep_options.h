@@ -11,10 +11,13 @@
 
 struct sweep_options {
 	struct sweep_grid grid;
-	const char *json_path; /* the curve as JSON; "-" stdout */
-	const char *csv_path;  /* the curve as CSV; "-" stdout */
-	bool restore;	       /* --restore: only put back what a crashed sweep changed */
-	int run_argc;	       /* the run options, after -- */
+	const char *json_path;	 /* the curve as JSON; "-" stdout */
+	const char *csv_path;	 /* the curve as CSV; "-" stdout */
+	bool restore;		 /* --restore: only put back what a crashed sweep changed */
+	unsigned rounds;	 /* visits of every combination (1) */
+	unsigned long long seed; /* of the shuffled order of the rounds */
+	bool seed_given;	 /* else from the clock */
+	int run_argc;		 /* the run options, after -- */
 	char **run_argv;
 };
 

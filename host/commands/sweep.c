@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/run_options.h"
 #include "cli/sweep_options.h"
@@ -107,7 +108,8 @@ int cmd_sweep(int argc, char **argv, const char *guest_path)
 		perror("plerig sweep: installing signal handlers");
 		return EXIT_FAILED;
 	}
-	int status = sweep_run(&o.grid, &plan, guest_path, &curve);
+	unsigned long long seed = o.seed_given ? o.seed : (unsigned long long)time(NULL);
+	int status = sweep_run(&o.grid, &plan, guest_path, o.rounds, seed, &curve);
 	if (write_outputs(&o, &curve) && status == 0)
 		status = EXIT_FAILED;
 	sweep_curve_free(&curve);

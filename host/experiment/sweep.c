@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "experiment/experiment.h"
+#include "experiment/schedule.h"
 #include "ple/param_session.h"
 #include "report/ple_notes.h"
 #include "report/stats_table.h"
@@ -63,36 +64,53 @@ out:
 	return status;
 }
 
-/* Every combination in turn. Returns the exit status so far (0, 1 or 128+N). */
+/*
+ * Every combination in turn; with rounds, every combination once a round,
+ * in a new shuffled order each round (the schedule of plerig run
+ * --order shuffle), so that drift of the host lands on every value alike.
+ * Returns the exit status so far (0, 1 or 128+N).
+ */
 static int sweep_all(struct sweep *s)
 {
-	const unsigned total = sweep_points(s->grid);
+	const unsigned rounds = s->curve->rounds;
+	unsigned total;
 	int status = 0;
 	char err[1024], what[256];
-
+	struct slot *slots =
+	    schedule_plan(rounds > 1 ? ORDER_SHUFFLE : ORDER_INTERLEAVE, sweep_points(s->grid), 0,
+			  rounds, s->curve->seed, &total);
+	if (!slots) {
+		fprintf(stderr, "plerig sweep: out of memory\n");
+		return 1;
+	}
 	for (unsigned k = 0; k < total; k++) {
 		struct ple_setting set[PLE_MAX_PARAMS];
 		if (interrupt_requested())
 			break;
-		sweep_point_settings(s->grid, k, set);
+		sweep_point_settings(s->grid, slots[k].variant, set);
 		describe(set, s->grid->nr_axes, what, sizeof(what));
 		fprintf(stderr, "plerig sweep: [%u/%u] %s\n", k + 1, total, what);
+		s->curve->round = slots[k].round;
 		if (ple_session_apply(&s->session, set, s->grid->nr_axes, err, sizeof(err))) {
 			fprintf(stderr, "plerig sweep: %s\n", err);
 			sweep_curve_add_failure(s->curve, set, err);
-			return 1;
+			status = 1;
+			break;
 		}
 		int rc = run_point(s, set, what);
-		if (rc >= 128) /* interrupted: what was measured is on the curve */
-			return rc;
+		if (rc >= 128) { /* interrupted: what was measured is on the curve */
+			status = rc;
+			break;
+		}
 		if (rc)
 			status = 1;
 	}
+	free(slots);
 	return status;
 }
 
 int sweep_run(const struct sweep_grid *grid, const struct run_plan *plan, const char *guest_path,
-	      struct sweep_curve *curve)
+	      unsigned rounds, unsigned long long seed, struct sweep_curve *curve)
 {
 	/* the session holds the saved originals: large, and there is one */
 	static struct sweep s;
@@ -110,6 +128,11 @@ int sweep_run(const struct sweep_grid *grid, const struct run_plan *plan, const 
 		snprintf(axes[i].name, sizeof(axes[i].name), "%s", grid->axes[i].name);
 	}
 	sweep_curve_init(curve, axes, grid->nr_axes);
+	curve->rounds = rounds ? rounds : 1;
+	curve->seed = seed;
+	if (curve->rounds > 1)
+		fprintf(stderr, "plerig sweep: %u rounds in shuffled order, --seed %llu\n",
+			curve->rounds, seed);
 	if (ple_session_begin(&s.session, names, grid->nr_axes, err, sizeof(err))) {
 		fprintf(stderr, "plerig sweep: %s\n", err);
 		return 1;

@@ -13,11 +13,13 @@
 #include "model/sweep_grid.h"
 
 /*
- * @curve is initialised here and freed by the caller. Returns the exit
+ * @curve is initialised here and freed by the caller. Every combination
+ * is visited @rounds times (1: once, in grid order; more: in a new order
+ * each round, shuffled from @seed). Returns the exit
  * status so far: 0, 1 (a point failed, or the parameters could not be
  * set or restored) or 128+N after signal N.
  */
 int sweep_run(const struct sweep_grid *grid, const struct run_plan *plan, const char *guest_path,
-	      struct sweep_curve *curve);
+	      unsigned rounds, unsigned long long seed, struct sweep_curve *curve);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats/sample_stats.h"
 #include "util/cpulist.h"
 #include "util/strfmt.h"
 
@@ -13,6 +14,7 @@ void sweep_curve_init(struct sweep_curve *c, const struct ple_setting *axes, uns
 {
 	memset(c, 0, sizeof(*c));
 	c->nr_params = nr;
+	c->rounds = 1;
 	for (unsigned i = 0; i < nr; i++)
 		str_copy(c->names[i], sizeof(c->names[i]), axes[i].name);
 }
@@ -36,6 +38,7 @@ static struct sweep_point *new_point(struct sweep_curve *c, const struct ple_set
 	}
 	struct sweep_point *p = &c->points[c->n++];
 	memset(p, 0, sizeof(*p));
+	p->round = c->round;
 	for (unsigned i = 0; i < c->nr_params; i++)
 		str_copy(p->values[i], sizeof(p->values[i]), set[i].value);
 	p->acq_per_s = p->stalls = p->stalled_share = p->pause_exits = NAN;
@@ -111,4 +114,110 @@ int sweep_curve_add_report(struct sweep_curve *c, const struct report *rep,
 		add_series(p, &rep->series[i]);
 	}
 	return 0;
+}
+
+static bool same_point(const struct sweep_curve *c, const struct sweep_summary *s,
+		       const struct sweep_point *p)
+{
+	for (unsigned i = 0; i < c->nr_params; i++)
+		if (strcmp(s->values[i], p->values[i]))
+			return false;
+	return !strcmp(s->variant, p->variant);
+}
+
+static void stat_of(const double *x, unsigned n, struct sweep_stat *out)
+{
+	struct sample_stats st;
+	sample_stats_compute(x, n, &st);
+	out->n = n;
+	out->mean = n ? st.mean : NAN;
+	out->stddev = n ? st.stddev : NAN;
+	double h = mean_ci_half_width(st.stddev, n, 0.95);
+	out->ci95_low = out->mean - h;
+	out->ci95_high = out->mean + h;
+}
+
+/* Values compared as numbers, axis by axis; then the variant's first appearance. */
+static const struct sweep_curve *sort_curve;
+static int by_values(const void *a, const void *b)
+{
+	const struct sweep_summary *x = a, *y = b;
+	for (unsigned i = 0; i < sort_curve->nr_params; i++) {
+		unsigned long long u = strtoull(x->values[i], NULL, 10);
+		unsigned long long v = strtoull(y->values[i], NULL, 10);
+		if (u != v)
+			return u < v ? -1 : 1;
+	}
+	return x->visits < y->visits ? -1 : x->visits > y->visits; /* first index, see below */
+}
+
+struct sweep_summary *sweep_curve_summarize(const struct sweep_curve *c, unsigned *nr)
+{
+	struct sweep_summary *sum = calloc(c->n ? c->n : 1, sizeof(*sum));
+	unsigned *first = calloc(c->n ? c->n : 1, sizeof(*first));
+	double *x = calloc(c->n ? c->n : 1, 4 * sizeof(*x));
+	unsigned n = 0;
+	*nr = 0;
+	if (!sum || !first || !x) {
+		free(sum);
+		free(first);
+		free(x);
+		return NULL;
+	}
+	for (unsigned k = 0; k < c->n; k++) {
+		unsigned j = 0;
+		while (j < n && !same_point(c, &sum[j], &c->points[k]))
+			j++;
+		if (j == n) {
+			memcpy(sum[j].values, c->points[k].values, sizeof(sum[j].values));
+			str_copy(sum[j].variant, sizeof(sum[j].variant), c->points[k].variant);
+			first[j] = k;
+			n++;
+		}
+	}
+	for (unsigned j = 0; j < n; j++) {
+		struct sweep_summary *s = &sum[j];
+		unsigned cnt[4] = {0};
+		for (unsigned k = 0; k < c->n; k++) {
+			const struct sweep_point *p = &c->points[k];
+			if (!same_point(c, s, p))
+				continue;
+			s->visits++;
+			if (!p->ok) {
+				if (!s->error[0])
+					str_copy(s->error, sizeof(s->error), p->error);
+				continue;
+			}
+			s->ok++;
+			const double v[4] = {p->acq_per_s, p->stalls, p->stalled_share,
+					     p->pause_exits};
+			for (int m = 0; m < 4; m++)
+				if (!isnan(v[m]))
+					x[m * c->n + cnt[m]++] = v[m];
+			if (p->pause_exits_why[0])
+				str_copy(s->pause_exits_why, sizeof(s->pause_exits_why),
+					 p->pause_exits_why);
+		}
+		struct sweep_stat *out[4] = {&s->acq_per_s, &s->stalls, &s->stalled_share,
+					     &s->pause_exits};
+		for (int m = 0; m < 4; m++)
+			stat_of(&x[m * c->n], cnt[m], out[m]);
+	}
+	/* sort on a copy whose visits field holds the first index, then put it back */
+	unsigned *visits = calloc(c->n ? c->n : 1, sizeof(*visits));
+	if (visits) {
+		for (unsigned j = 0; j < n; j++) {
+			visits[first[j]] = sum[j].visits;
+			sum[j].visits = first[j];
+		}
+		sort_curve = c;
+		qsort(sum, n, sizeof(*sum), by_values);
+		for (unsigned j = 0; j < n; j++)
+			sum[j].visits = visits[sum[j].visits];
+	}
+	free(visits);
+	free(first);
+	free(x);
+	*nr = n;
+	return sum;
 }

@@ -22,8 +22,53 @@ static void fmt_num(char *buf, size_t len, double v, const char *fmt)
 		snprintf(buf, len, fmt, v);
 }
 
+/* With rounds: per combination and variant, mean +- the 95% CI half width over the rounds. */
+static void print_summary(FILE *out, const struct sweep_curve *c)
+{
+	unsigned n;
+	struct sweep_summary *sum = sweep_curve_summarize(c, &n);
+	if (!sum) {
+		fprintf(out, "(out of memory for the sweep summary)\n");
+		return;
+	}
+	for (unsigned i = 0; i < c->nr_params; i++)
+		fprintf(out, "%-12s ", c->names[i]);
+	fprintf(out, "%-36s %6s %20s %20s %8s\n", "variant", "rounds", "acq/s (95% CI)",
+		"pause-exits (95% CI)", "stalled");
+	for (unsigned k = 0; k < n; k++) {
+		const struct sweep_summary *p = &sum[k];
+		char acq[48], exits[48], share[32], ok[16];
+		for (unsigned i = 0; i < c->nr_params; i++)
+			fprintf(out, "%-12s ", p->values[i]);
+		snprintf(ok, sizeof(ok), "%u/%u", p->ok, p->visits);
+		if (!p->ok) {
+			fprintf(out, "%-36s %6s FAILED: %s\n", p->variant, ok, p->error);
+			continue;
+		}
+		const struct sweep_stat *st[2] = {&p->acq_per_s, &p->pause_exits};
+		char *buf[2] = {acq, exits};
+		for (int m = 0; m < 2; m++) {
+			if (!st[m]->n)
+				snprintf(buf[m], 48, "-");
+			else if (st[m]->n < 2)
+				snprintf(buf[m], 48, "%.0f", st[m]->mean);
+			else
+				snprintf(buf[m], 48, "%.0f +- %.0f", st[m]->mean,
+					 st[m]->ci95_high - st[m]->mean);
+		}
+		fmt_num(share, sizeof(share),
+			p->stalled_share.n ? p->stalled_share.mean * 100 : NAN, "%.1f%%");
+		fprintf(out, "%-36s %6s %20s %20s %8s\n", p->variant, ok, acq, exits, share);
+	}
+	free(sum);
+}
+
 void sweep_curve_print(FILE *out, const struct sweep_curve *c)
 {
+	if (c->rounds > 1) {
+		print_summary(out, c);
+		return;
+	}
 	for (unsigned i = 0; i < c->nr_params; i++)
 		fprintf(out, "%-12s ", c->names[i]);
 	fprintf(out, "%-36s %12s %10s %8s %12s\n", "variant", "acq/s", "stalls", "stalled",
@@ -60,6 +105,61 @@ static json_object *num(double v)
 	return isnan(v) ? NULL : json_object_new_double(v);
 }
 
+static json_object *stat_json(const struct sweep_stat *st)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "n", json_object_new_int((int)st->n));
+	json_object_object_add(o, "mean", num(st->n ? st->mean : NAN));
+	json_object_object_add(o, "stddev", num(st->n ? st->stddev : NAN));
+	json_object_object_add(o, "ci95_low", num(st->ci95_low));
+	json_object_object_add(o, "ci95_high", num(st->ci95_high));
+	return o;
+}
+
+/*
+ * With rounds, "points" holds every visit (each with its "round", in time
+ * order) and "summary" each combination and variant over the rounds.
+ */
+static int add_rounds(json_object *root, const struct sweep_curve *c)
+{
+	unsigned n;
+	struct sweep_summary *sum = sweep_curve_summarize(c, &n);
+	if (!sum)
+		return -1;
+	json_object_object_add(root, "rounds", json_object_new_int((int)c->rounds));
+	json_object_object_add(root, "seed", json_object_new_uint64(c->seed));
+	json_object *points = json_object_object_get(root, "points");
+	for (unsigned k = 0; k < c->n; k++)
+		json_object_object_add(json_object_array_get_idx(points, k), "round",
+				       json_object_new_int((int)c->points[k].round));
+	json_object *arr = json_object_new_array();
+	for (unsigned k = 0; k < n; k++) {
+		const struct sweep_summary *p = &sum[k];
+		json_object *o = json_object_new_object(), *vals = json_object_new_object();
+		for (unsigned i = 0; i < c->nr_params; i++)
+			json_object_object_add(
+			    vals, c->names[i],
+			    json_object_new_int64(strtoll(p->values[i], NULL, 10)));
+		json_object_object_add(o, "values", vals);
+		json_object_object_add(o, "variant", json_object_new_string(p->variant));
+		json_object_object_add(o, "visits", json_object_new_int((int)p->visits));
+		json_object_object_add(o, "ok", json_object_new_int((int)p->ok));
+		if (p->error[0])
+			json_object_object_add(o, "error", json_object_new_string(p->error));
+		json_object_object_add(o, "acq_per_s", stat_json(&p->acq_per_s));
+		json_object_object_add(o, "stalls", stat_json(&p->stalls));
+		json_object_object_add(o, "stalled_share", stat_json(&p->stalled_share));
+		json_object_object_add(o, "pause_loop_exits", stat_json(&p->pause_exits));
+		json_object_object_add(
+		    o, "pause_loop_exits_unavailable",
+		    p->pause_exits_why[0] ? json_object_new_string(p->pause_exits_why) : NULL);
+		json_object_array_add(arr, o);
+	}
+	json_object_object_add(root, "summary", arr);
+	free(sum);
+	return 0;
+}
+
 int sweep_curve_write_json(const struct sweep_curve *c, const char *path, char *err, size_t errlen)
 {
 	json_object *root = json_object_new_object(), *params = json_object_new_array(),
@@ -93,6 +193,11 @@ int sweep_curve_write_json(const struct sweep_curve *c, const char *path, char *
 		json_object_array_add(points, o);
 	}
 	json_object_object_add(root, "points", points);
+	if (c->rounds > 1 && add_rounds(root, c)) {
+		json_object_put(root);
+		snprintf(err, errlen, "out of memory for the sweep JSON");
+		return -1;
+	}
 	const char *text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 								    JSON_C_TO_STRING_NOSLASHESCAPE);
 	char *copy = text ? malloc(strlen(text) + 2) : NULL;

@@ -150,3 +150,10 @@ void welch_test(const double *a, unsigned na, const double *b, unsigned nb, doub
 	out->ci_high = out->diff + q * se;
 	out->valid = true;
 }
+
+double mean_ci_half_width(double stddev, unsigned n, double confidence)
+{
+	if (n < 2)
+		return NAN;
+	return gsl_cdf_tdist_Pinv(0.5 + confidence / 2, n - 1) * stddev / sqrt(n);
+}

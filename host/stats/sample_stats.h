@@ -44,6 +44,13 @@ struct sample_stats {
 /* n may be 0 (everything 0). */
 void sample_stats_compute(const double *x, unsigned n, struct sample_stats *out);
 
+/*
+ * Half the width of the @confidence (e.g. 0.95) interval of the mean of
+ * @n values with sample stddev @stddev (t distribution, n - 1 degrees of
+ * freedom); NaN for n < 2.
+ */
+double mean_ci_half_width(double stddev, unsigned n, double confidence);
+
 struct welch_result {
 	bool valid;  /* needs n >= 2 on both sides and some variance */
 	double diff; /* mean(b) - mean(a) */

@@ -62,8 +62,14 @@ START_TEST(test_options)
 	ck_assert_str_eq(set[1].name, "ple_gap");
 	ck_assert_str_eq(set[1].value, "128");
 
+	ck_assert_uint_eq(o.rounds, 1);
+	ck_assert(!o.seed_given);
 	ck_assert_int_eq(parse(&o, "--param pause_filter_count=0"), SWEEP_OPTIONS_OK);
 	ck_assert_int_eq(o.run_argc, 0);
+	ck_assert_int_eq(parse(&o, "--param ple_window=1,2 --rounds 5 --seed 7"), SWEEP_OPTIONS_OK);
+	ck_assert_uint_eq(o.rounds, 5);
+	ck_assert(o.seed_given);
+	ck_assert_uint_eq(o.seed, 7);
 	ck_assert_int_eq(parse(&o, "--restore"), SWEEP_OPTIONS_OK);
 	ck_assert(o.restore);
 	/* run options that look like sweep options stay the run's */
@@ -95,6 +101,9 @@ START_TEST(test_options_bad)
 	    {"--param ple_window=1 -- --json=x", "must not have --json"},
 	    {"--restore --param ple_window=1", "--restore takes no"},
 	    {"--restore -- --vcpus 2", "--restore takes no"},
+	    {"--param ple_window=1 --rounds 0", "--rounds"},
+	    {"--param ple_window=1 --rounds 1001", "--rounds"},
+	    {"--param ple_window=1 --seed x", "--seed"},
 	};
 	struct sweep_options o;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -256,6 +265,75 @@ START_TEST(test_curve)
 }
 END_TEST
 
+/* Rounds: every visit kept, each combination and variant summarised over them. */
+START_TEST(test_curve_rounds)
+{
+	static struct series series[1];
+	struct report rep = {.series = series, .nr_series = 1};
+	struct sweep_curve c;
+	struct ple_setting big[] = {{"ple_window", "16384"}}, small[] = {{"ple_window", "1024"}};
+	char p[PATH_MAX];
+
+	sweep_curve_init(&c, big, 1);
+	c.rounds = 3;
+	c.seed = 42;
+	/* visited in shuffled order: 16384 first; exits 100, 110, 120 at 1024 */
+	const struct {
+		struct ple_setting *set;
+		uint64_t acq;
+		long ple;
+	} visits[] = {{big, 50, 10}, {small, 100, 100}, {small, 200, 110},
+		      {big, 70, 12}, {big, 60, 14},	{small, 300, 120}};
+	for (unsigned k = 0; k < 6; k++) {
+		fake_series(&series[0], PLERIG_RING_KERNEL, 1);
+		fake_run(&series[0], visits[k].acq, 1, 100, visits[k].ple, "");
+		c.round = k / 2;
+		ck_assert_int_eq(sweep_curve_add_report(&c, &rep, visits[k].set), 0);
+		series_free(&series[0]);
+	}
+	ck_assert_int_eq(sweep_curve_add_failure(&c, big, "KVM went away"), 0);
+	ck_assert_uint_eq(c.points[5].round, 2);
+	unsigned n;
+	struct sweep_summary *sum = sweep_curve_summarize(&c, &n);
+	ck_assert_ptr_nonnull(sum);
+	ck_assert_uint_eq(n, 3); /* 1024, 16384, and the failure at 16384 ("(all)") */
+	ck_assert_str_eq(sum[0].values[0], "1024");
+	ck_assert_uint_eq(sum[0].visits, 3);
+	ck_assert_uint_eq(sum[0].ok, 3);
+	ck_assert_double_eq(sum[0].pause_exits.mean, 110.0);
+	ck_assert_double_eq_tol(sum[0].pause_exits.stddev, 10.0, 1e-9);
+	/* t(0.975, 2) = 4.3027: half width 4.3027 * 10 / sqrt(3) */
+	ck_assert_double_eq_tol(sum[0].pause_exits.ci95_high, 110.0 + 24.842, 1e-2);
+	ck_assert_double_eq_tol(sum[0].pause_exits.ci95_low, 110.0 - 24.842, 1e-2);
+	ck_assert_double_eq(sum[0].acq_per_s.mean, 200.0);
+	ck_assert_str_eq(sum[1].values[0], "16384");
+	ck_assert_double_eq(sum[1].pause_exits.mean, 12.0);
+	ck_assert_str_eq(sum[2].variant, "(all)");
+	ck_assert_uint_eq(sum[2].ok, 0);
+	ck_assert_str_eq(sum[2].error, "KVM went away");
+	free(sum);
+
+	snprintf(p, sizeof(p), "%s/rounds.json", top);
+	ck_assert_msg(sweep_curve_write_json(&c, p, err, sizeof(err)) == 0, "%s", err);
+	char *j = slurp(p);
+	ck_assert_msg(strstr(j, "\"rounds\":3") && strstr(j, "\"seed\":42") &&
+			  strstr(j, "\"round\":2") && strstr(j, "\"summary\":[") &&
+			  strstr(j, "\"mean\":110"),
+		      "%s", j);
+	FILE *f = tmpfile();
+	sweep_curve_print(f, &c);
+	rewind(f);
+	char table[4096];
+	size_t len = fread(table, 1, sizeof(table) - 1, f);
+	table[len] = '\0';
+	fclose(f);
+	ck_assert_msg(strstr(table, "110 +- 25") && strstr(table, "3/3") &&
+			  strstr(table, "FAILED: KVM went away"),
+		      "%s", table);
+	sweep_curve_free(&c);
+}
+END_TEST
+
 static int sweep(const char *line)
 {
 	static char buf[1024];
@@ -298,6 +376,7 @@ static Suite *sweep_suite(void)
 	tcase_add_test(pure, test_options_bad);
 	tcase_add_checked_fixture(files, setup, teardown);
 	tcase_add_test(files, test_curve);
+	tcase_add_test(files, test_curve_rounds);
 	tcase_add_test(files, test_sweep_refused_on_pvm);
 	suite_add_tcase(s, pure);
 	suite_add_tcase(s, files);
