@@ -79,6 +79,10 @@ static const struct opt_entry sweep_table[] = {
      .metavar = "FILE",
      OPT_PATH_FIELD(struct sweep_options, csv_path),
      .help = "the curve as CSV; - for stdout"},
+    {.name = "report",
+     .metavar = "FILE",
+     OPT_PATH_FIELD(struct sweep_options, report_path),
+     .help = "the curves as one self-contained HTML page (as plerig report); - for stdout"},
     {.name = "restore",
      OPT_FLAG_FIELD(struct sweep_options, restore),
      .help = "only restore the values a crashed sweep left changed"},
@@ -170,8 +174,7 @@ void sweep_options_usage(FILE *out)
 		p += strspn(p, "; ");
 	}
 	fputs("\n", out);
-	fputs(
-	      "Example:\n"
+	fputs("Example:\n"
 	      "  plerig sweep --param ple_window=1024,4096,16384,65536 -- --vcpus 4 "
 	      "--relax pause,nop\n"
 	      "\n"

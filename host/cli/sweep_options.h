@@ -11,10 +11,11 @@
 
 struct sweep_options {
 	struct sweep_grid grid;
-	const char *json_path; /* the curve as JSON; "-" stdout */
-	const char *csv_path;  /* the curve as CSV; "-" stdout */
-	bool restore;	       /* --restore: only put back what a crashed sweep changed */
-	int run_argc;	       /* the run options, after -- */
+	const char *json_path;	 /* the curve as JSON; "-" stdout */
+	const char *csv_path;	 /* the curve as CSV; "-" stdout */
+	const char *report_path; /* the curve as an HTML page; "-" stdout */
+	bool restore;		 /* --restore: only put back what a crashed sweep changed */
+	int run_argc;		 /* the run options, after -- */
 	char **run_argv;
 };
 
