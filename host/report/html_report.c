@@ -389,7 +389,10 @@ static void per_vcpu_charts(FILE *out, json_object *v, unsigned index, unsigned 
 	double jain = sum2 > 0 ? sum * sum / (n * sum2) : NAN;
 	char label[200], title[320], id[64];
 	variant_label(v, label, sizeof(label));
-	snprintf(title, sizeof(title), "Per vCPU: %s, Jain's fairness index %.3f", label, jain);
+	char jt[24] = "n/a (no acquisition)";
+	if (isfinite(jain))
+		snprintf(jt, sizeof(jt), "%.3f", jain);
+	snprintf(title, sizeof(title), "Per vCPU: %s, Jain's fairness index %s", label, jt);
 	snprintf(id, sizeof(id), "r%u-vcpu-acq-%u", index, i);
 	svg_bar_chart(out,
 		      &(struct bar_chart){.id = id,

@@ -186,11 +186,27 @@ const char *chart_value(double v, const char *unit, int sig, char *buf, size_t l
 		}
 		u = si[k];
 	}
-	/* %g drops the zeros a tick at 60 would otherwise show as 60.0 */
-	if (v == 0.0 || fabs(v) >= 0.001)
-		snprintf(buf, len, "%.*g%s", sig, v, u);
-	else
+	if (v != 0.0 && fabs(v) < 0.001) {
 		snprintf(buf, len, "%.1e%s", v, u);
+		return buf;
+	}
+	/* @sig digits, none of them in an exponent; no trailing zeros (a tick at 60 is "60") */
+	int decimals = v == 0.0 ? 0 : sig - 1 - (int)floor(log10(fabs(v)));
+	if (decimals < 0) {
+		double p = pow(10.0, -decimals);
+		v = round(v / p) * p;
+		decimals = 0;
+	}
+	char num[48];
+	snprintf(num, sizeof(num), "%.*f", decimals, v);
+	if (strchr(num, '.')) {
+		char *end = num + strlen(num) - 1;
+		while (*end == '0')
+			*end-- = '\0';
+		if (*end == '.')
+			*end = '\0';
+	}
+	snprintf(buf, len, "%s%s", num, u);
 	return buf;
 }
 
