@@ -7,7 +7,7 @@
 #include "report/svg_chart.h"
 
 static const char css[] =
-    "body{font-family:sans-serif;margin:24px;color:#111;max-width:1100px}"
+    "body{font-family:sans-serif;margin:24px;color:#111;max-width:1600px}"
     "h1{font-size:22px}h2{font-size:18px;border-bottom:1px solid #888;margin-top:32px}"
     "h3{font-size:15px}table.host td{padding:1px 10px 1px 0;vertical-align:top}"
     "table.host td:first-child{font-weight:bold;white-space:nowrap}"
@@ -20,7 +20,8 @@ static const char css[] =
     "svg .bar.alt{fill:#cfcfcf}svg .bar.baseline{fill:url(#hatch);stroke:#000;stroke-width:1.5}"
     "svg .sd{stroke:#000;stroke-width:4}svg .ci{stroke:#000;stroke-width:1;fill:none}"
     "svg .vline{stroke:#000;stroke-dasharray:3 2}svg text.vlabel{font-weight:bold}"
-    "p.note{font-size:13px;color:#333}";
+    "p.note{font-size:13px;color:#333}"
+    "div.charts{display:flex;flex-wrap:wrap;column-gap:16px}";
 
 void html_page_open(FILE *out, const char *title)
 {

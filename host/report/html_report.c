@@ -189,6 +189,7 @@ static void overcommit_charts(FILE *out, json_object *doc, unsigned index)
 	    {"run_delay_share", "Run-queue delay against over-commit",
 	     "run-queue delay (% of vCPU time)", "%", false},
 	};
+	fputs("<div class=\"charts\">\n", out);
 	for (unsigned c = 0; c < sizeof(charts) / sizeof(charts[0]); c++) {
 		/* per group, its variants in file order (vcpus ascending as the matrix runs them)
 		 */
@@ -223,6 +224,7 @@ static void overcommit_charts(FILE *out, json_object *doc, unsigned index)
 						     .nr_series = nr_groups,
 						     .series = series});
 	}
+	fputs("</div>\n", out);
 	html_note(out, "Error bars: \u00b1 1 stddev over the runs. A fair lock collapses when "
 		       "vCPUs outnumber CPUs: each hand-off waits for the next waiter's vCPU "
 		       "to be scheduled (lock-waiter preemption).");
@@ -493,12 +495,13 @@ void html_results_section(FILE *out, const struct html_input *in, unsigned index
 	overcommit_charts(out, doc, index);
 	if (jnum(doc, "repeat") >= 2)
 		time_order_chart(out, doc, index);
-	fprintf(out, "<h3>Wait-time distributions</h3>\n");
+	fprintf(out, "<h3>Wait-time distributions</h3>\n<div class=\"charts\">\n");
 	for (unsigned i = 0; i < n; i++)
 		wait_chart(out, at(vs, i), index, i);
-	fprintf(out, "<h3>Per vCPU</h3>\n");
+	fprintf(out, "</div>\n<h3>Per vCPU</h3>\n<div class=\"charts\">\n");
 	for (unsigned i = 0; i < n; i++)
 		per_vcpu_charts(out, at(vs, i), index, i);
+	fputs("</div>\n", out);
 	html_section_close(out);
 }
 

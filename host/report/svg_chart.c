@@ -137,6 +137,13 @@ double ci95_half(double stddev, unsigned n)
 
 /* ---- drawing ---------------------------------------------------------- */
 
+/* A share cannot pass 100 %: a whisker that would is cut at the edge. */
+static void cap_share(struct axis *a, const char *unit)
+{
+	if (unit && !strcmp(unit, "%") && !a->log && a->lo >= 0.0 && a->hi > 1.0)
+		a->hi = 1.0;
+}
+
 void html_escape(FILE *out, const char *s)
 {
 	for (; s && *s; s++) {
@@ -358,6 +365,7 @@ void svg_bar_chart(FILE *out, const struct bar_chart *c)
 	}
 	row_layout(c->nr_bars, longest, &rl);
 	axis_fit(&a, v, c->nr_bars * 2, c->log, !c->log);
+	cap_share(&a, c->unit);
 	free(v);
 	double top = TITLE_H + 6, plot_bottom = top + rl.height;
 	a.p0 = rl.label_w + 8;
@@ -482,6 +490,7 @@ void svg_xy_chart(FILE *out, const struct xy_chart *c)
 	}
 	axis_fit(&ax, xs, nx, c->x_log, false);
 	axis_fit(&ay, ys, ny, c->y_log, c->y_zero);
+	cap_share(&ay, c->y_unit);
 	free(xs);
 	free(ys);
 
