@@ -153,6 +153,10 @@ static const struct opt_entry run_table[] = {
      .metavar = "FILE",
      PATH(csv_path),
      .help = "one row per variant x repeat x vCPU; - for stdout"},
+    {.name = "report",
+     .metavar = "FILE",
+     PATH(report_path),
+     .help = "also draw the results as one self-contained HTML page (as plerig report)"},
 
     {HEADING("Repeats and statistics:")},
     {.name = "repeat",

@@ -13,6 +13,7 @@ struct sweep_options {
 	struct sweep_grid grid;
 	const char *json_path;	 /* the curve as JSON; "-" stdout */
 	const char *csv_path;	 /* the curve as CSV; "-" stdout */
+	const char *report_path; /* the curve as an HTML page; "-" stdout */
 	bool restore;		 /* --restore: only put back what a crashed sweep changed */
 	unsigned rounds;	 /* visits of every combination (1) */
 	unsigned long long seed; /* of the shuffled order of the rounds */

@@ -9,6 +9,7 @@
 #include "cli/run_options.h"
 #include "experiment/experiment.h"
 #include "report/csv_report.h"
+#include "report/html_report.h"
 #include "report/json_report.h"
 #include "report/ple_notes.h"
 #include "report/stats_table.h"
@@ -26,6 +27,14 @@ static int write_outputs(const struct run_plan *plan, const struct report *rep)
 	if (plan->csv_path && csv_report_write(plan->csv_path, rep, err, sizeof(err))) {
 		fprintf(stderr, "plerig run: %s\n", err);
 		status = EXIT_FAILED;
+	}
+	if (plan->report_path) {
+		struct html_input in = {.name = "this run", .doc = json_report_document(rep)};
+		if (html_report_write(plan->report_path, &in, 1, err, sizeof(err))) {
+			fprintf(stderr, "plerig run: %s\n", err);
+			status = EXIT_FAILED;
+		}
+		json_object_put(in.doc);
 	}
 	return status;
 }

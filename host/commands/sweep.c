@@ -13,6 +13,7 @@
 #include "experiment/experiment.h"
 #include "experiment/sweep.h"
 #include "ple/param_session.h"
+#include "report/html_report.h"
 #include "report/sweep_report.h"
 #include "util/interrupt.h"
 
@@ -34,6 +35,11 @@ static int parse_plan(const struct sweep_options *o, struct run_plan *plan)
 	case RUN_OPTIONS_OK:
 		break;
 	}
+	if (plan->report_path) {
+		fprintf(stderr, "plerig sweep: run options: --report belongs before --: the "
+				"sweep draws the curves (plerig sweep --report FILE)\n");
+		return EXIT_USAGE;
+	}
 	if (plan->csv_path) {
 		fprintf(stderr, "plerig sweep: run options: --csv belongs before --: the sweep "
 				"writes the curve (plerig sweep --csv FILE)\n");
@@ -52,7 +58,8 @@ static int write_outputs(const struct sweep_options *o, const struct sweep_curve
 	int rc = 0;
 	/* the table goes to stdout unless a file took stdout */
 	bool stdout_taken = (o->json_path && !strcmp(o->json_path, "-")) ||
-			    (o->csv_path && !strcmp(o->csv_path, "-"));
+			    (o->csv_path && !strcmp(o->csv_path, "-")) ||
+			    (o->report_path && !strcmp(o->report_path, "-"));
 	sweep_curve_print(stdout_taken ? stderr : stdout, curve);
 	if (o->json_path && sweep_curve_write_json(curve, o->json_path, err, sizeof(err))) {
 		fprintf(stderr, "plerig sweep: %s\n", err);
@@ -61,6 +68,14 @@ static int write_outputs(const struct sweep_options *o, const struct sweep_curve
 	if (o->csv_path && sweep_curve_write_csv(curve, o->csv_path, err, sizeof(err))) {
 		fprintf(stderr, "plerig sweep: %s\n", err);
 		rc = -1;
+	}
+	if (o->report_path) {
+		struct html_input in = {.name = "this sweep", .doc = sweep_curve_json(curve)};
+		if (html_report_write(o->report_path, &in, 1, err, sizeof(err))) {
+			fprintf(stderr, "plerig sweep: %s\n", err);
+			rc = -1;
+		}
+		json_object_put(in.doc);
 	}
 	return rc;
 }

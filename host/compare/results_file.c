@@ -495,3 +495,10 @@ json_object *results_file_member(const struct loaded_variant *v, const char *key
 
 	return json_object_object_get_ex(v->obj, key, &o) ? o : NULL;
 }
+
+json_object *results_file_parse(const char *path, char *err, size_t errlen)
+{
+	const struct where w = {.file = path, .err = err, .errlen = errlen};
+
+	return parse(&w);
+}

@@ -58,6 +58,12 @@ void results_file_free(struct results_file *f);
 /* The values of @m over the ok runs of @v that have one (not null); returns how many. */
 unsigned results_file_values(const struct loaded_variant *v, const struct metric *m, double *out);
 
+/*
+ * Any of plerig's JSON files, parsed whole: NULL with "PATH: not JSON: ...
+ * (truncated?)" in @err when it is not one complete document.
+ */
+json_object *results_file_parse(const char *path, char *err, size_t errlen);
+
 /* A member of a variant by name (stall_us, duration_s, ...), or NULL. */
 json_object *results_file_member(const struct loaded_variant *v, const char *key);
 

@@ -74,9 +74,10 @@ struct run_plan {
 	bool accel_given;
 
 	/* outputs */
-	const char *json_path; /* NULL: none; "-": stdout */
-	const char *csv_path;  /* NULL: none; "-": stdout */
-	bool quiet;	       /* no progress on stderr */
+	const char *json_path;	 /* NULL: none; "-": stdout */
+	const char *csv_path;	 /* NULL: none; "-": stdout */
+	const char *report_path; /* the HTML report; NULL: none; "-": stdout */
+	bool quiet;		 /* no progress on stderr */
 };
 
 /*

@@ -42,6 +42,7 @@ static struct sweep_point *new_point(struct sweep_curve *c, const struct ple_set
 	for (unsigned i = 0; i < c->nr_params; i++)
 		str_copy(p->values[i], sizeof(p->values[i]), set[i].value);
 	p->acq_per_s = p->stalls = p->stalled_share = p->pause_exits = NAN;
+	p->sd[0] = p->sd[1] = p->sd[2] = p->sd[3] = NAN;
 	return p;
 }
 
@@ -71,7 +72,7 @@ static void label(const struct variant *v, char *buf, size_t len)
 /* A variant's ok runs, averaged: the point's figures; the first failure otherwise. */
 static void add_series(struct sweep_point *p, const struct series *s)
 {
-	double sums[4] = {0}; /* acq_per_s, stalls, stalled_share, pause exits */
+	double sums[4] = {0}, squares[4] = {0}; /* acq_per_s, stalls, stalled_share, pause exits */
 	unsigned counts[4] = {0};
 	label(&s->variant, p->variant, sizeof(p->variant));
 	for (unsigned i = 0; i < s->nr_runs; i++) {
@@ -89,6 +90,7 @@ static void add_series(struct sweep_point *p, const struct series *s)
 		for (int k = 0; k < 4; k++)
 			if (!isnan(v[k])) {
 				sums[k] += v[k];
+				squares[k] += v[k] * v[k];
 				counts[k]++;
 			}
 		p->runs++;
@@ -100,6 +102,10 @@ static void add_series(struct sweep_point *p, const struct series *s)
 	double *out[4] = {&p->acq_per_s, &p->stalls, &p->stalled_share, &p->pause_exits};
 	for (int k = 0; k < 4; k++)
 		*out[k] = counts[k] ? sums[k] / counts[k] : NAN;
+	for (int k = 0; k < 4; k++)
+		p->sd[k] = counts[k] >= 2
+			       ? sqrt(fmax(squares[k] - sums[k] * *out[k], 0.0) / (counts[k] - 1))
+			       : NAN;
 	if (!p->ok && !p->error[0])
 		str_copy(p->error, sizeof(p->error), "no run completed");
 }

@@ -25,7 +25,9 @@ struct sweep_point {
 	double acq_per_s;
 	double stalls;
 	double stalled_share;
-	double pause_exits;	   /* NaN: unavailable */
+	double pause_exits; /* NaN: unavailable */
+	/* sample stddev over the runs of acq_per_s, stalls, stalled_share, pause_exits; NaN < 2 */
+	double sd[4];
 	char pause_exits_why[160]; /* why unavailable, when the runner said */
 };
 

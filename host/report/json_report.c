@@ -385,7 +385,7 @@ static json_object *comparison_json(const struct comparison *c)
 
 /* ---- the document ----------------------------------------------------- */
 
-static json_object *report_json(const struct report *rep)
+json_object *json_report_document(const struct report *rep)
 {
 	json_object *root = json_object_new_object();
 	json_object *variants = json_object_new_array();
@@ -424,7 +424,7 @@ int json_report_write(const char *path, const struct report *rep, char *err, siz
 
 	if (!path || !*path)
 		return errbuf_printf(err, errlen, "cannot write JSON: no file name");
-	root = report_json(rep);
+	root = json_report_document(rep);
 	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 							JSON_C_TO_STRING_NOSLASHESCAPE);
 	len = text ? strlen(text) : 0;

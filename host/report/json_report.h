@@ -28,12 +28,16 @@
 #ifndef PLERIG_JSON_REPORT_H
 #define PLERIG_JSON_REPORT_H
 
+#include <json-c/json.h>
 #include <stddef.h>
 
 #include "model/series.h"
 
 #define JSON_REPORT_SCHEMA	   "plerig-results"
 #define JSON_REPORT_SCHEMA_VERSION 2
+
+/* @rep as the plerig-results document (the caller puts it). */
+json_object *json_report_document(const struct report *rep);
 
 /*
  * Write @rep to @path ("-": stdout). The file appears complete or not at

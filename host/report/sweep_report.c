@@ -160,7 +160,7 @@ static int add_rounds(json_object *root, const struct sweep_curve *c)
 	return 0;
 }
 
-int sweep_curve_write_json(const struct sweep_curve *c, const char *path, char *err, size_t errlen)
+json_object *sweep_curve_json(const struct sweep_curve *c)
 {
 	json_object *root = json_object_new_object(), *params = json_object_new_array(),
 		    *points = json_object_new_array();
@@ -187,6 +187,10 @@ int sweep_curve_write_json(const struct sweep_curve *c, const char *path, char *
 		json_object_object_add(o, "stalls", num(p->stalls));
 		json_object_object_add(o, "stalled_share", num(p->stalled_share));
 		json_object_object_add(o, "pause_loop_exits", num(p->pause_exits));
+		json_object_object_add(o, "acq_per_s_stddev", num(p->sd[0]));
+		json_object_object_add(o, "stalls_stddev", num(p->sd[1]));
+		json_object_object_add(o, "stalled_share_stddev", num(p->sd[2]));
+		json_object_object_add(o, "pause_loop_exits_stddev", num(p->sd[3]));
 		json_object_object_add(
 		    o, "pause_loop_exits_unavailable",
 		    p->pause_exits_why[0] ? json_object_new_string(p->pause_exits_why) : NULL);
@@ -195,6 +199,15 @@ int sweep_curve_write_json(const struct sweep_curve *c, const char *path, char *
 	json_object_object_add(root, "points", points);
 	if (c->rounds > 1 && add_rounds(root, c)) {
 		json_object_put(root);
+		return NULL;
+	}
+	return root;
+}
+
+int sweep_curve_write_json(const struct sweep_curve *c, const char *path, char *err, size_t errlen)
+{
+	json_object *root = sweep_curve_json(c);
+	if (!root) {
 		snprintf(err, errlen, "out of memory for the sweep JSON");
 		return -1;
 	}

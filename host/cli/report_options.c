@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "cli/report_options.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/errbuf.h"
+
+static void usage(FILE *out)
+{
+	fputs("usage: plerig report RESULTS.json [MORE.json ...] -o REPORT.html\n"
+	      "\n"
+	      "Draws `plerig run --json` results and `plerig sweep --json` curves as one\n"
+	      "self-contained HTML page (inline SVG and CSS: no network, no script): per\n"
+	      "variant throughput with stddev and 95% CI, stalled share and run-queue delay\n"
+	      "with the baseline and significant differences marked; wait-time\n"
+	      "distributions (histogram and CDF on a log axis, p50/p99/max marked);\n"
+	      "throughput and stalls against over-commit; per-vCPU throughput with Jain's\n"
+	      "fairness index and run-queue delay next to stalls; the runs in time order;\n"
+	      "sweep curves against the swept parameter; the host they ran on.\n"
+	      "\n"
+	      "options:\n"
+	      "  -o, --output FILE   the HTML file, written whole or not at all (- for stdout)\n"
+	      "  -h, --help          this text\n"
+	      "\n"
+	      "`plerig run --report FILE` and `plerig sweep --report FILE` write the same\n"
+	      "page directly.\n"
+	      "\n"
+	      "Exit status: 0 written; 1 the file could not be written; 2 bad command line,\n"
+	      "or an input that is unreadable, truncated or not plerig's (one line says\n"
+	      "which file and where).\n",
+	      out);
+}
+
+int report_options_parse(int argc, char **argv, struct report_options *o, char *err, size_t errlen)
+{
+	static const struct option longopts[] = {
+	    {"output", required_argument, NULL, 'o'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			if (!*optarg)
+				return errbuf_printf(err, errlen, "-o: empty file name");
+			o->output = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		default:
+			return errbuf_printf(err, errlen,
+					     "unknown option '%s' (see plerig report --help)",
+					     argv[optind - 1]);
+		}
+	}
+	for (; optind < argc; optind++) {
+		if (o->nr_inputs == REPORT_MAX_INPUTS)
+			return errbuf_printf(err, errlen, "more than %d input files",
+					     REPORT_MAX_INPUTS);
+		o->inputs[o->nr_inputs++] = argv[optind];
+	}
+	if (!o->nr_inputs)
+		return errbuf_printf(
+		    err, errlen, "no input: plerig report RESULTS.json [MORE.json ...] -o FILE");
+	if (!o->output)
+		return errbuf_printf(err, errlen, "no output: give -o REPORT.html");
+	return 0;
+}

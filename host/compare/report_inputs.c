@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "compare/report_inputs.h"
+
+#include <string.h>
+
+#include "compare/results_file.h"
+#include "report/html_page.h"
+#include "util/errbuf.h"
+
+#define SWEEP_SCHEMA	     "plerig-sweep"
+#define SWEEP_SCHEMA_VERSION 1
+
+static bool is_type(json_object *o, json_type t)
+{
+	return o && json_object_is_type(o, t);
+}
+
+static int check_sweep(const char *path, json_object *root, char *err, size_t errlen)
+{
+	json_object *params = jget(root, "params"), *points = jget(root, "points");
+	json_object *version = jget(root, "schema_version");
+
+	if (!is_type(version, json_type_int) ||
+	    json_object_get_int64(version) != SWEEP_SCHEMA_VERSION)
+		return errbuf_printf(err, errlen, "%s: schema_version is not %d", path,
+				     SWEEP_SCHEMA_VERSION);
+	if (!is_type(params, json_type_array) || !json_object_array_length(params))
+		return errbuf_printf(err, errlen, "%s: params is not a non-empty array", path);
+	for (size_t i = 0; i < json_object_array_length(params); i++)
+		if (!is_type(json_object_array_get_idx(params, i), json_type_string))
+			return errbuf_printf(err, errlen, "%s: params[%zu] is not a string", path,
+					     i);
+	if (!is_type(points, json_type_array))
+		return errbuf_printf(err, errlen, "%s: points is not an array", path);
+	for (size_t k = 0; k < json_object_array_length(points); k++) {
+		json_object *p = json_object_array_get_idx(points, k);
+		if (!is_type(p, json_type_object))
+			return errbuf_printf(err, errlen, "%s: points[%zu] is not an object", path,
+					     k);
+		if (!is_type(jget(p, "values"), json_type_object))
+			return errbuf_printf(err, errlen, "%s: points[%zu]: missing values", path,
+					     k);
+		if (!jstr(p, "variant"))
+			return errbuf_printf(err, errlen, "%s: points[%zu]: missing variant", path,
+					     k);
+		if (!is_type(jget(p, "ok"), json_type_boolean))
+			return errbuf_printf(err, errlen, "%s: points[%zu]: missing ok", path, k);
+	}
+	return 0;
+}
+
+int report_input_load(const char *path, struct html_input *out, char *err, size_t errlen)
+{
+	/* what the charts read of every ok run */
+	const struct metric *need[] = {metric_by_name("acq_per_s"), metric_by_name("stalled_share"),
+				       metric_by_name("run_delay_share")};
+	json_object *root = results_file_parse(path, err, errlen);
+
+	out->name = path;
+	out->doc = NULL;
+	if (!root)
+		return -1;
+	const char *schema = jstr(root, "schema");
+	if (schema && !strcmp(schema, SWEEP_SCHEMA)) {
+		if (check_sweep(path, root, err, errlen)) {
+			json_object_put(root);
+			return -1;
+		}
+		out->doc = root;
+		return 0;
+	}
+	json_object_put(root);
+	/* a results file, or nothing plerig reads: compare's checks say which */
+	struct results_file f;
+	if (results_file_load(path, need, sizeof(need) / sizeof(need[0]), &f, err, errlen))
+		return -1;
+	out->doc = json_object_get(f.root);
+	results_file_free(&f);
+	return 0;
+}

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "report/html_page.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "report/svg_chart.h"
+
+static const char css[] =
+    "body{font-family:sans-serif;margin:24px;color:#111;max-width:1600px}"
+    "h1{font-size:22px}h2{font-size:18px;border-bottom:1px solid #888;margin-top:32px}"
+    "h3{font-size:15px}table.host td{padding:1px 10px 1px 0;vertical-align:top}"
+    "table.host td:first-child{font-weight:bold;white-space:nowrap}"
+    "code{font-size:12px}figure.chart{margin:12px 0}"
+    "svg text{font-family:sans-serif;font-size:11px;fill:#111}"
+    "svg text.title{font-size:13px;font-weight:bold}"
+    "svg text.axis-title{font-size:12px}svg text.marked{font-weight:bold}"
+    "svg .grid{stroke:#ddd;stroke-width:1}svg .axis{stroke:#333;stroke-width:1}"
+    "svg .bar{fill:#7a7a7a;stroke:#222;stroke-width:0.5}"
+    "svg .bar.alt{fill:#cfcfcf}svg .bar.baseline{fill:url(#hatch);stroke:#000;stroke-width:1.5}"
+    "svg .sd{stroke:#000;stroke-width:4}svg .ci{stroke:#000;stroke-width:1;fill:none}"
+    "svg .vline{stroke:#000;stroke-dasharray:3 2}svg text.vlabel{font-weight:bold}"
+    "p.note{font-size:13px;color:#333}"
+    "div.charts{display:flex;flex-wrap:wrap;column-gap:16px}";
+
+void html_page_open(FILE *out, const char *title)
+{
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>", out);
+	html_escape(out, title);
+	fprintf(out, "</title>\n<style>%s</style></head>\n<body>\n", css);
+	/* the baseline's hatching, shared by every chart of the page */
+	fputs("<svg width=\"0\" height=\"0\" style=\"position:absolute\"><defs>"
+	      "<pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
+	      "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#fff\"/>"
+	      "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#000\" stroke-width=\"3\"/>"
+	      "</pattern></defs></svg>\n<h1>",
+	      out);
+	html_escape(out, title);
+	fputs("</h1>\n", out);
+}
+
+void html_page_close(FILE *out)
+{
+	fputs("</body></html>\n", out);
+}
+
+void html_section_open(FILE *out, const char *id, const char *title)
+{
+	fprintf(out, "<section id=\"%s\"><h2>", id);
+	html_escape(out, title);
+	fputs("</h2>\n", out);
+}
+
+void html_section_close(FILE *out)
+{
+	fputs("</section>\n", out);
+}
+
+void html_note(FILE *out, const char *text)
+{
+	fputs("<p class=\"note\">", out);
+	html_escape(out, text);
+	fputs("</p>\n", out);
+}
+
+json_object *jget(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+
+	return o && json_object_is_type(o, json_type_object) &&
+		       json_object_object_get_ex(o, key, &v)
+		   ? v
+		   : NULL;
+}
+
+double jnum(json_object *o, const char *key)
+{
+	json_object *v = jget(o, key);
+
+	if (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double))
+		return json_object_get_double(v);
+	return NAN;
+}
+
+const char *jstr(json_object *o, const char *key)
+{
+	json_object *v = jget(o, key);
+
+	return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+static void row(FILE *out, const char *name, const char *value)
+{
+	fputs("<tr><td>", out);
+	html_escape(out, name);
+	fputs("</td><td><code>", out);
+	html_escape(out, value && *value ? value : "unknown");
+	fputs("</code></td></tr>\n", out);
+}
+
+void html_host_table(FILE *out, json_object *root, const char *file)
+{
+	json_object *host = jget(root, "host"), *ple = jget(host, "ple_params");
+	char params[512] = "";
+	size_t used = 0;
+
+	if (json_object_is_type(ple, json_type_object)) {
+		json_object_object_foreach(ple, key, val)
+		{
+			int n = snprintf(params + used, sizeof(params) - used, "%s%s=%s",
+					 used ? " " : "", key,
+					 val ? json_object_get_string(val) : "n/a");
+			if (n < 0 || (size_t)n >= sizeof(params) - used)
+				break;
+			used += (size_t)n;
+		}
+	}
+	fputs("<table class=\"host\">\n", out);
+	row(out, "results file", file);
+	row(out, "kernel", jstr(host, "kernel"));
+	row(out, "KVM module", jstr(host, "kvm_module"));
+	row(out, "CPU", jstr(host, "cpu_model"));
+	row(out, "PLE parameters", params[0] ? params : "not readable (no hardware PLE?)");
+	row(out, "plerig version", jstr(root, "plerig_version"));
+	row(out, "command line", jstr(root, "command_line"));
+	fputs("</table>\n", out);
+}

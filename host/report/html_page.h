@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The frame of the HTML report: one self-contained page (inline CSS and
+ * SVG, nothing fetched, no script), its sections, and the description of
+ * the host a results file was measured on.
+ */
+#ifndef PLERIG_HTML_PAGE_H
+#define PLERIG_HTML_PAGE_H
+
+#include <json-c/json.h>
+#include <stdio.h>
+
+void html_page_open(FILE *out, const char *title);
+void html_page_close(FILE *out);
+/* <section id="@id"><h2>@title</h2> ... html_section_close */
+void html_section_open(FILE *out, const char *id, const char *title);
+void html_section_close(FILE *out);
+/* A paragraph of plain text (escaped). */
+void html_note(FILE *out, const char *text);
+/* Kernel, KVM module, CPU, PLE parameters, plerig version, command line of a results document. */
+void html_host_table(FILE *out, json_object *root, const char *file);
+
+/* Members of plerig's JSON, NULL or NaN when absent or of another type. */
+json_object *jget(json_object *o, const char *key);
+double jnum(json_object *o, const char *key);
+const char *jstr(json_object *o, const char *key);
+
+#endif

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * `plerig report`, `run --report`, `sweep --report`: results documents
+ * (schema plerig-results, or plerig-sweep) as one self-contained HTML
+ * page of SVG charts. The documents are checked by their readers before
+ * they come here; the writer still treats any member as possibly absent.
+ */
+#ifndef PLERIG_HTML_REPORT_H
+#define PLERIG_HTML_REPORT_H
+
+#include <json-c/json.h>
+#include <stddef.h>
+#include <stdio.h>
+
+struct html_input {
+	const char *name; /* the file it came from, for the headings */
+	json_object *doc;
+};
+
+/* The charts of one plerig-results document. */
+void html_results_section(FILE *out, const struct html_input *in, unsigned index);
+/* The curves of one plerig-sweep document. */
+void html_sweep_section(FILE *out, const struct html_input *in, unsigned index);
+
+/*
+ * The page for @n documents, written to @path whole or not at all. Returns
+ * 0, or -1 with a message naming the path in @err.
+ */
+int html_report_write(const char *path, const struct html_input *in, unsigned n, char *err,
+		      size_t errlen);
+
+#endif

@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+"""`plerig report` as a browser shows it: a real `plerig run` (kvm and native,
+1x and 2x over-commit, PAUSE and NOP, 3 repeats) drawn to HTML, loaded by
+headless Chromium, screenshot not blank, the DOM holding the expected charts
+and labels; `run --report`; a sweep file; broken input refused with one line,
+exit 2 and no report.
+
+usage: test_report.py PLERIG
+"""
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import unittest
+import zlib
+
+PLERIG = None
+TMP = None
+RESULTS = None
+
+
+def plerig(*args, **kw):
+    return subprocess.run([PLERIG, *args], capture_output=True, text=True, timeout=300, **kw)
+
+
+def chromium():
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def browse(html, *args):
+    """Headless Chromium on @html, as docs/ENV says to launch it; its stdout."""
+    profile = tempfile.mkdtemp(dir=TMP)
+    cmd = [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+           "--no-first-run", "--disable-background-networking", "--disable-component-update",
+           "--disable-sync", f"--user-data-dir={profile}", *args, "file://" + html]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        raise AssertionError(f"chromium failed ({r.returncode}): {r.stderr[-2000:]}")
+    return r.stdout
+
+
+def png_pixels(path):
+    """(width, height, rows of bytes, bytes per pixel) of an 8-bit PNG, without PIL."""
+    with open(path, "rb") as f:
+        data = f.read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat, width = 8, b"", None
+    while pos < len(data):
+        (n,), kind = struct.unpack(">I", data[pos:pos + 4]), data[pos + 4:pos + 8]
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            width, height, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", body)
+            assert depth == 8 and interlace == 0, "only 8-bit non-interlaced PNGs"
+            bpp = {2: 3, 6: 4, 0: 1, 4: 2}[colour]
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw, stride, rows, prev = zlib.decompress(idat), width * bpp, [], bytearray(width * bpp)
+    for y in range(height):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(bytes(line))
+        prev = line
+    return width, height, rows, bpp
+
+
+def setUpModule():
+    global TMP, RESULTS
+    TMP = tempfile.mkdtemp(prefix="plerig-report-")
+    RESULTS = os.path.join(TMP, "results.json")
+    if not os.access("/dev/kvm", os.R_OK | os.W_OK):
+        raise unittest.SkipTest("no usable /dev/kvm: the known results file needs real VMs")
+    r = plerig("run", "--backend", "kvm,native", "--vcpus", "2,4", "--pcpus", "0-1",
+               "--relax", "pause,nop", "--repeat", "3", "--duration", "0.2", "--warmup",
+               "0.05", "--quiet", "--json", RESULTS)
+    assert r.returncode == 0, r.stderr
+
+
+def tearDownModule():
+    if TMP:
+        shutil.rmtree(TMP, ignore_errors=True)
+
+
+class Report(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.html = os.path.join(TMP, "report.html")
+        r = plerig("report", RESULTS, "-o", cls.html)
+        assert r.returncode == 0, r.stderr
+        with open(cls.html) as f:
+            cls.text = f.read()
+
+    def test_self_contained(self):
+        self.assertTrue(self.text.startswith("<!DOCTYPE html>"))
+        for remote in ("http://", "https://", "<script", "<link", "src="):
+            if remote == "http://":  # the SVG namespace is a name, not a fetch
+                self.assertNotIn("http://", self.text.replace("http://www.w3.org/2000/svg", ""))
+            else:
+                self.assertNotIn(remote, self.text)
+
+    def test_dom_holds_the_charts(self):
+        if not chromium():
+            self.skipTest("no chromium (scripts/setup installs it)")
+        dom = browse(self.html, "--dump-dom")
+        ids = ["r0-acq_per_s", "r0-stalled_share", "r0-run_delay_share",
+               "r0-overcommit-acq_per_s", "r0-overcommit-stalled_share", "r0-runs"]
+        ids += [f"r0-wait-{i}" for i in range(8)] + [f"r0-vcpu-acq-{i}" for i in range(8)]
+        ids += [f"r0-vcpu-delay-{i}" for i in range(8)]
+        for i in ids:
+            self.assertIn(f'id="{i}"', dom, i)
+        for label in ("Throughput per variant", "over-commit (vCPUs per host CPU)",
+                      "Jain's fairness index", "p50 ", "p99 ", "max ", "cumulative share",
+                      "95 % confidence interval of the mean", "baseline",
+                      "kvm ticket/pause user ple=on 1x2 on 0-1",
+                      "native ticket/nop user ple=on 1x4 on 0-1", "KVM module",
+                      "PLE parameters", "command line", "acquisitions per second"):
+            self.assertIn(label, dom, label)
+
+    def test_screenshot_not_blank(self):
+        if not chromium():
+            self.skipTest("no chromium (scripts/setup installs it)")
+        png = os.path.join(TMP, "shot.png")
+        browse(self.html, f"--screenshot={png}", "--window-size=1200,2400")
+        width, height, rows, bpp = png_pixels(png)
+        self.assertEqual((width, height), (1200, 2400))
+        colours, ink = set(), 0
+        for row in rows[::4]:
+            for x in range(0, len(row), bpp * 4):
+                px = row[x:x + 3]
+                colours.add(px)
+                ink += px != b"\xff\xff\xff"
+        self.assertGreater(len(colours), 20, "too few colours: a blank page?")
+        self.assertGreater(ink, 0.02 * (width // 4) * (height // 4), "almost all white")
+
+
+class Inputs(unittest.TestCase):
+    def out(self, name):
+        return os.path.join(TMP, name)
+
+    def test_truncated_input_is_one_line_and_no_report(self):
+        with open(RESULTS) as f:
+            text = f.read()
+        bad = self.out("truncated.json")
+        with open(bad, "w") as f:
+            f.write(text[:len(text) // 2])
+        html = self.out("never.html")
+        r = plerig("report", RESULTS, bad, "-o", html)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assertIn("truncated", r.stderr)
+        self.assertFalse(os.path.exists(html))
+        self.assertEqual([n for n in os.listdir(TMP) if n.startswith("never")], [])
+
+    def test_foreign_input_keeps_the_old_report(self):
+        html = self.out("kept.html")
+        with open(html, "w") as f:
+            f.write("old")
+        foreign = self.out("foreign.json")
+        with open(foreign, "w") as f:
+            json.dump({"schema": "something-else"}, f)
+        r = plerig("report", foreign, "-o", html)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("not a plerig results file", r.stderr)
+        with open(html) as f:
+            self.assertEqual(f.read(), "old")
+
+    def test_usage(self):
+        self.assertEqual(plerig("report", RESULTS).returncode, 2)
+        self.assertEqual(plerig("report", "-o", self.out("x.html")).returncode, 2)
+        r = plerig("report", "--help")
+        self.assertEqual(r.returncode, 0)
+        self.assertIn("-o, --output FILE", r.stdout)
+
+    def test_sweep_file(self):
+        sweep = self.out("sweep.json")
+        points = [{"values": {"ple_window": w}, "variant": v, "ok": True, "runs": 2,
+                   "acq_per_s": a, "stalls": 3.0, "stalled_share": 0.1,
+                   "pause_loop_exits": None, "acq_per_s_stddev": a / 10}
+                  for v in ("kvm ticket pause user ple-on 1x4/0-1", "kvm ticket nop user ple-on 1x4/0-1")
+                  for w, a in ((1024, 500.0), (4096, 900.0), (16384, 1500.0))]
+        with open(sweep, "w") as f:
+            json.dump({"schema": "plerig-sweep", "schema_version": 1, "plerig_version": "x",
+                       "params": ["ple_window"], "points": points}, f)
+        html = self.out("sweep.html")
+        r = plerig("report", sweep, RESULTS, "-o", html)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(html) as f:
+            text = f.read()
+        for i in ("s0-acq_per_s", "s0-stalled_share", "s0-pause_loop_exits", "r1-acq_per_s"):
+            self.assertIn(f'id="{i}"', text)
+        self.assertIn("ple_window (log)", text)
+
+    def test_run_report(self):
+        html = self.out("run.html")
+        r = plerig("run", "--backend", "native", "--vcpus", "2", "--pcpus", "0-1",
+                   "--duration", "0.1", "--warmup", "0.02", "--quiet", "--report", html)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(html) as f:
+            text = f.read()
+        self.assertIn('id="r0-acq_per_s"', text)
+        self.assertIn('id="r0-wait-0"', text)
+
+
+if __name__ == "__main__":
+    PLERIG = os.path.abspath(sys.argv[1])
+    unittest.main(argv=sys.argv[:1], verbosity=2)

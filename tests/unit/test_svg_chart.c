@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The HTML report's chart geometry and drawing on their edge cases. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/html_report.h"
+#include "report/svg_chart.h"
+#include "support/check_main.h"
+
+/* Drawn output must never hold a coordinate that is not a number. */
+static void assert_numbers_only(const char *svg)
+{
+	ck_assert_ptr_null(strstr(svg, "nan"));
+	ck_assert_ptr_null(strstr(svg, "inf"));
+	ck_assert_ptr_null(strstr(svg, "NaN"));
+}
+
+START_TEST(test_axis_no_value)
+{
+	struct axis a;
+	double v[] = {NAN};
+
+	ck_assert_uint_eq(axis_fit(&a, v, 0, false, true), 0);
+	ck_assert(a.lo == 0.0 && a.hi == 1.0);
+	ck_assert_uint_eq(axis_fit(&a, v, 1, true, false), 0);
+	ck_assert(a.lo == 1.0 && a.hi == 10.0);
+}
+END_TEST
+
+START_TEST(test_axis_one_value)
+{
+	struct axis a;
+	double v[] = {42.0};
+
+	ck_assert_uint_eq(axis_fit(&a, v, 1, false, false), 1);
+	ck_assert(a.lo < 42.0 && a.hi > 42.0);
+	axis_fit(&a, v, 1, false, true);
+	ck_assert(a.lo == 0.0 && a.hi >= 42.0);
+	axis_fit(&a, v, 1, true, false);
+	ck_assert(a.lo == 10.0 && a.hi == 100.0);
+	double z[] = {0.0, 0.0};
+	axis_fit(&a, z, 2, false, true); /* zero stalls */
+	ck_assert(a.lo == 0.0 && a.hi > 0.0);
+	axis_fit(&a, z, 2, true, false); /* zero has no place on a log axis */
+	ck_assert(a.lo == 1.0 && a.hi == 10.0);
+}
+END_TEST
+
+START_TEST(test_axis_decade)
+{
+	struct axis a;
+	double v[] = {100.0, 100.0};
+
+	axis_fit(&a, v, 2, true, false); /* a power of ten still gets a decade */
+	ck_assert(a.hi > a.lo);
+}
+END_TEST
+
+START_TEST(test_axis_huge_outlier)
+{
+	struct axis a;
+	double v[] = {1.0, 2.0, 3.0, 1e12};
+	double t[10];
+
+	axis_fit(&a, v, 4, false, true);
+	ck_assert(a.hi >= 1e12);
+	a.p0 = 100;
+	a.p1 = 500;
+	ck_assert(axis_px(&a, 1e15) == 500); /* clamped to the edge */
+	ck_assert(axis_px(&a, -1e15) == 100);
+	unsigned n = axis_ticks(&a, t, 8);
+	ck_assert(n >= 2 && n <= 8);
+	axis_fit(&a, v, 4, true, false);
+	n = axis_ticks(&a, t, 8); /* 13 decades: thinned to 8 ticks at most */
+	ck_assert(n >= 2 && n <= 8);
+	for (unsigned i = 1; i < n; i++)
+		ck_assert(t[i] > t[i - 1]);
+}
+END_TEST
+
+START_TEST(test_axis_px_log)
+{
+	struct axis a = {.lo = 10, .hi = 1000, .log = true, .p0 = 0, .p1 = 200};
+
+	ck_assert(fabs(axis_px(&a, 100) - 100) < 1e-9);
+	ck_assert(axis_px(&a, 0) == 0);
+	ck_assert(axis_px(&a, NAN) == 0);
+}
+END_TEST
+
+START_TEST(test_ticks_round)
+{
+	struct axis a;
+	double v[] = {0.0, 0.83};
+	double t[10];
+	char buf[32];
+
+	axis_fit(&a, v, 2, false, true);
+	unsigned n = axis_ticks(&a, t, 7);
+	ck_assert(n >= 3);
+	ck_assert(t[0] == 0.0);
+	ck_assert_str_eq(chart_number(0.6, "%", buf, sizeof(buf)), "60%");
+	ck_assert_str_eq(chart_number(3.4e6, "", buf, sizeof(buf)), "3.4M");
+	ck_assert_str_eq(chart_value(88.8e6, "ns", 2, buf, sizeof(buf)), "89ms");
+	ck_assert_str_eq(chart_value(746, "ns", 2, buf, sizeof(buf)), "750ns");
+}
+END_TEST
+
+START_TEST(test_rows_never_overlap)
+{
+	struct row_layout a, b;
+
+	row_layout(1, 10, &a);
+	row_layout(24, 200, &b);
+	ck_assert(a.row_h >= 14);
+	ck_assert(b.height >= 24 * b.row_h);
+	ck_assert(b.max_chars <= 56); /* long labels cut, whole in the tooltip */
+	row_layout(0, 0, &a);
+	ck_assert(a.height > 0);
+}
+END_TEST
+
+START_TEST(test_styles_differ)
+{
+	/* 24 series: no two drawn alike (colour, dash and marker) */
+	for (unsigned i = 0; i < 24; i++)
+		for (unsigned j = i + 1; j < 24; j++) {
+			struct series_style a, b;
+			series_style(i, &a);
+			series_style(j, &b);
+			ck_assert(strcmp(a.colour, b.colour) || strcmp(a.dash, b.dash) ||
+				  a.marker != b.marker);
+		}
+}
+END_TEST
+
+START_TEST(test_ci95)
+{
+	ck_assert(ci95_half(1.0, 1) == 0.0);
+	/* t(0.975, 2) = 4.303 */
+	ck_assert(fabs(ci95_half(1.0, 3) - 4.303 / sqrt(3.0)) < 1e-3);
+}
+END_TEST
+
+static char *draw_bars(const struct bar *bars, unsigned n, bool log)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	svg_bar_chart(out, &(struct bar_chart){.id = "t",
+					       .title = "t",
+					       .x_label = "x",
+					       .unit = "",
+					       .log = log,
+					       .nr_bars = n,
+					       .bars = bars});
+	fclose(out);
+	return text;
+}
+
+START_TEST(test_bar_chart_edges)
+{
+	struct bar one = {.label = "kvm ticket/pause", .value = 5e5};
+	char *svg = draw_bars(&one, 1, true);
+	assert_numbers_only(svg);
+	ck_assert_ptr_nonnull(strstr(svg, "kvm ticket/pause"));
+	free(svg);
+
+	struct bar zero[2] = {{.label = "a", .value = 0}, {.label = "b", .value = NAN}};
+	svg = draw_bars(zero, 2, true);
+	assert_numbers_only(svg + strlen("<figure")); /* "n/a" is text, not a number */
+	ck_assert_ptr_nonnull(strstr(svg, "n/a"));
+	free(svg);
+
+	struct bar outlier[2] = {{.label = "a", .value = 1, .err_sd = 1e13, .err_ci = 1e14},
+				 {.label = "b<&>", .value = 2}};
+	svg = draw_bars(outlier, 2, false);
+	assert_numbers_only(svg);
+	ck_assert_ptr_nonnull(strstr(svg, "b&lt;&amp;&gt;"));
+	free(svg);
+}
+END_TEST
+
+START_TEST(test_xy_empty_histogram)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	struct xy_series s[2] = {
+	    {.name = "hist", .n = 0, .x = NULL, .y = NULL, .x_hi = (double[]){0}},
+	    {.name = "cdf", .n = 0, .y2 = true}};
+
+	svg_xy_chart(out, &(struct xy_chart){.id = "h",
+					     .title = "h",
+					     .x_label = "x",
+					     .y_label = "y",
+					     .x_log = true,
+					     .nr_series = 2,
+					     .series = s,
+					     .y2_label = "cdf"});
+	fclose(out);
+	assert_numbers_only(text);
+	free(text);
+}
+END_TEST
+
+static char *render(const char *json)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	struct html_input in = {.name = "t.json", .doc = json_tokener_parse(json)};
+
+	ck_assert_ptr_nonnull(in.doc);
+	if (strstr(json, "plerig-sweep"))
+		html_sweep_section(out, &in, 0);
+	else
+		html_results_section(out, &in, 0);
+	fclose(out);
+	json_object_put(in.doc);
+	return text;
+}
+
+START_TEST(test_sweep_one_point)
+{
+	char *html = render("{\"schema\":\"plerig-sweep\",\"schema_version\":1,"
+			    "\"params\":[\"ple_window\"],\"points\":[{\"values\":{\"ple_window\":"
+			    "4096},\"variant\":\"kvm ticket pause\",\"ok\":true,\"runs\":1,"
+			    "\"acq_per_s\":1000.0,\"stalls\":0,\"stalled_share\":0.0,"
+			    "\"pause_loop_exits\":null}]}");
+	assert_numbers_only(html);
+	ck_assert_ptr_nonnull(strstr(html, "id=\"s0-acq_per_s\""));
+	ck_assert_ptr_nonnull(strstr(html, "kvm ticket pause"));
+	free(html);
+}
+END_TEST
+
+START_TEST(test_results_one_run_zero_stalls)
+{
+	/* one variant, one run, no stats, no stalls, an empty wait histogram */
+	char *html = render(
+	    "{\"schema\":\"plerig-results\",\"schema_version\":2,\"repeat\":1,"
+	    "\"variants\":[{\"backend\":\"kvm\",\"lock\":\"ticket\",\"relax\":\"pause\","
+	    "\"ring\":\"user\",\"vms\":1,\"vcpus\":2,\"pcpus\":\"0-1\",\"runs\":[{\"repeat\":0,"
+	    "\"ok\":true,\"interval_s\":0.2,\"tsc_khz\":2000000,\"summary\":{\"acq_per_s\":0.0,"
+	    "\"stalled_share\":0.0,\"run_delay_share\":0.0,\"wait_max_ns\":null},"
+	    "\"vm_results\":[{\"vm\":0,\"vcpus\":[{\"vcpu\":0,\"acquisitions\":0,"
+	    "\"stalled_ns\":0,\"run_delay_ns\":0,\"wait_histogram\":{\"buckets\":[]}}]}]}]}],"
+	    "\"comparisons\":[]}");
+	assert_numbers_only(html);
+	ck_assert_ptr_nonnull(strstr(html, "id=\"r0-acq_per_s\""));
+	ck_assert_ptr_nonnull(strstr(html, "id=\"r0-wait-0\""));
+	ck_assert_ptr_nonnull(strstr(html, "the histogram is empty"));
+	ck_assert_ptr_nonnull(strstr(html, "id=\"r0-vcpu-acq-0\""));
+	ck_assert_ptr_null(strstr(html, "r0-runs")); /* one run: no time order */
+	free(html);
+}
+END_TEST
+
+static Suite *svg_chart_suite(void)
+{
+	Suite *s = suite_create("svg_chart");
+	TCase *tc = tcase_create("geometry");
+
+	tcase_add_test(tc, test_axis_no_value);
+	tcase_add_test(tc, test_axis_one_value);
+	tcase_add_test(tc, test_axis_decade);
+	tcase_add_test(tc, test_axis_huge_outlier);
+	tcase_add_test(tc, test_axis_px_log);
+	tcase_add_test(tc, test_ticks_round);
+	tcase_add_test(tc, test_rows_never_overlap);
+	tcase_add_test(tc, test_styles_differ);
+	tcase_add_test(tc, test_ci95);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("drawing");
+	tcase_add_test(tc, test_bar_chart_edges);
+	tcase_add_test(tc, test_xy_empty_histogram);
+	tcase_add_test(tc, test_sweep_one_point);
+	tcase_add_test(tc, test_results_one_run_zero_stalls);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_MAIN(svg_chart_suite)
