@@ -123,6 +123,7 @@ static void add_figures(json_object *o, const struct variant_result *r, const st
 		 r->steal_time ? json_object_new_uint64(f->holder_preemptions_steal) : NULL);
 	json_add_double(o, "run_delay_ns", f->run_delay_ns);
 	json_add_double(o, "run_time_ns", f->run_time_ns);
+	json_add_double(o, "acq_per_cpu_s", f->acq_per_cpu_s);
 	json_add(o, "exits", exits_json(f));
 	json_add(o, "pause_loop_exits",
 		 f->pause_loop_exits_valid ? json_object_new_uint64(f->pause_loop_exits) : NULL);
