@@ -22,6 +22,7 @@ static const struct command {
     {"compare", cmd_compare, "did NEW.json get worse than BASE.json? (plerig compare --help)"},
     {"sweep", cmd_sweep, "the matrix per host PLE parameter value (plerig sweep --help)"},
     {"doctor", cmd_doctor, "what this host offers PLE experiments, and the fixes"},
+    {"check", cmd_check, "a suite of scenarios as a regression gate (plerig check --help)"},
 };
 
 static void usage(FILE *out)
