@@ -213,7 +213,7 @@ int cmd_check(int argc, char **argv, const char *guest_path)
 	    .progress = o.quiet ? NULL : stderr,
 	};
 	memcpy(c.metrics, o.metrics, sizeof(c.metrics));
-	if (check_run(&c, &res, err, sizeof(err))) {
+	if (check_suite_run(&c, &res, err, sizeof(err))) {
 		fprintf(stderr, "plerig check: %s\n", err);
 		status = EXIT_FAILED;
 		goto out;

@@ -44,6 +44,7 @@ struct check_config {
  * baseline) (check_result_free after). 0, or -1 with @err
  * when out of memory; failures of scenarios are cases, not errors.
  */
-int check_run(const struct check_config *c, struct check_result *out, char *err, size_t errlen);
+int check_suite_run(const struct check_config *c, struct check_result *out, char *err,
+		    size_t errlen);
 
 #endif

@@ -379,6 +379,7 @@ static json_object *comparison_json(const struct comparison *c)
 	/* interleaved runs, paired by round: the test the verdict rests on when present */
 	json_add(o, "paired", c->paired_n ? test_json(&c->paired, c->paired_n) : NULL);
 	json_add_str(o, "test", c->paired_n ? "paired" : "welch");
+	json_add_double(o, "p_holm", c->holm ? c->p_holm : NAN);
 	json_add(o, "significant", json_object_new_boolean(j.significant));
 	json_add_str(o, "verdict", verdict_name(j.verdict));
 	return o;
