@@ -25,8 +25,11 @@ test: build
 unit-test: build
 	scripts/run-tests $(BUILD) unit
 
+# plerig's own VM tests, then `plerig check` (the default suite) as a regression
+# gate: JUnit and TAP in $(BUILD)/vm-test/; PLERIG_BASELINES=DIR compares with
+# this machine's baseline.
 vm-test: build
-	scripts/run-tests $(BUILD) vm
+	scripts/vm-test $(BUILD)
 
 # plerig against the real kvm_intel with PAUSE-loop exiting, under Bochs' emulated
 # VMX CPU: no /dev/kvm needed (about 10 minutes).

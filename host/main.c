@@ -23,6 +23,7 @@ static const struct command {
     {"compare", cmd_compare, "did NEW.json get worse than BASE.json? (plerig compare --help)"},
     {"sweep", cmd_sweep, "the matrix per host PLE parameter value (plerig sweep --help)"},
     {"doctor", cmd_doctor, "what this host offers PLE experiments, and the fixes"},
+    {"check", cmd_check, "a suite of scenarios as a regression gate (plerig check --help)"},
     {"report", cmd_report, "results files as one HTML page of charts (plerig report --help)"},
 };
 

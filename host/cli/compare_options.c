@@ -2,11 +2,11 @@
 #include "cli/compare_options.h"
 
 #include <getopt.h>
-#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/metric_options.h"
 #include "util/errbuf.h"
 
 static void usage(FILE *out)
@@ -43,46 +43,9 @@ static void usage(FILE *out)
 
 static int parse_metrics(const char *list, struct compare_options *o, char *err, size_t errlen)
 {
-	char *copy = strdup(list), *save = NULL;
-
-	if (!copy)
-		return errbuf_printf(err, errlen, "out of memory");
-	o->nr_metrics = 0;
-	for (char *name = strtok_r(copy, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
-		const struct metric *m = metric_by_name(name);
-		if (!m) {
-			char names[512] = "";
-			for (unsigned i = 0; i < nr_metrics; i++)
-				snprintf(names + strlen(names), sizeof(names) - strlen(names),
-					 "%s%s", i ? ", " : "", metrics[i].name);
-			errbuf_printf(err, errlen, "--metric: '%s' is not one of %s", name, names);
-			free(copy);
-			return -1;
-		}
-		bool dup = false;
-		for (unsigned i = 0; i < o->nr_metrics; i++)
-			dup |= o->metrics[i] == m;
-		if (!dup && o->nr_metrics < sizeof(o->metrics) / sizeof(o->metrics[0]))
-			o->metrics[o->nr_metrics++] = m;
-	}
-	free(copy);
-	if (!o->nr_metrics)
-		return errbuf_printf(err, errlen, "--metric: no metric named in '%s'", list);
-	return 0;
-}
-
-static int parse_threshold(const char *s, double *out, char *err, size_t errlen)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end != s && *end == '%') /* "2%" reads as meant */
-		end++;
-	if (end == s || *end || !isfinite(v) || v < 0.0 || v > 1000.0)
-		return errbuf_printf(err, errlen,
-				     "--threshold: '%s' is not a percentage from 0 to 1000", s);
-	*out = v;
-	return 0;
+	return metric_list_parse("--metric", list, o->metrics,
+				 sizeof(o->metrics) / sizeof(o->metrics[0]), &o->nr_metrics, err,
+				 errlen);
 }
 
 enum { OPT_THRESHOLD = 256, OPT_METRIC, OPT_JSON };
@@ -108,7 +71,7 @@ int compare_options_parse(int argc, char **argv, struct compare_options *o, char
 	while ((c = getopt_long(argc, argv, ":h", long_options, NULL)) != -1) {
 		switch (c) {
 		case OPT_THRESHOLD:
-			if (parse_threshold(optarg, &o->threshold_pct, err, errlen))
+			if (threshold_parse(optarg, &o->threshold_pct, err, errlen))
 				return -1;
 			break;
 		case OPT_METRIC:

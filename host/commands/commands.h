@@ -18,6 +18,7 @@ command_fn cmd_run;
 command_fn cmd_compare;
 command_fn cmd_sweep;
 command_fn cmd_doctor;
+command_fn cmd_check;
 command_fn cmd_report;
 
 /* "plerig run --x y": argv joined with spaces behind @prefix; malloc'ed, NULL out of memory. */

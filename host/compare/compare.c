@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats/holm.h"
+
 /* ---- matching and judging ---------------------------------------------- */
 
 static double member_double(const struct loaded_variant *v, const char *key)
@@ -57,15 +59,41 @@ static int judge_match(struct comparison_set *c, struct variant_match *m)
 		sample_stats_compute(a, na, &row->base);
 		sample_stats_compute(b, nb, &row->cand);
 		welch_test(a, na, b, nb, VERDICT_CONFIDENCE, &row->welch);
-		verdict_judge(&row->base, &row->cand, &row->welch, row->metric->better,
-			      c->threshold_pct, &row->judgement);
-		c->verdicts[row->judgement.verdict]++;
 	}
 	m->more_failures = m->cand->nr_runs - m->cand->nr_ok > m->base->nr_runs - m->base->nr_ok;
 	c->more_failures += m->more_failures;
 	note_differences(m);
 	free(a);
 	free(b);
+	return 0;
+}
+
+/* Every row of every match is one family: Holm's correction, then the verdicts. */
+static int judge_rows(struct comparison_set *c)
+{
+	unsigned n = c->nr_matches * c->nr_metrics, k = 0;
+	double *p = calloc(n + 1, sizeof(*p));
+	if (!p)
+		return -1;
+	for (unsigned i = 0; i < c->nr_matches; i++)
+		for (unsigned r = 0; r < c->nr_metrics; r++) {
+			const struct welch_result *w = &c->matches[i].rows[r].welch;
+			p[k++] = w->valid ? w->p : NAN;
+		}
+	holm_adjust(p, n, p);
+	k = 0;
+	for (unsigned i = 0; i < c->nr_matches; i++)
+		for (unsigned r = 0; r < c->nr_metrics; r++) {
+			struct metric_comparison *row = &c->matches[i].rows[r];
+			struct welch_result w = row->welch;
+			row->p_holm = p[k++];
+			if (!isnan(row->p_holm))
+				w.p = row->p_holm;
+			verdict_judge(&row->base, &row->cand, &w, row->metric->better,
+				      c->threshold_pct, &row->judgement);
+			c->verdicts[row->judgement.verdict]++;
+		}
+	free(p);
 	return 0;
 }
 
@@ -104,7 +132,7 @@ int comparison_set_build(struct comparison_set *c)
 		if (!taken[j])
 			c->only_cand[c->nr_only_cand++] = &B->variants[j];
 	free(taken);
-	return 0;
+	return judge_rows(c);
 }
 
 void comparison_set_free(struct comparison_set *c)

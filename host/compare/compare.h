@@ -6,7 +6,8 @@
  * relax, ring, vms, vcpus, pcpus, pin, cs_cycles, think_cycles); for each
  * match and metric, Welch's t-test on the per-run values of the ok runs
  * gives the difference of the means with its p-value and 95% confidence
- * interval. A metric is worse when p < 0.05 and the change is at least
+ * interval. A metric is worse when p < 0.05 after Holm's correction
+ * across every variant x metric compared, and the change is at least
  * --threshold percent in the metric's bad direction.
  *
  * Exit status: 0 nothing got worse; 1 something did (or NEW has more
@@ -31,6 +32,7 @@ struct metric_comparison {
 	const struct metric *metric;
 	struct sample_stats base, cand;
 	struct welch_result welch;
+	double p_holm; /* welch.p, Holm-adjusted across every row of the set; NaN untested */
 	struct judgement judgement;
 };
 

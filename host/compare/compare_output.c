@@ -193,10 +193,10 @@ void compare_print_table(FILE *f, const struct comparison_set *c)
 	print_file(f, "new ", c->cand);
 	print_host_note(f, c->base, c->cand);
 	fprintf(f,
-		"Welch's t-test over the ok runs; worse/better: p < %.2f and at least %g%% "
-		"change; +- is the\nsample standard deviation relative to the mean; delta and "
-		"95%% CI in %% of the base mean\n",
-		VERDICT_ALPHA, c->threshold_pct);
+		"Welch's t-test over the ok runs; worse/better: p < %.2f after Holm's correction "
+		"across the %u\ncomparisons, and at least %g%% change; +- is the sample standard "
+		"deviation relative to the\nmean; delta and 95%% CI in %% of the base mean\n",
+		VERDICT_ALPHA, c->nr_matches * c->nr_metrics, c->threshold_pct);
 	if (c->nr_matches) {
 		fputc('\n', f);
 		fprintf(f, ROW_FORMAT, "metric", "base", "new", "delta", "p", "95% CI of delta",
@@ -272,6 +272,7 @@ static json_object *row_json(const struct metric_comparison *r)
 	json_add(o, "delta", json_double(j->delta));
 	json_add(o, "delta_pct", json_double(j->delta_pct));
 	json_add(o, "p_value", json_double(w->valid ? w->p : NAN));
+	json_add(o, "p_holm", json_double(r->p_holm));
 	json_add(o, "ci95_low", json_double(w->valid ? w->ci_low : NAN));
 	json_add(o, "ci95_high", json_double(w->valid ? w->ci_high : NAN));
 	json_add(o, "significant", json_object_new_boolean(j->significant));

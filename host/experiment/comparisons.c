@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats/holm.h"
+
 #define CONFIDENCE 0.95
 
 static bool contains(const unsigned *list, unsigned n, unsigned value)
@@ -188,6 +190,26 @@ static void compare_metric(struct comparison *c, const struct report *rep,
 		compare_paired(c, base, cand, m, a);
 }
 
+/* Holm's correction over the p-values the verdicts rest on: the report is one family. */
+static int adjust_holm(struct report *rep)
+{
+	double *p = calloc(rep->nr_comparisons + 1, sizeof(*p));
+	if (!p)
+		return -1;
+	for (unsigned i = 0; i < rep->nr_comparisons; i++) {
+		const struct comparison *c = &rep->comparisons[i];
+		const struct welch_result *t = c->paired_n ? &c->paired : &c->welch;
+		p[i] = t->valid ? t->p : NAN;
+	}
+	holm_adjust(p, rep->nr_comparisons, p);
+	for (unsigned i = 0; i < rep->nr_comparisons; i++) {
+		rep->comparisons[i].p_holm = p[i];
+		rep->comparisons[i].holm = true;
+	}
+	free(p);
+	return 0;
+}
+
 int comparisons_build(struct report *rep, enum baseline_axis axis, unsigned value)
 {
 	rep->nr_comparisons = 0;
@@ -224,5 +246,5 @@ int comparisons_build(struct report *rep, enum baseline_axis axis, unsigned valu
 	}
 	free(a);
 	free(b);
-	return 0;
+	return adjust_holm(rep);
 }

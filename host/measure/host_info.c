@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "ple/host_params.h"
+#include "util/text_file.h"
 
 static void read_cpu_model(char *buf, size_t len)
 {
@@ -54,5 +55,9 @@ void host_info_collect(struct host_info *h, const char *kvm_module)
 	CPU_ZERO(&set);
 	h->cpus = sched_getaffinity(0, sizeof(set), &set) == 0 ? (unsigned)CPU_COUNT(&set) : 0;
 	h->cpus_online = sysconf(_SC_NPROCESSORS_ONLN);
+	char smt[16];
+	h->smt = text_file_read("/sys/devices/system/cpu/smt/active", smt, sizeof(smt)) > 0
+		     ? (smt[0] == '1')
+		     : -1;
 	describe_ple_params(h->kvm_module, h->ple_params, sizeof(h->ple_params));
 }

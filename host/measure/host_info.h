@@ -9,6 +9,7 @@ struct host_info {
 	char cpu_model[128];
 	unsigned cpus; /* in this process's affinity mask */
 	long cpus_online;
+	int smt; /* /sys/devices/system/cpu/smt/active: 1, 0, or -1 unknown */
 	/* PLE / pause-filter module parameters, "name=value" pairs, as found */
 	char ple_params[512];
 };

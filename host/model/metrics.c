@@ -9,6 +9,11 @@ static double acq_per_s(const struct figures *f)
 	return f->acq_per_s;
 }
 
+static double acq_per_cpu_s(const struct figures *f)
+{
+	return f->acq_per_cpu_s;
+}
+
 static double wait_p50_ns(const struct figures *f)
 {
 	return f->wait_p50_ns;
@@ -51,6 +56,7 @@ static double exits(const struct figures *f)
 
 const struct metric metrics[] = {
     {"acq_per_s", "acq/s", +1, 1, acq_per_s},
+    {"acq_per_cpu_s", "acq/cpu-s", +1, 0, acq_per_cpu_s},
     {"wait_p50_ns", "wait-p50", -1, 0, wait_p50_ns},
     {"wait_p99_ns", "wait-p99", -1, 1, wait_p99_ns},
     {"wait_max_ns", "wait-max", -1, 0, wait_max_ns},

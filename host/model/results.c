@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "model/results.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,12 @@ static double share_of(double ns, double slots, double interval_s)
 	double total_ns = slots * interval_s * 1e9;
 
 	return total_ns > 0.0 ? ns / total_ns : 0.0;
+}
+
+/* Per second of CPU received; NaN without run time (a failed or unmeasured run). */
+static double per_cpu_second(double count, double run_time_ns)
+{
+	return run_time_ns > 0.0 ? count / (run_time_ns * 1e-9) : NAN;
 }
 
 static double mean(double total, uint64_t count)
@@ -63,6 +70,7 @@ void figures_for_vcpu(const struct variant_result *r, const struct vcpu_record *
 	out->run_delay_ns = (double)rec->sched.wait_ns;
 	out->run_delay_share = share_of(out->run_delay_ns, 1, r->interval_s);
 	out->run_time_ns = (double)rec->sched.run_ns;
+	out->acq_per_cpu_s = per_cpu_second((double)g->acquisitions, out->run_time_ns);
 	out->exits_valid = rec->kvm.valid[KVM_STAT_EXITS];
 	out->exits = out->exits_valid ? rec->kvm.value[KVM_STAT_EXITS] : 0;
 	out->pause_loop_exits_valid = rec->ple.pause_exits_valid;
@@ -123,6 +131,7 @@ void figures_for_variant(const struct variant_result *r, struct figures *out)
 	if (!out->ple_window_updates_valid)
 		out->ple_window_updates = 0;
 	out->acq_per_s = per_second((double)out->acquisitions, r->interval_s);
+	out->acq_per_cpu_s = per_cpu_second((double)out->acquisitions, out->run_time_ns);
 	latency_figures(r, hist_wait, hist_hold, wait_max, hold_max, out);
 	out->wait_mean_ns = mean(wait_total_ns, out->acquisitions);
 	out->stalled_share = share_of(out->stalled_ns, r->nr_records, r->interval_s);

@@ -53,6 +53,12 @@ struct variant_result {
 struct figures {
 	uint64_t acquisitions;
 	double acq_per_s;
+	/*
+	 * Acquisitions per second of CPU the vCPU threads actually received
+	 * (schedstat run time): what the host took away does not count. NaN
+	 * without a run time.
+	 */
+	double acq_per_cpu_s;
 	double wait_p50_ns;
 	double wait_p99_ns;
 	double wait_max_ns;

@@ -39,6 +39,14 @@ struct comparison {
 	 */
 	struct welch_result paired;
 	unsigned paired_n;
+	/*
+	 * The p-value the verdict rests on (paired where there is one, else
+	 * Welch's), Holm-adjusted across every comparison of the report, so
+	 * that many comparisons at p < 0.05 do not find changes by chance.
+	 * Meaningful when holm is set; NaN where there is no test.
+	 */
+	bool holm;
+	double p_holm;
 };
 
 struct report {

@@ -26,12 +26,12 @@ static const char *const header[] = {
     "wait_mean_ns", "holder_preemptions",
     "run_delay_ns", "run_time_ns",
     "exits",	    "interval_s",
-    "ple",
+    "ple",	    "acq_per_cpu_s",
 };
 
 #define NR_COLUMNS	  (sizeof(header) / sizeof(header[0]))
 #define FIRST_VCPU_COLUMN 10 /* "vm": where the per-vCPU fields start */
-#define TRAILING_COLUMNS  2  /* interval_s, ple: after the per-vCPU fields */
+#define TRAILING_COLUMNS  3  /* interval_s, ple, acq_per_cpu_s: after the per-vCPU fields */
 
 /* A row being written: separators come before every field but the first. */
 struct row {
@@ -157,13 +157,18 @@ static void run_rows(struct row *r, unsigned index, const struct variant *v,
 			field_empty(r);
 		field_double(r, res->interval_s);
 		field_str(r, ple_name(v->ple), 0);
+		field_empty(r); /* acq_per_cpu_s */
 		end_row(r);
 		return;
 	}
 	for (unsigned i = 0; i < res->nr_records; i++) {
 		identity_fields(r, index, v, repeat, res->ok);
+		struct figures f;
+
+		figures_for_vcpu(res, &res->records[i], &f);
 		vcpu_fields(r, res, &res->records[i]);
 		field_str(r, ple_name(v->ple), 0);
+		field_double(r, f.acq_per_cpu_s); /* appended: the columns never reorder */
 		end_row(r);
 	}
 }

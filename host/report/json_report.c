@@ -123,6 +123,7 @@ static void add_figures(json_object *o, const struct variant_result *r, const st
 		 r->steal_time ? json_object_new_uint64(f->holder_preemptions_steal) : NULL);
 	json_add_double(o, "run_delay_ns", f->run_delay_ns);
 	json_add_double(o, "run_time_ns", f->run_time_ns);
+	json_add_double(o, "acq_per_cpu_s", f->acq_per_cpu_s);
 	json_add(o, "exits", exits_json(f));
 	json_add(o, "pause_loop_exits",
 		 f->pause_loop_exits_valid ? json_object_new_uint64(f->pause_loop_exits) : NULL);
@@ -378,6 +379,7 @@ static json_object *comparison_json(const struct comparison *c)
 	/* interleaved runs, paired by round: the test the verdict rests on when present */
 	json_add(o, "paired", c->paired_n ? test_json(&c->paired, c->paired_n) : NULL);
 	json_add_str(o, "test", c->paired_n ? "paired" : "welch");
+	json_add_double(o, "p_holm", c->holm ? c->p_holm : NAN);
 	json_add(o, "significant", json_object_new_boolean(j.significant));
 	json_add_str(o, "verdict", verdict_name(j.verdict));
 	return o;

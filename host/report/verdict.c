@@ -84,9 +84,12 @@ void verdict_judge(const struct sample_stats *base, const struct sample_stats *c
 
 void comparison_judge(const struct comparison *c, double threshold_pct, struct judgement *out)
 {
+	/* significance after Holm's correction, where the report made one */
+	struct welch_result paired = c->paired, welch = c->welch;
+	if (c->holm && !isnan(c->p_holm))
+		paired.p = welch.p = c->p_holm;
 	if (c->paired_n)
-		verdict_judge_paired(&c->paired, c->paired_n, c->metric->better, threshold_pct,
-				     out);
+		verdict_judge_paired(&paired, c->paired_n, c->metric->better, threshold_pct, out);
 	else
-		verdict_judge(&c->base, &c->cand, &c->welch, c->metric->better, threshold_pct, out);
+		verdict_judge(&c->base, &c->cand, &welch, c->metric->better, threshold_pct, out);
 }

@@ -48,7 +48,10 @@ void verdict_judge(const struct sample_stats *base, const struct sample_stats *c
 void verdict_judge_paired(const struct welch_result *paired, unsigned n, int better,
 			  double threshold_pct, struct judgement *out);
 
-/* The verdict on @c: from the paired test where runs are paired, else Welch's. */
+/*
+ * The verdict on @c: from the paired test where runs are paired, else
+ * Welch's; significant by the Holm-adjusted p-value where c->holm is set.
+ */
 void comparison_judge(const struct comparison *c, double threshold_pct, struct judgement *out);
 
 /* "better", "worse", "no significant change", "untestable": the JSON vocabulary. */

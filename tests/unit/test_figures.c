@@ -100,6 +100,8 @@ START_TEST(test_vcpu_figures)
 	ck_assert_double_eq(f.run_delay_ns, 5e8);
 	ck_assert_double_eq(f.run_delay_share, 0.25);
 	ck_assert_double_eq(f.run_time_ns, 1.5e9);
+	/* 1000 acquisitions in 1.5 s of CPU received (2 s of wall time) */
+	ck_assert_double_eq_tol(f.acq_per_cpu_s, 1000 / 1.5, 1e-9);
 	ck_assert(f.exits_valid);
 	ck_assert_uint_eq(f.exits, 1234);
 
@@ -151,6 +153,8 @@ START_TEST(test_variant_figures)
 	ck_assert_double_eq(f.run_delay_ns, 8e8);
 	ck_assert_double_eq(f.run_delay_share, 0.2);
 	ck_assert_double_eq(f.run_time_ns, 3.2e9);
+	/* all vCPUs' acquisitions over all their CPU time */
+	ck_assert_double_eq_tol(f.acq_per_cpu_s, 4000 / 3.2, 1e-9);
 	ck_assert(f.exits_valid);
 	ck_assert_uint_eq(f.exits, 2000);
 }

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "cli/suite_file.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/metric_options.h"
+#include "cli/run_options.h"
+#include "util/comma_list.h"
+#include "util/errbuf.h"
+#include "util/text_file.h"
+
+#define SUITE_MAX_BYTES (256u * 1024u)
+#define MAX_ARGS	128
+
+/* What a [section] says before its options become a plan. */
+struct section {
+	struct scenario s;
+	char options[SCENARIO_OPTIONS_LEN]; /* its own, without the defaults' */
+};
+
+static char *trim(char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	size_t n = strlen(s);
+	while (n && isspace((unsigned char)s[n - 1]))
+		s[--n] = '\0';
+	return s;
+}
+
+/* "a, b ,c" -> "a,b,c" in @out: comma lists as the rest of plerig reads them. */
+static int squeeze_list(const char *value, char *out, size_t len)
+{
+	size_t o = 0;
+	for (const char *p = value; *p; p++) {
+		if (isspace((unsigned char)*p))
+			continue;
+		if (o + 1 >= len)
+			return -1;
+		out[o++] = *p;
+	}
+	out[o] = '\0';
+	return 0;
+}
+
+/* Each item of @value through @lookup into bits of @mask. */
+static int parse_names(const char *where, const char *key, const char *value,
+		       int (*lookup)(const char *), const char *allowed, unsigned *mask, char *err,
+		       size_t errlen)
+{
+	char list[512], item[LIST_ITEM_MAX];
+	if (squeeze_list(value, list, sizeof(list)) || !*list)
+		return errbuf_printf(err, errlen, "%s: %s: empty or too long (allowed: %s)", where,
+				     key, allowed);
+	const char *p = list;
+	int rc;
+	*mask = 0;
+	while ((rc = list_next(&p, item, sizeof(item))) > 0) {
+		int i = lookup(item);
+		if (i < 0)
+			return errbuf_printf(err, errlen, "%s: %s: unknown '%s' (allowed: %s)",
+					     where, key, item, allowed);
+		*mask |= 1u << i;
+	}
+	if (rc < 0)
+		return errbuf_printf(err, errlen, "%s: %s: empty item in '%s'", where, key, value);
+	return 0;
+}
+
+static int parse_metrics(const char *where, const char *value, struct scenario *s, char *err,
+			 size_t errlen)
+{
+	char list[512], what[640];
+	s->metrics_given = true;
+	s->nr_metrics = 0;
+	if (squeeze_list(value, list, sizeof(list)) || !strcmp(list, "none"))
+		return 0;
+	snprintf(what, sizeof(what), "%s: metrics", where);
+	return metric_list_parse(what, list, s->metrics, SCENARIO_MAX_METRICS, &s->nr_metrics, err,
+				 errlen);
+}
+
+static int set_key(const char *where, struct section *sec, const char *key, const char *value,
+		   char *err, size_t errlen)
+{
+	struct scenario *s = &sec->s;
+	if (!strcmp(key, "options")) {
+		if (snprintf(sec->options, sizeof(sec->options), "%s", value) >=
+		    (int)sizeof(sec->options))
+			return errbuf_printf(err, errlen, "%s: options: too long", where);
+		return 0;
+	}
+	if (!strcmp(key, "groups")) {
+		if (squeeze_list(value, s->groups, sizeof(s->groups)))
+			return errbuf_printf(err, errlen, "%s: groups: too long", where);
+		return 0;
+	}
+	if (!strcmp(key, "min_cpus")) {
+		char *end;
+		errno = 0;
+		unsigned long n = strtoul(value, &end, 10);
+		if (errno || end == value || *end || n > PLERIG_MAX_PCPUS)
+			return errbuf_printf(err, errlen, "%s: min_cpus: '%s' is not a CPU count",
+					     where, value);
+		s->min_cpus = (unsigned)n;
+		return 0;
+	}
+	if (!strcmp(key, "requires"))
+		return parse_names(where, key, value, requirement_by_name, "ple, hw-virt, pv-yield",
+				   &s->requires, err, errlen);
+	if (!strcmp(key, "expect"))
+		return parse_names(where, key, value, expectation_by_name,
+				   "progress, no-stalls, stalls, ple-exits, no-ple-exits, "
+				   "directed-yields",
+				   &s->expects, err, errlen);
+	if (!strcmp(key, "metrics"))
+		return parse_metrics(where, value, s, err, errlen);
+	return errbuf_printf(err, errlen,
+			     "%s: unknown key '%s' (options, groups, min_cpus, requires, expect, "
+			     "metrics)",
+			     where, key);
+}
+
+/* The scenario's options, the defaults' first, through `plerig run`'s parser. */
+static int make_plan(const char *path, const struct section *defaults, struct section *sec,
+		     char *err, size_t errlen)
+{
+	struct scenario *s = &sec->s;
+	char *argv[MAX_ARGS + 2];
+	int argc = 0;
+	char why[512];
+
+	if (snprintf(s->options, sizeof(s->options), "%s%s%s", defaults->options,
+		     *defaults->options && *sec->options ? " " : "",
+		     sec->options) >= (int)sizeof(s->options))
+		return errbuf_printf(err, errlen, "%s:%u: [%s]: options: too long", path, s->line,
+				     s->name);
+	memcpy(s->argbuf, s->options, sizeof(s->argbuf));
+	argv[argc++] = "run";
+	for (char *save = NULL, *tok = strtok_r(s->argbuf, " \t", &save); tok;
+	     tok = strtok_r(NULL, " \t", &save)) {
+		if (argc > MAX_ARGS)
+			return errbuf_printf(err, errlen, "%s:%u: [%s]: more than %d options", path,
+					     s->line, s->name, MAX_ARGS);
+		argv[argc++] = tok;
+	}
+	argv[argc] = NULL;
+	s->plan = calloc(1, sizeof(*s->plan));
+	if (!s->plan)
+		return errbuf_printf(err, errlen, "out of memory");
+	switch (run_options_parse(argc, argv, s->plan, why, sizeof(why))) {
+	case RUN_OPTIONS_OK:
+		break;
+	case RUN_OPTIONS_HELP:
+		return errbuf_printf(err, errlen, "%s:%u: [%s]: --help is not a run option here",
+				     path, s->line, s->name);
+	case RUN_OPTIONS_ERROR:
+		return errbuf_printf(err, errlen, "%s:%u: [%s]: %s", path, s->line, s->name, why);
+	}
+	if (s->plan->json_path || s->plan->csv_path)
+		return errbuf_printf(err, errlen,
+				     "%s:%u: [%s]: --json and --csv belong to `plerig check`, not "
+				     "to a scenario",
+				     path, s->line, s->name);
+	s->plan->quiet = true;
+	return 0;
+}
+
+static int finish_section(const char *path, const struct section *defaults, struct section *sec,
+			  struct suite *out, char *err, size_t errlen)
+{
+	for (unsigned i = 0; i < out->nr_scenarios; i++)
+		if (!strcmp(out->scenarios[i].name, sec->s.name))
+			return errbuf_printf(err, errlen, "%s:%u: [%s] again (first at line %u)",
+					     path, sec->s.line, sec->s.name,
+					     out->scenarios[i].line);
+	if (make_plan(path, defaults, sec, err, errlen)) {
+		free(sec->s.plan);
+		return -1;
+	}
+	struct scenario *grown =
+	    realloc(out->scenarios, (out->nr_scenarios + 1) * sizeof(*out->scenarios));
+	if (!grown) {
+		free(sec->s.plan);
+		return errbuf_printf(err, errlen, "out of memory");
+	}
+	out->scenarios = grown;
+	out->scenarios[out->nr_scenarios++] = sec->s;
+	return 0;
+}
+
+static bool valid_name(const char *name)
+{
+	if (!*name || strlen(name) >= SCENARIO_NAME_LEN)
+		return false;
+	for (const char *p = name; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("_.-", *p))
+			return false;
+	return true;
+}
+
+/* A new section: the defaults' keys, then its own. */
+static void open_section(struct section *sec, const struct section *defaults, const char *name,
+			 unsigned line)
+{
+	*sec = *defaults;
+	sec->options[0] = '\0';
+	snprintf(sec->s.name, sizeof(sec->s.name), "%s", name);
+	sec->s.line = line;
+}
+
+static int parse_lines(const char *path, char *text, struct section *defaults, struct suite *out,
+		       char *err, size_t errlen)
+{
+	struct section *cur = NULL, sec;
+	unsigned line = 0;
+	char where[600];
+
+	for (char *next = text; next;) {
+		char *raw = next;
+		next = strchr(raw, '\n');
+		if (next)
+			*next++ = '\0';
+		line++;
+		char *hash = strchr(raw, '#');
+		if (hash)
+			*hash = '\0';
+		char *l = trim(raw);
+		if (!*l)
+			continue;
+		snprintf(where, sizeof(where), "%s:%u", path, line);
+		if (*l == '[') {
+			char *close = strchr(l, ']');
+			if (!close || close[1])
+				return errbuf_printf(err, errlen, "%s: a section is [NAME]", where);
+			*close = '\0';
+			char *name = trim(l + 1);
+			if (!valid_name(name))
+				return errbuf_printf(err, errlen,
+						     "%s: section name '%s': letters, digits, _ . "
+						     "- (at most %d)",
+						     where, name, SCENARIO_NAME_LEN - 1);
+			if (cur == &sec && finish_section(path, defaults, &sec, out, err, errlen))
+				return -1;
+			if (!strcmp(name, "defaults")) {
+				if (out->nr_scenarios || cur)
+					return errbuf_printf(err, errlen,
+							     "%s: [defaults] comes first", where);
+				cur = defaults;
+				continue;
+			}
+			open_section(&sec, defaults, name, line);
+			cur = &sec;
+			continue;
+		}
+		char *eq = strchr(l, '=');
+		if (!eq)
+			return errbuf_printf(err, errlen, "%s: expected KEY = VALUE or [NAME]",
+					     where);
+		if (!cur)
+			return errbuf_printf(err, errlen, "%s: KEY = VALUE before any [section]",
+					     where);
+		*eq = '\0';
+		if (set_key(where, cur, trim(l), trim(eq + 1), err, errlen))
+			return -1;
+	}
+	if (cur == &sec && finish_section(path, defaults, &sec, out, err, errlen))
+		return -1;
+	if (!out->nr_scenarios)
+		return errbuf_printf(err, errlen, "%s: no scenario (a [NAME] section)", path);
+	return 0;
+}
+
+int suite_parse(const char *path, const char *text, struct suite *out, char *err, size_t errlen)
+{
+	struct section defaults;
+	char *copy = strdup(text);
+
+	memset(out, 0, sizeof(*out));
+	memset(&defaults, 0, sizeof(defaults));
+	snprintf(out->path, sizeof(out->path), "%s", path);
+	if (!copy)
+		return errbuf_printf(err, errlen, "out of memory");
+	int rc = parse_lines(path, copy, &defaults, out, err, errlen);
+	free(copy);
+	if (rc)
+		suite_free(out);
+	return rc;
+}
+
+int suite_load(const char *path, struct suite *out, char *err, size_t errlen)
+{
+	char *text = malloc(SUITE_MAX_BYTES);
+	if (!text)
+		return errbuf_printf(err, errlen, "out of memory");
+	ssize_t n = text_file_read(path, text, SUITE_MAX_BYTES);
+	if (n < 0) {
+		free(text);
+		return errbuf_printf(err, errlen, "cannot read suite '%s': %s", path,
+				     n == -EFBIG ? "larger than 256 KiB" : strerror((int)-n));
+	}
+	int rc = suite_parse(path, text, out, err, errlen);
+	free(text);
+	return rc;
+}

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `plerig check`: a suite of scenarios, their expectations and their
+ * figures against this machine's baseline; a summary, TAP and JUnit; the
+ * exit status a CI job reads (0, 1, 2, 77).
+ */
+#include "commands/commands.h"
+
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/check_options.h"
+#include "cli/suite_file.h"
+#include "experiment/check.h"
+#include "measure/kvm_system.h"
+#include "report/check_report.h"
+#include "util/interrupt.h"
+#include "util/strfmt.h"
+
+#ifndef PLERIG_VERSION
+#define PLERIG_VERSION "unknown"
+#endif
+
+/* $PLERIG_SUITE, else suites/default.cfg beside the guest image's folder (BUILD/, or installed). */
+static const char *default_suite_path(const char *guest_path, char *buf, size_t len)
+{
+	const char *env = getenv("PLERIG_SUITE");
+	if (env && *env)
+		return env;
+	char copy[PATH_MAX];
+	snprintf(copy, sizeof(copy), "%s", guest_path);
+	char *images = dirname(copy); /* BUILD/images */
+	(void)pathf(buf, len, "%s/../suites/default.cfg", images);
+	return buf;
+}
+
+static void list_suite(const struct suite *s, const struct check_options *o)
+{
+	for (unsigned i = 0; i < s->nr_scenarios; i++) {
+		const struct scenario *sc = &s->scenarios[i];
+		bool in = !o->groups[0];
+		for (unsigned g = 0; o->groups[g]; g++)
+			in |= scenario_in_group(sc, o->groups[g]);
+		if (!in)
+			continue;
+		printf("%-24s groups=%s expect=", sc->name, sc->groups[0] ? sc->groups : "-");
+		const char *sep = "";
+		for (unsigned e = 0; e < EXPECT_COUNT; e++)
+			if (sc->expects & (1u << e)) {
+				printf("%s%s", sep, expectation_name(e));
+				sep = ",";
+			}
+		sep = "";
+		printf("%s requires=", *sep || !sc->expects ? "-" : "");
+		for (unsigned r = 0; r < REQUIRE_COUNT; r++)
+			if (sc->requires & (1u << r)) {
+				printf("%s%s", sep, requirement_name(r));
+				sep = ",";
+			}
+		printf("%s\n  %s\n", *sep ? "" : "-", sc->options);
+	}
+}
+
+static const char *same_or(const char *then, const char *now)
+{
+	return strcmp(then, now) ? "CHANGED" : "same";
+}
+
+/* Which baseline the verdicts rest on, and what differs from it (kernel, PLE parameters). */
+static void describe_baseline(const char *path, const struct baseline *b,
+			      const struct host_info *now, char *buf, size_t len)
+{
+	(void)pathf(buf, len,
+		    "baseline %s, recorded %s (plerig %s)\n"
+		    "  kernel: %s then, %s now (%s)\n"
+		    "  PLE parameters: '%s' then, '%s' now (%s)",
+		    path, b->recorded_at, b->plerig_version, b->host.kernel, now->kernel,
+		    same_or(b->host.kernel, now->kernel), b->host.ple_params, now->ple_params,
+		    same_or(b->host.ple_params, now->ple_params));
+}
+
+struct baselines {
+	const char *dir;
+	char path[1024];
+	struct baseline b;
+	bool loaded;
+	char no_baseline[1200];
+};
+
+/* 0, or exit 2 with the message printed. */
+static int open_baselines(const struct check_options *o, struct check_result *res,
+			  struct baselines *bl)
+{
+	char err[1200];
+	memset(bl, 0, sizeof(*bl));
+	bl->dir = baseline_store_dir(o->baselines_dir);
+	if (!bl->dir)
+		return 0;
+	baseline_key(&res->host, res->baseline_key, sizeof(res->baseline_key));
+	baseline_path(bl->dir, res->baseline_key, bl->path, sizeof(bl->path));
+	int rc = baseline_load(bl->dir, res->baseline_key, &bl->b, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "plerig check: %s\n", err);
+		return EXIT_USAGE;
+	}
+	bl->loaded = rc == 0;
+	if (bl->loaded && !o->record) {
+		describe_baseline(bl->path, &bl->b, &res->host, res->baseline_note,
+				  sizeof(res->baseline_note));
+	} else if (!o->record) {
+		(void)pathf(bl->no_baseline, sizeof(bl->no_baseline),
+			    "no baseline for this machine (%s) in %s: record one with --record",
+			    res->baseline_key, bl->dir);
+		str_copy(res->baseline_note, sizeof(res->baseline_note), bl->no_baseline);
+	} else {
+		(void)pathf(res->baseline_note, sizeof(res->baseline_note),
+			    "recording this machine's baseline into %s", bl->path);
+	}
+	return 0;
+}
+
+static int save_baseline(struct baselines *bl, const struct check_result *res,
+			 const char *suite_path)
+{
+	char err[1200];
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(bl->b.recorded_at, sizeof(bl->b.recorded_at), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	snprintf(bl->b.key, sizeof(bl->b.key), "%s", res->baseline_key);
+	snprintf(bl->b.plerig_version, sizeof(bl->b.plerig_version), "%s", PLERIG_VERSION);
+	str_copy(bl->b.suite, sizeof(bl->b.suite), suite_path);
+	bl->b.host = res->host;
+	if (baseline_save(bl->dir, &bl->b, err, sizeof(err))) {
+		fprintf(stderr, "plerig check: %s\n", err);
+		return EXIT_FAILED;
+	}
+	fprintf(stderr, "plerig check: baseline of this machine written to %s\n", bl->path);
+	return 0;
+}
+
+static int write_outputs(const struct check_options *o, const struct check_result *res)
+{
+	char err[1024];
+	int status = 0;
+	if (o->tap_path && check_tap_write(o->tap_path, res, err, sizeof(err))) {
+		fprintf(stderr, "plerig check: %s\n", err);
+		status = EXIT_FAILED;
+	}
+	if (o->junit_path && check_junit_write(o->junit_path, res, err, sizeof(err))) {
+		fprintf(stderr, "plerig check: %s\n", err);
+		status = EXIT_FAILED;
+	}
+	return status;
+}
+
+int cmd_check(int argc, char **argv, const char *guest_path)
+{
+	struct check_options o;
+	struct suite suite;
+	struct check_result res;
+	struct baselines bl;
+	char err[1200], buf[PATH_MAX];
+	int status;
+
+	switch (check_options_parse(argc, argv, &o, err, sizeof(err))) {
+	case 1:
+		return EXIT_OK;
+	case 0:
+		break;
+	default:
+		fprintf(stderr, "plerig check: %s\n", err);
+		return EXIT_USAGE;
+	}
+	const char *suite_path =
+	    o.suite_path ? o.suite_path : default_suite_path(guest_path, buf, sizeof(buf));
+	if (suite_load(suite_path, &suite, err, sizeof(err))) {
+		fprintf(stderr, "plerig check: %s\n", err);
+		return EXIT_USAGE;
+	}
+	if (o.list) {
+		list_suite(&suite, &o);
+		suite_free(&suite);
+		return EXIT_OK;
+	}
+	memset(&res, 0, sizeof(res));
+	str_copy(res.suite, sizeof(res.suite), suite_path);
+	host_info_collect(&res.host, kvm_detect_module());
+	status = open_baselines(&o, &res, &bl);
+	if (status)
+		goto out_suite;
+	if (interrupt_install()) {
+		perror("plerig check: installing signal handlers");
+		status = EXIT_FAILED;
+		goto out;
+	}
+	struct check_config c = {
+	    .suite = &suite,
+	    .guest_path = guest_path,
+	    .groups = o.groups[0] ? o.groups : NULL,
+	    .nr_metrics = o.nr_metrics,
+	    .threshold_pct = o.threshold_pct,
+	    .aa = o.aa,
+	    .baseline = &bl.b,
+	    .baseline_loaded = bl.loaded && !o.record,
+	    .record = o.record,
+	    .no_baseline = bl.no_baseline[0] ? bl.no_baseline : NULL,
+	    .budget_s = o.budget_s,
+	    .progress = o.quiet ? NULL : stderr,
+	};
+	memcpy(c.metrics, o.metrics, sizeof(c.metrics));
+	if (check_suite_run(&c, &res, err, sizeof(err))) {
+		fprintf(stderr, "plerig check: %s\n", err);
+		status = EXIT_FAILED;
+		goto out;
+	}
+	check_summary_print(stdout, &res);
+	fflush(stdout);
+	status = check_result_status(&res);
+	if (o.record && res.scenarios_run && save_baseline(&bl, &res, suite_path))
+		status = EXIT_FAILED;
+	if (write_outputs(&o, &res))
+		status = EXIT_FAILED;
+	if (res.interrupted && interrupt_signal())
+		status = 128 + interrupt_signal();
+out:
+	check_result_free(&res);
+	baseline_free(&bl.b);
+out_suite:
+	suite_free(&suite);
+	return status;
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A suite of scenarios for `plerig check`: each one a run plan, the host
+ * conditions without which it is skipped (with the reason), and the
+ * expectations that hold on every correct host. cli/suite_file reads them
+ * from a suite file; experiment/check runs them.
+ */
+#ifndef PLERIG_SUITE_H
+#define PLERIG_SUITE_H
+
+#include "model/metrics.h"
+#include "model/plan.h"
+
+#define SCENARIO_NAME_LEN    64
+#define SCENARIO_MAX_METRICS 8
+#define SCENARIO_OPTIONS_LEN 1024
+
+/* Invariants a scenario can state: true on every correct host, or skipped with the reason. */
+enum expectation {
+	EXPECT_PROGRESS,	/* every vCPU acquires (fair locks); the lock as a whole (tas) */
+	EXPECT_NO_STALLS,	/* no stall where nothing took the vCPUs' CPUs */
+	EXPECT_STALLS,		/* stalls and run-queue delay: over-commit shows */
+	EXPECT_PLE_EXITS,	/* PAUSE-loop exits > 0, where the host has PLE */
+	EXPECT_NO_PLE_EXITS,	/* 0 PAUSE-loop exits, where countable */
+	EXPECT_DIRECTED_YIELDS, /* directed_yield_attempted > 0 */
+	EXPECT_COUNT
+};
+
+/* Host conditions: a scenario whose condition fails is skipped, with the reason. */
+enum requirement {
+	REQUIRE_PLE,	  /* hardware PAUSE interception: kvm_intel or kvm_amd */
+	REQUIRE_HW_VIRT,  /* VMX/SVM: guest ring 0 native (not PVM) */
+	REQUIRE_PV_YIELD, /* KVM offers KVM_FEATURE_PV_SCHED_YIELD and the hypercall reaches it */
+	REQUIRE_COUNT
+};
+
+struct scenario {
+	char name[SCENARIO_NAME_LEN];
+	unsigned line;			    /* of its [section] in the suite file */
+	char options[SCENARIO_OPTIONS_LEN]; /* `plerig run` options, the defaults' first */
+	char argbuf[SCENARIO_OPTIONS_LEN];  /* the same, split: the plan points into it */
+	char groups[256];		    /* comma-separated; "" none */
+	unsigned min_cpus;		    /* host CPUs plerig may use; 0: any */
+	unsigned requires;		    /* bits of enum requirement */
+	unsigned expects;		    /* bits of enum expectation */
+	const struct metric *metrics[SCENARIO_MAX_METRICS]; /* judged against the baseline */
+	unsigned nr_metrics;
+	bool metrics_given; /* else the check's --metric */
+	struct run_plan *plan;
+};
+
+struct suite {
+	char path[512];
+	struct scenario *scenarios;
+	unsigned nr_scenarios;
+};
+
+const char *expectation_name(enum expectation e);
+int expectation_by_name(const char *name); /* -1 if unknown */
+const char *requirement_name(enum requirement r);
+int requirement_by_name(const char *name); /* -1 if unknown */
+/* Is @group one of the scenario's groups (or its name)? */
+bool scenario_in_group(const struct scenario *s, const char *group);
+void suite_free(struct suite *s);
+
+#endif

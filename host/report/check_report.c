@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "report/check_report.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/atomic_file.h"
+#include "util/errbuf.h"
+
+static const char *mark(enum check_outcome o)
+{
+	switch (o) {
+	case CHECK_PASS:
+		return "ok";
+	case CHECK_FAIL:
+		return "FAIL";
+	case CHECK_SKIP:
+		return "skip";
+	case CHECK_NOISY:
+		return "noisy";
+	}
+	return "?";
+}
+
+void check_summary_print(FILE *out, const struct check_result *r)
+{
+	fprintf(out, "plerig check: %s; host %s, %u CPUs, %s, kernel %s\n", r->suite,
+		r->host.cpu_model, r->host.cpus, r->host.kvm_module, r->host.kernel);
+	if (r->baseline_note[0])
+		fprintf(out, "%s\n", r->baseline_note);
+	for (unsigned i = 0; i < r->nr_cases;) {
+		unsigned end = i;
+		bool all_skipped = true;
+		while (end < r->nr_cases && !strcmp(r->cases[end].scenario, r->cases[i].scenario)) {
+			all_skipped &= r->cases[end].outcome == CHECK_SKIP &&
+				       !strcmp(r->cases[end].text, r->cases[i].text);
+			end++;
+		}
+		fprintf(out, "%s\n", r->cases[i].scenario);
+		if (all_skipped) { /* a scenario the host cannot run: its reason once */
+			fprintf(out, "  skip  all %u: %s\n", end - i, r->cases[i].text);
+			i = end;
+			continue;
+		}
+		for (; i < end; i++) {
+			const struct check_case *c = &r->cases[i];
+			/* a failure with all its figures; the rest in a few words */
+			const char *text =
+			    c->outcome != CHECK_FAIL && c->brief[0] ? c->brief : c->text;
+			if (c->outcome == CHECK_PASS && !c->brief[0])
+				fprintf(out, "  %-5s %s\n", mark(c->outcome), c->name);
+			else
+				fprintf(out, "  %-5s %s: %s\n", mark(c->outcome), c->name, text);
+		}
+	}
+	fprintf(out,
+		"%u scenario(s) run, %u skipped, in %.1f s: %u passed, %u failed, %u skipped, %u "
+		"too noisy to judge%s\n",
+		r->scenarios_run, r->scenarios_skipped, r->seconds,
+		check_result_count(r, CHECK_PASS), check_result_count(r, CHECK_FAIL),
+		check_result_count(r, CHECK_SKIP), check_result_count(r, CHECK_NOISY),
+		r->interrupted ? " (interrupted)" : "");
+}
+
+/* A TAP description or directive must not hold '#' or a line break. */
+static void tap_text(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fputc(*s == '#' ? '_' : (*s == '\n' ? ' ' : *s), f);
+}
+
+/* YAML single-quoted scalar. */
+static void yaml_quoted(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputc('\'', f);
+		fputc(*s == '\n' ? ' ' : *s, f);
+	}
+	fputc('\'', f);
+}
+
+void check_tap_print(FILE *f, const struct check_result *r)
+{
+	fprintf(f, "TAP version 13\n1..%u\n", r->nr_cases);
+	for (unsigned i = 0; i < r->nr_cases; i++) {
+		const struct check_case *c = &r->cases[i];
+		fprintf(f, "%s %u - ", c->outcome == CHECK_FAIL ? "not ok" : "ok", i + 1);
+		tap_text(f, c->scenario);
+		fputs(": ", f);
+		tap_text(f, c->name);
+		if (c->outcome == CHECK_SKIP || c->outcome == CHECK_NOISY) {
+			fputs(c->outcome == CHECK_SKIP ? " # SKIP "
+						       : " # SKIP too noisy to judge: ",
+			      f);
+			tap_text(f, c->text);
+		}
+		fputc('\n', f);
+		if (c->outcome == CHECK_FAIL || c->outcome == CHECK_PASS) {
+			fputs("  ---\n  message: ", f);
+			yaml_quoted(f, c->text);
+			fprintf(f, "\n  severity: %s\n  ...\n",
+				c->outcome == CHECK_FAIL ? "fail" : "pass");
+		}
+	}
+}
+
+static void xml_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		case '\'':
+			fputs("&apos;", f);
+			break;
+		default:
+			/* XML 1.0 allows no control characters but tab and line breaks */
+			if ((unsigned char)*s >= 0x20 || *s == '\t' || *s == '\n')
+				fputc(*s, f);
+		}
+	}
+}
+
+static unsigned count_in(const struct check_result *r, unsigned from, unsigned to,
+			 enum check_outcome o)
+{
+	unsigned n = 0;
+	for (unsigned i = from; i < to; i++)
+		n += r->cases[i].outcome == o;
+	return n;
+}
+
+void check_junit_print(FILE *f, const struct check_result *r)
+{
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
+	fprintf(f,
+		"<testsuites name=\"plerig check\" tests=\"%u\" failures=\"%u\" skipped=\"%u\" "
+		"time=\"%.3f\">\n",
+		r->nr_cases, check_result_count(r, CHECK_FAIL),
+		check_result_count(r, CHECK_SKIP) + check_result_count(r, CHECK_NOISY), r->seconds);
+	for (unsigned i = 0; i < r->nr_cases;) {
+		unsigned end = i;
+		while (end < r->nr_cases && !strcmp(r->cases[end].scenario, r->cases[i].scenario))
+			end++;
+		fputs("  <testsuite name=\"", f);
+		xml_text(f, r->cases[i].scenario);
+		fprintf(f, "\" tests=\"%u\" failures=\"%u\" errors=\"0\" skipped=\"%u\">\n",
+			end - i, count_in(r, i, end, CHECK_FAIL),
+			count_in(r, i, end, CHECK_SKIP) + count_in(r, i, end, CHECK_NOISY));
+		for (; i < end; i++) {
+			const struct check_case *c = &r->cases[i];
+			fputs("    <testcase classname=\"plerig.", f);
+			xml_text(f, c->scenario);
+			fputs("\" name=\"", f);
+			xml_text(f, c->name);
+			fputs("\"", f);
+			if (c->outcome == CHECK_PASS) {
+				fputs(">\n      <system-out>", f);
+				xml_text(f, c->text);
+				fputs("</system-out>\n    </testcase>\n", f);
+				continue;
+			}
+			const char *tag = c->outcome == CHECK_FAIL ? "failure" : "skipped";
+			fprintf(f, ">\n      <%s message=\"", tag);
+			if (c->outcome == CHECK_NOISY)
+				fputs("too noisy to judge: ", f);
+			xml_text(f, c->text);
+			fprintf(f, "\"%s>", c->outcome == CHECK_FAIL ? " type=\"regression\"" : "");
+			xml_text(f, c->text);
+			fprintf(f, "</%s>\n    </testcase>\n", tag);
+		}
+		fputs("  </testsuite>\n", f);
+	}
+	fputs("</testsuites>\n", f);
+}
+
+static int write_with(void (*print)(FILE *, const struct check_result *), const char *what,
+		      const char *path, const struct check_result *r, char *err, size_t errlen)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		return errbuf_printf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+	print(f, r);
+	if (ferror(f) | fclose(f)) {
+		free(text);
+		return errbuf_printf(err, errlen, "cannot write '%s': out of memory", path);
+	}
+	int rc = atomic_file_write(path, what, text, len, err, errlen);
+	free(text);
+	return rc;
+}
+
+int check_tap_write(const char *path, const struct check_result *r, char *err, size_t errlen)
+{
+	return write_with(check_tap_print, "TAP", path, r, err, errlen);
+}
+
+int check_junit_write(const char *path, const struct check_result *r, char *err, size_t errlen)
+{
+	return write_with(check_junit_print, "JUnit XML", path, r, err, errlen);
+}

@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""`plerig check` as a CI job sees it: exit statuses (0, 1, 2, 77), the
+baseline store (record, a regression against it, an unknown machine), the
+A/A self-check, TAP read back by `prove` and JUnit XML by xml.etree. Boots
+real VMs; nothing here asserts a timing, and every verdict holds with both
+CPUs busy (the scenarios judge acq/CPU-second of one vCPU alone).
+
+usage: test_check.py PLERIG DEFAULT_SUITE
+"""
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+import xml.etree.ElementTree as ET
+
+PLERIG = DEFAULT_SUITE = None
+
+# One scenario, one metric: a regression is exactly one failure.
+SUITE = """\
+# test suite of plerig check
+[defaults]
+options = --duration 0.2 --warmup 0.05 --repeat 6
+metrics = acq_per_cpu_s
+
+[solo]
+groups = quick
+options = --vcpus 1 --pcpus 0 --lock ticket --relax pause
+expect = progress
+"""
+
+
+def plerig(*args, env=None):
+    return subprocess.run([PLERIG, *args], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, **(env or {})})
+
+
+def kvm_usable():
+    return os.access("/dev/kvm", os.R_OK | os.W_OK)
+
+
+class Check(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="plerig-check-test-")
+        self.suite = os.path.join(self.dir, "suite.cfg")
+        with open(self.suite, "w") as f:
+            f.write(SUITE)
+        self.store = os.path.join(self.dir, "baselines")
+        self.env = {"PLERIG_BASELINES": ""}
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def check(self, *args, env=None):
+        return plerig("check", "-q", "--suite", self.suite, *args, env={**self.env, **(env or {})})
+
+    def junit(self, path):
+        root = ET.parse(path).getroot()
+        self.assertEqual(root.tag, "testsuites")
+        return root, list(root.iter("testcase"))
+
+    def need_kvm(self):
+        if not kvm_usable():
+            self.skipTest("no read-write /dev/kvm here")
+
+    def record(self):
+        r = self.check("--baselines", self.store, "--record")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        files = glob.glob(os.path.join(self.store, "*.json"))
+        self.assertEqual(len(files), 1, files)
+        return files[0]
+
+    def test_bad_suite_is_usage_error_with_line(self):
+        with open(self.suite, "a") as f:
+            f.write("colour = blue\n")
+        r = self.check()
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("suite.cfg:10: unknown key 'colour'", r.stderr)
+        with open(self.suite, "w") as f:
+            f.write("[x]\noptions = --vcpus lots\n")
+        r = self.check()
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("suite.cfg:1: [x]:", r.stderr)
+
+    def test_record_needs_a_store(self):
+        r = self.check("--record")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--record needs a baseline store", r.stderr)
+
+    def test_no_kvm_is_77_with_reasons(self):
+        junit = os.path.join(self.dir, "j.xml")
+        r = self.check("--junit", junit, env={"PLERIG_KVM_DEVICE": "/nonexistent/kvm"})
+        self.assertEqual(r.returncode, 77, r.stdout + r.stderr)
+        root, cases = self.junit(junit)
+        self.assertTrue(cases)
+        for c in cases:
+            skipped = c.find("skipped")
+            self.assertIsNotNone(skipped)
+            self.assertIn("/nonexistent/kvm", skipped.get("message"))
+
+    def test_default_suite_parses(self):
+        r = plerig("check", "--suite", DEFAULT_SUITE, "--list")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for name in ("uncontended", "overcommit-ticket", "ple-exits", "ple-off", "pv-yield"):
+            self.assertIn(name, r.stdout)
+
+    def test_unknown_machine_has_no_baseline(self):
+        self.need_kvm()
+        os.makedirs(self.store)
+        r = self.check("--baselines", self.store)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("no baseline for this machine", r.stdout)
+
+    def test_aa_reports_no_regression(self):
+        self.need_kvm()
+        tap = os.path.join(self.dir, "aa.tap")
+        r = self.check("--aa", "--tap", tap)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("A/A", r.stdout)
+        p = subprocess.run(["prove", "-e", "cat", tap], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+
+    def test_regression_against_baseline(self):
+        self.need_kvm()
+        path = self.record()
+        with open(path) as f:
+            doc = json.load(f)
+        self.assertEqual(doc["schema"], "plerig-baseline")
+        for key in ("cpu_model", "cpus_online", "smt", "kvm_module", "kernel", "ple_params"):
+            self.assertIn(key, doc["host"])
+        # the baseline as it would be had this machine been 10 % faster: now is 10 % worse
+        for e in doc["entries"]:
+            e["values"] = [v / 0.9 for v in e["values"]]
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        tap, junit = os.path.join(self.dir, "r.tap"), os.path.join(self.dir, "r.xml")
+        r = self.check("--baselines", self.store, "--tap", tap, "--junit", junit)
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("kernel:", r.stdout)  # what differs from the baseline is printed
+        root, cases = self.junit(junit)
+        failures = [(c, c.find("failure")) for c in cases if c.find("failure") is not None]
+        self.assertEqual(len(failures), 1, r.stdout)
+        case, failure = failures[0]
+        self.assertEqual(case.get("classname"), "plerig.solo")
+        self.assertIn("acq_per_cpu_s", case.get("name"))
+        self.assertIn("regression", failure.get("message"))
+        self.assertEqual(root.get("failures"), "1")
+        # prove reads the same verdicts: one test point not ok
+        p = subprocess.run(["prove", "-v", "-e", "cat", tap], capture_output=True, text=True)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertEqual(len([l for l in p.stdout.splitlines() if l.startswith("not ok")]), 1,
+                         p.stdout)
+        # the same figures against the unscaled baseline: no regression
+        for e in doc["entries"]:
+            e["values"] = [v * 0.9 for v in e["values"]]
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        r = self.check("--baselines", self.store)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+
+    def test_junit_one_case_per_expectation_and_metric(self):
+        self.need_kvm()
+        junit = os.path.join(self.dir, "j.xml")
+        tap = os.path.join(self.dir, "j.tap")
+        r = self.check("--aa", "--junit", junit, "--tap", tap)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        root, cases = self.junit(junit)
+        names = sorted(c.get("name") for c in cases)
+        self.assertEqual(len(names), 2, names)
+        self.assertEqual(names[1], "progress")
+        self.assertTrue(names[0].startswith("acq_per_cpu_s A/A: kvm ticket pause"), names)
+        with open(tap) as f:
+            lines = f.read().splitlines()
+        self.assertEqual(lines[:2], ["TAP version 13", "1..2"])
+
+
+if __name__ == "__main__":
+    PLERIG, DEFAULT_SUITE = sys.argv[1], sys.argv[2]
+    unittest.main(argv=sys.argv[:1], verbosity=2)

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * plerig check's pure parts: the suite file, Holm's correction, the
+ * baseline store, and the summary, TAP and JUnit writers (tests/cli's
+ * test_check.py reads real ones back with prove and xml.etree).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/suite_file.h"
+#include "experiment/baseline_store.h"
+#include "model/check_result.h"
+#include "report/check_report.h"
+#include "stats/holm.h"
+#include "support/check_main.h"
+
+static char err[1024];
+
+static const char *const good_suite = "# a comment\n"
+				      "[defaults]\n"
+				      "options = --duration 0.2 --repeat 3   # trailing comment\n"
+				      "metrics = acq_per_cpu_s, stalls\n"
+				      "\n"
+				      "[solo]\n"
+				      "groups = quick , solo-group\n"
+				      "options = --vcpus 1 --pcpus 0\n"
+				      "expect = progress\n"
+				      "\n"
+				      "[over]\n"
+				      "options = --vcpus 4 --pcpus 0 --lock tas\n"
+				      "requires = ple, pv-yield\n"
+				      "min_cpus = 1\n"
+				      "expect = stalls, no-ple-exits\n"
+				      "metrics = none\n";
+
+START_TEST(test_suite_parse)
+{
+	struct suite s;
+
+	ck_assert_msg(!suite_parse("t.cfg", good_suite, &s, err, sizeof(err)), "%s", err);
+	ck_assert_uint_eq(s.nr_scenarios, 2);
+	const struct scenario *a = &s.scenarios[0], *b = &s.scenarios[1];
+	ck_assert_str_eq(a->name, "solo");
+	ck_assert_uint_eq(a->line, 6);
+	/* the defaults' options first, then the scenario's */
+	ck_assert_str_eq(a->options, "--duration 0.2 --repeat 3 --vcpus 1 --pcpus 0");
+	ck_assert_uint_eq(a->plan->repeat, 3);
+	ck_assert_uint_eq(a->plan->vcpu_counts[0], 1);
+	ck_assert(a->plan->quiet);
+	ck_assert_uint_eq(a->expects, 1u << EXPECT_PROGRESS);
+	ck_assert(scenario_in_group(a, "quick"));
+	ck_assert(scenario_in_group(a, "solo-group"));
+	ck_assert(scenario_in_group(a, "solo"));
+	ck_assert(!scenario_in_group(a, "qui"));
+	/* metrics from the defaults; "none" in a scenario empties them */
+	ck_assert_uint_eq(a->nr_metrics, 2);
+	ck_assert_str_eq(a->metrics[0]->name, "acq_per_cpu_s");
+	ck_assert_uint_eq(b->nr_metrics, 0);
+	ck_assert(b->metrics_given);
+	ck_assert_uint_eq(b->requires, (1u << REQUIRE_PLE) | (1u << REQUIRE_PV_YIELD));
+	ck_assert_uint_eq(b->expects, (1u << EXPECT_STALLS) | (1u << EXPECT_NO_PLE_EXITS));
+	ck_assert_uint_eq(b->min_cpus, 1);
+	ck_assert_int_eq(b->plan->locks[0], PLERIG_LOCK_TAS);
+	suite_free(&s);
+}
+END_TEST
+
+static const struct {
+	const char *text;
+	const char *message; /* what the error must say */
+} bad_suites[] = {
+    {"options = --vcpus 1\n", "t.cfg:1: KEY = VALUE before any [section]"},
+    {"[a]\nexpect = progress, flying\n", "t.cfg:2: expect: unknown 'flying'"},
+    {"[a]\nrequires = magic\n", "t.cfg:2: requires: unknown 'magic'"},
+    {"[a]\ncolour = red\n", "t.cfg:2: unknown key 'colour'"},
+    {"[a]\nmin_cpus = two\n", "t.cfg:2: min_cpus: 'two' is not a CPU count"},
+    {"[a]\nmetrics = speed\n", "t.cfg:2: metrics: 'speed' is not one of"},
+    {"[a]\noptions = --vcpus lots\n", "t.cfg:1: [a]: "},
+    {"[a]\noptions = --json x.json\n", "--json and --csv belong to `plerig check`"},
+    {"[a]\n[a]\n", "t.cfg:2: [a] again (first at line 1)"},
+    {"[a b]\n", "t.cfg:1: section name 'a b'"},
+    {"[a\n", "t.cfg:1: a section is [NAME]"},
+    {"[a]\njust words\n", "t.cfg:2: expected KEY = VALUE or [NAME]"},
+    {"[a]\n[defaults]\n", "t.cfg:2: [defaults] comes first"},
+    {"# nothing\n", "t.cfg: no scenario"},
+};
+
+START_TEST(test_suite_errors)
+{
+	struct suite s;
+
+	ck_assert_int_eq(suite_parse("t.cfg", bad_suites[_i].text, &s, err, sizeof(err)), -1);
+	ck_assert_msg(strstr(err, bad_suites[_i].message), "'%s' says '%s'", bad_suites[_i].text,
+		      err);
+	ck_assert_uint_eq(s.nr_scenarios, 0);
+}
+END_TEST
+
+START_TEST(test_holm)
+{
+	/* by hand: sorted 0.005 x 4, 0.01 x 3, 0.03 x 2, 0.04 x 1 -> made monotone */
+	double p[] = {0.01, 0.04, 0.03, 0.005, NAN}, adj[5];
+
+	holm_adjust(p, 5, adj);
+	ck_assert_double_eq_tol(adj[0], 0.03, 1e-12);
+	ck_assert_double_eq_tol(adj[1], 0.06, 1e-12);
+	ck_assert_double_eq_tol(adj[2], 0.06, 1e-12);
+	ck_assert_double_eq_tol(adj[3], 0.02, 1e-12);
+	ck_assert(isnan(adj[4])); /* no test, and not counted in m */
+	/* capped at 1, in place */
+	double q[] = {0.6, 0.9};
+	holm_adjust(q, 2, q);
+	ck_assert_double_eq(q[0], 1.0);
+	ck_assert_double_eq(q[1], 1.0);
+	/* one test: unchanged */
+	double one = 0.02;
+	holm_adjust(&one, 1, &one);
+	ck_assert_double_eq(one, 0.02);
+}
+END_TEST
+
+START_TEST(test_baseline_store)
+{
+	char dir[] = "/tmp/plerig-baseline-XXXXXX";
+	struct host_info h = {.kernel = "6.1",
+			      .kvm_module = "kvm_intel",
+			      .cpu_model = "Intel(R) Xeon(R) Gold 6248 @ 2.50GHz",
+			      .cpus = 4,
+			      .cpus_online = 8,
+			      .smt = 1,
+			      .ple_params = "ple_gap=128"};
+	struct baseline b, back;
+	char key[256];
+	const double v[] = {1.5, 2.5, 3.25};
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	baseline_key(&h, key, sizeof(key));
+	/* the hardware, file-name safe; not the kernel or the PLE parameters */
+	ck_assert_str_eq(key, "intel-r-xeon-r-gold-6248-2-50ghz-8cpu-smt1-kvm_intel");
+	struct host_info newer = h;
+	snprintf(newer.kernel, sizeof(newer.kernel), "6.9");
+	snprintf(newer.ple_params, sizeof(newer.ple_params), "ple_gap=0");
+	char key2[256];
+	baseline_key(&newer, key2, sizeof(key2));
+	ck_assert_str_eq(key, key2);
+
+	ck_assert_int_eq(baseline_load(dir, key, &back, err, sizeof(err)), 1); /* none yet */
+	memset(&b, 0, sizeof(b));
+	snprintf(b.key, sizeof(b.key), "%s", key);
+	snprintf(b.recorded_at, sizeof(b.recorded_at), "2026-11-30T12:00:00Z");
+	b.host = h;
+	ck_assert_int_eq(baseline_put(&b, "solo", "kvm ticket pause", "acq_per_cpu_s", v, 3), 0);
+	ck_assert_int_eq(baseline_put(&b, "over", "kvm tas pause", "acq_per_cpu_s", v, 2), 0);
+	ck_assert_int_eq(baseline_put(&b, "solo", "kvm ticket pause", "acq_per_cpu_s", v, 1), 0);
+	ck_assert_uint_eq(b.nr_entries, 2); /* replaced, not added */
+	ck_assert_msg(!baseline_save(dir, &b, err, sizeof(err)), "%s", err);
+	ck_assert_msg(!baseline_load(dir, key, &back, err, sizeof(err)), "%s", err);
+	ck_assert_str_eq(back.recorded_at, "2026-11-30T12:00:00Z");
+	ck_assert_str_eq(back.host.kernel, "6.1");
+	ck_assert_str_eq(back.host.ple_params, "ple_gap=128");
+	ck_assert_int_eq(back.host.smt, 1);
+	const struct baseline_entry *e =
+	    baseline_find(&back, "over", "kvm tas pause", "acq_per_cpu_s");
+	ck_assert_ptr_nonnull(e);
+	ck_assert_uint_eq(e->n, 2);
+	ck_assert_double_eq(e->values[1], 2.5);
+	ck_assert_ptr_null(baseline_find(&back, "over", "kvm tas pause", "stalls"));
+	baseline_drop_scenario(&back, "solo");
+	ck_assert_uint_eq(back.nr_entries, 1);
+	baseline_free(&back);
+	baseline_free(&b);
+
+	/* a file that is not a baseline: an error naming it, not "no baseline" */
+	char path[512];
+	baseline_path(dir, "junk", path, sizeof(path));
+	FILE *f = fopen(path, "w");
+	fputs("{\"schema\": \"plerig-results\"}", f);
+	fclose(f);
+	ck_assert_int_eq(baseline_load(dir, "junk", &back, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "not a plerig-baseline version 1 file"));
+	unlink(path);
+	baseline_path(dir, key, path, sizeof(path));
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
+static struct check_result result(void)
+{
+	struct check_result r;
+	memset(&r, 0, sizeof(r));
+	snprintf(r.suite, sizeof(r.suite), "s.cfg");
+	r.scenarios_run = 1;
+	check_result_add(&r, "solo", "progress", CHECK_PASS, "held in 3 runs");
+	check_result_add(&r, "solo", "acq <b> & 'c' # d", CHECK_FAIL, "regression: -10 %% \"x\"");
+	check_result_add(&r, "solo", "stalls", CHECK_NOISY, "CI 30 %% wide");
+	check_result_add(&r, "ple", "ple-exits", CHECK_SKIP, "no PLE # here");
+	return r;
+}
+
+static char *print_to_string(void (*print)(FILE *, const struct check_result *),
+			     const struct check_result *r)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	print(f, r);
+	fclose(f);
+	return text;
+}
+
+START_TEST(test_status)
+{
+	struct check_result r = result();
+	ck_assert_int_eq(check_result_status(&r), CHECK_EXIT_FAILED);
+	r.cases[1].outcome = CHECK_PASS;
+	ck_assert_int_eq(check_result_status(&r), CHECK_EXIT_OK); /* too noisy is not a failure */
+	r.scenarios_run = 0;
+	ck_assert_int_eq(check_result_status(&r), CHECK_EXIT_SKIPPED);
+	check_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_tap)
+{
+	struct check_result r = result();
+	char *t = print_to_string(check_tap_print, &r);
+	ck_assert_msg(!strncmp(t, "TAP version 13\n1..4\nok 1 - solo: progress\n", 40), "%s", t);
+	/* '#' would start a directive in a description: replaced */
+	ck_assert_ptr_nonnull(strstr(t, "\nnot ok 2 - solo: acq <b> & 'c' _ d\n"));
+	ck_assert_ptr_nonnull(strstr(t, "  message: 'regression: -10 % \"x\"'\n"));
+	ck_assert_ptr_nonnull(
+	    strstr(t, "\nok 3 - solo: stalls # SKIP too noisy to judge: CI 30 % wide\n"));
+	ck_assert_ptr_nonnull(strstr(t, "\nok 4 - ple: ple-exits # SKIP no PLE _ here\n"));
+	free(t);
+	check_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_junit)
+{
+	struct check_result r = result();
+	char *x = print_to_string(check_junit_print, &r);
+	ck_assert_ptr_nonnull(strstr(
+	    x, "<testsuites name=\"plerig check\" tests=\"4\" failures=\"1\" skipped=\"2\""));
+	ck_assert_ptr_nonnull(strstr(x, "<testsuite name=\"solo\" tests=\"3\" failures=\"1\""));
+	ck_assert_ptr_nonnull(strstr(x, "name=\"acq &lt;b&gt; &amp; &apos;c&apos; # d\""));
+	ck_assert_ptr_nonnull(strstr(x, "<failure message=\"regression: -10 % &quot;x&quot;\""));
+	ck_assert_ptr_nonnull(strstr(x, "<skipped message=\"too noisy to judge: CI 30 % wide\""));
+	ck_assert_ptr_nonnull(strstr(x, "<skipped message=\"no PLE # here\""));
+	free(x);
+	check_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_summary_names_failures)
+{
+	struct check_result r = result();
+	char *s = print_to_string(check_summary_print, &r);
+	ck_assert_ptr_nonnull(strstr(s, "  FAIL  acq <b> & 'c' # d: regression: -10 % \"x\"\n"));
+	ck_assert_ptr_nonnull(strstr(s, "  skip  all 1: no PLE # here\n"));
+	ck_assert_ptr_nonnull(strstr(s, "1 passed, 1 failed, 1 skipped, 1 too noisy to judge"));
+	free(s);
+	check_result_free(&r);
+}
+END_TEST
+
+#define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static Suite *check_suite(void)
+{
+	Suite *s = suite_create("check");
+	TCase *t = tcase_create("check");
+
+	tcase_add_test(t, test_suite_parse);
+	tcase_add_loop_test(t, test_suite_errors, 0, N(bad_suites));
+	tcase_add_test(t, test_holm);
+	tcase_add_test(t, test_baseline_store);
+	tcase_add_test(t, test_status);
+	tcase_add_test(t, test_tap);
+	tcase_add_test(t, test_junit);
+	tcase_add_test(t, test_summary_names_failures);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+CHECK_MAIN(check_suite)
