@@ -2,7 +2,7 @@
 BUILD ?= build
 RUN_ARGS ?=
 
-.PHONY: all setup build run test unit-test vm-test bench format clean
+.PHONY: all setup build run test unit-test vm-test sanitize-test bench format clean
 
 all: build
 
@@ -27,6 +27,10 @@ unit-test: build
 
 vm-test: build
 	scripts/run-tests $(BUILD) vm
+
+# Every test again under ASan + UBSan, in build-sanitize/: any report fails.
+sanitize-test: setup
+	scripts/sanitize-tests build-sanitize
 
 bench: build
 	scripts/bench-startup $(BUILD)
