@@ -2,7 +2,7 @@
 BUILD ?= build
 RUN_ARGS ?=
 
-.PHONY: all setup build run test unit-test vm-test ple-test bench format clean
+.PHONY: all setup build run test unit-test vm-test ple-test sanitize-test fuzz bench format clean
 
 all: build
 
@@ -35,6 +35,15 @@ vm-test: build
 # VMX CPU: no /dev/kvm needed (about 10 minutes).
 ple-test: build
 	scripts/ple-test $(BUILD)
+
+# Every test again under ASan + UBSan, in build-sanitize/: any report fails.
+sanitize-test: setup
+	scripts/sanitize-tests build-sanitize
+
+# Every libFuzzer target for FUZZ_SECONDS each (clang, ASan+UBSan, build-fuzz/).
+FUZZ_SECONDS ?= 30
+fuzz: setup
+	scripts/fuzz $(FUZZ_SECONDS)
 
 bench: build
 	scripts/bench-startup $(BUILD)

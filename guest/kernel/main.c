@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "kernel/cpu.h"
+#include "kernel/inject.h"
 #include "kernel/layout.h"
 #include "kernel/standalone.h"
 #include "plerig/abi.h"
@@ -78,7 +79,7 @@ static int config_is_valid(unsigned vcpu)
 	       c->nr_vcpus <= PLERIG_MAX_VCPUS && vcpu < c->nr_vcpus &&
 	       c->lock < PLERIG_LOCK_COUNT && c->relax < PLERIG_RELAX_COUNT &&
 	       (c->ring == PLERIG_RING_KERNEL || c->ring == PLERIG_RING_USER) &&
-	       c->inject <= PLERIG_INJECT_HANG;
+	       c->inject < PLERIG_INJECT_COUNT;
 }
 
 /* Runs at ring 3 (or ring 0 when the host asks for it). */
@@ -92,6 +93,8 @@ static __attribute__((noreturn)) void storm_entry(uint64_t vcpu)
 	else if (vcpu == 0) /* no host: vCPU 0 holds the gate */
 		standalone_open_storm(shared);
 	storm_run(shared, (unsigned)vcpu);
+	if (shared->config.inject == PLERIG_INJECT_GARBAGE)
+		inject_garbage(&shared->vcpu[vcpu]);
 	while (shared->config.inject == PLERIG_INJECT_HANG)
 		__asm__ volatile("" : : : "memory");
 	if (alone)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/guest_figures.h"
 #include "backends/guest_status.h"
 #include "backends/run_result.h"
 #include "util/clock.h"
@@ -213,18 +214,10 @@ static void collect(struct phase_driver *d)
 		d->r->protected_counter[i] = d->ops->shared(d->ctx, i)->lock.protected_counter;
 }
 
-static int check_mutual_exclusion(struct phase_driver *d)
-{
-	for (unsigned i = 0; i < d->v->vms; i++)
-		if (run_check_exclusion(d->r, i))
-			return -1;
-	return 0;
-}
-
 int phase_driver_run(struct phase_driver *d)
 {
 	if (boot(d) || warm_up(d) || measure(d) || stop(d))
 		return -1;
 	collect(d);
-	return check_mutual_exclusion(d);
+	return run_check_guest_figures(d->r);
 }

@@ -4,7 +4,8 @@
  * phase word from memory the host can write (kvm, native): wait for every
  * unit (vCPU or thread) to be READY, open the start gate, warm up,
  * measure between two snapshots of the host-side counters, stop, copy the
- * results out and check that the lock excluded.
+ * results out and check them (backends/guest_figures.h): possible, and the
+ * lock excluded.
  */
 #ifndef PLERIG_PHASE_DRIVER_H
 #define PLERIG_PHASE_DRIVER_H

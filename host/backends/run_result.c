@@ -74,20 +74,3 @@ void run_open_ple_counters(struct variant_result *r, struct ple_counters *c,
 	if (c->pause_exits_why[0] && !r->ple_why[0])
 		snprintf(r->ple_why, sizeof(r->ple_why), "%s", c->pause_exits_why);
 }
-
-int run_check_exclusion(struct variant_result *r, unsigned vm)
-{
-	const unsigned vcpus = r->variant.vcpus;
-	uint64_t sum = 0;
-	for (unsigned j = 0; j < vcpus; j++) {
-		const struct plerig_vcpu_result *res = &r->records[vm * vcpus + j].guest;
-		sum += res->acquisitions + res->unmeasured_acquisitions;
-	}
-	if (sum != r->protected_counter[vm])
-		return run_fail(r,
-				"VM %u: the lock did not exclude: %llu acquisitions "
-				"but the protected counter reads %llu",
-				vm, (unsigned long long)sum,
-				(unsigned long long)r->protected_counter[vm]);
-	return 0;
-}

@@ -41,10 +41,4 @@ void run_note_ple(struct variant_result *r, const struct ple_probe *p);
 void run_open_ple_counters(struct variant_result *r, struct ple_counters *c,
 			   const struct ple_probe *p, pid_t tid);
 
-/*
- * The lock of VM @vm excluded: the acquisitions of its vCPUs' records add
- * up to r->protected_counter[vm]. 0, or -1 with the failure recorded.
- */
-int run_check_exclusion(struct variant_result *r, unsigned vm);
-
 #endif

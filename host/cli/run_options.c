@@ -194,10 +194,10 @@ static const struct opt_entry run_table[] = {
 
     {HEADING("Testing plerig:")},
     {.name = "inject",
-     .metavar = "fault|hang",
+     .metavar = "fault|hang|garbage",
      NAME(common.inject, inject_names),
-     .help = "for testing plerig itself: the guest takes an exception (fault) or never stops "
-	     "(hang)"},
+     .help = "for testing plerig itself: the guest takes an exception (fault), never stops "
+	     "(hang), or reports impossible figures after its storm (garbage)"},
     {.name = "help", .letter = 'h', .kind = OPT_HELP, .help = "this text"},
     {.kind = OPT_END},
 };

@@ -28,7 +28,7 @@ TABLE(pin_names, "placement", [PIN_EACH] = "each", [PIN_FLOAT] = "float");
 TABLE(order_names, "order", [ORDER_INTERLEAVE] = "interleave", [ORDER_SHUFFLE] = "shuffle",
       [ORDER_SEQUENTIAL] = "sequential");
 TABLE(inject_names, "injection", [PLERIG_INJECT_NONE] = "none", [PLERIG_INJECT_FAULT] = "fault",
-      [PLERIG_INJECT_HANG] = "hang");
+      [PLERIG_INJECT_HANG] = "hang", [PLERIG_INJECT_GARBAGE] = "garbage");
 TABLE(accel_names, "accelerator", [ACCEL_KVM] = "kvm", [ACCEL_TCG] = "tcg");
 TABLE(baseline_axis_names, "axis", [BASELINE_BACKEND] = "backend", [BASELINE_LOCK] = "lock",
       [BASELINE_RELAX] = "relax", [BASELINE_VCPUS] = "vcpus", [BASELINE_PLE] = "ple");

@@ -112,6 +112,20 @@ class BadInput(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("guest exception #UD (vector 6)", r.stdout)
 
+    @unittest.skipUnless(kvm_usable(), "/dev/kvm is not usable here")
+    def test_guest_garbage_fails_the_run(self):
+        # 2^63 acquisitions whose wrapped sum matches the counter, buckets near 2^64
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "r.json")
+            r = plerig("run", *SHORT, "--relax", "pause", "--inject", "garbage", "--json", path)
+            self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+            self.assertIn("guest reported impossible figures", r.stdout)
+            with open(path) as f:
+                run = json.load(f)["variants"][0]["runs"][0]
+        self.assertFalse(run["ok"])
+        self.assertIn("impossible figures", run["error"])
+        self.assertIsNone(run["summary"])
+
 
 @unittest.skipUnless(kvm_usable(), "/dev/kvm is not usable here")
 class Results(unittest.TestCase):

@@ -248,8 +248,8 @@ START_TEST(test_usage_text)
 	    "default: 50",
 	    "default: 100",
 	    "default: pause,nop",
-	    "plerig run --vms 1 --vcpus 4 --pcpus 0 --lock ticket --relax pause,nop "
-	    "--duration 2",
+	    ("plerig run --vms 1 --vcpus 4 --pcpus 0 --lock ticket --relax pause,nop "
+	     "--duration 2"),
 	};
 	char *text = NULL;
 	size_t len = 0;

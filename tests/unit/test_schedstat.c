@@ -85,6 +85,7 @@ static void burn_cpu(uint64_t ns)
 	while (thread_cpu_ns() < until)
 		for (int i = 0; i < 10000; i++)
 			sink += (uint64_t)i;
+	(void)sink;
 }
 
 START_TEST(test_read_self)

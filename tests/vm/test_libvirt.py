@@ -112,6 +112,12 @@ class LibvirtBackend(unittest.TestCase):
         self.assertEqual(rc, 1, err + out)
         self.assertIn("guest exception #UD", out)
 
+    def test_guest_garbage_fails_the_run(self):
+        # the same impossible figures as on kvm, through the serial frames
+        rc, out, err = self.run_plerig("--vcpus", "2", "--duration", "0.3", "--inject", "garbage")
+        self.assertEqual(rc, 1, err + out)
+        self.assertIn("guest reported impossible figures", out)
+
     def test_hung_guest_is_stopped_by_the_watchdog(self):
         rc, out, err = self.run_plerig("--vcpus", "2", "--duration", "0.2", "--timeout", "1",
                                        "--inject", "hang")

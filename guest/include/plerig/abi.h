@@ -96,6 +96,10 @@ enum plerig_inject {
 	PLERIG_INJECT_NONE = 0,
 	PLERIG_INJECT_FAULT = 1, /* ud2 where the storm would start: an exception report */
 	PLERIG_INJECT_HANG = 2,	 /* never report DONE: the watchdog must stop the guest */
+	/* after the storm, write impossible figures (2^63 acquisitions, buckets near 2^64)
+	 * whose sums wrap to look right: the host must refuse them */
+	PLERIG_INJECT_GARBAGE = 3,
+	PLERIG_INJECT_COUNT
 };
 
 struct plerig_config {

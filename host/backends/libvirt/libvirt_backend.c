@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "backends/guest_config.h"
+#include "backends/guest_figures.h"
 #include "backends/guest_status.h"
 #include "backends/placement.h"
 #include "backends/run_result.h"
@@ -409,8 +410,6 @@ static int collect(struct lv_run *run)
 			rec->guest = d->results[j];
 		}
 		r->protected_counter[i] = d->rep.end.protected_counter;
-		if (run_check_exclusion(r, i))
-			return -1;
 		const uint64_t o = guest_time_ns(run, d, d->rep.end.start_tsc);
 		opened = o > opened ? o : opened;
 		ended = d->end_ns - run->t0 > ended ? d->end_ns - run->t0 : ended;
@@ -420,7 +419,7 @@ static int collect(struct lv_run *run)
 	r->timing.first_acq_ns = opened;
 	r->timing.stopped_ns = ended;
 	r->interval_s = (double)v->duration_s;
-	return 0;
+	return run_check_guest_figures(r);
 }
 
 /* A place for one more settling domain, or NULL (then teardown waits for it). */

@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora of fuzz/corpus/ that are not copies of real output.
+
+    fuzz/make-seeds.py [FUZZ_DIR]
+
+serial_decode: serial logs as the guest writes them (plerig/frame.h), with
+the harness's leading byte (bit 0: fix up CRCs; the rest: vCPUs - 1, times 2).
+run_options: argv of `plerig run`, NUL-separated.
+The elf_image and results_file seeds are the real guest image and a real
+`plerig run --json` file (see scripts/fuzz).
+"""
+import os
+import struct
+import sys
+import zlib
+
+D = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
+MAGIC = 0x46524C50
+HELLO, VCPU, END = 1, 2, 3
+VCPU_FIXED = 184  # PLERIG_FRAME_VCPU_FIXED
+
+
+def frame(ftype, index, payload):
+    head = struct.pack("<HHI", ftype, index, len(payload))
+    crc = zlib.crc32(payload, zlib.crc32(head))
+    return struct.pack("<I", MAGIC) + head + struct.pack("<I", crc) + payload
+
+
+def vcpu(index, acq, state=3):
+    fixed = struct.pack("<II", state, index)
+    counts = [acq, 10, acq // 2, 10 * acq, 900, 3, 4000, 10 * acq, 40, 2, 100, 1, 1,
+              1000, 1000 + 20 * acq]
+    fixed += struct.pack("<15Q", *counts) + bytes(7 * 8)
+    assert len(fixed) == VCPU_FIXED
+    wait = struct.pack("<I", 2) + struct.pack("<IQ", 3, acq - 4) + struct.pack("<IQ", 60, 4)
+    hold = struct.pack("<I", 1) + struct.pack("<IQ", 3, acq)
+    return frame(VCPU, index, fixed + wait + hold)
+
+
+def end(status, detail, nr, counter):
+    return frame(END, 0, struct.pack("<IIIIQQQ", status, detail, nr, 0, counter, 5000, 90000))
+
+
+def write(target, name, data):
+    os.makedirs(os.path.join(D, "corpus", target), exist_ok=True)
+    with open(os.path.join(D, "corpus", target, name), "wb") as f:
+        f.write(data)
+
+
+hello = frame(HELLO, 0, struct.pack("<IIQQ", 1, 2, 100, 200))
+good = b"SeaBIOS (version 1.16)\r\n" + hello + vcpu(0, 1000) + vcpu(1, 2000) + end(0, 0, 2, 3020)
+write("serial_decode", "two-vcpus-ok", bytes([2]) + good)
+write("serial_decode", "two-vcpus-ok-fixcrc", bytes([3]) + good)
+write("serial_decode", "fault", bytes([3]) + hello + vcpu(0, 5, state=4) + end(1, 0, 1, 5))
+write("serial_decode", "bad-config", bytes([1]) + end(2, 4, 0, 0))
+write("serial_decode", "cut-short", bytes([2]) + good[:len(good) // 2])
+
+for name, argv in {
+    "matrix": ["--vcpus", "2,4", "--lock", "ticket,tas,mcs", "--relax", "pause,nop,rep-pause,none"],
+    "libvirt": ["--backend", "libvirt", "--connect", "qemu:///system", "--accel", "tcg",
+                "--cache-dir", "/tmp/c", "--vms", "2"],
+    "repeat": ["--repeat", "5", "--order", "shuffle", "--seed", "42", "--discard-rounds", "2",
+               "--baseline", "relax=pause", "--json", "-", "--csv", "x.csv"],
+    "timing": ["--duration", "0.5", "--warmup", "0.1", "--timeout", "3", "--stall-us", "20",
+               "--cs-cycles", "200", "--think-cycles", "0", "--pcpus", "0-1", "--pin", "float"],
+    "ple": ["--ple", "on,off", "--relax", "pv-yield", "--pv-yield-spins", "64", "--ring", "kernel",
+            "--inject", "garbage", "-q"],
+    "help": ["-h"],
+}.items():
+    write("run_options", name, b"\0".join(a.encode() for a in argv))
