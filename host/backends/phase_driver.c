@@ -179,9 +179,15 @@ static int measure(struct phase_driver *d)
 	phase_driver_set_phase(d, PLERIG_PHASE_MEASURE);
 	int rc = wait_for(d, NULL, m0 + (uint64_t)(d->v->duration_s * 1e9), POLL_SLOW_NS);
 	if (rc >= 0) {
+		/*
+		 * STOP first, then the clock and the counters: the interval then
+		 * holds every iteration a unit counted (each began after MEASURE
+		 * and ended before it saw STOP), however long this thread waits
+		 * for a CPU on a busy host, and the counters cover the interval.
+		 */
+		phase_driver_set_phase(d, PLERIG_PHASE_STOP);
 		const uint64_t m1 = monotonic_ns();
 		take_snapshots(d, snap.after);
-		phase_driver_set_phase(d, PLERIG_PHASE_STOP);
 		d->r->interval_s = (double)(m1 - m0) / 1e9;
 		interval_snapshots_delta(&snap, d->r);
 	}

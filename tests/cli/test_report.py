@@ -88,7 +88,7 @@ def setUpModule():
     r = plerig("run", "--backend", "kvm,native", "--vcpus", "2,4", "--pcpus", "0-1",
                "--relax", "pause,nop", "--repeat", "3", "--duration", "0.2", "--warmup",
                "0.05", "--quiet", "--json", RESULTS)
-    assert r.returncode == 0, r.stderr
+    assert r.returncode == 0, r.stdout + r.stderr
 
 
 def tearDownModule():
