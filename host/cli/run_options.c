@@ -147,7 +147,8 @@ static const struct opt_entry run_table[] = {
      .metavar = "FILE",
      PATH(guest_path),
      .help = "guest image",
-     .def = "the one built next to plerig"},
+     .def = "$PLERIG_GUEST, else the one built next to plerig, else the installed one in "
+	    "PREFIX/share/plerig"},
     {.name = "quiet", .letter = 'q', FLAG(quiet), .help = "no progress lines on stderr"},
     {.name = "csv",
      .metavar = "FILE",
