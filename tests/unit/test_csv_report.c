@@ -14,13 +14,15 @@
 #include "support/check_main.h"
 #include "support/fixtures.h"
 
-#define NR_COLUMNS 27
+#define NR_COLUMNS 34
 #define MAX_ROWS   64
 
 static const char *const header =
     "variant,backend,lock,relax,ring,vms,vcpus,pcpus,repeat,ok,vm,vcpu,host_cpu,acquisitions,"
     "contended,stalls,stalled_ns,wait_p50_ns,wait_p99_ns,wait_max_ns,wait_mean_ns,"
-    "holder_preemptions,run_delay_ns,run_time_ns,exits,interval_s,ple";
+    "holder_preemptions,run_delay_ns,run_time_ns,exits,interval_s,ple,irq_exits,"
+    "pause_loop_exits,ple_window_updates,directed_yield_attempted,directed_yield_successful,"
+    "stalls_self_preempted,holder_preemptions_steal";
 
 static struct report rep;
 static struct series series[2];
@@ -221,9 +223,11 @@ START_TEST(test_fields)
 	ck_assert_str_eq(cell(1, "run_time_ns"), "456");
 	ck_assert_str_eq(cell(1, "exits"), "99");
 	ck_assert_str_eq(cell(1, "interval_s"), "0.5");
+	ck_assert_str_eq(cell(1, "ple"), "on");
 	/* row 2: vCPU 1 on CPU 2, without an exit count */
 	ck_assert_str_eq(cell(2, "host_cpu"), "2");
 	ck_assert_str_eq(cell(2, "exits"), "");
+	ck_assert_str_eq(cell(2, "irq_exits"), "");
 	/* row 6: kvm, repeat 2, vCPU 1 */
 	ck_assert_str_eq(cell(6, "repeat"), "2");
 	ck_assert_str_eq(cell(6, "acquisitions"), "3001");
@@ -273,6 +277,8 @@ START_TEST(test_failed_run)
 	ck_assert_str_eq(cell(3, "acquisitions"), "");
 	ck_assert_str_eq(cell(3, "exits"), "");
 	ck_assert_str_eq(cell(3, "interval_s"), "0");
+	ck_assert_str_eq(cell(3, "pause_loop_exits"), "");
+	ck_assert_str_eq(cell(3, "holder_preemptions_steal"), "");
 	ck_assert_str_eq(cell(4, "repeat"), "2");
 	for (unsigned r = 0; r < nr_rows; r++)
 		ck_assert_uint_eq(widths[r], NR_COLUMNS);
