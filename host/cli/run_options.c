@@ -164,7 +164,9 @@ static const struct opt_entry run_table[] = {
      .metavar = "N",
      UNSIGNED(repeat, 1, MAX_REPEAT),
      .help = "measured runs of every variant, {range}; with N >= 2 plerig prints mean +- "
-	     "stddev per metric and compares variants with Welch's t-test"},
+	     "stddev per metric and compares variants: a paired t-test by round (on the log "
+	     "ratios) where runs are interleaved or shuffled, Welch's t-test with --order "
+	     "sequential"},
     {.name = "order",
      .metavar = "interleave|shuffle|sequential",
      NAME(order, order_names),

@@ -199,10 +199,13 @@ void compare_print_table(FILE *f, const struct comparison_set *c)
 		fprintf(f, "only in %s: %s\n", c->base->path, c->only_base[i]->label);
 	for (unsigned i = 0; i < c->nr_only_cand; i++)
 		fprintf(f, "only in %s: %s\n", c->cand->path, c->only_cand[i]->label);
+	/* the verdicts are per metric of each variant: count them as what they are */
+	unsigned judged = c->verdicts[VERDICT_WORSE] + c->verdicts[VERDICT_BETTER] +
+			  c->verdicts[VERDICT_NO_CHANGE] + c->verdicts[VERDICT_UNTESTABLE];
 	fprintf(f,
-		"\n%u variant(s) compared: %u worse, %u better, %u no significant change, %u "
-		"untestable",
-		c->nr_matches, c->verdicts[VERDICT_WORSE], c->verdicts[VERDICT_BETTER],
+		"\n%u variant(s) compared on %u metric(s): %u worse, %u better, %u no significant "
+		"change, %u untestable",
+		c->nr_matches, judged, c->verdicts[VERDICT_WORSE], c->verdicts[VERDICT_BETTER],
 		c->verdicts[VERDICT_NO_CHANGE], c->verdicts[VERDICT_UNTESTABLE]);
 	if (c->more_failures)
 		fprintf(f, "; %u with more failed runs", c->more_failures);
