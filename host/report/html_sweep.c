@@ -65,6 +65,7 @@ void html_sweep_section(FILE *out, const struct html_input *in, unsigned index)
 	    {"pause_loop_exits", "PAUSE-loop exits", "PAUSE-loop exits (log)", "", true},
 	};
 	snprintf(xl, sizeof(xl), "%s (log)", axis);
+	fputs("<div class=\"charts\">\n", out);
 	for (unsigned c = 0; c < sizeof(charts) / sizeof(charts[0]); c++) {
 		double *xs = buf, *ys = buf + n, *es = buf + 2 * n;
 		char sd_key[64], cid[64], ctitle[160];
@@ -98,6 +99,7 @@ void html_sweep_section(FILE *out, const struct html_input *in, unsigned index)
 						     .nr_series = nr_lines,
 						     .series = s});
 	}
+	fputs("</div>\n", out);
 	html_note(out, "Each point is the mean over the runs of one variant at one parameter "
 		       "value; error bars \u00b1 1 stddev where the sweep ran --repeat >= 2. A "
 		       "missing point failed or has no value (PAUSE-loop exits need hardware PLE "

@@ -65,6 +65,9 @@ class Install(unittest.TestCase):
     def test_files(self):
         for f in ("bin/plerig", "share/plerig/plerig-guest.elf",
                   "share/plerig/plerig-domain.xml", "share/plerig/schemas/results.schema.json",
+                  "share/plerig/schemas/compare.schema.json",
+                  "share/plerig/schemas/sweep.schema.json",
+                  "share/plerig/schemas/doctor.schema.json",
                   "share/man/man1/plerig.1"):
             self.assertTrue(os.path.exists(os.path.join(self.prefix, f)), f)
         for cmd in commands(PLERIG):
