@@ -178,10 +178,7 @@ static void overcommit_charts(FILE *out, json_object *doc, unsigned index)
 	}
 	if (!several_x)
 		goto out;
-	static const struct {
-		const char *metric, *title, *y_label, *unit;
-		bool log;
-	} charts[] = {
+	static const struct figure_axis charts[] = {
 	    {"acq_per_s", "Throughput against over-commit", "acquisitions per second (log)", "",
 	     true},
 	    {"stalled_share", "Stalled share against over-commit", "stalled share of vCPU time (%)",
@@ -191,8 +188,7 @@ static void overcommit_charts(FILE *out, json_object *doc, unsigned index)
 	};
 	fputs("<div class=\"charts\">\n", out);
 	for (unsigned c = 0; c < sizeof(charts) / sizeof(charts[0]); c++) {
-		/* per group, its variants in file order (vcpus ascending as the matrix runs them)
-		 */
+		/* per group, its variants in file order (vcpus ascending, as the matrix runs) */
 		double *xs = buf, *ys = buf + n, *es = buf + 2 * n;
 		unsigned used = 0;
 		for (unsigned g = 0; g < nr_groups; g++) {
@@ -213,16 +209,8 @@ static void overcommit_charts(FILE *out, json_object *doc, unsigned index)
 		}
 		char id[64];
 		snprintf(id, sizeof(id), "r%u-overcommit-%s", index, charts[c].metric);
-		svg_xy_chart(out, &(struct xy_chart){.id = id,
-						     .title = charts[c].title,
-						     .x_label = "over-commit (vCPUs per host CPU)",
-						     .y_label = charts[c].y_label,
-						     .x_unit = "",
-						     .y_unit = charts[c].unit,
-						     .y_log = charts[c].log,
-						     .y_zero = !charts[c].log,
-						     .nr_series = nr_groups,
-						     .series = series});
+		svg_figure_chart(out, id, charts[c].title, "over-commit (vCPUs per host CPU)",
+				 false, &charts[c], series, nr_groups);
 	}
 	fputs("</div>\n", out);
 	html_note(out, "Error bars: \u00b1 1 stddev over the runs. A fair lock collapses when "

@@ -567,3 +567,20 @@ void svg_xy_chart(FILE *out, const struct xy_chart *c)
 	legend(out, c, bottom + AXIS_H + 14);
 	svg_close(out);
 }
+
+void svg_figure_chart(FILE *out, const char *id, const char *title, const char *x_label, bool x_log,
+		      const struct figure_axis *y, const struct xy_series *series,
+		      unsigned nr_series)
+{
+	svg_xy_chart(out, &(struct xy_chart){.id = id,
+					     .title = title,
+					     .x_label = x_label,
+					     .y_label = y->y_label,
+					     .x_unit = "",
+					     .y_unit = y->unit,
+					     .x_log = x_log,
+					     .y_log = y->log,
+					     .y_zero = !y->log,
+					     .nr_series = nr_series,
+					     .series = series});
+}
