@@ -445,6 +445,7 @@ static void time_order_chart(FILE *out, json_object *doc, unsigned index)
 	svg_xy_chart(out, &(struct xy_chart){.id = id,
 					     .title = "Each run in time order (round by round)",
 					     .x_label = "round (time order)",
+					     .x_integer = true,
 					     .y_label = "acquisitions per second (log)",
 					     .x_unit = "",
 					     .y_unit = "",

@@ -111,7 +111,8 @@ struct xy_chart {
 	const char *x_label, *y_label;
 	const char *x_unit, *y_unit;
 	bool x_log, y_log;
-	bool y_zero; /* y axis starts at 0 (linear) */
+	bool x_integer; /* ticks at whole numbers only (run numbers) */
+	bool y_zero;	/* y axis starts at 0 (linear) */
 	unsigned nr_series;
 	const struct xy_series *series;
 	unsigned nr_vlines; /* marked x values (p50, p99, max) */
