@@ -56,6 +56,9 @@ static void latency_figures(const struct variant_result *r, const uint64_t *hist
 	quantile_bucket(r, hist_wait, 0.50, out->wait_p50_bucket_ns);
 	quantile_bucket(r, hist_wait, 0.99, out->wait_p99_bucket_ns);
 	out->wait_max_ns = cycles_to_ns(r, (double)wait_max);
+	/* spread inside its bucket, a percentile could pass the largest value seen */
+	out->wait_p50_ns = fmin(out->wait_p50_ns, out->wait_max_ns);
+	out->wait_p99_ns = fmin(out->wait_p99_ns, out->wait_max_ns);
 	out->hold_p50_ns = cycles_to_ns(r, hist_quantile(hist_hold, PLERIG_HIST_BUCKETS, 0.50));
 	out->hold_max_ns = cycles_to_ns(r, (double)hold_max);
 }

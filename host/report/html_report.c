@@ -294,6 +294,10 @@ static void wait_chart(FILE *out, json_object *v, unsigned index, unsigned i)
 	if (total) {
 		double q50 = hist_quantile(hist, PLERIG_HIST_BUCKETS, 0.5) * to_ns;
 		double q99 = hist_quantile(hist, PLERIG_HIST_BUCKETS, 0.99) * to_ns;
+		if (isfinite(max_ns)) { /* spread inside a bucket, never past the largest wait */
+			q50 = fmin(q50, max_ns);
+			q99 = fmin(q99, max_ns);
+		}
 		snprintf(p50, sizeof(p50), "p50 %s", chart_value(q50, "ns", 2, b1, sizeof(b1)));
 		snprintf(p99, sizeof(p99), "p99 %s", chart_value(q99, "ns", 2, b2, sizeof(b2)));
 		vl[nv++] = (struct vline){q50, p50};
