@@ -144,6 +144,17 @@ START_TEST(test_ci95)
 }
 END_TEST
 
+static char *draw_xy(const struct xy_chart *c)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	svg_xy_chart(out, c);
+	fclose(out);
+	return text;
+}
+
 static char *draw_bars(const struct bar *bars, unsigned n, bool log)
 {
 	char *text = NULL;
@@ -186,22 +197,18 @@ END_TEST
 
 START_TEST(test_xy_empty_histogram)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&text, &len);
 	struct xy_series s[2] = {
 	    {.name = "hist", .n = 0, .x = NULL, .y = NULL, .x_hi = (double[]){0}},
 	    {.name = "cdf", .n = 0, .y2 = true}};
+	char *text = draw_xy(&(struct xy_chart){.id = "h",
+						.title = "h",
+						.x_label = "x",
+						.y_label = "y",
+						.x_log = true,
+						.nr_series = 2,
+						.series = s,
+						.y2_label = "cdf"});
 
-	svg_xy_chart(out, &(struct xy_chart){.id = "h",
-					     .title = "h",
-					     .x_label = "x",
-					     .y_label = "y",
-					     .x_log = true,
-					     .nr_series = 2,
-					     .series = s,
-					     .y2_label = "cdf"});
-	fclose(out);
 	assert_numbers_only(text);
 	free(text);
 }
@@ -248,16 +255,8 @@ START_TEST(test_24_variants_do_not_overlap)
 	static const double x[2] = {1, 2}, y[2] = {10, 20};
 	for (unsigned i = 0; i < 24; i++)
 		s[i] = (struct xy_series){.name = names[i], .n = 2, .x = x, .y = y};
-	char *text = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&text, &len);
-	svg_xy_chart(out, &(struct xy_chart){.id = "l",
-					     .title = "l",
-					     .x_label = "x",
-					     .y_label = "y",
-					     .nr_series = 24,
-					     .series = s});
-	fclose(out);
+	char *text = draw_xy(&(struct xy_chart){
+	    .id = "l", .title = "l", .x_label = "x", .y_label = "y", .nr_series = 24, .series = s});
 	n = label_ys(text, "label", ys, 64);
 	ck_assert_uint_eq(n, 24);
 	for (unsigned i = 2; i < n; i++)
