@@ -236,6 +236,9 @@ static json_object *identity_json(const struct loaded_variant *v)
 
 	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		json_add(o, names[i], json_object_get(results_file_member(v, names[i])));
+	/* matched on too; a file from before --ple ran with PLE on */
+	json_object *ple = results_file_member(v, "ple");
+	json_add(o, "ple", ple ? json_object_get(ple) : json_object_new_string("on"));
 	return o;
 }
 
