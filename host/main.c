@@ -45,7 +45,16 @@ static void usage(FILE *out)
 		     "with one vCPU per host CPU and with 2x over-commit.\n");
 }
 
-/* The guest image built next to this binary: BUILD/images/plerig-guest.elf. */
+#ifndef PLERIG_DATADIR
+#define PLERIG_DATADIR "/usr/local/share/plerig"
+#endif
+
+/*
+ * The guest image (the libvirt domain template lies next to it): after
+ * --guest (the run options), $PLERIG_GUEST, then the one built next to this
+ * binary (BUILD/images/plerig-guest.elf), then the installed one in the
+ * data directory compiled in (PREFIX/share/plerig/plerig-guest.elf).
+ */
 static const char *default_guest_path(void)
 {
 	static char path[PATH_MAX];
@@ -54,11 +63,13 @@ static const char *default_guest_path(void)
 		return env;
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0)
-		return "images/plerig-guest.elf";
-	self[n] = '\0';
-	snprintf(path, sizeof(path), "%s/images/plerig-guest.elf", dirname(self));
-	return path;
+	if (n > 0) {
+		self[n] = '\0';
+		snprintf(path, sizeof(path), "%s/images/plerig-guest.elf", dirname(self));
+		if (access(path, F_OK) == 0)
+			return path;
+	}
+	return PLERIG_DATADIR "/plerig-guest.elf";
 }
 
 int main(int argc, char **argv)

@@ -11,23 +11,24 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: plerig compare [OPTIONS] BASE.json NEW.json\n"
-		"\n"
-		"Did NEW get worse than BASE? Both are `plerig run --json` files (schema 2),\n"
-		"best with --repeat 5 or more. Variants are matched by backend, lock, relax,\n"
-		"ring, vms, vcpus, pcpus, pin, cs_cycles and think_cycles; for each match and\n"
-		"metric, Welch's t-test on the per-run values of the ok runs gives the change\n"
-		"of the mean, its p-value and 95%% confidence interval. A metric is worse\n"
-		"when p < 0.05 and it moved at least the threshold in its bad direction.\n"
-		"\n"
-		"options:\n"
-		"  --threshold PCT     smallest change that counts, in %% of the BASE mean\n"
-		"                      (default: %g)\n"
-		"  --metric NAME[,NAME...]\n"
-		"                      metrics to compare (default: %s);\n"
-		"                      any of:",
-		COMPARE_DEFAULT_THRESHOLD_PCT, COMPARE_DEFAULT_METRICS);
+	fprintf(
+	    out,
+	    "usage: plerig compare [OPTIONS] BASE.json NEW.json\n"
+	    "\n"
+	    "Did NEW get worse than BASE? Both are `plerig run --json` files (schema 2),\n"
+	    "best with --repeat 5 or more. Variants are matched by backend, lock, relax,\n"
+	    "ring, vms, vcpus, pcpus, pin, cs_cycles, think_cycles and ple; for each match and\n"
+	    "metric, Welch's t-test on the per-run values of the ok runs gives the change\n"
+	    "of the mean, its p-value and 95%% confidence interval. A metric is worse\n"
+	    "when p < 0.05 and it moved at least the threshold in its bad direction.\n"
+	    "\n"
+	    "options:\n"
+	    "  --threshold PCT     smallest change that counts, in %% of the BASE mean\n"
+	    "                      (default: %g)\n"
+	    "  --metric NAME[,NAME...]\n"
+	    "                      metrics to compare (default: %s);\n"
+	    "                      any of:",
+	    COMPARE_DEFAULT_THRESHOLD_PCT, COMPARE_DEFAULT_METRICS);
 	for (unsigned i = 0; i < nr_metrics; i++)
 		fprintf(out, "%s %s", i ? (i % 4 ? "," : ",\n                     ") : "",
 			metrics[i].name);

@@ -147,7 +147,8 @@ static const struct opt_entry run_table[] = {
      .metavar = "FILE",
      PATH(guest_path),
      .help = "guest image",
-     .def = "the one built next to plerig"},
+     .def = "$PLERIG_GUEST, else the one built next to plerig, else the installed one in "
+	    "PREFIX/share/plerig"},
     {.name = "quiet", .letter = 'q', FLAG(quiet), .help = "no progress lines on stderr"},
     {.name = "csv",
      .metavar = "FILE",
@@ -163,7 +164,9 @@ static const struct opt_entry run_table[] = {
      .metavar = "N",
      UNSIGNED(repeat, 1, MAX_REPEAT),
      .help = "measured runs of every variant, {range}; with N >= 2 plerig prints mean +- "
-	     "stddev per metric and compares variants with Welch's t-test"},
+	     "stddev per metric and compares variants: a paired t-test by round (on the log "
+	     "ratios) where runs are interleaved or shuffled, Welch's t-test with --order "
+	     "sequential"},
     {.name = "order",
      .metavar = "interleave|shuffle|sequential",
      NAME(order, order_names),

@@ -15,7 +15,7 @@ static void explain_bad_set(const struct comparison_set *c)
 		fprintf(stderr,
 			"plerig compare: no variant in common: %s has %u, %s has %u, and none "
 			"matches on backend, lock, relax, ring, vms, vcpus, pcpus, pin, "
-			"cs_cycles, think_cycles\n",
+			"cs_cycles, think_cycles, ple\n",
 			c->base->path, c->base->nr_variants, c->cand->path, c->cand->nr_variants);
 		return;
 	}

@@ -212,10 +212,13 @@ void compare_print_table(FILE *f, const struct comparison_set *c)
 		fprintf(f, "only in %s: %s\n", c->base->path, c->only_base[i]->label);
 	for (unsigned i = 0; i < c->nr_only_cand; i++)
 		fprintf(f, "only in %s: %s\n", c->cand->path, c->only_cand[i]->label);
+	/* the verdicts are per metric of each variant: count them as what they are */
+	unsigned judged = c->verdicts[VERDICT_WORSE] + c->verdicts[VERDICT_BETTER] +
+			  c->verdicts[VERDICT_NO_CHANGE] + c->verdicts[VERDICT_UNTESTABLE];
 	fprintf(f,
-		"\n%u variant(s) compared: %u worse, %u better, %u no significant change, %u "
-		"untestable",
-		c->nr_matches, c->verdicts[VERDICT_WORSE], c->verdicts[VERDICT_BETTER],
+		"\n%u variant(s) compared on %u metric(s): %u worse, %u better, %u no significant "
+		"change, %u untestable",
+		c->nr_matches, judged, c->verdicts[VERDICT_WORSE], c->verdicts[VERDICT_BETTER],
 		c->verdicts[VERDICT_NO_CHANGE], c->verdicts[VERDICT_UNTESTABLE]);
 	if (c->more_failures)
 		fprintf(f, "; %u with more failed runs", c->more_failures);
@@ -246,6 +249,9 @@ static json_object *identity_json(const struct loaded_variant *v)
 
 	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		json_add(o, names[i], json_object_get(results_file_member(v, names[i])));
+	/* matched on too; a file from before --ple ran with PLE on */
+	json_object *ple = results_file_member(v, "ple");
+	json_add(o, "ple", ple ? json_object_get(ple) : json_object_new_string("on"));
 	return o;
 }
 

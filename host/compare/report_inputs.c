@@ -5,6 +5,7 @@
 
 #include "compare/results_file.h"
 #include "report/html_page.h"
+#include "report/json_report.h"
 #include "util/errbuf.h"
 
 #define SWEEP_SCHEMA	     "plerig-sweep"
@@ -68,6 +69,14 @@ int report_input_load(const char *path, struct html_input *out, char *err, size_
 		}
 		out->doc = root;
 		return 0;
+	}
+	if (schema && strcmp(schema, JSON_REPORT_SCHEMA)) {
+		errbuf_printf(err, errlen,
+			      "%s: schema \"%s\" is not drawn: plerig report reads `plerig run "
+			      "--json` (%s) and `plerig sweep --json` (%s) files",
+			      path, schema, JSON_REPORT_SCHEMA, SWEEP_SCHEMA);
+		json_object_put(root);
+		return -1;
 	}
 	json_object_put(root);
 	/* a results file, or nothing plerig reads: compare's checks say which */

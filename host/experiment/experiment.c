@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "backends/backend.h"
 #include "backends/kvm/kvm_backend.h"
@@ -20,6 +21,7 @@
 #include "measure/kvm_system.h"
 #include "report/table.h"
 #include "report/units.h"
+#include "util/clock.h"
 #include "util/cpulist.h"
 #include "util/interrupt.h"
 
@@ -111,7 +113,18 @@ static int make_series(struct engine *e)
 	return 0;
 }
 
-static void progress(const struct engine *e, unsigned k, unsigned n, const struct slot *slot)
+/* On a terminal, after the first run: ", 12 s gone, about 40 s left". */
+static void time_left(unsigned k, unsigned n, uint64_t start_ns, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (k == 0 || !isatty(STDERR_FILENO))
+		return;
+	double gone = (double)(monotonic_ns() - start_ns) / 1e9;
+	snprintf(buf, len, ", %.0f s gone, about %.0f s left", gone, gone / k * (n - k));
+}
+
+static void progress(const struct engine *e, unsigned k, unsigned n, const struct slot *slot,
+		     uint64_t start_ns)
 {
 	if (!verbose(e))
 		return;
@@ -124,9 +137,11 @@ static void progress(const struct engine *e, unsigned k, unsigned n, const struc
 	else if (e->plan->repeat > 1)
 		snprintf(round, sizeof(round), " repeat %u/%u", slot->round - discard + 1,
 			 e->plan->repeat);
-	fprintf(stderr, "[%u/%u]%s %s %s/%s ring %s: %u VM x %u vCPU on CPUs %s, %.1f s\n", k + 1,
+	char eta[64];
+	time_left(k, n, start_ns, eta, sizeof(eta));
+	fprintf(stderr, "[%u/%u]%s %s %s/%s ring %s: %u VM x %u vCPU on CPUs %s, %.1f s%s\n", k + 1,
 		n, round, backend_name(v->backend), lock_name(v->lock), relax_name(v->relax),
-		ring_name(v->ring), v->vms, v->vcpus, cpus, v->warmup_s + v->duration_s);
+		ring_name(v->ring), v->vms, v->vcpus, cpus, v->warmup_s + v->duration_s, eta);
 }
 
 /* One run; a failed discarded run still stops nothing, a failed measured one is kept. */
@@ -176,8 +191,9 @@ static int run_all(struct engine *e)
 		return -1;
 	if (e->plan->repeat == 1 && e->out->rows)
 		report_table_header(e->out->rows);
+	const uint64_t start_ns = monotonic_ns();
 	for (unsigned k = 0; k < n && !interrupt_requested(); k++) {
-		progress(e, k, n, &slots[k]);
+		progress(e, k, n, &slots[k], start_ns);
 		run_slot(e, &slots[k]);
 	}
 	free(slots);

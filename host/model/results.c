@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "measure/hist_stats.h"
+#include "plerig/histogram.h"
 
 double cycles_to_ns(const struct variant_result *r, double cycles)
 {
@@ -39,6 +40,18 @@ static double mean(double total, uint64_t count)
 	return count ? total / (double)count : 0.0;
 }
 
+/* The bucket of @hist that quantile @q falls in, as [low, high) ns; NaN when empty. */
+static void quantile_bucket(const struct variant_result *r, const uint64_t *hist, double q,
+			    double out[2])
+{
+	out[0] = out[1] = NAN;
+	if (!hist_total(hist, PLERIG_HIST_BUCKETS))
+		return;
+	unsigned b = plerig_hist_bucket((uint64_t)hist_quantile(hist, PLERIG_HIST_BUCKETS, q));
+	out[0] = cycles_to_ns(r, (double)plerig_hist_bucket_low(b));
+	out[1] = cycles_to_ns(r, (double)(plerig_hist_bucket_low(b) + plerig_hist_bucket_width(b)));
+}
+
 /* Figures that only need the histograms and maxima: shared by both levels. */
 static void latency_figures(const struct variant_result *r, const uint64_t *hist_wait,
 			    const uint64_t *hist_hold, uint64_t wait_max, uint64_t hold_max,
@@ -46,7 +59,12 @@ static void latency_figures(const struct variant_result *r, const uint64_t *hist
 {
 	out->wait_p50_ns = cycles_to_ns(r, hist_quantile(hist_wait, PLERIG_HIST_BUCKETS, 0.50));
 	out->wait_p99_ns = cycles_to_ns(r, hist_quantile(hist_wait, PLERIG_HIST_BUCKETS, 0.99));
+	quantile_bucket(r, hist_wait, 0.50, out->wait_p50_bucket_ns);
+	quantile_bucket(r, hist_wait, 0.99, out->wait_p99_bucket_ns);
 	out->wait_max_ns = cycles_to_ns(r, (double)wait_max);
+	/* spread inside its bucket, a percentile could pass the largest value seen */
+	out->wait_p50_ns = fmin(out->wait_p50_ns, out->wait_max_ns);
+	out->wait_p99_ns = fmin(out->wait_p99_ns, out->wait_max_ns);
 	out->hold_p50_ns = cycles_to_ns(r, hist_quantile(hist_hold, PLERIG_HIST_BUCKETS, 0.50));
 	out->hold_max_ns = cycles_to_ns(r, (double)hold_max);
 }
@@ -73,6 +91,8 @@ void figures_for_vcpu(const struct variant_result *r, const struct vcpu_record *
 	out->acq_per_cpu_s = per_cpu_second((double)g->acquisitions, out->run_time_ns);
 	out->exits_valid = rec->kvm.valid[KVM_STAT_EXITS];
 	out->exits = out->exits_valid ? rec->kvm.value[KVM_STAT_EXITS] : 0;
+	out->irq_exits_valid = rec->kvm.valid[KVM_STAT_IRQ_EXITS];
+	out->irq_exits = out->irq_exits_valid ? rec->kvm.value[KVM_STAT_IRQ_EXITS] : 0;
 	out->pause_loop_exits_valid = rec->ple.pause_exits_valid;
 	out->pause_loop_exits = rec->ple.pause_exits_valid ? rec->ple.pause_exits : 0;
 	out->ple_window_updates_valid = rec->ple.window_updates_valid;
@@ -95,6 +115,7 @@ void figures_for_variant(const struct variant_result *r, struct figures *out)
 	memset(out, 0, sizeof(*out));
 	/* an empty run has no exit count to report, not a count of zero */
 	out->exits_valid = r->nr_records > 0;
+	out->irq_exits_valid = r->nr_records > 0;
 	out->pause_loop_exits_valid = r->nr_records > 0;
 	out->ple_window_updates_valid = r->nr_records > 0;
 	for (unsigned i = 0; i < r->nr_records; i++) {
@@ -118,6 +139,10 @@ void figures_for_variant(const struct variant_result *r, struct figures *out)
 			out->exits += rec->kvm.value[KVM_STAT_EXITS];
 		else
 			out->exits_valid = false;
+		if (rec->kvm.valid[KVM_STAT_IRQ_EXITS])
+			out->irq_exits += rec->kvm.value[KVM_STAT_IRQ_EXITS];
+		else
+			out->irq_exits_valid = false;
 		out->pause_loop_exits += rec->ple.pause_exits;
 		out->pause_loop_exits_valid &= rec->ple.pause_exits_valid;
 		out->ple_window_updates += rec->ple.window_updates;
@@ -126,6 +151,8 @@ void figures_for_variant(const struct variant_result *r, struct figures *out)
 	/* one vCPU without a count makes the sum no count at all, not a smaller one */
 	if (!out->exits_valid)
 		out->exits = 0;
+	if (!out->irq_exits_valid)
+		out->irq_exits = 0;
 	if (!out->pause_loop_exits_valid)
 		out->pause_loop_exits = 0;
 	if (!out->ple_window_updates_valid)

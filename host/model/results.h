@@ -61,6 +61,9 @@ struct figures {
 	double acq_per_cpu_s;
 	double wait_p50_ns;
 	double wait_p99_ns;
+	/* the histogram bucket each percentile lies in, [low, high) ns: its precision */
+	double wait_p50_bucket_ns[2];
+	double wait_p99_bucket_ns[2];
 	double wait_max_ns;
 	double wait_mean_ns;
 	double hold_p50_ns;
@@ -76,6 +79,8 @@ struct figures {
 	double run_time_ns;
 	uint64_t exits;
 	bool exits_valid;
+	uint64_t irq_exits; /* exits for host interrupts; on PVM nearly all exits (exits - 1) */
+	bool irq_exits_valid;
 	uint64_t pause_loop_exits;
 	bool pause_loop_exits_valid;
 	uint64_t ple_window_updates;

@@ -13,25 +13,48 @@
 
 /* The column order is the file format: append, never reorder. */
 static const char *const header[] = {
-    "variant",	    "backend",
-    "lock",	    "relax",
-    "ring",	    "vms",
-    "vcpus",	    "pcpus",
-    "repeat",	    "ok",
-    "vm",	    "vcpu",
-    "host_cpu",	    "acquisitions",
-    "contended",    "stalls",
-    "stalled_ns",   "wait_p50_ns",
-    "wait_p99_ns",  "wait_max_ns",
-    "wait_mean_ns", "holder_preemptions",
-    "run_delay_ns", "run_time_ns",
-    "exits",	    "interval_s",
-    "ple",	    "acq_per_cpu_s",
+    "variant",
+    "backend",
+    "lock",
+    "relax",
+    "ring",
+    "vms",
+    "vcpus",
+    "pcpus",
+    "repeat",
+    "ok",
+    "vm",
+    "vcpu",
+    "host_cpu",
+    "acquisitions",
+    "contended",
+    "stalls",
+    "stalled_ns",
+    "wait_p50_ns",
+    "wait_p99_ns",
+    "wait_max_ns",
+    "wait_mean_ns",
+    "holder_preemptions",
+    "run_delay_ns",
+    "run_time_ns",
+    "exits",
+    "interval_s",
+    "ple",
+    /* per vCPU, added after ple so that older readers by position still work */
+    "irq_exits",
+    "pause_loop_exits",
+    "ple_window_updates",
+    "directed_yield_attempted",
+    "directed_yield_successful",
+    "stalls_self_preempted",
+    "holder_preemptions_steal",
+    "acq_per_cpu_s",
 };
 
 #define NR_COLUMNS	  (sizeof(header) / sizeof(header[0]))
 #define FIRST_VCPU_COLUMN 10 /* "vm": where the per-vCPU fields start */
-#define TRAILING_COLUMNS  3  /* interval_s, ple, acq_per_cpu_s: after the per-vCPU fields */
+#define TRAILING_COLUMNS  2  /* interval_s, ple: after the per-vCPU fields */
+#define LATE_VCPU_COLUMNS 8  /* irq_exits ... acq_per_cpu_s: after ple */
 
 /* A row being written: separators come before every field but the first. */
 struct row {
@@ -147,28 +170,55 @@ static void vcpu_fields(struct row *r, const struct variant_result *res,
 	field_double(r, res->interval_s);
 }
 
+/* A count, or empty where it cannot be had: never a 0 that was not measured. */
+static void field_count(struct row *r, bool valid, uint64_t v)
+{
+	if (valid)
+		field_u64(r, v);
+	else
+		field_empty(r);
+}
+
+/* Every other per-vCPU figure the JSON has. */
+static void late_vcpu_fields(struct row *r, const struct variant_result *res,
+			     const struct vcpu_record *rec)
+{
+	struct figures f;
+
+	figures_for_vcpu(res, rec, &f);
+	field_count(r, f.irq_exits_valid, f.irq_exits);
+	field_count(r, f.pause_loop_exits_valid, f.pause_loop_exits);
+	field_count(r, f.ple_window_updates_valid, f.ple_window_updates);
+	field_count(r, rec->kvm.valid[KVM_STAT_DIRECTED_YIELD_ATTEMPTED],
+		    rec->kvm.value[KVM_STAT_DIRECTED_YIELD_ATTEMPTED]);
+	field_count(r, rec->kvm.valid[KVM_STAT_DIRECTED_YIELD_SUCCESSFUL],
+		    rec->kvm.value[KVM_STAT_DIRECTED_YIELD_SUCCESSFUL]);
+	field_count(r, res->steal_time, f.stalls_self_preempted);
+	field_count(r, res->steal_time, f.holder_preemptions_steal);
+	field_double(r, f.acq_per_cpu_s); /* empty without CPU time received */
+}
+
 static void run_rows(struct row *r, unsigned index, const struct variant *v,
 		     const struct variant_result *res, unsigned repeat)
 {
 	if (res->nr_records == 0) {
 		identity_fields(r, index, v, repeat, res->ok);
 		/* vm .. exits: nothing ran; interval_s: whatever was measured */
-		for (unsigned c = FIRST_VCPU_COLUMN; c < NR_COLUMNS - TRAILING_COLUMNS; c++)
+		for (unsigned c = FIRST_VCPU_COLUMN;
+		     c < NR_COLUMNS - TRAILING_COLUMNS - LATE_VCPU_COLUMNS; c++)
 			field_empty(r);
 		field_double(r, res->interval_s);
 		field_str(r, ple_name(v->ple), 0);
-		field_empty(r); /* acq_per_cpu_s */
+		for (unsigned c = 0; c < LATE_VCPU_COLUMNS; c++)
+			field_empty(r);
 		end_row(r);
 		return;
 	}
 	for (unsigned i = 0; i < res->nr_records; i++) {
 		identity_fields(r, index, v, repeat, res->ok);
-		struct figures f;
-
-		figures_for_vcpu(res, &res->records[i], &f);
 		vcpu_fields(r, res, &res->records[i]);
 		field_str(r, ple_name(v->ple), 0);
-		field_double(r, f.acq_per_cpu_s); /* appended: the columns never reorder */
+		late_vcpu_fields(r, res, &res->records[i]);
 		end_row(r);
 	}
 }

@@ -94,7 +94,7 @@ static void row(FILE *out, const char *name, const char *value)
 	fputs("<tr><td>", out);
 	html_escape(out, name);
 	fputs("</td><td><code>", out);
-	html_escape(out, value && *value ? value : "unknown");
+	html_escape(out, value && *value ? value : "not recorded in this file");
 	fputs("</code></td></tr>\n", out);
 }
 

@@ -178,10 +178,7 @@ static void overcommit_charts(FILE *out, json_object *doc, unsigned index)
 	}
 	if (!several_x)
 		goto out;
-	static const struct {
-		const char *metric, *title, *y_label, *unit;
-		bool log;
-	} charts[] = {
+	static const struct figure_axis charts[] = {
 	    {"acq_per_s", "Throughput against over-commit", "acquisitions per second (log)", "",
 	     true},
 	    {"stalled_share", "Stalled share against over-commit", "stalled share of vCPU time (%)",
@@ -191,8 +188,7 @@ static void overcommit_charts(FILE *out, json_object *doc, unsigned index)
 	};
 	fputs("<div class=\"charts\">\n", out);
 	for (unsigned c = 0; c < sizeof(charts) / sizeof(charts[0]); c++) {
-		/* per group, its variants in file order (vcpus ascending as the matrix runs them)
-		 */
+		/* per group, its variants in file order (vcpus ascending, as the matrix runs) */
 		double *xs = buf, *ys = buf + n, *es = buf + 2 * n;
 		unsigned used = 0;
 		for (unsigned g = 0; g < nr_groups; g++) {
@@ -213,16 +209,8 @@ static void overcommit_charts(FILE *out, json_object *doc, unsigned index)
 		}
 		char id[64];
 		snprintf(id, sizeof(id), "r%u-overcommit-%s", index, charts[c].metric);
-		svg_xy_chart(out, &(struct xy_chart){.id = id,
-						     .title = charts[c].title,
-						     .x_label = "over-commit (vCPUs per host CPU)",
-						     .y_label = charts[c].y_label,
-						     .x_unit = "",
-						     .y_unit = charts[c].unit,
-						     .y_log = charts[c].log,
-						     .y_zero = !charts[c].log,
-						     .nr_series = nr_groups,
-						     .series = series});
+		svg_figure_chart(out, id, charts[c].title, "over-commit (vCPUs per host CPU)",
+				 false, &charts[c], series, nr_groups);
 	}
 	fputs("</div>\n", out);
 	html_note(out, "Error bars: \u00b1 1 stddev over the runs. A fair lock collapses when "
@@ -306,6 +294,10 @@ static void wait_chart(FILE *out, json_object *v, unsigned index, unsigned i)
 	if (total) {
 		double q50 = hist_quantile(hist, PLERIG_HIST_BUCKETS, 0.5) * to_ns;
 		double q99 = hist_quantile(hist, PLERIG_HIST_BUCKETS, 0.99) * to_ns;
+		if (isfinite(max_ns)) { /* spread inside a bucket, never past the largest wait */
+			q50 = fmin(q50, max_ns);
+			q99 = fmin(q99, max_ns);
+		}
 		snprintf(p50, sizeof(p50), "p50 %s", chart_value(q50, "ns", 2, b1, sizeof(b1)));
 		snprintf(p99, sizeof(p99), "p99 %s", chart_value(q99, "ns", 2, b2, sizeof(b2)));
 		vl[nv++] = (struct vline){q50, p50};
@@ -457,6 +449,7 @@ static void time_order_chart(FILE *out, json_object *doc, unsigned index)
 	svg_xy_chart(out, &(struct xy_chart){.id = id,
 					     .title = "Each run in time order (round by round)",
 					     .x_label = "round (time order)",
+					     .x_integer = true,
 					     .y_label = "acquisitions per second (log)",
 					     .x_unit = "",
 					     .y_unit = "",

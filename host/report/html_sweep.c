@@ -56,15 +56,13 @@ void html_sweep_section(FILE *out, const struct html_input *in, unsigned index)
 			snprintf(names[nr_lines++], sizeof(names[0]), "%s", key);
 		line[k] = g < MAX_LINES ? g : MAX_LINES - 1;
 	}
-	static const struct {
-		const char *metric, *title, *y_label, *unit;
-		bool log;
-	} charts[] = {
+	static const struct figure_axis charts[] = {
 	    {"acq_per_s", "Throughput", "acquisitions per second (log)", "", true},
 	    {"stalled_share", "Stalled share", "stalled share of vCPU time (%)", "%", false},
 	    {"pause_loop_exits", "PAUSE-loop exits", "PAUSE-loop exits (log)", "", true},
 	};
 	snprintf(xl, sizeof(xl), "%s (log)", axis);
+	fputs("<div class=\"charts\">\n", out);
 	for (unsigned c = 0; c < sizeof(charts) / sizeof(charts[0]); c++) {
 		double *xs = buf, *ys = buf + n, *es = buf + 2 * n;
 		char sd_key[64], cid[64], ctitle[160];
@@ -86,18 +84,9 @@ void html_sweep_section(FILE *out, const struct html_input *in, unsigned index)
 		}
 		snprintf(cid, sizeof(cid), "s%u-%s", index, charts[c].metric);
 		snprintf(ctitle, sizeof(ctitle), "%s against %s", charts[c].title, axis);
-		svg_xy_chart(out, &(struct xy_chart){.id = cid,
-						     .title = ctitle,
-						     .x_label = xl,
-						     .y_label = charts[c].y_label,
-						     .x_unit = "",
-						     .y_unit = charts[c].unit,
-						     .x_log = true,
-						     .y_log = charts[c].log,
-						     .y_zero = !charts[c].log,
-						     .nr_series = nr_lines,
-						     .series = s});
+		svg_figure_chart(out, cid, ctitle, xl, true, &charts[c], s, nr_lines);
 	}
+	fputs("</div>\n", out);
 	html_note(out, "Each point is the mean over the runs of one variant at one parameter "
 		       "value; error bars \u00b1 1 stddev where the sweep ran --repeat >= 2. A "
 		       "missing point failed or has no value (PAUSE-loop exits need hardware PLE "

@@ -105,11 +105,24 @@ static json_object *exits_json(const struct figures *f)
 	return f->exits_valid ? json_object_new_uint64(f->exits) : NULL;
 }
 
+/* [low, high): where a percentile lies; null for an empty histogram. */
+static json_object *bucket_json(const double b[2])
+{
+	if (isnan(b[0]))
+		return NULL;
+	json_object *a = json_object_new_array();
+	json_object_array_add(a, json_double(b[0]));
+	json_object_array_add(a, json_double(b[1]));
+	return a;
+}
+
 /* The figures a vCPU and a whole variant share; a null where a figure cannot be had. */
 static void add_figures(json_object *o, const struct variant_result *r, const struct figures *f)
 {
 	json_add_double(o, "wait_p50_ns", f->wait_p50_ns);
 	json_add_double(o, "wait_p99_ns", f->wait_p99_ns);
+	json_add(o, "wait_p50_bucket_ns", bucket_json(f->wait_p50_bucket_ns));
+	json_add(o, "wait_p99_bucket_ns", bucket_json(f->wait_p99_bucket_ns));
 	json_add_double(o, "wait_max_ns", f->wait_max_ns);
 	json_add_double(o, "wait_mean_ns", f->wait_mean_ns);
 	json_add_double(o, "hold_p50_ns", f->hold_p50_ns);
@@ -125,6 +138,7 @@ static void add_figures(json_object *o, const struct variant_result *r, const st
 	json_add_double(o, "run_time_ns", f->run_time_ns);
 	json_add_double(o, "acq_per_cpu_s", f->acq_per_cpu_s);
 	json_add(o, "exits", exits_json(f));
+	json_add(o, "irq_exits", f->irq_exits_valid ? json_object_new_uint64(f->irq_exits) : NULL);
 	json_add(o, "pause_loop_exits",
 		 f->pause_loop_exits_valid ? json_object_new_uint64(f->pause_loop_exits) : NULL);
 	json_add(o, "ple_window_updates",
@@ -372,7 +386,9 @@ static json_object *comparison_json(const struct comparison *c)
 	json_add_double(o, "baseline_mean", c->base.n ? c->base.mean : NAN);
 	json_add_double(o, "candidate_mean", c->cand.n ? c->cand.mean : NAN);
 	json_add_double(o, "delta", welch.delta);
-	json_add_double(o, "delta_pct", welch.delta_pct);
+	/* the delta the verdict rests on (paired: geometric mean of the ratios); Welch's apart */
+	json_add_double(o, "delta_pct", j.delta_pct);
+	json_add_double(o, "welch_delta_pct", welch.delta_pct);
 	json_add_double(o, "p_value", w->valid ? w->p : NAN);
 	json_add_double(o, "ci95_low", w->valid ? w->ci_low : NAN);
 	json_add_double(o, "ci95_high", w->valid ? w->ci_high : NAN);

@@ -30,6 +30,14 @@ static void variant_title(const struct variant *v, char *buf, size_t len)
 		 v->vms, v->vcpus, cpus);
 }
 
+/* A relative stddev in %, 5 characters wide however large: 12.34, 123.4, 1234 */
+static const char *rel_text(double rel, char *buf, size_t len)
+{
+	double pct = 100.0 * rel;
+	snprintf(buf, len, pct < 99.995 ? "%.2f" : pct < 999.95 ? "%.1f" : "%.0f", pct);
+	return buf;
+}
+
 void stats_table_print(FILE *f, const struct report *rep)
 {
 	for (unsigned i = 0; i < rep->nr_series; i++) {
@@ -43,11 +51,12 @@ void stats_table_print(FILE *f, const struct report *rep)
 		for (unsigned m = 0; s->stats && m < nr_metrics; m++) {
 			const struct sample_stats *st = &s->stats[m];
 			char mean[UNITS_BUF_SIZE], lo[UNITS_BUF_SIZE], hi[UNITS_BUF_SIZE];
+			char rel[16];
 			if (st->n == 0)
 				continue;
-			fprintf(f, "   %10s %-10s +- %5.2f%%   [%s .. %s]",
+			fprintf(f, "   %10s %-10s +- %5s%%   [%s .. %s]",
 				format_value(&metrics[m], st->mean, mean, sizeof(mean)),
-				metrics[m].label, 100.0 * st->rel,
+				metrics[m].label, rel_text(st->rel, rel, sizeof(rel)),
 				format_value(&metrics[m], st->min, lo, sizeof(lo)),
 				format_value(&metrics[m], st->max, hi, sizeof(hi)));
 			if (st->outliers)

@@ -298,7 +298,7 @@ static void svg_close(FILE *out)
 
 /* Grid lines and tick labels of a horizontal axis at y = @y from @top. */
 static void x_axis(FILE *out, const struct axis *a, double top, double y, const char *unit,
-		   const char *title)
+		   const char *title, bool integer)
 {
 	double ticks[10];
 	char buf[32];
@@ -306,6 +306,8 @@ static void x_axis(FILE *out, const struct axis *a, double top, double y, const 
 
 	for (unsigned i = 0; i < n; i++) {
 		double x = axis_px(a, ticks[i]);
+		if (integer && ticks[i] != floor(ticks[i]))
+			continue;
 		fprintf(out,
 			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>\n",
 			x, top, x, y);
@@ -369,9 +371,9 @@ void svg_bar_chart(FILE *out, const struct bar_chart *c)
 	free(v);
 	double top = TITLE_H + 6, plot_bottom = top + rl.height;
 	a.p0 = rl.label_w + 8;
-	a.p1 = CHART_W - 150;
+	a.p1 = CHART_W - 180;
 	svg_open(out, c->id, c->title, plot_bottom + AXIS_H + 18);
-	x_axis(out, &a, top, plot_bottom, c->unit, c->x_label);
+	x_axis(out, &a, top, plot_bottom, c->unit, c->x_label, false);
 	for (unsigned i = 0; i < c->nr_bars; i++) {
 		const struct bar *b = &c->bars[i];
 		double y = top + i * rl.row_h, mid = y + rl.row_h / 2;
@@ -501,7 +503,7 @@ void svg_xy_chart(FILE *out, const struct xy_chart *c)
 	ay.p0 = ay2.p0 = bottom;
 	ay.p1 = ay2.p1 = top;
 	svg_open(out, c->id, c->title, bottom + AXIS_H + 8 + legend_rows * LEGEND_ROW + 8);
-	x_axis(out, &ax, top, bottom, c->x_unit, c->x_label);
+	x_axis(out, &ax, top, bottom, c->x_unit, c->x_label, c->x_integer);
 	y_axis(out, &ay, ax.p0, ax.p1, false, c->y_unit, c->y_label);
 	if (has_y2)
 		y_axis(out, &ay2, ax.p0, ax.p1, true, "%", c->y2_label ? c->y2_label : "");
@@ -566,4 +568,21 @@ void svg_xy_chart(FILE *out, const struct xy_chart *c)
 	}
 	legend(out, c, bottom + AXIS_H + 14);
 	svg_close(out);
+}
+
+void svg_figure_chart(FILE *out, const char *id, const char *title, const char *x_label, bool x_log,
+		      const struct figure_axis *y, const struct xy_series *series,
+		      unsigned nr_series)
+{
+	svg_xy_chart(out, &(struct xy_chart){.id = id,
+					     .title = title,
+					     .x_label = x_label,
+					     .y_label = y->y_label,
+					     .x_unit = "",
+					     .y_unit = y->unit,
+					     .x_log = x_log,
+					     .y_log = y->log,
+					     .y_zero = !y->log,
+					     .nr_series = nr_series,
+					     .series = series});
 }

@@ -111,7 +111,8 @@ struct xy_chart {
 	const char *x_label, *y_label;
 	const char *x_unit, *y_unit;
 	bool x_log, y_log;
-	bool y_zero; /* y axis starts at 0 (linear) */
+	bool x_integer; /* ticks at whole numbers only (run numbers) */
+	bool y_zero;	/* y axis starts at 0 (linear) */
 	unsigned nr_series;
 	const struct xy_series *series;
 	unsigned nr_vlines; /* marked x values (p50, p99, max) */
@@ -119,6 +120,17 @@ struct xy_chart {
 	const char *y2_label; /* title of the second y axis, when a series uses it */
 };
 void svg_xy_chart(FILE *out, const struct xy_chart *c);
+
+/* A figure against a parameter: its JSON name, how its y axis is titled and scaled. */
+struct figure_axis {
+	const char *metric, *title, *y_label, *unit;
+	bool log; /* counts on a log axis; shares (unit "%") from 0 */
+};
+
+/* @y's figure against @x_label, one line per series (±1 stddev bars where they have err). */
+void svg_figure_chart(FILE *out, const char *id, const char *title, const char *x_label, bool x_log,
+		      const struct figure_axis *y, const struct xy_series *series,
+		      unsigned nr_series);
 
 /* Text for HTML and SVG: &, <, >, " escaped. */
 void html_escape(FILE *out, const char *s);

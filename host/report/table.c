@@ -52,11 +52,16 @@ static const struct {
 		       "(1x4/1: 4 vCPUs share 1 CPU)"},
     [COL_ACQ] = {"acq/s", 6, RIGHT, "lock acquisitions per second, all vCPUs of all VMs"},
     [COL_WAIT_P50] = {"wait-p50", 8, RIGHT,
-		      "median wait from first try to holding the lock (all vCPUs merged)"},
-    [COL_WAIT_P99] = {"wait-p99", 8, RIGHT, "99th percentile of that wait"},
+		      "median wait from first try to holding the lock (all vCPUs merged), "
+		      "2 significant digits: read from histogram buckets up to 12.5 % wide "
+		      "(the JSON has each percentile's bucket)"},
+    [COL_WAIT_P99] = {"wait-p99", 8, RIGHT, "99th percentile of that wait, likewise"},
     [COL_WAIT_MAX] = {"wait-max", 8, RIGHT, "longest single wait"},
     [COL_STALLS] = {"stalls", 6, RIGHT, "waits longer than --stall-us"},
-    [COL_STALLED] = {"stalled", 7, RIGHT, "share of vCPU time spent in those stalled waits"},
+    [COL_STALLED] = {"stalled", 7, RIGHT,
+		     "share of vCPU time spent in those stalled waits; it includes the waiter's "
+		     "own time off the CPU, so with more vCPUs than CPUs it is at least about "
+		     "the run-delay share"},
     [COL_LHP] = {"lhp", 6, RIGHT,
 		 "lock-holder preemptions: holds longer than --stall-us, as when "
 		 "the holder's vCPU is descheduled"},
@@ -65,7 +70,9 @@ static const struct {
 		       "(schedstat)"},
     [COL_EXITS] = {"exits", 6, RIGHT,
 		   "KVM exits of all vCPUs while measuring (- where the kernel lacks the "
-		   "stat)"},
+		   "stat); on PVM (kvm_pvm) these are host interrupts taken while the guest "
+		   "ran (timer ticks, IPIs: exits = irq_exits + 1 per vCPU, irq_exits in the "
+		   "JSON), nothing the lock storm itself does"},
     [COL_PLE_EXITS] = {"ple-exits", 9, RIGHT,
 		       "PAUSE-loop exits of all vCPUs while measuring (kvm:kvm_exit with the PAUSE "
 		       "reason); n/a where this host cannot count them, with the reason below"},
@@ -103,8 +110,9 @@ static void figure_cells(FILE *f, const struct figures *fig)
 	char b[UNITS_BUF_SIZE];
 
 	cell(f, COL_ACQ, units_count(fig->acq_per_s, b, sizeof(b)));
-	cell(f, COL_WAIT_P50, units_duration_ns(fig->wait_p50_ns, b, sizeof(b)));
-	cell(f, COL_WAIT_P99, units_duration_ns(fig->wait_p99_ns, b, sizeof(b)));
+	/* from buckets up to 12.5 % wide: a third digit would be noise */
+	cell(f, COL_WAIT_P50, units_duration_ns_2sig(fig->wait_p50_ns, b, sizeof(b)));
+	cell(f, COL_WAIT_P99, units_duration_ns_2sig(fig->wait_p99_ns, b, sizeof(b)));
 	cell(f, COL_WAIT_MAX, units_duration_ns(fig->wait_max_ns, b, sizeof(b)));
 	cell(f, COL_STALLS, units_count((double)fig->stalls, b, sizeof(b)));
 	cell(f, COL_STALLED, units_percent(fig->stalled_share, b, sizeof(b)));

@@ -82,6 +82,27 @@ const char *units_duration_ns(double ns, char *buf, size_t len)
 	return scaled(ns, time_units, sizeof(time_units) / sizeof(time_units[0]), true, buf, len);
 }
 
+const char *units_duration_ns_2sig(double ns, char *buf, size_t len)
+{
+	if (len == 0)
+		return buf;
+	if (!isfinite(ns) || ns == 0.0)
+		return units_duration_ns(ns, buf, len);
+	/* round to 2 significant digits first, then let the unit be chosen for that */
+	double p = pow(10.0, floor(log10(fabs(ns))) - 1.0);
+	double r = round(ns / p) * p;
+	const char *sign = r < 0 ? "-" : "";
+	unsigned i = 0;
+	r = fabs(r);
+	while (i + 1 < sizeof(time_units) / sizeof(time_units[0]) &&
+	       r >= 1000.0 * time_units[i].scale)
+		i++;
+	double x = r / time_units[i].scale;
+	/* whole ns: sub-nanosecond digits are noise */
+	snprintf(buf, len, "%s%.*f%s", sign, i > 0 && x < 9.95 ? 1 : 0, x, time_units[i].suffix);
+	return buf;
+}
+
 const char *units_percent(double share, char *buf, size_t len)
 {
 	double pct = share * 100.0;

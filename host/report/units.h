@@ -17,6 +17,11 @@
 const char *units_count(double v, char *buf, size_t len);
 /* 85ns, 999ns, 1.2us, 45.6us, 3.4ms, 1.5s, 3600s */
 const char *units_duration_ns(double ns, char *buf, size_t len);
+/*
+ * Two significant digits, for percentiles read from a histogram whose
+ * buckets are up to 12.5 % wide: 390ns, 7.7ms, 16ms (not 16.0ms), 1.5s.
+ */
+const char *units_duration_ns_2sig(double ns, char *buf, size_t len);
 /* @share in [0, 1] -> 0%, <0.1%, 12.3%, 100.0% */
 const char *units_percent(double share, char *buf, size_t len);
 

@@ -13,7 +13,10 @@
 #define MAD_TO_SIGMA   1.4826
 #define OUTLIER_SIGMAS 3.0
 
-/* A group must hold this share of the runs, and no fewer than two, to be a mode. */
+/*
+ * A group must hold this share of the runs, and no fewer than three, to be
+ * a mode: two runs far from four others are as likely two outliers.
+ */
 #define MODE_MIN_SHARE 0.2
 /* The gap between the groups must exceed this many times their summed stddevs. */
 #define MODE_SEPARATION 4.0
@@ -24,7 +27,7 @@
  */
 static void find_modes(const double *sorted, unsigned n, struct sample_stats *out)
 {
-	const unsigned min_side = n * MODE_MIN_SHARE > 2 ? (unsigned)(n * MODE_MIN_SHARE) : 2;
+	const unsigned min_side = n * MODE_MIN_SHARE > 3 ? (unsigned)(n * MODE_MIN_SHARE) : 3;
 	unsigned split = 0;
 	double gap = 0.0;
 	for (unsigned i = min_side; i + min_side <= n; i++) {

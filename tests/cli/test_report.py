@@ -175,9 +175,14 @@ class Inputs(unittest.TestCase):
             json.dump({"schema": "something-else"}, f)
         r = plerig("report", foreign, "-o", html)
         self.assertEqual(r.returncode, 2, r.stderr)
-        self.assertIn("not a plerig results file", r.stderr)
+        self.assertIn('schema "something-else" is not drawn', r.stderr)
         with open(html) as f:
             self.assertEqual(f.read(), "old")
+
+    def test_unwritable_output(self):
+        r = plerig("report", RESULTS, "-o", os.path.join(TMP, "no", "such", "dir", "r.html"))
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
 
     def test_usage(self):
         self.assertEqual(plerig("report", RESULTS).returncode, 2)

@@ -14,13 +14,15 @@
 #include "support/check_main.h"
 #include "support/fixtures.h"
 
-#define NR_COLUMNS 28
+#define NR_COLUMNS 35
 #define MAX_ROWS   64
 
 static const char *const header =
     "variant,backend,lock,relax,ring,vms,vcpus,pcpus,repeat,ok,vm,vcpu,host_cpu,acquisitions,"
     "contended,stalls,stalled_ns,wait_p50_ns,wait_p99_ns,wait_max_ns,wait_mean_ns,"
-    "holder_preemptions,run_delay_ns,run_time_ns,exits,interval_s,ple,acq_per_cpu_s";
+    "holder_preemptions,run_delay_ns,run_time_ns,exits,interval_s,ple,irq_exits,"
+    "pause_loop_exits,ple_window_updates,directed_yield_attempted,directed_yield_successful,"
+    "stalls_self_preempted,holder_preemptions_steal,acq_per_cpu_s";
 
 static struct report rep;
 static struct series series[2];
@@ -223,9 +225,11 @@ START_TEST(test_fields)
 	ck_assert_str_eq(cell(1, "interval_s"), "0.5");
 	/* 1000 acquisitions in 456 ns of CPU received */
 	ck_assert_double_eq_tol(strtod(cell(1, "acq_per_cpu_s"), NULL), 1000 / 456e-9, 1.0);
+	ck_assert_str_eq(cell(1, "ple"), "on");
 	/* row 2: vCPU 1 on CPU 2, without an exit count */
 	ck_assert_str_eq(cell(2, "host_cpu"), "2");
 	ck_assert_str_eq(cell(2, "exits"), "");
+	ck_assert_str_eq(cell(2, "irq_exits"), "");
 	/* row 6: kvm, repeat 2, vCPU 1 */
 	ck_assert_str_eq(cell(6, "repeat"), "2");
 	ck_assert_str_eq(cell(6, "acquisitions"), "3001");
@@ -275,6 +279,8 @@ START_TEST(test_failed_run)
 	ck_assert_str_eq(cell(3, "acquisitions"), "");
 	ck_assert_str_eq(cell(3, "exits"), "");
 	ck_assert_str_eq(cell(3, "interval_s"), "0");
+	ck_assert_str_eq(cell(3, "pause_loop_exits"), "");
+	ck_assert_str_eq(cell(3, "holder_preemptions_steal"), "");
 	ck_assert_str_eq(cell(3, "acq_per_cpu_s"), "");
 	ck_assert_str_eq(cell(4, "repeat"), "2");
 	for (unsigned r = 0; r < nr_rows; r++)

@@ -348,6 +348,13 @@ START_TEST(test_summary)
 	/* merged: 600 x 2, 400 x 6, 3000 x 7: the 2000th sample is a 7 */
 	ck_assert_double_eq(get_double(s, "wait_p50_ns"), 7.0);
 	ck_assert_double_eq(get_double(s, "wait_p99_ns"), 7.0);
+	/* and the bucket it was read from: values 7 exactly, a bucket of width 1 */
+	json_object *b = get(s, "wait_p99_bucket_ns", json_type_array);
+	ck_assert_uint_eq(json_object_array_length(b), 2);
+	ck_assert(json_object_get_double(at(b, 0)) <= 7.0 &&
+		  json_object_get_double(at(b, 1)) > 7.0);
+	get(s, "wait_p50_bucket_ns", json_type_array);
+	get(s, "irq_exits", json_type_null); /* no vCPU had the stat */
 	ck_assert_double_eq(get_double(s, "wait_mean_ns"), 4.0);
 	ck_assert_int_eq(get_int(s, "stalls"), 6);
 	ck_assert_double_eq(get_double(s, "stalled_share"), 0.1);
@@ -492,7 +499,8 @@ START_TEST(test_comparison)
 	ck_assert_double_eq(get_double(c, "baseline_mean"), 2000.0);
 	ck_assert_double_eq(get_double(c, "candidate_mean"), 1800.0);
 	ck_assert_double_eq(get_double(c, "delta"), -200.0);
-	ck_assert_double_eq(get_double(c, "delta_pct"), -10.0);
+	ck_assert_double_eq(get_double(c, "delta_pct"), -10.0); /* unpaired: Welch's */
+	ck_assert_double_eq(get_double(c, "welch_delta_pct"), -10.0);
 	ck_assert_double_eq(get_double(c, "p_value"), 0.001);
 	ck_assert_double_eq(get_double(c, "ci95_low"), -250.0);
 	ck_assert_double_eq(get_double(c, "ci95_high"), -150.0);
@@ -507,6 +515,19 @@ START_TEST(test_comparison)
 	ck_assert_str_eq(get_str(c, "better"), "lower");
 	ck_assert_str_eq(get_str(c, "verdict"), "better");
 	json_object_put(root);
+
+	/* paired by round: delta_pct is the paired (geometric) one the verdict used */
+	comparison.metric = metric_by_name("acq_per_s");
+	comparison.paired = (struct welch_result){
+	    .valid = true, .diff = -0.04, .p = 0.001, .ci_low = -0.05, .ci_high = -0.03};
+	comparison.paired_n = 5;
+	root = write_and_read();
+	c = at(get(root, "comparisons", json_type_array), 0);
+	ck_assert_str_eq(get_str(c, "test"), "paired");
+	ck_assert_double_eq_tol(get_double(c, "delta_pct"), -4.0, 1e-9);
+	ck_assert_double_eq(get_double(c, "welch_delta_pct"), -10.0);
+	json_object_put(root);
+	comparison.paired_n = 0;
 
 	/* not significant */
 	comparison.welch.p = 0.2;

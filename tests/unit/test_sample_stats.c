@@ -48,6 +48,13 @@ START_TEST(two_modes_are_found_and_one_is_not)
 	sample_stats_compute(one_off, 10, &s);
 	ck_assert(!s.bimodal);
 	ck_assert_uint_eq(s.outliers, 2);
+	/* two runs of six far from the others: too few to call a mode (3 each at least) */
+	const double two_of_six[] = {3.45, 3.41, 10.25, 10.27, 10.38, 10.39};
+	sample_stats_compute(two_of_six, 6, &s);
+	ck_assert(!s.bimodal);
+	const double three_of_six[] = {3.45, 3.41, 3.48, 10.27, 10.38, 10.39};
+	sample_stats_compute(three_of_six, 6, &s);
+	ck_assert(s.bimodal);
 }
 END_TEST
 

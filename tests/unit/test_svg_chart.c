@@ -144,6 +144,17 @@ START_TEST(test_ci95)
 }
 END_TEST
 
+static char *draw_xy(const struct xy_chart *c)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	svg_xy_chart(out, c);
+	fclose(out);
+	return text;
+}
+
 static char *draw_bars(const struct bar *bars, unsigned n, bool log)
 {
 	char *text = NULL;
@@ -186,23 +197,70 @@ END_TEST
 
 START_TEST(test_xy_empty_histogram)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&text, &len);
 	struct xy_series s[2] = {
 	    {.name = "hist", .n = 0, .x = NULL, .y = NULL, .x_hi = (double[]){0}},
 	    {.name = "cdf", .n = 0, .y2 = true}};
+	char *text = draw_xy(&(struct xy_chart){.id = "h",
+						.title = "h",
+						.x_label = "x",
+						.y_label = "y",
+						.x_log = true,
+						.nr_series = 2,
+						.series = s,
+						.y2_label = "cdf"});
 
-	svg_xy_chart(out, &(struct xy_chart){.id = "h",
-					     .title = "h",
-					     .x_label = "x",
-					     .y_label = "y",
-					     .x_log = true,
-					     .nr_series = 2,
-					     .series = s,
-					     .y2_label = "cdf"});
-	fclose(out);
 	assert_numbers_only(text);
+	free(text);
+}
+END_TEST
+
+/* The y of every "label" text, in order; how many. */
+static unsigned label_ys(const char *svg, const char *cls, double *ys, unsigned max)
+{
+	unsigned n = 0;
+	char pattern[64];
+
+	snprintf(pattern, sizeof(pattern), "class=\"%s\">", cls);
+	for (const char *p = svg; (p = strstr(p, pattern)) && n < max; p++) {
+		const char *t = p;
+		while (t > svg && strncmp(t, "<text", 5))
+			t--;
+		const char *y = strstr(t, " y=\"");
+		ck_assert_ptr_nonnull(y);
+		ys[n++] = strtod(y + 4, NULL);
+	}
+	return n;
+}
+
+START_TEST(test_24_variants_do_not_overlap)
+{
+	static struct bar bars[24];
+	static char names[24][80];
+	double ys[64];
+
+	for (unsigned i = 0; i < 24; i++) {
+		snprintf(names[i], sizeof(names[i]),
+			 "libvirt-emulated ticket/rep-pause kernel ple=off 64x64 on 0-63 #%u", i);
+		bars[i] = (struct bar){.label = names[i], .value = 1000.0 * (i + 1)};
+	}
+	char *svg = draw_bars(bars, 24, true);
+	unsigned n = label_ys(svg, "label", ys, 64);
+	ck_assert_uint_eq(n, 24);
+	for (unsigned i = 1; i < n; i++)
+		ck_assert(ys[i] - ys[i - 1] >= 14.0); /* 11 px text, one row each */
+	free(svg);
+
+	/* 24 lines: the legend in rows of two, one row height apart */
+	static struct xy_series s[24];
+	static const double x[2] = {1, 2}, y[2] = {10, 20};
+	for (unsigned i = 0; i < 24; i++)
+		s[i] = (struct xy_series){.name = names[i], .n = 2, .x = x, .y = y};
+	char *text = draw_xy(&(struct xy_chart){
+	    .id = "l", .title = "l", .x_label = "x", .y_label = "y", .nr_series = 24, .series = s});
+	n = label_ys(text, "label", ys, 64);
+	ck_assert_uint_eq(n, 24);
+	for (unsigned i = 2; i < n; i++)
+		ck_assert(ys[i] - ys[i - 2] >= 14.0);
 	free(text);
 }
 END_TEST
@@ -278,6 +336,7 @@ static Suite *svg_chart_suite(void)
 	tc = tcase_create("drawing");
 	tcase_add_test(tc, test_bar_chart_edges);
 	tcase_add_test(tc, test_xy_empty_histogram);
+	tcase_add_test(tc, test_24_variants_do_not_overlap);
 	tcase_add_test(tc, test_sweep_one_point);
 	tcase_add_test(tc, test_results_one_run_zero_stalls);
 	suite_add_tcase(s, tc);

@@ -67,6 +67,22 @@ START_TEST(test_percent)
 }
 END_TEST
 
+START_TEST(test_duration_2sig)
+{
+	static const struct num_case cases[] = {
+	    {0, "0ns"},	      {85.4, "85ns"},	 {385, "390ns"},    {707, "710ns"},
+	    {999.6, "1.0us"}, {7.3e6, "7.3ms"},	 {16.04e6, "16ms"}, {88.8e6, "89ms"},
+	    {1.5e9, "1.5s"},  {3600e9, "3600s"}, {-2500, "-2.5us"}, {9.96, "10ns"},
+	    {6.3, "6ns"},
+	};
+	char buf[UNITS_BUF_SIZE];
+
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		ck_assert_str_eq(units_duration_ns_2sig(cases[i].in, buf, sizeof(buf)),
+				 cases[i].out);
+}
+END_TEST
+
 START_TEST(test_not_finite)
 {
 	char buf[UNITS_BUF_SIZE];
@@ -118,6 +134,7 @@ static Suite *units_suite(void)
 	tcase_add_loop_test(t, test_count, 0, N(counts));
 	tcase_add_loop_test(t, test_duration, 0, N(durations));
 	tcase_add_loop_test(t, test_percent, 0, N(percents));
+	tcase_add_test(t, test_duration_2sig);
 	tcase_add_test(t, test_not_finite);
 	tcase_add_test(t, test_buffers);
 	tcase_add_test(t, test_width);

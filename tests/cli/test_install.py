@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""`meson setup B --prefix P && meson install -C B` gives a working P/bin/plerig:
+the guest image, the domain template and the schemas in P/share/plerig/, found
+through the data directory compiled in; a man page per command in
+P/share/man/man1/, each naming every option its --help prints.
+
+usage: test_install.py PLERIG SOURCE_ROOT
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+PLERIG = SOURCE = None
+HELP_OPTION = re.compile(r"^  (?:-\w, )?(--[a-z][a-z0-9-]*)", re.M)
+
+
+def commands(plerig):
+    """The commands `plerig help` lists, but version and help."""
+    out = subprocess.run([plerig, "help"], capture_output=True, text=True, check=True).stdout
+    listed = out.split("commands:", 1)[1].split("\n\n", 1)[0]
+    return [m for m in re.findall(r"^  ([a-z]+)", listed, re.M) if m not in ("version", "help")]
+
+
+def man_text(path):
+    with open(path) as f:
+        return f.read().replace("\\-", "-").replace("\\fB", "").replace("\\fR", "")
+
+
+class ManPages(unittest.TestCase):
+    """docs/man/ agrees with --help (scripts/make-man regenerates it)."""
+
+    def test_every_command_has_a_page_with_every_option(self):
+        man = os.path.join(SOURCE, "docs", "man")
+        self.assertTrue(os.path.exists(os.path.join(man, "plerig.1")))
+        for cmd in commands(PLERIG):
+            page = os.path.join(man, f"plerig-{cmd}.1")
+            self.assertTrue(os.path.exists(page), f"{page}: run scripts/make-man")
+            text = man_text(page)
+            r = subprocess.run([PLERIG, cmd, "--help"], capture_output=True, text=True)
+            for opt in HELP_OPTION.findall(r.stdout):
+                self.assertIn(opt, text, f"{page} lacks {opt}: run scripts/make-man")
+
+
+class Install(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="plerig-install-")
+        cls.prefix = os.path.join(cls.tmp, "P")
+        build = os.path.join(cls.tmp, "b")
+        # plain: no optimisation, the quickest build of what is installed
+        for cmd in (["meson", "setup", build, SOURCE, "--prefix", cls.prefix,
+                     "--buildtype=plain"],
+                    ["ninja", "-C", build, "plerig", "images/plerig-guest.elf"],
+                    ["meson", "install", "-C", build, "--no-rebuild", "--quiet"]):
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+            if r.returncode:
+                raise AssertionError(f"{' '.join(cmd)}: {r.stdout[-3000:]}{r.stderr[-3000:]}")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_files(self):
+        for f in ("bin/plerig", "share/plerig/plerig-guest.elf",
+                  "share/plerig/plerig-domain.xml", "share/plerig/schemas/results.schema.json",
+                  "share/plerig/schemas/compare.schema.json",
+                  "share/plerig/schemas/sweep.schema.json",
+                  "share/plerig/schemas/doctor.schema.json",
+                  "share/man/man1/plerig.1"):
+            self.assertTrue(os.path.exists(os.path.join(self.prefix, f)), f)
+        for cmd in commands(PLERIG):
+            self.assertTrue(os.path.exists(
+                os.path.join(self.prefix, "share/man/man1", f"plerig-{cmd}.1")), cmd)
+
+    def test_installed_plerig_runs(self):
+        if not os.access("/dev/kvm", os.R_OK | os.W_OK):
+            self.skipTest("no usable /dev/kvm")
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("PLERIG_GUEST", "PLERIG_DOMAIN_TEMPLATE")}
+        r = subprocess.run([os.path.join(self.prefix, "bin", "plerig"), "run", "--duration",
+                            "0.2", "--vcpus", "2", "--quiet"], capture_output=True, text=True,
+                           timeout=120, env=env, cwd=self.tmp)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("kvm", r.stdout)
+
+
+if __name__ == "__main__":
+    PLERIG, SOURCE = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    unittest.main(argv=sys.argv[:1], verbosity=2)

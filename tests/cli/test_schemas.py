@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Every JSON plerig writes against its schema in docs/: `plerig compare
+--json` (compare.schema.json), `plerig sweep --json` (sweep.schema.json,
+a real sweep against test_ple_cli's fake sysfs, with --report drawn too)
+and `plerig doctor --json` (doctor.schema.json). Results files are checked
+by test_cli and test_compare against results.schema.json.
+
+usage: test_schemas.py PLERIG GUEST_ELF DOCS_DIR
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import test_ple_cli  # noqa: E402  (its fake sysfs host, not its tests)
+
+PLERIG = GUEST = DOCS = None
+
+
+def validate(test, doc, schema_name):
+    try:
+        import jsonschema
+    except ImportError:
+        test.fail("python3-jsonschema is missing (scripts/setup installs it)")
+    with open(os.path.join(DOCS, schema_name)) as f:
+        schema = json.load(f)
+    jsonschema.Draft7Validator.check_schema(schema)
+    errors = list(jsonschema.Draft7Validator(schema).iter_errors(doc))
+    test.assertFalse(errors, "\n".join(f"{list(e.absolute_path)}: {e.message}"
+                                       for e in errors[:5]))
+
+
+def plerig(*args, **kw):
+    return subprocess.run([PLERIG, *args], capture_output=True, text=True, timeout=300, **kw)
+
+
+class Schemas(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="plerig-schemas-")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def test_compare(self):
+        files = []
+        for name, vcpus in (("base", "2,4"), ("new", "2")):
+            path = os.path.join(self.tmp, name + ".json")
+            r = plerig("run", "--backend", "native", "--vcpus", vcpus, "--relax", "pause,nop",
+                       "--repeat", "2", "--duration", "0.05", "--warmup", "0.01", "--quiet",
+                       "--json", path)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            files.append(path)
+        out = os.path.join(self.tmp, "cmp.json")
+        r = plerig("compare", *files, "--json", out)
+        self.assertIn(r.returncode, (0, 1), r.stderr)
+        with open(out) as f:
+            doc = json.load(f)
+        validate(self, doc, "compare.schema.json")
+        self.assertEqual(len(doc["only_in_base"]), 2)  # the 4-vCPU variants
+
+    def test_doctor(self):
+        r = plerig("doctor", "--json")
+        self.assertIn(r.returncode, (0, 1), r.stderr)
+        validate(self, json.loads(r.stdout), "doctor.schema.json")
+
+    @unittest.skipUnless(os.access("/dev/kvm", os.R_OK | os.W_OK), "no usable /dev/kvm")
+    def test_sweep_and_its_report(self):
+        host = test_ple_cli.FakeHost(mode=0o644)
+        try:
+            out = os.path.join(host.dir, "curve.json")
+            html = os.path.join(host.dir, "curve.html")
+            r = subprocess.run([PLERIG, "sweep", "--param", "ple_window=1024,65536", "--json",
+                                out, "--report", html, "--", *test_ple_cli.RUN, "--repeat",
+                                "2"], capture_output=True, text=True, timeout=300,
+                               env=host.env)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(out) as f:
+                doc = json.load(f)
+            validate(self, doc, "sweep.schema.json")
+            for p in doc["points"]:
+                self.assertIsNotNone(p["acq_per_s_stddev"], p)  # two runs: a spread
+            with open(html) as f:
+                text = f.read()
+            self.assertIn('id="s0-acq_per_s"', text)
+            self.assertIn("ple_window (log)", text)
+            # what the sweep wrote, read back by plerig report
+            again = os.path.join(host.dir, "again.html")
+            r = plerig("report", out, "-o", again)
+            self.assertEqual(r.returncode, 0, r.stderr)
+        finally:
+            host.cleanup()
+
+
+if __name__ == "__main__":
+    PLERIG, GUEST, DOCS = (os.path.abspath(a) for a in sys.argv[1:4])
+    test_ple_cli.PLERIG, test_ple_cli.GUEST = PLERIG, GUEST
+    unittest.main(argv=sys.argv[:1], verbosity=2)
