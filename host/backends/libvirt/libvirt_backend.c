@@ -28,6 +28,7 @@
 #include "backends/libvirt/connection.h"
 #include "backends/libvirt/domain_xml.h"
 #include "backends/libvirt/lv_domain.h"
+#include "backends/libvirt/orphans.h"
 #include "backends/libvirt/run_dir.h"
 #include "measure/tsc.h"
 #include "util/clock.h"
@@ -39,6 +40,7 @@
 #define AP_BOOT_MARGIN_NS 5000000ull  /* hello -> storm open: the other vCPUs boot (~3 ms) */
 #define TEMPLATE_MAX	  65536
 #define IMAGE_MAX	  (64u << 20)
+#define QEMU_LOGS_KEPT	  32 /* plerig-*.log of the embedded driver: the newest are kept */
 
 struct lv_backend {
 	struct backend base; /* first: the runner sees only this */
@@ -85,6 +87,32 @@ static void make_config(const struct lv_run *run, struct plerig_config *cfg)
 	cfg->warmup_cycles = seconds_to_cycles(v->warmup_s, khz);
 	cfg->measure_cycles = seconds_to_cycles(v->duration_s, khz);
 	cfg->wait_cycles = seconds_to_cycles(v->timeout_s, khz);
+}
+
+/*
+ * What a later plerig needs should this one be killed (backends/libvirt/orphans.h):
+ * the domain's name and the embedded driver's root, before it exists.
+ */
+static int record_domain(struct lv_run *run, const struct lv_domain *d)
+{
+	char name[32], text[PATH_MAX + 96], err[256];
+	snprintf(name, sizeof(name), "domain-%u", d->index);
+	int n = snprintf(text, sizeof(text), "%s\n%s\n", d->name,
+			 run->b->lc.embedded ? run->b->lc.root : "");
+	if (n < 0 || (size_t)n >= sizeof(text) ||
+	    run_dir_write(&run->dir, name, text, (size_t)n, err, sizeof(err)))
+		return run_fail(run->r, "%s",
+				n < 0 || (size_t)n >= sizeof(text) ? "path too long" : err);
+	return 0;
+}
+
+/* ... and its QEMU, once known; the embedded driver's pid file covers the time before. */
+static void record_qemu(struct lv_run *run, const struct lv_domain *d)
+{
+	char name[32], tag[64], err[256];
+	snprintf(name, sizeof(name), "qemu-%u", d->index);
+	if (!orphans_process_tag(d->qemu_pid, tag, sizeof(tag)))
+		run_dir_write(&run->dir, name, tag, strlen(tag), err, sizeof(err));
 }
 
 static int create_domains(struct lv_run *run)
@@ -135,14 +163,18 @@ static int create_domains(struct lv_run *run)
 		    .serial = d->serial_path,
 		};
 		char *xml = domain_xml_build(run->b->template_text, &spec, err, sizeof(err));
-		rc = xml ? lv_domain_create(d, run->b->lc.conn, !run->b->lc.embedded, xml, err,
-					    sizeof(err))
-			 : -1;
+		if (xml)
+			rc = record_domain(run, d);
+		rc = xml && !rc ? lv_domain_create(d, run->b->lc.conn, !run->b->lc.embedded, xml,
+						   err, sizeof(err))
+				: -1;
 		free(xml);
 		if (!rc)
 			rc = lv_domain_query_vcpus(d, err, sizeof(err));
 		if (!rc && run->b->lc.local)
 			lv_domain_start_reaper(d);
+		if (!rc && d->qemu_pid > 0)
+			record_qemu(run, d);
 	}
 	free(pins);
 	return rc ? run_fail(run->r, "%s", err) : 0;
@@ -575,6 +607,8 @@ struct backend *libvirt_backend_open(const struct libvirt_backend_options *o, ch
 		return NULL;
 	}
 	destroy_leftovers(b);
+	if (b->lc.embedded)
+		orphans_trim_qemu_logs(b->lc.root, QEMU_LOGS_KEPT);
 	/* the guest TSC runs at the host's under KVM (no TSC scaling asked) and TCG alike */
 	b->tsc_khz = tsc_calibrate_khz(20);
 	if (!b->tsc_khz) {
