@@ -566,10 +566,14 @@ struct backend *libvirt_backend_open(const struct libvirt_backend_options *o, ch
 	}
 	b->tcg = o->tcg;
 	if (!o->tcg && access("/dev/kvm", R_OK | W_OK) && !o->uri) {
+		/* the working combination at once: without root the embedded driver is out too */
 		snprintf(err, errlen,
-			 "libvirt backend: /dev/kvm is not usable (%s): pass --accel tcg to run "
-			 "under QEMU's emulator instead (figures then say emulated)",
-			 strerror(errno));
+			 "libvirt backend: /dev/kvm is not usable (%s): pass %s to run under "
+			 "QEMU's emulator instead (figures then say emulated)%s",
+			 strerror(errno),
+			 geteuid() ? "--accel tcg --connect qemu:///session" : "--accel tcg",
+			 geteuid() ? "; without root, libvirt's embedded driver is not an option"
+				   : "");
 		free(b);
 		return NULL;
 	}
