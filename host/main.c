@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 /* plerig: a test rig for PAUSE-loop exiting and lock-holder preemption on KVM. */
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +7,7 @@
 #include <unistd.h>
 
 #include "commands/commands.h"
+#include "util/data_path.h"
 
 #ifndef PLERIG_VERSION
 #define PLERIG_VERSION "unknown"
@@ -49,12 +49,7 @@ static const char *default_guest_path(void)
 	const char *env = getenv("PLERIG_GUEST");
 	if (env && *env)
 		return env;
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0)
-		return "images/plerig-guest.elf";
-	self[n] = '\0';
-	snprintf(path, sizeof(path), "%s/images/plerig-guest.elf", dirname(self));
+	data_path("images/plerig-guest.elf", path, sizeof(path));
 	return path;
 }
 

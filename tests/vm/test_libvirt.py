@@ -21,7 +21,7 @@ import tempfile
 import time
 import unittest
 
-PLERIG, CACHE = sys.argv[1], sys.argv[2]
+PLERIG, CACHE = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 ROOT = os.path.join(CACHE, "libvirt")
 
 
@@ -194,6 +194,25 @@ class LibvirtBackend(unittest.TestCase):
                                timeout=120, env=self.env)
         self.assertIn(f"removed run directory {self.tmp}/plerig-libvirt-{p.pid}-", later.stderr)
         self.assert_clean(p.pid)
+
+    def test_guest_elsewhere_uses_the_shipped_template(self):
+        # the domain template comes with plerig, not from next to --guest
+        elsewhere = tempfile.mkdtemp(prefix="plerig-guest-")
+        try:
+            guest = os.path.join(elsewhere, "g.elf")
+            shutil.copy(os.path.join(os.path.dirname(PLERIG), "images", "plerig-guest.elf"), guest)
+            rc, out, err = self.run_plerig("--vcpus", "1", "--duration", "0.1", "--guest", guest)
+            self.assertEqual(rc, 0, err + out)
+        finally:
+            shutil.rmtree(elsewhere)
+
+    def test_relative_cache_dir(self):
+        # libvirt wants an absolute embed root; plerig makes a relative one absolute
+        r = subprocess.run([PLERIG, "run", "-q", "--backend", "libvirt", "--cache-dir",
+                            os.path.basename(CACHE), "--relax", "pause", "--vcpus", "1",
+                            "--duration", "0.1"], capture_output=True, text=True, timeout=120,
+                           env=self.env, cwd=os.path.dirname(CACHE))
+        self.assertEqual(r.returncode, 0, r.stderr + r.stdout)
 
     def test_qemu_logs_are_bounded(self):
         logs = os.path.join(ROOT, "log", "qemu")

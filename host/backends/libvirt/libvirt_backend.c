@@ -10,13 +10,13 @@
 #include "backends/libvirt/libvirt_backend.h"
 
 #include <errno.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "backends/guest_config.h"
@@ -32,6 +32,7 @@
 #include "backends/libvirt/run_dir.h"
 #include "measure/tsc.h"
 #include "util/clock.h"
+#include "util/data_path.h"
 #include "util/interrupt.h"
 
 #define MEMORY_MIB	  32	      /* the shared block ends at 16 MiB, the report window at 17 */
@@ -40,6 +41,8 @@
 #define AP_BOOT_MARGIN_NS 5000000ull  /* hello -> storm open: the other vCPUs boot (~3 ms) */
 #define TEMPLATE_MAX	  65536
 #define IMAGE_MAX	  (64u << 20)
+#define SERIAL_LOGS_KEPT  32
+#define SERIAL_LOG_MAX	  (16u << 20)
 #define QEMU_LOGS_KEPT	  32 /* plerig-*.log of the embedded driver: the newest are kept */
 
 struct lv_backend {
@@ -48,6 +51,7 @@ struct lv_backend {
 	bool tcg;
 	char *template_text;
 	char guest_path[PATH_MAX];
+	char cache[PATH_MAX]; /* --cache-dir, absolute: damaged serial logs are kept there */
 	uint64_t tsc_khz;
 	unsigned runs;
 	struct ple_probe ple; /* where PAUSE-loop exit counts come from on this host */
@@ -252,12 +256,44 @@ static int check_report(struct lv_run *run, const struct lv_domain *d)
 	return run_fail(run->r, "VM %u: end status %u", d->index, e->status);
 }
 
+/*
+ * A copy of @d's serial log in CACHE/failed-serial/NAME.serial.log (the
+ * newest SERIAL_LOGS_KEPT kept), its path into @out; "(not kept: ...)" when
+ * it cannot be copied.
+ */
+static void keep_serial_log(struct lv_run *run, const struct lv_domain *d, char *out, size_t len)
+{
+	char dir[PATH_MAX + 16], err[256] = "";
+	unsigned char *data = NULL;
+	size_t n = 0;
+	snprintf(dir, sizeof(dir), "%s/failed-serial", run->b->cache);
+	FILE *f = NULL;
+	errno = ENAMETOOLONG;
+	if (snprintf(out, len, "%s/%s.serial.log", dir, d->name) >= (int)len ||
+	    (mkdir(dir, 0700) && errno != EEXIST) ||
+	    read_whole_file(d->serial_path, SERIAL_LOG_MAX, &data, &n, err, sizeof(err)) ||
+	    !(f = fopen(out, "we")) || fwrite(data, 1, n, f) != n) {
+		snprintf(out, len, "(not kept: %s)", err[0] ? err : strerror(errno));
+		if (f)
+			fclose(f);
+		free(data);
+		return;
+	}
+	fclose(f);
+	free(data);
+	orphans_trim_logs(dir, "plerig-", ".serial.log", SERIAL_LOGS_KEPT);
+}
+
 /* Anything wrong with a VM while waiting: corrupt log, early report, QEMU gone. */
 static int check_domain(struct lv_run *run, struct lv_domain *d)
 {
-	if (d->status == SERIAL_CORRUPT)
-		return run_fail(run->r, "VM %u: serial log %s: %s", d->index, d->serial_path,
+	if (d->status == SERIAL_CORRUPT) {
+		/* the run directory goes at teardown: name a copy that stays */
+		char kept[PATH_MAX + 64];
+		keep_serial_log(run, d, kept, sizeof(kept));
+		return run_fail(run->r, "VM %u: serial log %s: %s", d->index, kept,
 				d->decode_error);
+	}
 	if (d->status == SERIAL_COMPLETE)
 		return d->rep.end.status == PLERIG_END_OK ? 0 : check_report(run, d);
 	if (!lv_domain_active(d)) {
@@ -541,11 +577,8 @@ static int load_files(struct lv_backend *b, const struct libvirt_backend_options
 	}
 	if (o->template_path)
 		snprintf(tpl, sizeof(tpl), "%s", o->template_path);
-	else {
-		char dir[PATH_MAX];
-		snprintf(dir, sizeof(dir), "%s", b->guest_path);
-		snprintf(tpl, sizeof(tpl), "%s/plerig-domain.xml", dirname(dir));
-	}
+	else /* shipped with plerig, whichever --guest runs */
+		data_path("images/plerig-domain.xml", tpl, sizeof(tpl));
 	if (read_whole_file(tpl, TEMPLATE_MAX, &data, &len, err, errlen)) {
 		size_t n = strlen(err);
 		snprintf(err + n, errlen - n, " (the domain template: set PLERIG_DOMAIN_TEMPLATE)");
@@ -583,8 +616,16 @@ struct backend *libvirt_backend_open(const struct libvirt_backend_options *o, ch
 		free(b);
 		return NULL;
 	}
+	/* libvirt's embed root must be absolute; damaged serial logs are kept here too */
+	if (cache[0] == '/')
+		snprintf(b->cache, sizeof(b->cache), "%s", cache);
+	else if (!getcwd(b->cache, sizeof(b->cache)) ||
+		 strlen(b->cache) + 1 + strlen(cache) >= sizeof(b->cache))
+		snprintf(b->cache, sizeof(b->cache), "%s", cache);
+	else
+		strcat(strcat(b->cache, "/"), cache);
 	if (load_files(b, o, err, errlen) ||
-	    lv_connection_open(&b->lc, o->uri, cache, err, errlen)) {
+	    lv_connection_open(&b->lc, o->uri, b->cache, err, errlen)) {
 		free(b->template_text);
 		free(b);
 		return NULL;

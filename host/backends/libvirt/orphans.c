@@ -295,8 +295,13 @@ static int newest_first(const void *x, const void *y)
 void orphans_trim_qemu_logs(const char *root, unsigned keep)
 {
 	char dir[PATH_MAX];
-	if (snprintf(dir, sizeof(dir), "%s/log/qemu", root) >= (int)sizeof(dir))
-		return;
+	if (snprintf(dir, sizeof(dir), "%s/log/qemu", root) < (int)sizeof(dir))
+		orphans_trim_logs(dir, "plerig-", ".log", keep);
+}
+
+void orphans_trim_logs(const char *dir, const char *prefix, const char *suffix, unsigned keep)
+{
+	const size_t plen = strlen(prefix), slen = strlen(suffix);
 	DIR *d = opendir(dir);
 	if (!d)
 		return;
@@ -305,8 +310,8 @@ void orphans_trim_qemu_logs(const char *root, unsigned keep)
 	struct dirent *e;
 	while ((e = readdir(d))) {
 		const size_t len = strlen(e->d_name);
-		if (strncmp(e->d_name, "plerig-", 7) || len < 5 || len >= sizeof(logs->name) ||
-		    strcmp(e->d_name + len - 4, ".log"))
+		if (strncmp(e->d_name, prefix, plen) || len < plen + slen ||
+		    len >= sizeof(logs->name) || strcmp(e->d_name + len - slen, suffix))
 			continue;
 		struct stat st;
 		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))

@@ -28,5 +28,7 @@ unsigned orphans_sweep(FILE *say);
 
 /* Keep the newest @keep plerig-*.log files of @root/log/qemu, remove the others. */
 void orphans_trim_qemu_logs(const char *root, unsigned keep);
+/* Keep the newest @keep regular files PREFIX*SUFFIX of @dir, remove the others. */
+void orphans_trim_logs(const char *dir, const char *prefix, const char *suffix, unsigned keep);
 
 #endif
