@@ -66,6 +66,16 @@ class LibvirtBackend(unittest.TestCase):
         self.assert_clean(p.pid)
         return p.returncode, out, err
 
+    def wait_for_qemu(self, p):
+        """Until plerig process @p has a QEMU (a minute at most), or fail."""
+        deadline = time.monotonic() + 60
+        while not qemu_processes(p.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if not qemu_processes(p.pid):
+            p.kill()
+            p.communicate()
+            self.fail("the domain never started")
+
     def assert_clean(self, pid):
         self.assertEqual(qemu_processes(pid), [], "a QEMU process outlived plerig's run")
         left = glob.glob(os.path.join(ROOT, "run", "qemu", f"plerig-{pid}-*"))
@@ -131,13 +141,7 @@ class LibvirtBackend(unittest.TestCase):
 
     def test_ctrl_c_tears_everything_down(self):
         p = self.start("--vcpus", "2", "--duration", "20")
-        deadline = time.monotonic() + 60
-        while not qemu_processes(p.pid) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        if not qemu_processes(p.pid):
-            p.kill()
-            p.communicate()
-            self.fail("the domain never started")
+        self.wait_for_qemu(p)
         time.sleep(0.5)
         p.send_signal(signal.SIGINT)
         out, err = p.communicate(timeout=60)
@@ -149,13 +153,7 @@ class LibvirtBackend(unittest.TestCase):
         # domain's state in the embed root and its run directory; the next plerig,
         # here a kvm run without any --cache-dir, removes all three and says so
         p = self.start("--vcpus", "2", "--duration", "30")
-        deadline = time.monotonic() + 60
-        while not qemu_processes(p.pid) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        if not qemu_processes(p.pid):
-            p.kill()
-            p.communicate()
-            self.fail("the domain never started")
+        self.wait_for_qemu(p)
         time.sleep(0.3)
         p.kill()
         p.communicate()
