@@ -51,11 +51,23 @@ class Unprivileged(unittest.TestCase):
         r = as_nobody([os.path.join(BUILD, "tests", "test_host_params")])
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
 
-    def test_ple_cli(self):
+    def ple_cli(self, env=None, prefix=NOBODY):
         python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
-        r = as_nobody([python, os.path.join(SOURCE, "tests", "cli", "test_ple_cli.py"),
-                       PLERIG, os.path.join(BUILD, "images", "plerig-guest.elf")], timeout=300)
+        return as_nobody([python, os.path.join(SOURCE, "tests", "cli", "test_ple_cli.py"),
+                          PLERIG, os.path.join(BUILD, "images", "plerig-guest.elf")],
+                         env, prefix, timeout=300)
+
+    def test_ple_cli_without_kvm(self):
+        r = self.ple_cli()
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+
+    @unittest.skipUnless(os.path.exists("/dev/kvm"), "no KVM on this host")
+    def test_ple_cli_in_the_kvm_group(self):
+        # the sweeps run real VMs as nobody, through a private 0660 root:kvm node
+        kvm = self.node("kvm", 10, 232, 0o660, group=grp_id("kvm"))
+        r = self.ple_cli({"PLERIG_KVM_DEVICE": kvm}, KVM_MEMBER)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertNotIn("skipped", r.stderr)
 
     def test_root_only_device(self):
         kvm = self.node("kvm", 10, 232, 0o600)
