@@ -182,6 +182,7 @@ static int measure(struct phase_driver *d)
 		const uint64_t m1 = monotonic_ns();
 		take_snapshots(d, snap.after);
 		phase_driver_set_phase(d, PLERIG_PHASE_STOP);
+		d->r->window_s = (double)(monotonic_ns() - m0) / 1e9;
 		d->r->interval_s = (double)(m1 - m0) / 1e9;
 		interval_snapshots_delta(&snap, d->r);
 	}
