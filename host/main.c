@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* plerig: a test rig for PAUSE-loop exiting and lock-holder preemption on KVM. */
 #include <gsl/gsl_errno.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +8,7 @@
 #include <unistd.h>
 
 #include "commands/commands.h"
+#include "util/data_path.h"
 
 #ifndef PLERIG_VERSION
 #define PLERIG_VERSION "unknown"
@@ -45,10 +45,6 @@ static void usage(FILE *out)
 		     "with one vCPU per host CPU and with 2x over-commit.\n");
 }
 
-#ifndef PLERIG_DATADIR
-#define PLERIG_DATADIR "/usr/local/share/plerig"
-#endif
-
 /*
  * The guest image (the libvirt domain template lies next to it): after
  * --guest (the run options), $PLERIG_GUEST, then the one built next to this
@@ -61,15 +57,8 @@ static const char *default_guest_path(void)
 	const char *env = getenv("PLERIG_GUEST");
 	if (env && *env)
 		return env;
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n > 0) {
-		self[n] = '\0';
-		snprintf(path, sizeof(path), "%s/images/plerig-guest.elf", dirname(self));
-		if (access(path, F_OK) == 0)
-			return path;
-	}
-	return PLERIG_DATADIR "/plerig-guest.elf";
+	data_path("plerig-guest.elf", path, sizeof(path));
+	return path;
 }
 
 int main(int argc, char **argv)

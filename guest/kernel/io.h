@@ -5,6 +5,11 @@
 
 #include <stdint.h>
 
+static inline void outb(uint16_t port, uint8_t v)
+{
+	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
+}
+
 static inline void outw(uint16_t port, uint16_t v)
 {
 	__asm__ volatile("outw %0, %1" : : "a"(v), "Nd"(port));

@@ -95,6 +95,8 @@ static __attribute__((noreturn)) void storm_entry(uint64_t vcpu)
 	storm_run(shared, (unsigned)vcpu);
 	if (shared->config.inject == PLERIG_INJECT_GARBAGE)
 		inject_garbage(&shared->vcpu[vcpu]);
+	if (shared->config.inject == PLERIG_INJECT_HANG && alone)
+		standalone_hang(shared, (unsigned)vcpu);
 	while (shared->config.inject == PLERIG_INJECT_HANG)
 		__asm__ volatile("" : : : "memory");
 	if (alone)

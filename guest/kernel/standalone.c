@@ -97,6 +97,7 @@ static __attribute__((noreturn)) void send_and_power_off(const void *data, uint6
 	const uint64_t until = rdtsc() + shared_tsc_khz() * POWER_OFF_GRACE_MS;
 	while ((int64_t)(rdtsc() - until) < 0)
 		__asm__ volatile("pause");
+	outb(PLERIG_DEBUG_EXIT_PORT, 0); /* QEMU exits, if the host gave us the device */
 	mmio_write8(GED_SLEEP_CTL, GED_POWER_OFF);
 	halt_forever();
 }
@@ -189,6 +190,18 @@ void standalone_finish(struct plerig_shared *sh, unsigned vcpu)
 	/* DONE or FAULT; a faulting vCPU reports by itself */
 	wait_for_all(sh, PLERIG_VCPU_DONE, PLERIG_END_STOP_TIMEOUT);
 	report(sh, PLERIG_END_OK);
+}
+
+void standalone_hang(struct plerig_shared *sh, unsigned vcpu)
+{
+	const struct plerig_config *c = &sh->config;
+	const uint64_t deadline =
+	    sh->start_tsc + c->warmup_cycles + c->measure_cycles + 2 * c->wait_cycles;
+	while ((int64_t)(rdtsc() - deadline) < 0)
+		__asm__ volatile("pause");
+	if (vcpu != 0)
+		to_ring0(); /* halts there */
+	report(sh, PLERIG_END_STOP_TIMEOUT);
 }
 
 int standalone_is_finish(uint64_t vector, uint64_t rip)

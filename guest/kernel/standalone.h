@@ -34,6 +34,13 @@ void standalone_finish(struct plerig_shared *sh, unsigned vcpu) __attribute__((n
  * known address is the only way back to ring 0 that PVM offers), or a
  * real exception, already recorded in @vcpu's result.
  */
+/*
+ * --inject hang without a host to stop it: spin until twice the host's
+ * watchdog (--timeout) after the storm's end, which a living plerig never
+ * lets pass; then vCPU 0 reports a stop timeout and powers off. A guest
+ * whose plerig was killed does not spin for ever.
+ */
+void standalone_hang(struct plerig_shared *sh, unsigned vcpu) __attribute__((noreturn));
 int standalone_is_finish(uint64_t vector, uint64_t rip);
 void standalone_trap(struct plerig_shared *sh, unsigned vcpu, int finish) __attribute__((noreturn));
 

@@ -20,8 +20,10 @@
 
 /*
  * The TSC cycles a vCPU may report for the measured interval: the
- * interval (r->interval_s at r->tsc_khz) plus 2 % and 10 ms for the
- * host's clock reads around the guest's phase flips. 0 without a TSC rate.
+ * interval (r->interval_s at r->tsc_khz), or the host's window from the
+ * MEASURE flip to the STOP flip where that is longer (it reads the
+ * counters in between: a busy host can take a while), plus 2 % and
+ * 10 ms. 0 without a TSC rate.
  */
 uint64_t guest_figures_max_cycles(const struct variant_result *r);
 

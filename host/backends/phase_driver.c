@@ -189,6 +189,7 @@ static int measure(struct phase_driver *d)
 		const uint64_t m1 = monotonic_ns();
 		take_snapshots(d, snap.after);
 		d->r->interval_s = (double)(m1 - m0) / 1e9;
+		d->r->window_s = d->r->interval_s; /* MEASURE to STOP, as the units saw it */
 		interval_snapshots_delta(&snap, d->r);
 	}
 	interval_snapshots_free(&snap);

@@ -177,5 +177,12 @@ int apply_accel(struct run_plan *o, char *err, size_t errlen)
 		return errbuf_printf(err, errlen,
 				     "--accel: only --backend libvirt has a choice of "
 				     "accelerator");
+	/* said, not silently ignored: the kvm and native backends have no use for them */
+	if ((o->connect_uri || o->cache_dir) && !libvirt)
+		return errbuf_printf(err, errlen,
+				     "%s: only --backend libvirt uses %s (add --backend libvirt, "
+				     "or leave it out)",
+				     o->connect_uri ? "--connect" : "--cache-dir",
+				     o->connect_uri ? "a libvirt URI" : "a cache dir");
 	return 0;
 }

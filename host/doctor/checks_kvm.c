@@ -10,6 +10,7 @@
 
 #include "doctor/doctor.h"
 #include "backends/kvm/vm.h"
+#include "measure/device_access.h"
 #include "measure/kvm_system.h"
 
 static void check_module(struct doctor_report *r)
@@ -105,12 +106,24 @@ void doctor_check_kvm(struct doctor_report *r)
 		if (e == ENOENT)
 			doctor_fix(r, "load kvm_intel or kvm_amd and enable virtualisation in the "
 				      "firmware (or use nested virtualisation)");
-		else if (e == EACCES || e == EPERM)
-			doctor_fix(r, "usermod -aG kvm $USER (then log in again), or run as root");
+		else if (e == EACCES || e == EPERM) {
+			const struct device_identity me = device_identity_self();
+			char why[512];
+			device_access_advice(path, &me, why, sizeof(why));
+			doctor_fix(r, "%s", why);
+		}
 		check_module(r);
 		return;
 	}
 	int api = ioctl(kvm, KVM_GET_API_VERSION, 0);
+	if (api < 0) {
+		doctor_add(r, "kvm_device", "KVM device", DOCTOR_NO,
+			   "%s is not a KVM device: KVM_GET_API_VERSION: %s", path,
+			   strerror(errno));
+		close(kvm);
+		check_module(r);
+		return;
+	}
 	if (api != KVM_API_VERSION) {
 		doctor_add(r, "kvm_device", "KVM device", DOCTOR_NO,
 			   "%s answers KVM API %d, plerig needs %d", path, api, KVM_API_VERSION);

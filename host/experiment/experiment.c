@@ -14,6 +14,7 @@
 #include "backends/backend.h"
 #include "backends/kvm/kvm_backend.h"
 #include "backends/libvirt/libvirt_backend.h"
+#include "backends/libvirt/orphans.h"
 #include "backends/native/native_backend.h"
 #include "experiment/comparisons.h"
 #include "experiment/matrix.h"
@@ -70,6 +71,8 @@ static struct backend *open_backend(const struct engine *e, enum backend_kind ki
 
 static int open_backends(struct engine *e, char *err, size_t errlen)
 {
+	/* whatever backend runs now: a plerig killed earlier may have left QEMUs running */
+	orphans_sweep(stderr);
 	for (unsigned i = 0; i < e->plan->nr_backends; i++) {
 		enum backend_kind k = e->plan->backends[i];
 		if ((unsigned)k >= BACKEND_COUNT) {

@@ -8,7 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include "measure/device_access.h"
 
 #define CPUID_MAX_ENTRIES 256
 
@@ -57,12 +60,10 @@ static int open_device(const char *path, char *err, size_t errlen)
 			 "(load kvm_intel or kvm_amd, enable virtualisation in the firmware, "
 			 "or use nested virtualisation)",
 			 path);
-	else if (e == EACCES || e == EPERM)
-		snprintf(err, errlen,
-			 "permission denied opening %s: add your user to its group "
-			 "(usermod -aG kvm $USER, then log in again) or run as root",
-			 path);
-	else
+	else if (e == EACCES || e == EPERM) {
+		const struct device_identity me = device_identity_self();
+		device_access_advice(path, &me, err, errlen);
+	} else
 		snprintf(err, errlen, "cannot open %s: %s", path, strerror(e));
 	return -e;
 }
@@ -93,7 +94,22 @@ int kvm_system_open(struct kvm_system *s, char *err, size_t errlen)
 		return s->fd;
 
 	int rc;
+	struct stat st;
+	if (fstat(s->fd, &st) == 0 && !S_ISCHR(st.st_mode)) {
+		rc = -ENOTTY;
+		snprintf(err, errlen, "%s is not a KVM device: not a character device",
+			 kvm_device_path());
+		goto fail;
+	}
 	int version = ioctl(s->fd, KVM_GET_API_VERSION, 0);
+	if (version < 0) {
+		rc = -errno;
+		snprintf(err, errlen,
+			 "%s is not a KVM device: KVM_GET_API_VERSION: %s (check "
+			 "PLERIG_KVM_DEVICE)",
+			 kvm_device_path(), strerror(errno));
+		goto fail;
+	}
 	if (version != KVM_API_VERSION) {
 		rc = version < 0 ? -errno : -EINVAL;
 		snprintf(err, errlen, "%s speaks KVM API %d, plerig needs %d (is it a KVM device?)",

@@ -39,6 +39,10 @@ struct variant_result {
 	bool ok;
 	char error[256];   /* why the run failed, when !ok */
 	double interval_s; /* measured interval, host clock */
+	/* from the MEASURE flip to the STOP flip, the longest the guests can have
+	 * measured: the interval plus the counter reads before STOP (0: the
+	 * interval itself); what their figures are checked against */
+	double window_s;
 	uint64_t tsc_khz;
 	struct run_timing timing;
 	unsigned nr_records; /* vms * vcpus */

@@ -46,8 +46,8 @@ const char *ple_params_known(void)
 	for (unsigned m = 0; m < NR_MODULES && used < sizeof(text); m++) {
 		if (!modules[m].params)
 			continue;
-		used += (size_t)snprintf(text + used, sizeof(text) - used, "%s%s:", used ? "; " : "",
-					 modules[m].module);
+		used += (size_t)snprintf(text + used, sizeof(text) - used,
+					 "%s%s:", used ? "; " : "", modules[m].module);
 		for (unsigned i = 0; modules[m].params[i] && used < sizeof(text); i++)
 			used += (size_t)snprintf(text + used, sizeof(text) - used, "%s %s",
 						 i ? "," : "", modules[m].params[i]);
@@ -269,7 +269,8 @@ enum ple_method ple_decide(const struct ple_host *h, const char *name, char *why
 				     : "held by no process visible here (another PID namespace?)");
 		return PLE_METHOD_REFUSED;
 	}
-	if (geteuid() != 0) {
+	/* modprobe needs root; under a fake sysfs root (tests) so does nothing real */
+	if (geteuid() != 0 && strcmp(h->root, "/sys") == 0) {
 		snprintf(why, len, "%s is read-only (mode %04o): reloading %s needs root", name,
 			 p->mode, h->module);
 		return PLE_METHOD_REFUSED;

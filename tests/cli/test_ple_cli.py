@@ -34,7 +34,7 @@ done
 
 
 def kvm_usable():
-    return os.access("/dev/kvm", os.R_OK | os.W_OK)
+    return os.access(os.environ.get("PLERIG_KVM_DEVICE") or "/dev/kvm", os.R_OK | os.W_OK)
 
 
 class FakeHost:

@@ -132,6 +132,19 @@ START_TEST(test_stalled_over_the_interval)
 }
 END_TEST
 
+/* A busy host flips STOP late: the guests measured longer than the interval, and may. */
+START_TEST(test_late_stop_flip)
+{
+	struct plerig_vcpu_result *g = &res.records[0].guest;
+	g->stalled_cycles = g->wait_total_cycles = 2200000000ull;
+	g->measure_end_tsc = g->measure_start_tsc + 2300000000ull;
+	assert_fails("interval allows");
+	res.ok = true, res.error[0] = 0;
+	res.window_s = 2.3;
+	ck_assert_int_eq(run_check_guest_figures(&res), 0);
+}
+END_TEST
+
 START_TEST(test_more_acquisitions_than_cycles)
 {
 	struct plerig_vcpu_result *g = &res.records[1].guest;
@@ -179,6 +192,7 @@ static Suite *guest_figures_suite(void)
 	tcase_add_test(tc, test_histogram_near_2_64);
 	tcase_add_test(tc, test_histogram_disagrees_with_count);
 	tcase_add_test(tc, test_stalled_over_the_interval);
+	tcase_add_test(tc, test_late_stop_flip);
 	tcase_add_test(tc, test_more_acquisitions_than_cycles);
 	tcase_add_test(tc, test_counts_that_do_not_nest);
 	tcase_add_test(tc, test_lock_did_not_exclude);

@@ -608,6 +608,20 @@ START_TEST(test_matrix_ring)
 }
 END_TEST
 
+/* Options of the libvirt backend alone are refused, not ignored, without it. */
+START_TEST(test_libvirt_options_need_libvirt)
+{
+	ck_assert_int_eq(parse("--connect", "qemu:///system", NULL), RUN_OPTIONS_ERROR);
+	ck_assert_msg(strstr(err, "--connect: only --backend libvirt"), "%s", err);
+	ck_assert_int_eq(parse("--backend", "kvm,native", "--cache-dir", "/tmp/c", NULL),
+			 RUN_OPTIONS_ERROR);
+	ck_assert_msg(strstr(err, "--cache-dir: only --backend libvirt"), "%s", err);
+	ck_assert_int_eq(parse("--backend", "kvm,libvirt", "--cache-dir", "/tmp/c", "--connect",
+			       "qemu:///system", NULL),
+			 RUN_OPTIONS_OK);
+}
+END_TEST
+
 static Suite *run_options_suite(void)
 {
 	Suite *s = suite_create("run_options");
@@ -624,6 +638,7 @@ static Suite *run_options_suite(void)
 	tcase_add_loop_test(t, test_bad_input, 0, (int)(sizeof(bad_cases) / sizeof(bad_cases[0])));
 	tcase_add_test(t, test_cpu_not_in_affinity);
 	tcase_add_test(t, test_cpu_not_in_affinity_full_mask);
+	tcase_add_test(t, test_libvirt_options_need_libvirt);
 	suite_add_tcase(s, t);
 
 	t = tcase_create("cpulist");

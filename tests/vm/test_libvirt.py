@@ -21,7 +21,7 @@ import tempfile
 import time
 import unittest
 
-PLERIG, CACHE = sys.argv[1], sys.argv[2]
+PLERIG, CACHE = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 ROOT = os.path.join(CACHE, "libvirt")
 
 
@@ -65,6 +65,16 @@ class LibvirtBackend(unittest.TestCase):
             raise
         self.assert_clean(p.pid)
         return p.returncode, out, err
+
+    def wait_for_qemu(self, p):
+        """Until plerig process @p has a QEMU (a minute at most), or fail."""
+        deadline = time.monotonic() + 60
+        while not qemu_processes(p.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if not qemu_processes(p.pid):
+            p.kill()
+            p.communicate()
+            self.fail("the domain never started")
 
     def assert_clean(self, pid):
         self.assertEqual(qemu_processes(pid), [], "a QEMU process outlived plerig's run")
@@ -131,18 +141,97 @@ class LibvirtBackend(unittest.TestCase):
 
     def test_ctrl_c_tears_everything_down(self):
         p = self.start("--vcpus", "2", "--duration", "20")
-        deadline = time.monotonic() + 60
-        while not qemu_processes(p.pid) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        if not qemu_processes(p.pid):
-            p.kill()
-            p.communicate()
-            self.fail("the domain never started")
+        self.wait_for_qemu(p)
         time.sleep(0.5)
         p.send_signal(signal.SIGINT)
         out, err = p.communicate(timeout=60)
         self.assertEqual(p.returncode, 130, err + out)
         self.assert_clean(p.pid)
+
+    def test_kill_9_leftovers_removed_by_the_next_plerig(self):
+        # a real libvirt run killed with SIGKILL leaves QEMU (-no-shutdown), the
+        # domain's state in the embed root and its run directory; the next plerig,
+        # here a kvm run without any --cache-dir, removes all three and says so
+        p = self.start("--vcpus", "2", "--duration", "30")
+        self.wait_for_qemu(p)
+        time.sleep(0.3)
+        p.kill()
+        p.communicate()
+        self.assertNotEqual(qemu_processes(p.pid), [], "nothing left to test: QEMU ended")
+        self.assertEqual(len(os.listdir(self.tmp)), 1, os.listdir(self.tmp))
+        self.assertIn(f"plerig-libvirt-{p.pid}-", os.listdir(self.tmp)[0])
+        later = subprocess.run([PLERIG, "run", "-q", "--vcpus", "1", "--duration", "0.05",
+                                "--relax", "pause"], capture_output=True, text=True,
+                               timeout=120, env=self.env)
+        self.assertEqual(later.returncode, 0, later.stderr)
+        self.assertIn(f"killed QEMU", later.stderr)
+        self.assertIn(f"removed run directory {self.tmp}/plerig-libvirt-{p.pid}-", later.stderr)
+        self.assertIn(f"removed the state of domain plerig-{p.pid}-", later.stderr)
+        self.assert_clean(p.pid)
+
+    def test_orphaned_hung_guest_powers_off_by_itself(self):
+        # --inject hang, plerig killed: nobody stops the guest, so it gives up
+        # at twice the watchdog after its storm and its power-off ends QEMU
+        p = self.start("--vcpus", "2", "--duration", "0.2", "--timeout", "1",
+                       "--inject", "hang")
+        deadline = time.monotonic() + 60
+        # resumed and storming: its hello frame is in the serial log (a domain killed
+        # before it was resumed stays paused, without spinning, for the next plerig)
+        logs = os.path.join(self.tmp, f"plerig-libvirt-{p.pid}-*", "serial-0.log")
+        while time.monotonic() < deadline and not any(os.path.getsize(f) for f in glob.glob(logs)):
+            time.sleep(0.05)
+        p.kill()
+        p.communicate()
+        self.assertNotEqual(qemu_processes(p.pid), [], "nothing left to test: QEMU ended")
+        deadline = time.monotonic() + 30
+        while qemu_processes(p.pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        self.assertEqual(qemu_processes(p.pid), [], "the orphaned guest still runs")
+        later = subprocess.run([PLERIG, "run", "-q", "--vcpus", "1", "--duration", "0.05",
+                                "--relax", "pause"], capture_output=True, text=True,
+                               timeout=120, env=self.env)
+        self.assertIn(f"removed run directory {self.tmp}/plerig-libvirt-{p.pid}-", later.stderr)
+        self.assert_clean(p.pid)
+
+    def test_guest_elsewhere_uses_the_shipped_template(self):
+        # the domain template comes with plerig, not from next to --guest
+        elsewhere = tempfile.mkdtemp(prefix="plerig-guest-")
+        try:
+            guest = os.path.join(elsewhere, "g.elf")
+            shutil.copy(os.path.join(os.path.dirname(PLERIG), "images", "plerig-guest.elf"), guest)
+            rc, out, err = self.run_plerig("--vcpus", "1", "--duration", "0.1", "--guest", guest)
+            self.assertEqual(rc, 0, err + out)
+        finally:
+            shutil.rmtree(elsewhere)
+
+    def test_relative_cache_dir(self):
+        # libvirt wants an absolute embed root; plerig makes a relative one absolute
+        r = subprocess.run([PLERIG, "run", "-q", "--backend", "libvirt", "--cache-dir",
+                            os.path.basename(CACHE), "--relax", "pause", "--vcpus", "1",
+                            "--duration", "0.1"], capture_output=True, text=True, timeout=120,
+                           env=self.env, cwd=os.path.dirname(CACHE))
+        self.assertEqual(r.returncode, 0, r.stderr + r.stdout)
+
+    def test_qemu_logs_are_bounded(self):
+        logs = os.path.join(ROOT, "log", "qemu")
+        os.makedirs(logs, exist_ok=True)
+        made = []
+        for i in range(40):  # old logs of runs long gone
+            path = os.path.join(logs, f"plerig-999999{i:02d}-1-0.log")
+            with open(path, "w") as f:
+                f.write("old\n")
+            os.utime(path, (1000 + i, 1000 + i))
+            made.append(path)
+        try:
+            rc, out, err = self.run_plerig("--vcpus", "1", "--duration", "0.1")
+            self.assertEqual(rc, 0, err + out)
+            kept = [n for n in os.listdir(logs) if n.startswith("plerig-")]
+            self.assertLessEqual(len(kept), 33, kept)  # 32 kept, then this run's
+            self.assertFalse(os.path.exists(made[0]), "the oldest log is still there")
+        finally:
+            for path in made:
+                if os.path.exists(path):
+                    os.unlink(path)
 
 
 if __name__ == "__main__":

@@ -86,6 +86,15 @@ struct plerig_frame_bucket {
 	 PLERIG_MAX_VCPUS * (sizeof(struct plerig_frame_header) + PLERIG_FRAME_VCPU_MAX) +         \
 	 sizeof(struct plerig_frame_end))
 
+/*
+ * QEMU's isa-debug-exit device, which the libvirt backend adds: a byte
+ * written there ends QEMU at once, where the ACPI power-off would only
+ * pause it (libvirt runs QEMU with -no-shutdown and handles the rest, which
+ * nobody does once plerig is gone). Under other VMMs the write is ignored.
+ */
+#define PLERIG_DEBUG_EXIT_PORT	   0xf4
+#define PLERIG_DEBUG_EXIT_PORT_STR "0xf4"
+
 /* The fw_cfg file the host puts the struct plerig_config in. */
 #define PLERIG_FW_CFG_CONFIG "opt/org.plerig/config"
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "backends/libvirt/domain_xml.h"
 
+#include "plerig/frame.h"
 #include "util/cpulist.h"
 
 #include <stdint.h>
@@ -144,11 +145,17 @@ static int append_field(struct text *t, const char *key, size_t len, const struc
 		append_escaped(t, d->config);
 	else if (IS("SERIAL"))
 		append_escaped(t, d->serial);
-	else if (IS("QEMU_COMMANDLINE"))
-		append(t, d->no_pause_exits ? "<qemu:commandline><qemu:arg value='-overcommit'/>"
-					      "<qemu:arg value='cpu-pm=on'/></qemu:commandline>"
-					    : "");
-	else
+	else if (IS("QEMU_COMMANDLINE")) {
+		/* isa-debug-exit: the guest's power-off ends QEMU, -no-shutdown or not,
+		 * so a guest whose plerig was killed leaves no QEMU behind (orphans.h) */
+		append(t, "<qemu:commandline><qemu:arg value='-device'/>"
+			  "<qemu:arg value='isa-debug-exit,iobase=" PLERIG_DEBUG_EXIT_PORT_STR
+			  ",iosize=1'/>");
+		append(t, d->no_pause_exits
+			      ? "<qemu:arg value='-overcommit'/><qemu:arg value='cpu-pm=on'/>"
+			      : "");
+		append(t, "</qemu:commandline>");
+	} else
 		return -1;
 	return 0;
 #undef IS

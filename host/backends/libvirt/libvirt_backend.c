@@ -10,13 +10,13 @@
 #include "backends/libvirt/libvirt_backend.h"
 
 #include <errno.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "backends/guest_config.h"
@@ -28,9 +28,11 @@
 #include "backends/libvirt/connection.h"
 #include "backends/libvirt/domain_xml.h"
 #include "backends/libvirt/lv_domain.h"
+#include "backends/libvirt/orphans.h"
 #include "backends/libvirt/run_dir.h"
 #include "measure/tsc.h"
 #include "util/clock.h"
+#include "util/data_path.h"
 #include "util/interrupt.h"
 
 #define MEMORY_MIB	  32	      /* the shared block ends at 16 MiB, the report window at 17 */
@@ -39,6 +41,9 @@
 #define AP_BOOT_MARGIN_NS 5000000ull  /* hello -> storm open: the other vCPUs boot (~3 ms) */
 #define TEMPLATE_MAX	  65536
 #define IMAGE_MAX	  (64u << 20)
+#define SERIAL_LOGS_KEPT  32
+#define SERIAL_LOG_MAX	  (16u << 20)
+#define QEMU_LOGS_KEPT	  32 /* plerig-*.log of the embedded driver: the newest are kept */
 
 struct lv_backend {
 	struct backend base; /* first: the runner sees only this */
@@ -46,6 +51,7 @@ struct lv_backend {
 	bool tcg;
 	char *template_text;
 	char guest_path[PATH_MAX];
+	char cache[PATH_MAX]; /* --cache-dir, absolute: damaged serial logs are kept there */
 	uint64_t tsc_khz;
 	unsigned runs;
 	struct ple_probe ple; /* where PAUSE-loop exit counts come from on this host */
@@ -85,6 +91,32 @@ static void make_config(const struct lv_run *run, struct plerig_config *cfg)
 	cfg->warmup_cycles = seconds_to_cycles(v->warmup_s, khz);
 	cfg->measure_cycles = seconds_to_cycles(v->duration_s, khz);
 	cfg->wait_cycles = seconds_to_cycles(v->timeout_s, khz);
+}
+
+/*
+ * What a later plerig needs should this one be killed (backends/libvirt/orphans.h):
+ * the domain's name and the embedded driver's root, before it exists.
+ */
+static int record_domain(struct lv_run *run, const struct lv_domain *d)
+{
+	char name[32], text[PATH_MAX + 96], err[256];
+	snprintf(name, sizeof(name), "domain-%u", d->index);
+	int n = snprintf(text, sizeof(text), "%s\n%s\n", d->name,
+			 run->b->lc.embedded ? run->b->lc.root : "");
+	if (n < 0 || (size_t)n >= sizeof(text) ||
+	    run_dir_write(&run->dir, name, text, (size_t)n, err, sizeof(err)))
+		return run_fail(run->r, "%s",
+				n < 0 || (size_t)n >= sizeof(text) ? "path too long" : err);
+	return 0;
+}
+
+/* ... and its QEMU, once known; the embedded driver's pid file covers the time before. */
+static void record_qemu(struct lv_run *run, const struct lv_domain *d)
+{
+	char name[32], tag[64], err[256];
+	snprintf(name, sizeof(name), "qemu-%u", d->index);
+	if (!orphans_process_tag(d->qemu_pid, tag, sizeof(tag)))
+		run_dir_write(&run->dir, name, tag, strlen(tag), err, sizeof(err));
 }
 
 static int create_domains(struct lv_run *run)
@@ -135,14 +167,18 @@ static int create_domains(struct lv_run *run)
 		    .serial = d->serial_path,
 		};
 		char *xml = domain_xml_build(run->b->template_text, &spec, err, sizeof(err));
-		rc = xml ? lv_domain_create(d, run->b->lc.conn, !run->b->lc.embedded, xml, err,
-					    sizeof(err))
-			 : -1;
+		if (xml)
+			rc = record_domain(run, d);
+		rc = xml && !rc ? lv_domain_create(d, run->b->lc.conn, !run->b->lc.embedded, xml,
+						   err, sizeof(err))
+				: -1;
 		free(xml);
 		if (!rc)
 			rc = lv_domain_query_vcpus(d, err, sizeof(err));
 		if (!rc && run->b->lc.local)
 			lv_domain_start_reaper(d);
+		if (!rc && d->qemu_pid > 0)
+			record_qemu(run, d);
 	}
 	free(pins);
 	return rc ? run_fail(run->r, "%s", err) : 0;
@@ -220,12 +256,44 @@ static int check_report(struct lv_run *run, const struct lv_domain *d)
 	return run_fail(run->r, "VM %u: end status %u", d->index, e->status);
 }
 
+/*
+ * A copy of @d's serial log in CACHE/failed-serial/NAME.serial.log (the
+ * newest SERIAL_LOGS_KEPT kept), its path into @out; "(not kept: ...)" when
+ * it cannot be copied.
+ */
+static void keep_serial_log(struct lv_run *run, const struct lv_domain *d, char *out, size_t len)
+{
+	char dir[PATH_MAX + 16], err[256] = "";
+	unsigned char *data = NULL;
+	size_t n = 0;
+	snprintf(dir, sizeof(dir), "%s/failed-serial", run->b->cache);
+	FILE *f = NULL;
+	errno = ENAMETOOLONG;
+	if (snprintf(out, len, "%s/%s.serial.log", dir, d->name) >= (int)len ||
+	    (mkdir(dir, 0700) && errno != EEXIST) ||
+	    read_whole_file(d->serial_path, SERIAL_LOG_MAX, &data, &n, err, sizeof(err)) ||
+	    !(f = fopen(out, "we")) || fwrite(data, 1, n, f) != n) {
+		snprintf(out, len, "(not kept: %s)", err[0] ? err : strerror(errno));
+		if (f)
+			fclose(f);
+		free(data);
+		return;
+	}
+	fclose(f);
+	free(data);
+	orphans_trim_logs(dir, "plerig-", ".serial.log", SERIAL_LOGS_KEPT);
+}
+
 /* Anything wrong with a VM while waiting: corrupt log, early report, QEMU gone. */
 static int check_domain(struct lv_run *run, struct lv_domain *d)
 {
-	if (d->status == SERIAL_CORRUPT)
-		return run_fail(run->r, "VM %u: serial log %s: %s", d->index, d->serial_path,
+	if (d->status == SERIAL_CORRUPT) {
+		/* the run directory goes at teardown: name a copy that stays */
+		char kept[PATH_MAX + 64];
+		keep_serial_log(run, d, kept, sizeof(kept));
+		return run_fail(run->r, "VM %u: serial log %s: %s", d->index, kept,
 				d->decode_error);
+	}
 	if (d->status == SERIAL_COMPLETE)
 		return d->rep.end.status == PLERIG_END_OK ? 0 : check_report(run, d);
 	if (!lv_domain_active(d)) {
@@ -509,11 +577,8 @@ static int load_files(struct lv_backend *b, const struct libvirt_backend_options
 	}
 	if (o->template_path)
 		snprintf(tpl, sizeof(tpl), "%s", o->template_path);
-	else {
-		char dir[PATH_MAX];
-		snprintf(dir, sizeof(dir), "%s", b->guest_path);
-		snprintf(tpl, sizeof(tpl), "%s/plerig-domain.xml", dirname(dir));
-	}
+	else /* shipped with plerig, whichever --guest runs */
+		data_path("plerig-domain.xml", tpl, sizeof(tpl));
 	if (read_whole_file(tpl, TEMPLATE_MAX, &data, &len, err, errlen)) {
 		size_t n = strlen(err);
 		snprintf(err + n, errlen - n, " (the domain template: set PLERIG_DOMAIN_TEMPLATE)");
@@ -534,10 +599,14 @@ struct backend *libvirt_backend_open(const struct libvirt_backend_options *o, ch
 	}
 	b->tcg = o->tcg;
 	if (!o->tcg && access("/dev/kvm", R_OK | W_OK) && !o->uri) {
+		/* the working combination at once: without root the embedded driver is out too */
 		snprintf(err, errlen,
-			 "libvirt backend: /dev/kvm is not usable (%s): pass --accel tcg to run "
-			 "under QEMU's emulator instead (figures then say emulated)",
-			 strerror(errno));
+			 "libvirt backend: /dev/kvm is not usable (%s): pass %s to run under "
+			 "QEMU's emulator instead (figures then say emulated)%s",
+			 strerror(errno),
+			 geteuid() ? "--accel tcg --connect qemu:///session" : "--accel tcg",
+			 geteuid() ? "; without root, libvirt's embedded driver is not an option"
+				   : "");
 		free(b);
 		return NULL;
 	}
@@ -547,8 +616,16 @@ struct backend *libvirt_backend_open(const struct libvirt_backend_options *o, ch
 		free(b);
 		return NULL;
 	}
+	/* libvirt's embed root must be absolute; damaged serial logs are kept here too */
+	if (cache[0] == '/')
+		snprintf(b->cache, sizeof(b->cache), "%s", cache);
+	else if (!getcwd(b->cache, sizeof(b->cache)) ||
+		 strlen(b->cache) + 1 + strlen(cache) >= sizeof(b->cache))
+		snprintf(b->cache, sizeof(b->cache), "%s", cache);
+	else
+		strcat(strcat(b->cache, "/"), cache);
 	if (load_files(b, o, err, errlen) ||
-	    lv_connection_open(&b->lc, o->uri, cache, err, errlen)) {
+	    lv_connection_open(&b->lc, o->uri, b->cache, err, errlen)) {
 		free(b->template_text);
 		free(b);
 		return NULL;
@@ -575,6 +652,8 @@ struct backend *libvirt_backend_open(const struct libvirt_backend_options *o, ch
 		return NULL;
 	}
 	destroy_leftovers(b);
+	if (b->lc.embedded)
+		orphans_trim_qemu_logs(b->lc.root, QEMU_LOGS_KEPT);
 	/* the guest TSC runs at the host's under KVM (no TSC scaling asked) and TCG alike */
 	b->tsc_khz = tsc_calibrate_khz(20);
 	if (!b->tsc_khz) {

@@ -10,12 +10,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "backends/libvirt/orphans.h"
+
 int run_dir_create(struct run_dir *d, char *err, size_t errlen)
 {
+	err[0] = '\0';
 	const char *tmp = getenv("TMPDIR");
 	if (!tmp || !*tmp)
 		tmp = "/tmp";
-	if (snprintf(d->path, sizeof(d->path), "%s/plerig-libvirt-XXXXXX", tmp) >=
+	/* the owner's pid in the name, and in "owner": a later plerig removes the
+	 * directory should this one be killed (backends/libvirt/orphans.h) */
+	if (snprintf(d->path, sizeof(d->path), "%s/plerig-libvirt-%d-XXXXXX", tmp, (int)getpid()) >=
 	    (int)sizeof(d->path)) {
 		d->path[0] = '\0';
 		snprintf(err, errlen, "TMPDIR path too long");
@@ -30,6 +35,14 @@ int run_dir_create(struct run_dir *d, char *err, size_t errlen)
 	/* QEMU reads the config and image from here, as libvirt's QEMU user */
 	if (chmod(d->path, 0755)) {
 		snprintf(err, errlen, "chmod %s: %s", d->path, strerror(errno));
+		run_dir_remove(d);
+		return -1;
+	}
+	char tag[64];
+	if (orphans_process_tag(getpid(), tag, sizeof(tag)) ||
+	    run_dir_write(d, "owner", tag, strlen(tag), err, errlen)) {
+		if (!err[0])
+			snprintf(err, errlen, "reading /proc/self/stat: %s", strerror(errno));
 		run_dir_remove(d);
 		return -1;
 	}

@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "backends/libvirt/orphans.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/clock.h"
+
+#define RUN_DIR_PREFIX "plerig-libvirt-"
+
+/* Field 22 of /proc/PID/stat: start time in clock ticks since boot. */
+static int start_time(pid_t pid, unsigned long long *out)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')'); /* the command name may hold spaces and ')' */
+	if (!p)
+		return -1;
+	/* after ") ": state is field 3; start time is field 22 */
+	p++;
+	for (int field = 3; field <= 22; field++) {
+		while (*p == ' ')
+			p++;
+		if (field == 22)
+			return sscanf(p, "%llu", out) == 1 ? 0 : -1;
+		p = strchr(p, ' ');
+		if (!p)
+			return -1;
+	}
+	return -1;
+}
+
+int orphans_process_tag(pid_t pid, char *out, size_t len)
+{
+	unsigned long long t;
+	if (start_time(pid, &t))
+		return -1;
+	snprintf(out, len, "%d %llu\n", (int)pid, t);
+	return 0;
+}
+
+/* The process a tag names still runs: same pid, same start time. */
+static bool tag_runs(const char *tag, pid_t *pid_out)
+{
+	int pid;
+	unsigned long long t, now;
+	if (sscanf(tag, "%d %llu", &pid, &t) != 2 || pid <= 0)
+		return false;
+	*pid_out = pid;
+	return start_time(pid, &now) == 0 && now == t;
+}
+
+static int read_small(const char *dir, const char *name, char *out, size_t len)
+{
+	char path[PATH_MAX];
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+		return -1;
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	size_t n = fread(out, 1, len - 1, f);
+	fclose(f);
+	out[n] = '\0';
+	return 0;
+}
+
+/* A domain name plerig makes: plerig-PID-RUN-VM, nothing else (it goes into paths). */
+static bool plerig_domain_name(const char *s)
+{
+	unsigned a, b, c;
+	int end = 0;
+	return sscanf(s, "plerig-%u-%u-%u%n", &a, &b, &c, &end) == 3 && s[end] == '\0' &&
+	       strlen(s) < 64;
+}
+
+/* /proc/PID/cmdline holds "guest=NAME,": the process is that domain's QEMU. */
+static bool is_qemu_of(pid_t pid, const char *name)
+{
+	char path[64], buf[8192], want[96];
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return false;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	for (size_t i = 0; i < n; i++)
+		if (!buf[i])
+			buf[i] = ' ';
+	buf[n] = '\0';
+	snprintf(want, sizeof(want), "guest=%s,", name);
+	return strstr(buf, want) != NULL;
+}
+
+static bool kill_and_wait(pid_t pid)
+{
+	if (kill(pid, SIGKILL))
+		return errno == ESRCH;
+	for (int i = 0; i < 2000; i++) { /* not our child: wait for init to reap it */
+		if (kill(pid, 0) && errno == ESRCH)
+			return true;
+		sleep_ns(1000000);
+	}
+	return false;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st, (void)ftw;
+	return type == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+static void remove_tree(const char *path)
+{
+	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* The embedded driver's files of domain @name in @root: status, pid, its directories. */
+static unsigned remove_domain_state(const char *root, const char *name)
+{
+	static const char *const dirs[] = {"lib/qemu", "lib/qemu/channel/target"};
+	static const char *const files[] = {"run/qemu/%s.xml", "run/qemu/%s.pid"};
+	char path[PATH_MAX], suffix[80];
+	unsigned removed = 0;
+	for (unsigned i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char rel[128];
+		snprintf(rel, sizeof(rel), files[i], name);
+		if (snprintf(path, sizeof(path), "%s/%s", root, rel) < (int)sizeof(path) &&
+		    !unlink(path))
+			removed++;
+	}
+	snprintf(suffix, sizeof(suffix), "-%s", name);
+	for (unsigned i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		char dir[PATH_MAX];
+		if (snprintf(dir, sizeof(dir), "%s/%s", root, dirs[i]) >= (int)sizeof(dir))
+			continue;
+		DIR *d = opendir(dir);
+		if (!d)
+			continue;
+		struct dirent *e;
+		while ((e = readdir(d))) {
+			/* domain-ID-NAME */
+			const size_t n = strlen(e->d_name), s = strlen(suffix);
+			if (strncmp(e->d_name, "domain-", 7) || n <= s ||
+			    strcmp(e->d_name + n - s, suffix))
+				continue;
+			if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) <
+			    (int)sizeof(path)) {
+				remove_tree(path);
+				removed++;
+			}
+		}
+		closedir(d);
+	}
+	return removed;
+}
+
+/* One orphaned domain of run directory @dir: its QEMU, then its driver state. */
+static void clean_domain(const char *dir, unsigned i, FILE *say)
+{
+	char key[32], text[PATH_MAX + 96], name[96] = "", root[PATH_MAX] = "";
+	snprintf(key, sizeof(key), "domain-%u", i);
+	if (read_small(dir, key, text, sizeof(text)))
+		return;
+	char *nl = strchr(text, '\n');
+	if (!nl)
+		return;
+	*nl = '\0';
+	snprintf(name, sizeof(name), "%.95s", text);
+	char *r = nl + 1, *end = strchr(r, '\n');
+	if (end)
+		*end = '\0';
+	snprintf(root, sizeof(root), "%s", r);
+	if (!plerig_domain_name(name))
+		return;
+	/* its QEMU: as recorded, else as the embedded driver recorded it */
+	pid_t pid = 0;
+	char tag[64];
+	snprintf(key, sizeof(key), "qemu-%u", i);
+	if (!read_small(dir, key, tag, sizeof(tag)))
+		tag_runs(tag, &pid);
+	if (!pid && root[0] == '/') {
+		char pidfile[PATH_MAX + 96];
+		snprintf(pidfile, sizeof(pidfile), "%s/run/qemu", root);
+		char file[128];
+		snprintf(file, sizeof(file), "%s.pid", name);
+		int p;
+		if (!read_small(pidfile, file, tag, sizeof(tag)) && sscanf(tag, "%d", &p) == 1)
+			pid = p;
+	}
+	if (pid > 0 && is_qemu_of(pid, name)) {
+		if (kill_and_wait(pid))
+			fprintf(say, "plerig: killed QEMU %d of domain %s\n", (int)pid, name);
+		else
+			fprintf(say, "plerig: QEMU %d of domain %s does not die\n", (int)pid, name);
+	}
+	if (root[0] == '/' && remove_domain_state(root, name))
+		fprintf(say, "plerig: removed the state of domain %s from %s\n", name, root);
+}
+
+/* Is @dir (named plerig-libvirt-PID-...) an orphan: ours, and its owner gone? */
+static bool orphaned(const char *dir, const char *name, pid_t *owner)
+{
+	struct stat st;
+	if (lstat(dir, &st) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022))
+		return false; /* another user's, or writable by others: not ours to trust */
+	int pid;
+	if (sscanf(name, RUN_DIR_PREFIX "%d-", &pid) != 1 || pid <= 0)
+		return false; /* an older plerig's: no owner to ask */
+	*owner = pid;
+	if (pid == getpid())
+		return false;
+	char tag[64];
+	if (!read_small(dir, "owner", tag, sizeof(tag)))
+		return !tag_runs(tag, owner);
+	/* no owner file yet: a plerig just making it, or one killed right then */
+	return kill(pid, 0) && errno == ESRCH && st.st_mtime < time(NULL) - 2;
+}
+
+static unsigned sweep_dir(const char *tmp, FILE *say)
+{
+	DIR *d = opendir(tmp);
+	unsigned n = 0;
+	if (!d)
+		return 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, RUN_DIR_PREFIX, strlen(RUN_DIR_PREFIX)))
+			continue;
+		char dir[PATH_MAX];
+		pid_t owner = 0;
+		if (snprintf(dir, sizeof(dir), "%s/%s", tmp, e->d_name) >= (int)sizeof(dir) ||
+		    !orphaned(dir, e->d_name, &owner))
+			continue;
+		for (unsigned i = 0; i < 4096; i++) {
+			char key[32], probe[PATH_MAX + 40];
+			snprintf(key, sizeof(key), "domain-%u", i);
+			snprintf(probe, sizeof(probe), "%s/%s", dir, key);
+			if (access(probe, F_OK))
+				break;
+			clean_domain(dir, i, say);
+		}
+		remove_tree(dir);
+		fprintf(say,
+			"plerig: removed run directory %s of plerig %d, which no longer runs\n",
+			dir, (int)owner);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+unsigned orphans_sweep(FILE *say)
+{
+	const char *tmp = getenv("TMPDIR");
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	unsigned n = sweep_dir(tmp, say);
+	char a[PATH_MAX], b[PATH_MAX];
+	if (!realpath(tmp, a) || !realpath("/tmp", b) || strcmp(a, b))
+		n += sweep_dir("/tmp", say);
+	return n;
+}
+
+struct log_file {
+	char name[256];
+	struct timespec mtime;
+};
+
+static int newest_first(const void *x, const void *y)
+{
+	const struct log_file *a = x, *b = y;
+	if (a->mtime.tv_sec != b->mtime.tv_sec)
+		return a->mtime.tv_sec < b->mtime.tv_sec ? 1 : -1;
+	if (a->mtime.tv_nsec != b->mtime.tv_nsec)
+		return a->mtime.tv_nsec < b->mtime.tv_nsec ? 1 : -1;
+	return strcmp(a->name, b->name);
+}
+
+void orphans_trim_qemu_logs(const char *root, unsigned keep)
+{
+	char dir[PATH_MAX];
+	if (snprintf(dir, sizeof(dir), "%s/log/qemu", root) < (int)sizeof(dir))
+		orphans_trim_logs(dir, "plerig-", ".log", keep);
+}
+
+void orphans_trim_logs(const char *dir, const char *prefix, const char *suffix, unsigned keep)
+{
+	const size_t plen = strlen(prefix), slen = strlen(suffix);
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct log_file *logs = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		const size_t len = strlen(e->d_name);
+		if (strncmp(e->d_name, prefix, plen) || len < plen + slen ||
+		    len >= sizeof(logs->name) || strcmp(e->d_name + len - slen, suffix))
+			continue;
+		struct stat st;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			struct log_file *more = realloc(logs, cap * sizeof(*logs));
+			if (!more)
+				break;
+			logs = more;
+		}
+		snprintf(logs[n].name, sizeof(logs[n].name), "%s", e->d_name);
+		logs[n++].mtime = st.st_mtim;
+	}
+	if (n > keep) {
+		qsort(logs, n, sizeof(*logs), newest_first);
+		for (size_t i = keep; i < n; i++)
+			unlinkat(dirfd(d), logs[i].name, 0);
+	}
+	closedir(d);
+	free(logs);
+}

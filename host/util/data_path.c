@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "util/data_path.h"
+
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#ifndef PLERIG_DATADIR
+#define PLERIG_DATADIR "/usr/local/share/plerig"
+#endif
+
+void data_path(const char *name, char *out, size_t len)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		snprintf(out, len, "%s/images/%s", dirname(self), name);
+		if (access(out, F_OK) == 0)
+			return;
+	}
+	snprintf(out, len, "%s/%s", PLERIG_DATADIR, name);
+}

@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""plerig and its tests as an unprivileged user, as CI runners run them.
+
+Usage: test_unprivileged.py PLERIG BUILD_DIR SOURCE_DIR
+
+As root, drops to nobody (setpriv) and checks: the unit tests against a fake
+sysfs (host_params) and the doctor/sweep tests (test_ple_cli.py) pass or
+skip with a reason; the KVM device's permission error comes from its actual
+owner, group and mode (private device nodes in this test's directory, never
+the real /dev/kvm): root:root 0600 is not "join the kvm group", a group
+member whose device is 0660 runs VMs; a device that is no KVM device (a
+private node of /dev/null's numbers) says so; the libvirt backend gives the
+working combination of options at once. Skipped (77) when not root.
+"""
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import unittest
+
+PLERIG, BUILD, SOURCE = (os.path.abspath(a) for a in sys.argv[1:4])
+NOBODY = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+KVM_MEMBER = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--groups=kvm"]
+
+
+def as_nobody(cmd, env=None, prefix=NOBODY, timeout=120):
+    e = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": "/tmp", **(env or {})}
+    return subprocess.run(prefix + ["env", "-i"] + [f"{k}={v}" for k, v in e.items()] + cmd,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+class Unprivileged(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="plerig-unpriv-")
+        os.chmod(self.dir, 0o755)
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def node(self, name, major, minor, mode, group=0):
+        path = os.path.join(self.dir, name)
+        os.mknod(path, stat.S_IFCHR | mode, os.makedev(major, minor))
+        os.chown(path, 0, group)
+        os.chmod(path, mode)
+        return path
+
+    def test_host_params_unit_test(self):
+        r = as_nobody([os.path.join(BUILD, "tests", "test_host_params")])
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+
+    def ple_cli(self, env=None, prefix=NOBODY):
+        python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+        return as_nobody([python, os.path.join(SOURCE, "tests", "cli", "test_ple_cli.py"),
+                          PLERIG, os.path.join(BUILD, "images", "plerig-guest.elf")],
+                         env, prefix, timeout=300)
+
+    def test_ple_cli_without_kvm(self):
+        r = self.ple_cli()
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+
+    @unittest.skipUnless(os.path.exists("/dev/kvm"), "no KVM on this host")
+    def test_ple_cli_in_the_kvm_group(self):
+        # the sweeps run real VMs as nobody, through a private 0660 root:kvm node
+        kvm = self.node("kvm", 10, 232, 0o660, group=grp_id("kvm"))
+        r = self.ple_cli({"PLERIG_KVM_DEVICE": kvm}, KVM_MEMBER)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertNotIn("skipped", r.stderr)
+
+    def test_root_only_device(self):
+        kvm = self.node("kvm", 10, 232, 0o600)
+        r = as_nobody([PLERIG, "run", "-q", "--duration", "0.1"], {"PLERIG_KVM_DEVICE": kvm})
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn(f"{kvm} (root:root 0600) as nobody", r.stderr)
+        self.assertIn("no group membership helps", r.stderr)
+        self.assertNotIn("usermod", r.stderr)
+
+    def test_group_device_not_a_member(self):
+        kvm = self.node("kvm", 10, 232, 0o660, group=grp_id("kvm"))
+        r = as_nobody([PLERIG, "run", "-q", "--duration", "0.1"], {"PLERIG_KVM_DEVICE": kvm})
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("usermod -aG kvm nobody", r.stderr)
+
+    @unittest.skipUnless(os.path.exists("/dev/kvm"), "no KVM on this host")
+    def test_group_member_runs_vms(self):
+        kvm = self.node("kvm", 10, 232, 0o660, group=grp_id("kvm"))
+        r = as_nobody([PLERIG, "run", "-q", "--vcpus", "1", "--relax", "pause", "--duration",
+                       "0.1", "--guest", os.path.join(BUILD, "images", "plerig-guest.elf")],
+                      {"PLERIG_KVM_DEVICE": kvm}, prefix=KVM_MEMBER)
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_not_a_kvm_device(self):
+        null = self.node("null", 1, 3, 0o666)
+        r = subprocess.run([PLERIG, "run", "-q", "--duration", "0.1"], capture_output=True,
+                           text=True, env={**os.environ, "PLERIG_KVM_DEVICE": null})
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn(f"{null} is not a KVM device", r.stderr)
+        self.assertNotIn("API -1", r.stderr)
+
+    def test_libvirt_advice_at_once(self):
+        if os.access("/dev/kvm", os.R_OK | os.W_OK) and \
+                as_nobody(["test", "-w", "/dev/kvm"]).returncode == 0:
+            self.skipTest("nobody may open /dev/kvm here")
+        r = as_nobody([PLERIG, "run", "-q", "--backend", "libvirt", "--duration", "0.1"])
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("--accel tcg --connect qemu:///session", r.stderr)
+
+
+def grp_id(name):
+    import grp
+    return grp.getgrnam(name).gr_gid
+
+
+if __name__ == "__main__":
+    if os.geteuid() != 0:
+        print("SKIP: needs root to drop to an unprivileged user")
+        sys.exit(77)
+    if not shutil.which("setpriv"):
+        print("SKIP: no setpriv (util-linux)")
+        sys.exit(77)
+    try:
+        grp_id("kvm")
+    except KeyError:
+        print("SKIP: no kvm group")
+        sys.exit(77)
+    unittest.main(argv=sys.argv[:1], verbosity=2)
