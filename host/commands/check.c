@@ -31,10 +31,11 @@ static const char *default_suite_path(const char *guest_path, char *buf, size_t 
 	const char *env = getenv("PLERIG_SUITE");
 	if (env && *env)
 		return env;
-	char copy[PATH_MAX];
-	snprintf(copy, sizeof(copy), "%s", guest_path);
-	char *images = dirname(copy); /* BUILD/images */
-	(void)pathf(buf, len, "%s/../suites/default.cfg", images);
+	char copy[PATH_MAX], path[PATH_MAX], real[PATH_MAX];
+	str_copy(copy, sizeof(copy), guest_path);
+	(void)pathf(path, sizeof(path), "%s/../suites/default.cfg", dirname(copy));
+	/* "BUILD/suites/default.cfg" rather than "BUILD/images/../suites/..." in messages */
+	str_copy(buf, len, realpath(path, real) ? real : path);
 	return buf;
 }
 
