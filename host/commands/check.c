@@ -66,6 +66,15 @@ static void list_suite(const struct suite *s, const struct check_options *o)
 	}
 }
 
+static bool suite_has_group(const struct suite *s, const char *const *groups)
+{
+	for (unsigned i = 0; i < s->nr_scenarios; i++)
+		for (unsigned g = 0; groups[g]; g++)
+			if (scenario_in_group(&s->scenarios[i], groups[g]))
+				return true;
+	return false;
+}
+
 static const char *same_or(const char *then, const char *now)
 {
 	return strcmp(then, now) ? "CHANGED" : "same";
@@ -181,6 +190,13 @@ int cmd_check(int argc, char **argv, const char *guest_path)
 	    o.suite_path ? o.suite_path : default_suite_path(guest_path, buf, sizeof(buf));
 	if (suite_load(suite_path, &suite, err, sizeof(err))) {
 		fprintf(stderr, "plerig check: %s\n", err);
+		return EXIT_USAGE;
+	}
+	if (o.groups[0] && !suite_has_group(&suite, o.groups)) {
+		fprintf(stderr,
+			"plerig check: --group: no scenario of %s is in one of those groups\n",
+			suite_path);
+		suite_free(&suite);
 		return EXIT_USAGE;
 	}
 	if (o.list) {

@@ -85,6 +85,11 @@ class Check(unittest.TestCase):
         self.assertEqual(r.returncode, 2, r.stderr)
         self.assertIn("suite.cfg:1: [x]:", r.stderr)
 
+    def test_unknown_group_is_usage_error(self):
+        r = self.check("--group", "nosuch")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("--group: no scenario", r.stderr)
+
     def test_record_needs_a_store(self):
         r = self.check("--record")
         self.assertEqual(r.returncode, 2)
