@@ -31,10 +31,11 @@ static const char *default_suite_path(const char *guest_path, char *buf, size_t 
 	const char *env = getenv("PLERIG_SUITE");
 	if (env && *env)
 		return env;
-	char copy[PATH_MAX];
-	snprintf(copy, sizeof(copy), "%s", guest_path);
-	char *images = dirname(copy); /* BUILD/images */
-	(void)pathf(buf, len, "%s/../suites/default.cfg", images);
+	char copy[PATH_MAX], path[PATH_MAX], real[PATH_MAX];
+	str_copy(copy, sizeof(copy), guest_path);
+	(void)pathf(path, sizeof(path), "%s/../suites/default.cfg", dirname(copy));
+	/* "BUILD/suites/default.cfg" rather than "BUILD/images/../suites/..." in messages */
+	str_copy(buf, len, realpath(path, real) ? real : path);
 	return buf;
 }
 
@@ -63,6 +64,15 @@ static void list_suite(const struct suite *s, const struct check_options *o)
 			}
 		printf("%s\n  %s\n", *sep ? "" : "-", sc->options);
 	}
+}
+
+static bool suite_has_group(const struct suite *s, const char *const *groups)
+{
+	for (unsigned i = 0; i < s->nr_scenarios; i++)
+		for (unsigned g = 0; groups[g]; g++)
+			if (scenario_in_group(&s->scenarios[i], groups[g]))
+				return true;
+	return false;
 }
 
 static const char *same_or(const char *then, const char *now)
@@ -180,6 +190,13 @@ int cmd_check(int argc, char **argv, const char *guest_path)
 	    o.suite_path ? o.suite_path : default_suite_path(guest_path, buf, sizeof(buf));
 	if (suite_load(suite_path, &suite, err, sizeof(err))) {
 		fprintf(stderr, "plerig check: %s\n", err);
+		return EXIT_USAGE;
+	}
+	if (o.groups[0] && !suite_has_group(&suite, o.groups)) {
+		fprintf(stderr,
+			"plerig check: --group: no scenario of %s is in one of those groups\n",
+			suite_path);
+		suite_free(&suite);
 		return EXIT_USAGE;
 	}
 	if (o.list) {

@@ -23,7 +23,7 @@ PLERIG = DEFAULT_SUITE = None
 SUITE = """\
 # test suite of plerig check
 [defaults]
-options = --duration 0.2 --warmup 0.05 --repeat 6
+options = --duration 0.2 --warmup 0.05 --repeat 10
 metrics = acq_per_cpu_s
 
 [solo]
@@ -85,6 +85,11 @@ class Check(unittest.TestCase):
         self.assertEqual(r.returncode, 2, r.stderr)
         self.assertIn("suite.cfg:1: [x]:", r.stderr)
 
+    def test_unknown_group_is_usage_error(self):
+        r = self.check("--group", "nosuch")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("--group: no scenario", r.stderr)
+
     def test_record_needs_a_store(self):
         r = self.check("--record")
         self.assertEqual(r.returncode, 2)
@@ -137,7 +142,8 @@ class Check(unittest.TestCase):
         with open(path, "w") as f:
             json.dump(doc, f)
         tap, junit = os.path.join(self.dir, "r.tap"), os.path.join(self.dir, "r.xml")
-        r = self.check("--baselines", self.store, "--tap", tap, "--junit", junit)
+        # --budget: on a loaded host, rounds until the CI is narrow enough to judge
+        r = self.check("--baselines", self.store, "--tap", tap, "--junit", junit, "--budget", "60")
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
         self.assertIn("kernel:", r.stdout)  # what differs from the baseline is printed
         root, cases = self.junit(junit)
