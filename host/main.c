@@ -57,7 +57,7 @@ static const char *default_guest_path(void)
 	const char *env = getenv("PLERIG_GUEST");
 	if (env && *env)
 		return env;
-	data_path("plerig-guest.elf", path, sizeof(path));
+	data_path("images", "plerig-guest.elf", path, sizeof(path));
 	return path;
 }
 

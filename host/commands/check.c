@@ -19,23 +19,20 @@
 #include "measure/kvm_system.h"
 #include "report/check_report.h"
 #include "util/interrupt.h"
+#include "util/data_path.h"
 #include "util/strfmt.h"
 
 #ifndef PLERIG_VERSION
 #define PLERIG_VERSION "unknown"
 #endif
 
-/* $PLERIG_SUITE, else suites/default.cfg beside the guest image's folder (BUILD/, or installed). */
-static const char *default_suite_path(const char *guest_path, char *buf, size_t len)
+/* $PLERIG_SUITE, else suites/default.cfg of the build tree, or the installed one. */
+static const char *default_suite_path(char *buf, size_t len)
 {
 	const char *env = getenv("PLERIG_SUITE");
 	if (env && *env)
 		return env;
-	char copy[PATH_MAX], path[PATH_MAX], real[PATH_MAX];
-	str_copy(copy, sizeof(copy), guest_path);
-	(void)pathf(path, sizeof(path), "%s/../suites/default.cfg", dirname(copy));
-	/* "BUILD/suites/default.cfg" rather than "BUILD/images/../suites/..." in messages */
-	str_copy(buf, len, realpath(path, real) ? real : path);
+	data_path("suites", "default.cfg", buf, len);
 	return buf;
 }
 
@@ -186,8 +183,7 @@ int cmd_check(int argc, char **argv, const char *guest_path)
 		fprintf(stderr, "plerig check: %s\n", err);
 		return EXIT_USAGE;
 	}
-	const char *suite_path =
-	    o.suite_path ? o.suite_path : default_suite_path(guest_path, buf, sizeof(buf));
+	const char *suite_path = o.suite_path ? o.suite_path : default_suite_path(buf, sizeof(buf));
 	if (suite_load(suite_path, &suite, err, sizeof(err))) {
 		fprintf(stderr, "plerig check: %s\n", err);
 		return EXIT_USAGE;

@@ -4,21 +4,25 @@
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #ifndef PLERIG_DATADIR
 #define PLERIG_DATADIR "/usr/local/share/plerig"
 #endif
 
-void data_path(const char *name, char *out, size_t len)
+void data_path(const char *dir, const char *name, char *out, size_t len)
 {
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n > 0) {
 		self[n] = '\0';
-		snprintf(out, len, "%s/images/%s", dirname(self), name);
+		snprintf(out, len, "%s/%s/%s", dirname(self), dir, name);
 		if (access(out, F_OK) == 0)
 			return;
 	}
-	snprintf(out, len, "%s/%s", PLERIG_DATADIR, name);
+	if (!strcmp(dir, "images"))
+		snprintf(out, len, "%s/%s", PLERIG_DATADIR, name);
+	else
+		snprintf(out, len, "%s/%s/%s", PLERIG_DATADIR, dir, name);
 }

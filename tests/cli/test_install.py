@@ -70,7 +70,7 @@ class Install(unittest.TestCase):
                   "share/plerig/schemas/compare.schema.json",
                   "share/plerig/schemas/sweep.schema.json",
                   "share/plerig/schemas/doctor.schema.json",
-                  "share/man/man1/plerig.1"):
+                  "share/plerig/suites/default.cfg", "share/man/man1/plerig.1"):
             self.assertTrue(os.path.exists(os.path.join(self.prefix, f)), f)
         for cmd in commands(PLERIG):
             self.assertTrue(os.path.exists(
@@ -86,6 +86,13 @@ class Install(unittest.TestCase):
                            timeout=120, env=env, cwd=self.tmp)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("kvm", r.stdout)
+
+    def test_installed_check_finds_its_suite(self):
+        env = {k: v for k, v in os.environ.items() if k not in ("PLERIG_GUEST", "PLERIG_SUITE")}
+        r = subprocess.run([os.path.join(self.prefix, "bin", "plerig"), "check", "--list"],
+                           capture_output=True, text=True, timeout=60, env=env, cwd=self.tmp)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("uncontended", r.stdout)
 
 
 if __name__ == "__main__":

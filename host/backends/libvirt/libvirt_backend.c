@@ -578,7 +578,7 @@ static int load_files(struct lv_backend *b, const struct libvirt_backend_options
 	if (o->template_path)
 		snprintf(tpl, sizeof(tpl), "%s", o->template_path);
 	else /* shipped with plerig, whichever --guest runs */
-		data_path("plerig-domain.xml", tpl, sizeof(tpl));
+		data_path("images", "plerig-domain.xml", tpl, sizeof(tpl));
 	if (read_whole_file(tpl, TEMPLATE_MAX, &data, &len, err, errlen)) {
 		size_t n = strlen(err);
 		snprintf(err + n, errlen - n, " (the domain template: set PLERIG_DOMAIN_TEMPLATE)");
