@@ -164,6 +164,8 @@ int ple_host_detect(struct ple_host *h, const char *root, char *err, size_t errl
 	}
 	list_holders(h);
 	if (h->refcnt > 0)
+		h->self_refs = kvm_users_self(kvm_users_proc_root());
+	if (h->refcnt > h->self_refs)
 		kvm_users_describe(kvm_users_proc_root(), h->users, sizeof(h->users));
 	return 0;
 }
@@ -260,7 +262,7 @@ enum ple_method ple_decide(const struct ple_host *h, const char *name, char *why
 			 name, p->mode, h->module, h->holders);
 		return PLE_METHOD_REFUSED;
 	}
-	if (h->refcnt > 0) {
+	if (h->refcnt > h->self_refs) {
 		snprintf(why, len,
 			 "%s is read-only (mode %04o) and %s is in use (refcnt %ld): %s; stop "
 			 "those VMs (or whatever holds /dev/kvm) and retry",

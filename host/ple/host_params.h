@@ -46,6 +46,7 @@ struct ple_host {
 	enum ple_vendor vendor;
 	bool loadable;	    /* root/module/M/refcnt exists: M can be unloaded */
 	long refcnt;	    /* its users (open /dev/kvm, VMs, vCPUs); -1 when built in */
+	long self_refs;	    /* of those, this process's own fds (doctor's probe) */
 	char holders[128];  /* modules that depend on it, comma-separated */
 	char users[256];    /* the processes holding KVM, when refcnt > 0 */
 	unsigned nr_params; /* PLE parameters present, in the vendor's order */

@@ -89,3 +89,12 @@ int kvm_users_describe(const char *proc_root, char *out, size_t outlen)
 	closedir(d);
 	return found;
 }
+
+unsigned kvm_users_self(const char *proc_root)
+{
+	char self[24];
+	if (strcmp(proc_root, "/proc"))
+		return 0;
+	snprintf(self, sizeof(self), "%d", (int)getpid());
+	return count_kvm_fds(proc_root, self);
+}

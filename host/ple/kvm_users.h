@@ -20,4 +20,12 @@ const char *kvm_users_proc_root(void);
  */
 int kvm_users_describe(const char *proc_root, char *out, size_t outlen);
 
+/*
+ * This process's own KVM fds (/dev/kvm, VMs, vCPUs: each pins the module
+ * once), read under the real /proc; 0 when @proc_root is any other tree.
+ * They are part of the module's refcnt but no obstacle to a reload by
+ * another process (doctor probes /dev/kvm before it judges the reload).
+ */
+unsigned kvm_users_self(const char *proc_root);
+
 #endif

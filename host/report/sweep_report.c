@@ -105,6 +105,19 @@ static json_object *num(double v)
 	return isnan(v) ? NULL : json_object_new_double(v);
 }
 
+/* {"values": {NAME: VALUE, ...}, "variant": ...}: what a point is */
+static json_object *point_json(const struct sweep_curve *c, const char (*values)[PLE_VALUE_LEN],
+			       const char *variant)
+{
+	json_object *o = json_object_new_object(), *vals = json_object_new_object();
+	for (unsigned i = 0; i < c->nr_params; i++)
+		json_object_object_add(vals, c->names[i],
+				       json_object_new_int64(strtoll(values[i], NULL, 10)));
+	json_object_object_add(o, "values", vals);
+	json_object_object_add(o, "variant", json_object_new_string(variant));
+	return o;
+}
+
 static json_object *stat_json(const struct sweep_stat *st)
 {
 	json_object *o = json_object_new_object();
@@ -135,13 +148,7 @@ static int add_rounds(json_object *root, const struct sweep_curve *c)
 	json_object *arr = json_object_new_array();
 	for (unsigned k = 0; k < n; k++) {
 		const struct sweep_summary *p = &sum[k];
-		json_object *o = json_object_new_object(), *vals = json_object_new_object();
-		for (unsigned i = 0; i < c->nr_params; i++)
-			json_object_object_add(
-			    vals, c->names[i],
-			    json_object_new_int64(strtoll(p->values[i], NULL, 10)));
-		json_object_object_add(o, "values", vals);
-		json_object_object_add(o, "variant", json_object_new_string(p->variant));
+		json_object *o = point_json(c, p->values, p->variant);
 		json_object_object_add(o, "visits", json_object_new_int((int)p->visits));
 		json_object_object_add(o, "ok", json_object_new_int((int)p->ok));
 		if (p->error[0])
@@ -172,13 +179,7 @@ json_object *sweep_curve_json(const struct sweep_curve *c)
 	json_object_object_add(root, "params", params);
 	for (unsigned k = 0; k < c->n; k++) {
 		const struct sweep_point *p = &c->points[k];
-		json_object *o = json_object_new_object(), *vals = json_object_new_object();
-		for (unsigned i = 0; i < c->nr_params; i++)
-			json_object_object_add(
-			    vals, c->names[i],
-			    json_object_new_int64(strtoll(p->values[i], NULL, 10)));
-		json_object_object_add(o, "values", vals);
-		json_object_object_add(o, "variant", json_object_new_string(p->variant));
+		json_object *o = point_json(c, p->values, p->variant);
 		json_object_object_add(o, "ok", json_object_new_boolean(p->ok));
 		if (!p->ok)
 			json_object_object_add(o, "error", json_object_new_string(p->error));

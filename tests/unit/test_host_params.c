@@ -312,6 +312,9 @@ START_TEST(test_decide)
 	ck_assert_msg(strstr(err, "in use (refcnt 2)") &&
 			  strstr(err, "4242 qemu-system-x86 (2 fds)") && strstr(err, "stop"),
 		      "%s", err);
+	/* the only pins are this process's own (doctor's probe): no obstacle to a reload */
+	h.refcnt = h.self_refs = 1;
+	ck_assert_int_eq(ple_decide(&h, "ple_window", err, sizeof(err)), PLE_METHOD_RELOAD);
 
 	/* a module depending on it */
 	snprintf(p, sizeof(p), "%s/module/kvm_intel/refcnt", sys_root);
@@ -658,7 +661,11 @@ START_TEST(test_kvm_users_not_self)
 	kvm_users_describe("/proc", out, sizeof(out));
 	snprintf(self, sizeof(self), "%d ", (int)getpid());
 	snprintf(listed, sizeof(listed), ", %s", self);
+	/* counted as our own part of the refcnt instead, which blocks no other reload */
+	ck_assert_uint_eq(kvm_users_self("/proc"), 1);
+	ck_assert_uint_eq(kvm_users_self("/nonexistent/proc"), 0);
 	close(fd);
+	ck_assert_uint_eq(kvm_users_self("/proc"), 0);
 	/* entries are "PID comm (N fds)", joined by ", " */
 	ck_assert_msg(strncmp(out, self, strlen(self)) != 0 && !strstr(out, listed),
 		      "listed itself (pid %d): %s", (int)getpid(), out);

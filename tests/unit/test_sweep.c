@@ -140,6 +140,20 @@ static char *slurp(const char *path)
 	return buf;
 }
 
+/* The curve's table, as sweep_curve_print writes it. */
+static const char *printed(const struct sweep_curve *c)
+{
+	static char table[4096];
+	FILE *f = tmpfile();
+	ck_assert_ptr_nonnull(f);
+	sweep_curve_print(f, c);
+	rewind(f);
+	size_t n = fread(table, 1, sizeof(table) - 1, f);
+	table[n] = '\0';
+	fclose(f);
+	return table;
+}
+
 static void setup(void)
 {
 	snprintf(top, sizeof(top), "%s/plerig-sweep-test-XXXXXX", getenv("TMPDIR") ?: "/tmp");
@@ -247,13 +261,7 @@ START_TEST(test_curve)
 				  "(kvm_pvm)\n"),
 		      "%s", csv);
 
-	FILE *f = tmpfile();
-	sweep_curve_print(f, &c);
-	rewind(f);
-	char table[4096];
-	size_t n = fread(table, 1, sizeof(table) - 1, f);
-	table[n] = '\0';
-	fclose(f);
+	const char *table = printed(&c);
 	ck_assert_msg(strstr(table, "FAILED: watchdog") &&
 			  strstr(table, "pause-exits unavailable: no hardware PLE on this host "
 					"(kvm_pvm)"),
@@ -320,13 +328,7 @@ START_TEST(test_curve_rounds)
 			  strstr(j, "\"round\":2") && strstr(j, "\"summary\":[") &&
 			  strstr(j, "\"mean\":110"),
 		      "%s", j);
-	FILE *f = tmpfile();
-	sweep_curve_print(f, &c);
-	rewind(f);
-	char table[4096];
-	size_t len = fread(table, 1, sizeof(table) - 1, f);
-	table[len] = '\0';
-	fclose(f);
+	const char *table = printed(&c);
 	ck_assert_msg(strstr(table, "110 +- 25") && strstr(table, "3/3") &&
 			  strstr(table, "FAILED: KVM went away"),
 		      "%s", table);
