@@ -15,6 +15,7 @@ struct check_options {
 	const char *groups[CHECK_MAX_GROUPS + 1]; /* NULL-terminated; groups[0] NULL: all */
 	char group_buf[512];
 	const char *tap_path, *junit_path; /* NULL: none; "-": stdout */
+	const char *report_path;	   /* every scenario's results as HTML; NULL: none */
 	const char *baselines_dir;	   /* NULL: $PLERIG_BASELINES */
 	bool record;
 	bool aa;

@@ -18,6 +18,7 @@
 #include "experiment/check.h"
 #include "measure/kvm_system.h"
 #include "report/check_report.h"
+#include "report/html_report.h"
 #include "util/interrupt.h"
 #include "util/data_path.h"
 #include "util/strfmt.h"
@@ -165,6 +166,29 @@ static int write_outputs(const struct check_options *o, const struct check_resul
 	return status;
 }
 
+/* Every scenario's results on one page, headed by the scenario's name. */
+static int write_report(const char *path, json_object *results)
+{
+	char err[1024];
+	size_t n = json_object_array_length(results);
+	struct html_input *in = calloc(n ? n : 1, sizeof(*in));
+	if (!in) {
+		fprintf(stderr, "plerig check: out of memory for the report\n");
+		return EXIT_FAILED;
+	}
+	for (size_t i = 0; i < n; i++) {
+		json_object *o = json_object_array_get_idx(results, i), *v;
+		in[i].name =
+		    json_object_object_get_ex(o, "scenario", &v) ? json_object_get_string(v) : "?";
+		in[i].doc = json_object_object_get_ex(o, "results", &v) ? v : NULL;
+	}
+	int rc = html_report_write(path, in, (unsigned)n, err, sizeof(err));
+	if (rc)
+		fprintf(stderr, "plerig check: %s\n", err);
+	free(in);
+	return rc ? EXIT_FAILED : 0;
+}
+
 int cmd_check(int argc, char **argv, const char *guest_path)
 {
 	struct check_options o;
@@ -172,6 +196,7 @@ int cmd_check(int argc, char **argv, const char *guest_path)
 	struct check_result res;
 	struct baselines bl;
 	char err[1200], buf[PATH_MAX];
+	json_object *results = NULL; /* --report: every scenario's results */
 	int status;
 
 	switch (check_options_parse(argc, argv, &o, err, sizeof(err))) {
@@ -183,6 +208,9 @@ int cmd_check(int argc, char **argv, const char *guest_path)
 		fprintf(stderr, "plerig check: %s\n", err);
 		return EXIT_USAGE;
 	}
+	if (check_outputs("plerig check", "--tap", o.tap_path, "--junit", o.junit_path) ||
+	    check_outputs("plerig check", "--report", o.report_path, NULL, NULL))
+		return EXIT_USAGE;
 	const char *suite_path = o.suite_path ? o.suite_path : default_suite_path(buf, sizeof(buf));
 	if (suite_load(suite_path, &suite, err, sizeof(err))) {
 		fprintf(stderr, "plerig check: %s\n", err);
@@ -211,6 +239,10 @@ int cmd_check(int argc, char **argv, const char *guest_path)
 		status = EXIT_FAILED;
 		goto out;
 	}
+	if (o.report_path && !(results = json_object_new_array())) {
+		status = EXIT_FAILED;
+		goto out;
+	}
 	struct check_config c = {
 	    .suite = &suite,
 	    .guest_path = guest_path,
@@ -224,6 +256,7 @@ int cmd_check(int argc, char **argv, const char *guest_path)
 	    .no_baseline = bl.no_baseline[0] ? bl.no_baseline : NULL,
 	    .budget_s = o.budget_s,
 	    .progress = o.quiet ? NULL : stderr,
+	    .results = results,
 	};
 	memcpy(c.metrics, o.metrics, sizeof(c.metrics));
 	if (check_suite_run(&c, &res, err, sizeof(err))) {
@@ -238,9 +271,12 @@ int cmd_check(int argc, char **argv, const char *guest_path)
 		status = EXIT_FAILED;
 	if (write_outputs(&o, &res))
 		status = EXIT_FAILED;
+	if (results && write_report(o.report_path, results))
+		status = EXIT_FAILED;
 	if (res.interrupted && interrupt_signal())
 		status = 128 + interrupt_signal();
 out:
+	json_object_put(results);
 	check_result_free(&res);
 	baseline_free(&bl.b);
 out_suite:

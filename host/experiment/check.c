@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/json_report.h"
 #include "experiment/experiment.h"
 #include "measure/kvm_system.h"
 #include "report/units.h"
@@ -598,6 +599,19 @@ static int scenario_narrow(struct ctx *k, const struct scenario *s, bool *narrow
 	return 0;
 }
 
+static int keep_results(json_object *all, const char *name, const struct report *rep)
+{
+	json_object *doc = json_report_document(rep), *o = json_object_new_object();
+	if (!doc || !o) {
+		json_object_put(doc);
+		json_object_put(o);
+		return -1;
+	}
+	json_object_object_add(o, "scenario", json_object_new_string(name));
+	json_object_object_add(o, "results", doc);
+	return json_object_array_add(all, o);
+}
+
 static int run_scenario(struct ctx *k, const struct scenario *s)
 {
 	struct run_plan *plan = malloc(sizeof(*plan));
@@ -632,6 +646,11 @@ static int run_scenario(struct ctx *k, const struct scenario *s)
 		}
 		if (round == 0) {
 			k->out->scenarios_run++;
+			if (k->c->results && keep_results(k->c->results, s->name, &rep)) {
+				report_free(&rep);
+				rc = -1;
+				goto out;
+			}
 			if (note_failed_runs(k, s, &rep) || judge_expectations(k, s, &rep)) {
 				report_free(&rep);
 				rc = -1;

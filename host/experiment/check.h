@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <json-c/json.h>
 #include <stdio.h>
 
 #include "experiment/baseline_store.h"
@@ -37,6 +38,12 @@ struct check_config {
 	const char *no_baseline;   /* a store but no baseline of this machine: why, per case */
 	double budget_s;	   /* adaptive repeats: more rounds until narrow, up to this */
 	FILE *progress;		   /* a line per scenario; NULL: silent */
+	/*
+	 * NULL, or an array that gets every scenario's first round as
+	 * {"scenario": NAME, "results": plerig-results document}: what
+	 * `check --report` draws.
+	 */
+	json_object *results;
 };
 
 /*

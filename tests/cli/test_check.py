@@ -115,9 +115,20 @@ class Check(unittest.TestCase):
     def test_unknown_machine_has_no_baseline(self):
         self.need_kvm()
         os.makedirs(self.store)
-        r = self.check("--baselines", self.store)
+        page = os.path.join(self.dir, "check.html")
+        r = self.check("--baselines", self.store, "--report", page)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn("no baseline for this machine", r.stdout)
+        # --report: the scenario that ran has its section of charts
+        with open(page) as f:
+            html = f.read()
+        self.assertIn("<h2>Results: solo</h2>", html)
+        self.assertIn("Throughput per variant", html)
+
+    def test_unwritable_report_is_refused_before_running(self):
+        r = self.check("--report", os.path.join(self.dir, "no", "such", "dir", "c.html"))
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("--report", r.stderr)
 
     def test_aa_reports_no_regression(self):
         self.need_kvm()
