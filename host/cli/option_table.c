@@ -27,14 +27,17 @@ static size_t count_entries(const struct opt_entry *t)
 /*
  * @lo has room for every entry and the terminator, @shorts for
  * "+:" and two characters per entry. '+': stop at the first operand
- * instead of permuting the caller's argv; ':': a missing value is ':'.
+ * instead of permuting the caller's argv (unless @anywhere); ':': a
+ * missing value is ':'.
  */
-static void build_getopt(const struct opt_entry *t, size_t n, struct option *lo, char *shorts)
+static void build_getopt(const struct opt_entry *t, size_t n, struct option *lo, char *shorts,
+			 bool anywhere)
 {
 	size_t k = 0;
 	char *s = shorts;
 
-	*s++ = '+';
+	if (!anywhere)
+		*s++ = '+';
 	*s++ = ':';
 	for (size_t i = 0; i < n; i++) {
 		if (t[i].kind == OPT_HEADING)
@@ -150,16 +153,16 @@ static int apply(const struct opt_entry *e, const char *value, void *target, cha
 	return errbuf_printf(err, errlen, "internal error: %s not handled", opt);
 }
 
-enum option_table_status option_table_parse(const struct opt_entry *t, int argc, char **argv,
-					    void *target, const char *see_help, int *next,
-					    char *err, size_t errlen)
+static enum option_table_status parse(const struct opt_entry *t, int argc, char **argv,
+				      void *target, const char *see_help, int *next, char *err,
+				      size_t errlen, bool anywhere)
 {
 	const size_t n = count_entries(t);
 	struct option longs[n + 1];
 	char shorts[2 * n + 3];
 	int c;
 
-	build_getopt(t, n, longs, shorts);
+	build_getopt(t, n, longs, shorts, anywhere);
 	if (errlen)
 		err[0] = '\0';
 	/* 0, not 1: glibc then reinitialises fully, so parsing twice works */
@@ -182,4 +185,19 @@ enum option_table_status option_table_parse(const struct opt_entry *t, int argc,
 	}
 	*next = optind;
 	return OPTION_TABLE_OK;
+}
+
+enum option_table_status option_table_parse(const struct opt_entry *t, int argc, char **argv,
+					    void *target, const char *see_help, int *next,
+					    char *err, size_t errlen)
+{
+	return parse(t, argc, argv, target, see_help, next, err, errlen, false);
+}
+
+enum option_table_status option_table_parse_anywhere(const struct opt_entry *t, int argc,
+						     char **argv, void *target,
+						     const char *see_help, int *next, char *err,
+						     size_t errlen)
+{
+	return parse(t, argc, argv, target, see_help, next, err, errlen, true);
 }

@@ -89,6 +89,16 @@ enum option_table_status option_table_parse(const struct opt_entry *t, int argc,
 					    void *target, const char *see_help, int *next,
 					    char *err, size_t errlen);
 
+/*
+ * The same for commands whose options may follow their operands (compare
+ * A B --json F): argv is permuted so that the operands come last, from
+ * *next on.
+ */
+enum option_table_status option_table_parse_anywhere(const struct opt_entry *t, int argc,
+						     char **argv, void *target,
+						     const char *see_help, int *next, char *err,
+						     size_t errlen);
+
 /* The options as --help shows them; defaults not written in the table come from @defaults. */
 void option_table_usage(const struct opt_entry *t, const void *defaults, FILE *out);
 

