@@ -34,22 +34,6 @@ static int parse_groups(const struct opt_entry *e, const char *list, void *targe
 	return 0;
 }
 
-static int parse_metric(const struct opt_entry *e, const char *arg, void *target, char *err,
-			size_t errlen)
-{
-	struct check_options *o = target;
-	(void)e;
-	return metric_list_parse("--metric", arg, o->metrics, SCENARIO_MAX_METRICS, &o->nr_metrics,
-				 err, errlen);
-}
-
-static int parse_threshold(const struct opt_entry *e, const char *arg, void *target, char *err,
-			   size_t errlen)
-{
-	(void)e;
-	return threshold_parse(arg, &((struct check_options *)target)->threshold_pct, err, errlen);
-}
-
 static const struct real_range budget_range = {0.0, false, 86400.0};
 
 static const struct opt_entry check_table[] = {
@@ -94,14 +78,12 @@ static const struct opt_entry check_table[] = {
 	     "no regression"},
     {.name = "metric",
      .metavar = "LIST",
-     .kind = OPT_CUSTOM,
-     .parse = parse_metric,
+     OPT_METRIC_LIST_FIELD(struct check_options, metrics, nr_metrics),
      .def = CHECK_DEFAULT_METRICS,
      .help = "metrics judged where the suite names none"},
     {.name = "threshold",
      .metavar = "PCT",
-     .kind = OPT_CUSTOM,
-     .parse = parse_threshold,
+     OPT_THRESHOLD_FIELD(struct check_options, threshold_pct),
      .def = "5",
      .help = "smallest change that counts, in % of the baseline mean; a CI wider than this is "
 	     "too noisy to judge"},

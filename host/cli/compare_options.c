@@ -11,36 +11,15 @@
 
 #define SEE_HELP "see plerig compare --help"
 
-static int parse_metric(const struct opt_entry *e, const char *arg, void *target, char *err,
-			size_t errlen)
-{
-	struct compare_options *o = target;
-	(void)e;
-	/* as with `plerig run` lists: the last one given wins */
-	return metric_list_parse("--metric", arg, o->metrics,
-				 sizeof(o->metrics) / sizeof(o->metrics[0]), &o->nr_metrics, err,
-				 errlen);
-}
-
-static int parse_threshold(const struct opt_entry *e, const char *arg, void *target, char *err,
-			   size_t errlen)
-{
-	(void)e;
-	return threshold_parse(arg, &((struct compare_options *)target)->threshold_pct, err,
-			       errlen);
-}
-
 static const struct opt_entry compare_table[] = {
     {.name = "threshold",
      .metavar = "PCT",
-     .kind = OPT_CUSTOM,
-     .parse = parse_threshold,
+     OPT_THRESHOLD_FIELD(struct compare_options, threshold_pct),
      .def = "2",
      .help = "smallest change that counts, in % of the BASE mean"},
     {.name = "metric",
      .metavar = "LIST",
-     .kind = OPT_CUSTOM,
-     .parse = parse_metric,
+     OPT_METRIC_LIST_FIELD(struct compare_options, metrics, nr_metrics),
      .def = COMPARE_DEFAULT_METRICS,
      .help = "metrics to compare, any of those listed below"},
     {.name = "json",
@@ -84,9 +63,12 @@ int compare_options_parse(int argc, char **argv, struct compare_options *o, char
 
 	memset(o, 0, sizeof(*o));
 	o->threshold_pct = COMPARE_DEFAULT_THRESHOLD_PCT;
-	if (parse_metric(NULL, COMPARE_DEFAULT_METRICS, o, err, errlen))
+	if (metric_list_parse("--metric", COMPARE_DEFAULT_METRICS, o->metrics,
+			      sizeof(o->metrics) / sizeof(o->metrics[0]), &o->nr_metrics, err,
+			      errlen))
 		return -1;
-	switch (option_table_parse_anywhere(compare_table, argc, argv, o, SEE_HELP, &next, err, errlen)) {
+	switch (option_table_parse_anywhere(compare_table, argc, argv, o, SEE_HELP, &next, err,
+					    errlen)) {
 	case OPTION_TABLE_HELP:
 		usage(stdout);
 		return 1;

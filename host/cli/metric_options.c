@@ -53,3 +53,18 @@ int threshold_parse(const char *s, double *out, char *err, size_t errlen)
 	*out = v;
 	return 0;
 }
+
+int opt_parse_metric_list(const struct opt_entry *e, const char *value, void *target, char *err,
+			  size_t errlen)
+{
+	/* as with `plerig run` lists: the last one given wins */
+	return metric_list_parse("--metric", value,
+				 (const struct metric **)((char *)target + e->off), e->max_items,
+				 (unsigned *)((char *)target + e->nr_off), err, errlen);
+}
+
+int opt_parse_threshold(const struct opt_entry *e, const char *value, void *target, char *err,
+			size_t errlen)
+{
+	return threshold_parse(value, (double *)((char *)target + e->off), err, errlen);
+}
