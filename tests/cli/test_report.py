@@ -180,7 +180,9 @@ class Inputs(unittest.TestCase):
             self.assertEqual(f.read(), "old")
 
     def test_unwritable_output(self):
-        r = plerig("report", RESULTS, "-o", os.path.join(TMP, "no", "such", "dir", "r.html"))
+        # the page then goes to a fallback file in $TMPDIR: this test's own directory
+        r = plerig("report", RESULTS, "-o", os.path.join(TMP, "no", "such", "dir", "r.html"),
+                   env={**os.environ, "TMPDIR": TMP})
         self.assertEqual(r.returncode, 1, r.stderr)
         self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
 

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #endif
 #include <check.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -323,9 +324,29 @@ START_TEST(test_unwritable)
 {
 	const char *bad = "/nonexistent-plerig-dir/out.csv";
 
+	/* the results then go to a fallback file in $TMPDIR: this test's own directory */
+	const char *tmpdir = getenv("TMPDIR");
+	char *saved = tmpdir ? strdup(tmpdir) : NULL;
+	setenv("TMPDIR", dir, 1);
 	ck_assert_int_eq(csv_report_write(bad, &rep, err, sizeof(err)), -1);
+	if (saved)
+		setenv("TMPDIR", saved, 1);
+	else
+		unsetenv("TMPDIR");
+	free(saved);
 	ck_assert_msg(strstr(err, bad), "'%s' does not name the path", err);
 	ck_assert_msg(strstr(err, "No such file or directory"), "'%s' lacks the reason", err);
+	ck_assert_msg(strstr(err, dir), "'%s' does not name the fallback in %s", err, dir);
+	DIR *d = opendir(dir);
+	ck_assert_ptr_nonnull(d);
+	for (struct dirent *e; (e = readdir(d));) {
+		char f[PATH_MAX];
+		if (strncmp(e->d_name, "plerig-csv-", 11))
+			continue;
+		snprintf(f, sizeof(f), "%s/%s", dir, e->d_name);
+		unlink(f);
+	}
+	closedir(d);
 	ck_assert_int_eq(csv_report_write("", &rep, err, sizeof(err)), -1);
 }
 END_TEST

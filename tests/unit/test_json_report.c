@@ -673,6 +673,10 @@ END_TEST
 START_TEST(test_unwritable)
 {
 	const char *bad = "/nonexistent-plerig-dir/sub/out.json";
+	/* the results then go to fallback files in $TMPDIR: this test's own directory */
+	const char *tmpdir = getenv("TMPDIR");
+	char *saved = tmpdir ? strdup(tmpdir) : NULL;
+	setenv("TMPDIR", dir, 1);
 
 	ck_assert_int_eq(json_report_write(bad, &rep, err, sizeof(err)), -1);
 	ck_assert_msg(strstr(err, bad), "'%s' does not name the path", err);
@@ -687,6 +691,24 @@ START_TEST(test_unwritable)
 
 	ck_assert_int_eq(json_report_write("", &rep, err, sizeof(err)), -1);
 	ck_assert_int_eq(json_report_write(NULL, &rep, err, sizeof(err)), -1);
+	if (saved)
+		setenv("TMPDIR", saved, 1);
+	else
+		unsetenv("TMPDIR");
+	free(saved);
+	DIR *d = opendir(dir);
+	ck_assert_ptr_nonnull(d);
+	unsigned fallbacks = 0;
+	for (struct dirent *e; (e = readdir(d));) {
+		char f[PATH_MAX];
+		if (strncmp(e->d_name, "plerig-json-", 12))
+			continue;
+		snprintf(f, sizeof(f), "%s/%s", dir, e->d_name);
+		unlink(f);
+		fallbacks++;
+	}
+	closedir(d);
+	ck_assert_uint_eq(fallbacks, 2); /* one per failed write with results to keep */
 }
 END_TEST
 
