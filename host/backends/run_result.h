@@ -40,5 +40,7 @@ void run_note_ple(struct variant_result *r, const struct ple_probe *p);
  */
 void run_open_ple_counters(struct variant_result *r, struct ple_counters *c,
 			   const struct ple_probe *p, pid_t tid);
+/* The first reason an opened counter does not count goes to r->ple_why. */
+void run_note_ple_why(struct variant_result *r, const struct ple_counters *c);
 
 #endif
