@@ -208,7 +208,9 @@ class SweepRuns(unittest.TestCase):
         self.assertEqual(got, values)
         for p in doc["points"]:
             self.assertTrue(p["ok"], p)
-            self.assertGreater(p["acq_per_s"], 0)
+            # a figure, not asked to be > 0: on a busy host a 0.2 s interval can pass
+            # with both vCPUs preempted (seen with the load average at 10)
+            self.assertGreaterEqual(p["acq_per_s"], 0)
             # never a silent zero: a figure, or the reason there is none
             self.assertTrue(p["pause_loop_exits"] is not None or
                             p["pause_loop_exits_unavailable"], p)
