@@ -205,8 +205,8 @@ START_TEST(test_samples_and_filter)
 	printf("%s samples: %lu (%s == %u: %lu by the filter here, %llu by the kernel's; lost "
 	       "%llu)\n",
 	       event, n, field, io_reason, t.matched, (unsigned long long)k,
-	       (unsigned long long)s.lost);
-	ck_assert_uint_eq(s.lost, 0);
+	       (unsigned long long)s.ring.lost);
+	ck_assert_uint_eq(s.ring.lost, 0);
 	ck_assert_uint_eq(n, t.total);
 	ck_assert_uint_eq(t.matched, k);
 	ck_assert_uint_eq(k, OUTS);
