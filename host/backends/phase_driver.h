@@ -35,6 +35,17 @@ struct unit_ops {
 	/* PAUSE-loop exit counts of unit g; invalid counts where there are none */
 	void (*ple_counts)(void *ctx, unsigned g, struct ple_counts *out);
 	void (*open_gate)(void *ctx);
+	/*
+	 * Optional (NULL: none). Called on every poll of the driver's wait
+	 * loops: keep per-unit sample buffers (--exit-times) from filling up.
+	 */
+	void (*drain)(void *ctx);
+	/*
+	 * Optional. The measured interval on CLOCK_MONOTONIC: at its start
+	 * (@stop_ns 0), and at its end, after the counters' deltas are in the
+	 * records, for the backend to finish figures of that interval.
+	 */
+	void (*interval)(void *ctx, uint64_t start_ns, uint64_t stop_ns);
 };
 
 struct phase_driver {

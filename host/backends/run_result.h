@@ -41,4 +41,13 @@ void run_note_ple(struct variant_result *r, const struct ple_probe *p);
 void run_open_ple_counters(struct variant_result *r, struct ple_counters *c,
 			   const struct ple_probe *p, pid_t tid);
 
+/*
+ * --exit-times, once every record has its exit_times and kvm deltas: where
+ * the exits stat counted exits but no kvm_exit was traced (PVM fires
+ * neither kvm_exit nor kvm_entry), or exits never met their entries, the
+ * figures are unavailable with that reason instead of a 0. @module names
+ * the KVM module in the reason.
+ */
+void run_check_exit_times(struct variant_result *r, const char *module);
+
 #endif
