@@ -276,9 +276,10 @@ static const char *cannot_run(void)
 	static char why[1200];
 	struct exit_timer t;
 	struct ple_host h;
-	int kvm = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	int kvm = open(kvm_device_path(), O_RDWR | O_CLOEXEC);
 	if (kvm < 0) {
-		snprintf(why, sizeof(why), "cannot open /dev/kvm: %s", strerror(errno));
+		snprintf(why, sizeof(why), "cannot open %s: %s", kvm_device_path(),
+			 strerror(errno));
 		return why;
 	}
 	close(kvm);
