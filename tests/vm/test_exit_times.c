@@ -38,6 +38,7 @@
 #include "support/check_main.h"
 #include "support/fixtures.h"
 #include "support/proc_self.h"
+#include "support/trace_vm.h"
 #include "util/clock.h"
 
 #define OUTS	   300
@@ -270,45 +271,24 @@ START_TEST(test_backend_without_exit_times)
 }
 END_TEST
 
-/* The reason this machine cannot run these tests, or NULL. */
-static const char *cannot_run(void)
+/* Sampling both events of a thread into one buffer: what --exit-times needs. */
+static int try_exit_timer(const char *where, char *e, size_t elen)
 {
-	static char why[1200];
 	struct exit_timer t;
-	struct ple_host h;
-	int kvm = open(kvm_device_path(), O_RDWR | O_CLOEXEC);
-	if (kvm < 0) {
-		snprintf(why, sizeof(why), "cannot open %s: %s", kvm_device_path(),
-			 strerror(errno));
-		return why;
-	}
-	close(kvm);
-	if (tracefs_locate(tracefs, sizeof(tracefs), NULL, 0, err, sizeof(err))) {
-		snprintf(why, sizeof(why), "%s", err);
-		return why;
-	}
-	const struct exit_timer_events ev = {.tracefs = tracefs,
+	const struct exit_timer_events ev = {.tracefs = where,
 					     .system = "kvm",
 					     .exit_event = "kvm_exit",
 					     .entry_event = "kvm_entry"};
-	int rc = exit_timer_open(&t, &ev, gettid(), EXIT_TIMER_PAGES, err, sizeof(err));
-	if (rc == -EACCES || rc == -EPERM) {
-		snprintf(why, sizeof(why), "%s", err);
-		return why;
-	}
-	if (rc) { /* not a permission problem: a failure, not a skip */
-		fprintf(stderr, "FAIL: %s\n", err);
-		exit(EXIT_FAILURE);
-	}
-	exit_timer_close(&t);
-	if (ple_host_detect(&h, ple_sysfs_root(), err, sizeof(err)) == 0)
-		snprintf(module, sizeof(module), "%s", h.module);
-	return NULL;
+	int rc = exit_timer_open(&t, &ev, gettid(), EXIT_TIMER_PAGES, e, elen);
+	if (!rc)
+		exit_timer_close(&t);
+	return rc;
 }
 
 int main(void)
 {
-	const char *why = cannot_run();
+	const char *why =
+	    trace_vm_cannot_run(tracefs, sizeof(tracefs), module, sizeof(module), try_exit_timer);
 	if (why)
 		return check_skip("%s", why);
 	Suite *s = suite_create("exit_times");
