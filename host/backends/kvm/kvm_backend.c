@@ -6,7 +6,6 @@
 #include "backends/kvm/kvm_backend.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <linux/kvm.h>
 #include <sched.h>
 #include <stdio.h>
@@ -19,9 +18,8 @@
 #include "backends/placement.h"
 #include "backends/run_result.h"
 #include "backends/kvm/elf_image.h"
-#include "measure/exit_timer.h"
+#include "backends/exit_timers.h"
 #include "measure/kvm_system.h"
-#include "measure/tracefs.h"
 #include "backends/kvm/vm.h"
 #include "util/clock.h"
 
@@ -46,13 +44,7 @@ struct run {
 	/* per vCPU, opened at the first snapshot, when every vCPU thread has its tid */
 	struct ple_counters *ple;
 	bool *ple_open;
-	/* --exit-times: per vCPU, opened with the PLE counters; NULL when not asked or unavailable
-	 */
-	struct exit_timer *exit_timers;
-	bool *exit_tried;
-	char tracefs[PATH_MAX];
-	struct trace_format exit_format;
-	const struct trace_field *exit_reason;
+	struct run_exit_timers exit_timers; /* --exit-times: opened with the PLE counters */
 };
 
 static struct kvm_vcpu *vcpu_at(struct run *run, unsigned g)
@@ -158,33 +150,11 @@ static bool unit_kvm_stats(void *ctx, unsigned g, struct kvm_stats_snapshot *out
 	return vcpu->stats_open && kvm_stats_read(&vcpu->stats, out, err, sizeof(err)) == 0;
 }
 
-static bool exit_timer_running(const struct run *run, unsigned g)
-{
-	return run->exit_timers && run->exit_tried[g] && run->exit_timers[g].exit_fd >= 0;
-}
-
-/* With the PLE counters: the first snapshot, when every vCPU thread has its tid. */
-static void open_exit_timer(struct run *run, unsigned g)
-{
-	char err[256];
-	if (!run->exit_timers || run->exit_tried[g])
-		return;
-	run->exit_tried[g] = true;
-	const struct exit_timer_events ev = {.tracefs = run->tracefs,
-					     .system = "kvm",
-					     .exit_event = "kvm_exit",
-					     .entry_event = "kvm_entry",
-					     .reason = run->exit_reason};
-	if (exit_timer_open(&run->exit_timers[g], &ev, kvm_vcpu_tid(vcpu_at(run, g)),
-			    EXIT_TIMER_PAGES, err, sizeof(err)) &&
-	    !run->r->exit_times_why[0])
-		snprintf(run->r->exit_times_why, sizeof(run->r->exit_times_why), "%s", err);
-}
-
 static void unit_ple_counts(void *ctx, unsigned g, struct ple_counts *out)
 {
 	struct run *run = ctx;
-	open_exit_timer(run, g);
+	/* with the PLE counters: the first snapshot, when every vCPU thread has its tid */
+	run_exit_timers_open(&run->exit_timers, run->r, g, kvm_vcpu_tid(vcpu_at(run, g)));
 	memset(out, 0, sizeof(*out));
 	if (!run->ple)
 		return;
@@ -203,26 +173,13 @@ static void unit_open_gate(void *ctx)
 
 static void unit_drain(void *ctx)
 {
-	struct run *run = ctx;
-	for (unsigned g = 0; run->exit_timers && g < run->v->vms * run->v->vcpus; g++)
-		if (exit_timer_running(run, g))
-			exit_timer_drain(&run->exit_timers[g]);
+	run_exit_timers_drain(&((struct run *)ctx)->exit_timers);
 }
 
 static void unit_interval(void *ctx, uint64_t start_ns, uint64_t stop_ns)
 {
 	struct run *run = ctx;
-	if (!run->exit_timers)
-		return;
-	for (unsigned g = 0; g < run->v->vms * run->v->vcpus; g++) {
-		if (!exit_timer_running(run, g))
-			continue;
-		exit_timer_window(&run->exit_timers[g], start_ns, stop_ns);
-		if (stop_ns)
-			exit_timer_result(&run->exit_timers[g], &run->r->records[g].exit_times);
-	}
-	if (stop_ns)
-		run_check_exit_times(run->r, run->kb->sys.module);
+	run_exit_timers_interval(&run->exit_timers, run->r, start_ns, stop_ns, run->kb->sys.module);
 }
 
 static const struct unit_ops kvm_unit_ops = {
@@ -281,51 +238,6 @@ static void prepare_ple_counts(struct run *run)
 	}
 }
 
-/* --exit-times: where kvm_exit's reason is, and a timer per vCPU; else why not. */
-static void prepare_exit_times(struct run *run)
-{
-	struct variant_result *r = run->r;
-	const unsigned n = run->v->vms * run->v->vcpus;
-	char err[256];
-	if (!run->v->exit_times)
-		return;
-	r->ple_exit_reason = run->kb->ple.vendor == PLE_VENDOR_VMX   ? PLE_EXIT_REASON_VMX
-			     : run->kb->ple.vendor == PLE_VENDOR_SVM ? PLE_EXIT_REASON_SVM
-								     : 0;
-	if (tracefs_locate(run->tracefs, sizeof(run->tracefs), NULL, 0, err, sizeof(err)) ||
-	    trace_format_load(run->tracefs, "kvm", "kvm_exit", &run->exit_format, err,
-			      sizeof(err))) {
-		snprintf(r->exit_times_why, sizeof(r->exit_times_why), "%s", err);
-		return;
-	}
-	run->exit_reason = trace_format_field(&run->exit_format, "exit_reason");
-	if (!run->exit_reason) {
-		snprintf(r->exit_times_why, sizeof(r->exit_times_why),
-			 "this kernel's kvm:kvm_exit has no exit_reason field");
-		return;
-	}
-	run->exit_timers = calloc(n, sizeof(run->exit_timers[0]));
-	run->exit_tried = calloc(n, sizeof(run->exit_tried[0]));
-	if (!run->exit_timers || !run->exit_tried) {
-		free(run->exit_timers);
-		free(run->exit_tried);
-		run->exit_timers = NULL;
-		run->exit_tried = NULL;
-		snprintf(r->exit_times_why, sizeof(r->exit_times_why), "out of memory for timers");
-	}
-}
-
-static void close_exit_timers(struct run *run)
-{
-	for (unsigned g = 0; run->exit_timers && g < run->v->vms * run->v->vcpus; g++)
-		if (run->exit_tried[g])
-			exit_timer_close(&run->exit_timers[g]);
-	free(run->exit_timers);
-	free(run->exit_tried);
-	run->exit_timers = NULL;
-	run->exit_tried = NULL;
-}
-
 static void teardown(struct run *run)
 {
 	/* every vCPU thread is kicked before any is joined: teardown takes one round trip */
@@ -338,7 +250,7 @@ static void teardown(struct run *run)
 			ple_counters_close(&run->ple[g]);
 	free(run->ple);
 	free(run->ple_open);
-	close_exit_timers(run);
+	run_exit_timers_close(&run->exit_timers);
 	for (unsigned i = 0; i < run->nr_vms; i++)
 		kvm_vm_destroy(&run->vms[i]);
 	free(run->vms);
@@ -357,7 +269,7 @@ static int kvm_run_variant(struct backend *b, const struct variant *v, struct va
 		return -1;
 	start_gate_init(&run.gate);
 	prepare_ple_counts(&run);
-	prepare_exit_times(&run);
+	run_exit_timers_prepare(&run.exit_timers, r, &run.kb->ple);
 	if (!create_vms(&run) && !set_thresholds(&run)) {
 		r->timing.created_ns = phase_driver_elapsed(&d);
 		if (!start_vcpus(&run))
