@@ -8,28 +8,44 @@
 #ifndef PLERIG_RELAX_H
 #define PLERIG_RELAX_H
 
-#define RELAX_pause()	  __asm__ volatile(".byte 0xf3, 0x90" : : : "memory")
-#define RELAX_nop()	  __asm__ volatile(".byte 0x90" : : : "memory")
-#define RELAX_rep_pause() __asm__ volatile(".byte 0xf3, 0xf3, 0x90" : : : "memory")
-#define RELAX_none()	  __asm__ volatile("" : : : "memory")
+/*
+ * Each relax takes the vCPU the spinner waits for (@target, an expression
+ * the lock computes); only pv-yield evaluates it, and only when it yields,
+ * so the other spin loops stay the bare instruction.
+ */
+#define RELAX_pause(...)     __asm__ volatile(".byte 0xf3, 0x90" : : : "memory")
+#define RELAX_nop(...)	     __asm__ volatile(".byte 0x90" : : : "memory")
+#define RELAX_rep_pause(...) __asm__ volatile(".byte 0xf3, 0xf3, 0x90" : : : "memory")
+#define RELAX_none(...)	     __asm__ volatile("" : : : "memory")
 
 /*
  * The paravirtual answer: PAUSE as above, and every pv_yield_spins of them
- * give the CPU to the holder's vCPU (KVM_HC_SCHED_YIELD in a guest). It
- * needs a spin count, which the RELAX_STATE_* declarations provide; the
- * others need none. storm_yield_to() comes from the environment.
+ * give the CPU to the vCPU the spinner waits for (KVM_HC_SCHED_YIELD in a
+ * guest). KVM ignores a yield to the caller itself, so none is made: a
+ * stale target (the waiter took the lock last) costs nothing. It needs a
+ * spin count, which the RELAX_STATE_* declarations provide, and the locks
+ * must know whom it waits for, which RELAX_WANTS_TARGET_* tells them; the
+ * other relaxes need neither, so their locks do no such bookkeeping.
+ * storm_yield_to() comes from the environment.
  */
 #define RELAX_STATE_pause
 #define RELAX_STATE_nop
 #define RELAX_STATE_rep_pause
 #define RELAX_STATE_none
-#define RELAX_STATE_pv_yield unsigned pv_spins = 0;
-#define RELAX_pv_yield()                                                                           \
+#define RELAX_STATE_pv_yield	     unsigned pv_spins = 0;
+#define RELAX_WANTS_TARGET_pause     0
+#define RELAX_WANTS_TARGET_nop	     0
+#define RELAX_WANTS_TARGET_rep_pause 0
+#define RELAX_WANTS_TARGET_none	     0
+#define RELAX_WANTS_TARGET_pv_yield  1
+#define RELAX_pv_yield(target)                                                                     \
 	do {                                                                                       \
 		RELAX_pause();                                                                     \
 		if (++pv_spins >= __atomic_load_n(&l->pv_yield_spins, __ATOMIC_RELAXED)) {         \
 			pv_spins = 0;                                                              \
-			storm_yield_to(__atomic_load_n(&l->holder, __ATOMIC_RELAXED));             \
+			const unsigned to = (target);                                              \
+			if (to != me)                                                              \
+				storm_yield_to(to);                                                \
 		}                                                                                  \
 	} while (0)
 

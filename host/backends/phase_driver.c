@@ -222,6 +222,8 @@ static void collect(struct phase_driver *d)
 		rec->host_cpu = d->ops->host_cpu(d->ctx, g);
 		rec->tid = d->ops->tid(d->ctx, g);
 		rec->guest = *guest_result(d, g);
+		rec->lifetime.valid =
+		    d->ops->lifetime && d->ops->lifetime(d->ctx, g, &rec->lifetime);
 	}
 	for (unsigned i = 0; i < d->v->vms; i++)
 		d->r->protected_counter[i] = d->ops->shared(d->ctx, i)->lock.protected_counter;

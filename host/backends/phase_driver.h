@@ -34,6 +34,9 @@ struct unit_ops {
 	bool (*kvm_stats)(void *ctx, unsigned g, struct kvm_stats_snapshot *out);
 	/* PAUSE-loop exit counts of unit g; invalid counts where there are none */
 	void (*ple_counts)(void *ctx, unsigned g, struct ple_counts *out);
+	/* unit g's counts since it was created, once it has stopped; NULL (or
+	 * false) where the backend cannot count a unit's whole life */
+	bool (*lifetime)(void *ctx, unsigned g, struct vcpu_lifetime *out);
 	void (*open_gate)(void *ctx);
 	/*
 	 * Optional (NULL: none). Called on every poll of the driver's wait

@@ -88,6 +88,11 @@ void run_open_ple_counters(struct variant_result *r, struct ple_counters *c,
 			   const struct ple_probe *p, pid_t tid)
 {
 	ple_counters_open(c, p, tid);
+	run_note_ple_why(r, c);
+}
+
+void run_note_ple_why(struct variant_result *r, const struct ple_counters *c)
+{
 	if (c->pause_exits_why[0] && !r->ple_why[0])
 		snprintf(r->ple_why, sizeof(r->ple_why), "%s", c->pause_exits_why);
 }

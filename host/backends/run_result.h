@@ -40,6 +40,8 @@ void run_note_ple(struct variant_result *r, const struct ple_probe *p);
  */
 void run_open_ple_counters(struct variant_result *r, struct ple_counters *c,
 			   const struct ple_probe *p, pid_t tid);
+/* The first reason an opened counter does not count goes to r->ple_why. */
+void run_note_ple_why(struct variant_result *r, const struct ple_counters *c);
 
 /*
  * --exit-times, once every record has its exit_times and kvm deltas: where

@@ -14,6 +14,18 @@
 #include "measure/ple_counters.h"
 #include "plerig/abi.h"
 
+/*
+ * A vCPU's counts over its whole life, boot and warm-up included, read
+ * after it stopped: exactly what an outside count of its thread's events
+ * (ftrace's kvm_exit, say) over the same run must give.
+ */
+struct vcpu_lifetime {
+	bool valid; /* the backend counts whole lives (the kvm backend does) */
+	bool exits_valid;
+	uint64_t exits;	       /* the exits stat */
+	struct ple_counts ple; /* PAUSE-loop exits, window updates */
+};
+
 struct vcpu_record {
 	unsigned vm;
 	unsigned vcpu;
@@ -23,6 +35,7 @@ struct vcpu_record {
 	struct schedstat sched;		 /* delta over the measured interval */
 	struct kvm_stats_snapshot kvm;	 /* delta over the measured interval */
 	struct ple_counts ple;		 /* PAUSE-loop exits, window updates: same interval */
+	struct vcpu_lifetime lifetime;
 	struct exit_times exit_times;	 /* --exit-times: time in KVM exits, same interval */
 };
 

@@ -50,6 +50,10 @@ static const char *const header[] = {
     "stalls_self_preempted",
     "holder_preemptions_steal",
     "acq_per_cpu_s",
+    /* over the vCPU's whole life, boot and warm-up included (kvm backend) */
+    "lifetime_exits",
+    "lifetime_pause_loop_exits",
+    "lifetime_ple_window_updates",
     /* --exit-times (report/exit_times_report.c), empty where not measured */
     "exits_timed",
     "exit_ns",
@@ -62,7 +66,7 @@ static const char *const header[] = {
 #define NR_COLUMNS	  (sizeof(header) / sizeof(header[0]))
 #define FIRST_VCPU_COLUMN 10 /* "vm": where the per-vCPU fields start */
 #define TRAILING_COLUMNS  2  /* interval_s, ple: after the per-vCPU fields */
-#define LATE_VCPU_COLUMNS (8 + EXIT_TIMES_CSV_COLUMNS) /* irq_exits ... : after ple */
+#define LATE_VCPU_COLUMNS (11 + EXIT_TIMES_CSV_COLUMNS) /* irq_exits ... : after ple */
 
 /* A row being written: separators come before every field but the first. */
 struct row {
@@ -204,6 +208,10 @@ static void late_vcpu_fields(struct row *r, const struct variant_result *res,
 	field_count(r, res->steal_time, f.stalls_self_preempted);
 	field_count(r, res->steal_time, f.holder_preemptions_steal);
 	field_double(r, f.acq_per_cpu_s); /* empty without CPU time received */
+	const struct vcpu_lifetime *l = &rec->lifetime;
+	field_count(r, l->valid && l->exits_valid, l->exits);
+	field_count(r, l->valid && l->ple.pause_exits_valid, l->ple.pause_exits);
+	field_count(r, l->valid && l->ple.window_updates_valid, l->ple.window_updates);
 	char exit_fields[EXIT_TIMES_CSV_COLUMNS][256];
 	exit_times_csv_fields(res, rec, exit_fields);
 	for (unsigned c = 0; c < EXIT_TIMES_CSV_COLUMNS; c++)

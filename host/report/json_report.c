@@ -196,6 +196,23 @@ static json_object *kvm_stats_json(const struct kvm_stats_snapshot *s)
 	return o;
 }
 
+static json_object *count_or_null(bool valid, uint64_t v)
+{
+	return valid ? json_object_new_uint64(v) : NULL;
+}
+
+static json_object *lifetime_json(const struct vcpu_lifetime *l)
+{
+	json_object *o = json_object_new_object();
+
+	json_add(o, "exits", count_or_null(l->exits_valid, l->exits));
+	json_add(o, "pause_loop_exits",
+		 count_or_null(l->ple.pause_exits_valid, l->ple.pause_exits));
+	json_add(o, "ple_window_updates",
+		 count_or_null(l->ple.window_updates_valid, l->ple.window_updates));
+	return o;
+}
+
 static json_object *vcpu_json(const struct variant_result *r, const struct vcpu_record *rec)
 {
 	json_object *o = json_object_new_object();
@@ -212,6 +229,8 @@ static json_object *vcpu_json(const struct variant_result *r, const struct vcpu_
 	json_add_u64(o, "timeslices", rec->sched.timeslices);
 	json_add(o, "kvm_stats", kvm_stats_json(&rec->kvm));
 	exit_times_json_add(o, r, rec);
+	if (rec->lifetime.valid)
+		json_add(o, "lifetime", lifetime_json(&rec->lifetime));
 	json_add(o, "wait_histogram", histogram_json(rec->guest.hist_wait));
 	json_add(o, "hold_histogram", histogram_json(rec->guest.hist_hold));
 	return o;

@@ -15,7 +15,7 @@
 #include "support/check_main.h"
 #include "support/fixtures.h"
 
-#define NR_COLUMNS 41
+#define NR_COLUMNS 44
 #define MAX_ROWS   64
 
 static const char *const header =
@@ -23,7 +23,8 @@ static const char *const header =
     "contended,stalls,stalled_ns,wait_p50_ns,wait_p99_ns,wait_max_ns,wait_mean_ns,"
     "holder_preemptions,run_delay_ns,run_time_ns,exits,interval_s,ple,irq_exits,"
     "pause_loop_exits,ple_window_updates,directed_yield_attempted,directed_yield_successful,"
-    "stalls_self_preempted,holder_preemptions_steal,acq_per_cpu_s,exits_timed,exit_ns,"
+    "stalls_self_preempted,holder_preemptions_steal,acq_per_cpu_s,lifetime_exits,"
+    "lifetime_pause_loop_exits,lifetime_ple_window_updates,exits_timed,exit_ns,"
     "ple_exits_timed,ple_exit_ns,exit_records_lost,exit_reasons_top";
 
 static struct report rep;
@@ -54,6 +55,12 @@ static void fill_run(struct variant_result *r, const struct variant *v, uint64_t
 		/* an empty field, not 0 */
 		rec->kvm.valid[KVM_STAT_EXITS] = i != 1;
 		rec->kvm.value[KVM_STAT_EXITS] = 99;
+		/* vCPU 0 has whole-life counts, PAUSE-loop exits among them */
+		rec->lifetime.valid = i == 0;
+		rec->lifetime.exits_valid = true;
+		rec->lifetime.exits = 150;
+		rec->lifetime.ple.pause_exits_valid = true;
+		rec->lifetime.ple.pause_exits = 12;
 		/* --exit-times on the kvm runs: 4 PAUSE-loop exits (VMX) and 6 HLTs timed */
 		if (v->backend == BACKEND_KVM) {
 			struct exit_times *t = &rec->exit_times;
@@ -240,6 +247,9 @@ START_TEST(test_fields)
 	/* 1000 acquisitions in 456 ns of CPU received */
 	ck_assert_double_eq_tol(strtod(cell(1, "acq_per_cpu_s"), NULL), 1000 / 456e-9, 1.0);
 	ck_assert_str_eq(cell(1, "ple"), "on");
+	ck_assert_str_eq(cell(1, "lifetime_exits"), "150");
+	ck_assert_str_eq(cell(1, "lifetime_pause_loop_exits"), "12");
+	ck_assert_str_eq(cell(1, "lifetime_ple_window_updates"), ""); /* not counted */
 	ck_assert_str_eq(cell(1, "exits_timed"), "10");
 	ck_assert_str_eq(cell(1, "exit_ns"), "5000");
 	ck_assert_str_eq(cell(1, "ple_exits_timed"), "4");
@@ -250,6 +260,7 @@ START_TEST(test_fields)
 	ck_assert_str_eq(cell(2, "host_cpu"), "2");
 	ck_assert_str_eq(cell(2, "exits"), "");
 	ck_assert_str_eq(cell(2, "irq_exits"), "");
+	ck_assert_str_eq(cell(2, "lifetime_exits"), ""); /* no whole-life counts */
 	/* row 6: kvm, repeat 2, vCPU 1 */
 	ck_assert_str_eq(cell(6, "repeat"), "2");
 	ck_assert_str_eq(cell(6, "acquisitions"), "3001");

@@ -51,6 +51,9 @@ static void good_run(struct variant_result *r, const struct variant *v, uint64_t
 	r->records[0].kvm.valid[KVM_STAT_EXITS] = true;
 	r->records[0].kvm.value[KVM_STAT_HALT_EXITS] = 7;
 	r->records[0].kvm.valid[KVM_STAT_HALT_EXITS] = true;
+	r->records[0].lifetime = (struct vcpu_lifetime){
+	    .valid = true, .exits_valid = true, .exits = 2000,
+	    .ple = {.pause_exits = 30, .pause_exits_valid = true}};
 
 	fixture_busy_vcpu(&r->records[1], acq1);
 	r->records[1].host_cpu = -1;
@@ -461,11 +464,16 @@ START_TEST(test_vms_and_vcpus)
 	ck_assert_int_eq(get_int(ks, kvm_stat_name(KVM_STAT_EXITS)), 1234);
 	ck_assert_int_eq(get_int(ks, kvm_stat_name(KVM_STAT_HALT_EXITS)), 7);
 	check_buckets(get(c, "wait_histogram", json_type_object), wait0, 2);
+	json_object *life = get(c, "lifetime", json_type_object);
+	ck_assert_int_eq(get_int(life, "exits"), 2000);
+	ck_assert_int_eq(get_int(life, "pause_loop_exits"), 30);
+	get(life, "ple_window_updates", json_type_null); /* not counted: null, never 0 */
 
 	c = at(vcpus, 1);
 	ck_assert_int_eq(get_int(c, "vcpu"), 1);
 	get(c, "host_cpu", json_type_null); /* floating */
 	get(c, "exits", json_type_null);
+	ck_assert(!json_object_object_get_ex(c, "lifetime", NULL)); /* no whole-life counts */
 	ck_assert_int_eq(json_object_object_length(get(c, "kvm_stats", json_type_object)), 0);
 	check_buckets(get(c, "hold_histogram", json_type_object), hold1, 1);
 	json_object_put(root);

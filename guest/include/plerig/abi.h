@@ -17,7 +17,7 @@
 #endif
 
 #define PLERIG_ABI_MAGIC   0x31304749524c4550ull /* "PLERIG01" little-endian */
-#define PLERIG_ABI_VERSION 1u
+#define PLERIG_ABI_VERSION 2u
 
 #define PLERIG_MAX_VCPUS 64   /* also used by the guest assembly: no suffixes */
 #define PLERIG_CACHELINE 128u /* two lines: defeats the adjacent-line prefetcher */
@@ -199,7 +199,10 @@ struct plerig_lock_state {
 	/* Incremented non-atomically inside every critical section: equals the
 	 * sum of all acquisitions iff the lock really excluded. */
 	uint64_t protected_counter __attribute__((aligned(PLERIG_CACHELINE)));
-	uint32_t holder; /* vCPU index of the last acquirer: whom pv-yield yields to */
+	uint32_t holder; /* vCPU index of the last acquirer: whom pv-yield on tas yields to */
+	/* vCPU index that took each ticket, by ticket % PLERIG_MAX_VCPUS (at most that many
+	 * are outstanding): whom pv-yield on a ticket lock yields to. Kept by pv-yield only. */
+	uint32_t ticket_owner[PLERIG_MAX_VCPUS];
 	/* read by every pv-yield spin: a line of its own that nobody writes while spinning */
 	uint32_t pv_yield_spins __attribute__((aligned(PLERIG_CACHELINE)));
 };

@@ -41,9 +41,10 @@ struct run {
 	struct kvm_vm *vms;
 	unsigned nr_vms; /* created so far */
 	struct start_gate gate;
-	/* per vCPU, opened at the first snapshot, when every vCPU thread has its tid */
+	/* per vCPU, opened by its thread before its first KVM_RUN, so that they
+	 * count its whole life; ple_open[g] (atomic) says the thread did */
 	struct ple_counters *ple;
-	bool *ple_open;
+	int *ple_open;
 	struct run_exit_timers exit_timers; /* --exit-times: opened with the PLE counters */
 };
 
@@ -90,6 +91,15 @@ static int set_thresholds(struct run *run)
 	return 0;
 }
 
+/* In the vCPU thread: the counters exist before the vCPU first runs. */
+static void open_vcpu_counters(struct kvm_vcpu *vcpu, void *arg)
+{
+	struct run *run = arg;
+	const unsigned g = vcpu->vm->index * run->v->vcpus + vcpu->index;
+	ple_counters_open(&run->ple[g], &run->kb->ple, kvm_vcpu_tid(vcpu));
+	__atomic_store_n(&run->ple_open[g], 1, __ATOMIC_RELEASE);
+}
+
 static int start_vcpus(struct run *run)
 {
 	const struct variant *v = run->v;
@@ -97,7 +107,12 @@ static int start_vcpus(struct run *run)
 	for (unsigned g = 0; g < v->vms * v->vcpus; g++) {
 		const unsigned *cpus;
 		const unsigned nr = placement_cpus(v, g, &cpus);
-		if (kvm_vcpu_start(vcpu_at(run, g), &run->gate, &run->kb->boot_cpus, cpus, nr, err,
+		struct kvm_vcpu *vcpu = vcpu_at(run, g);
+		if (run->ple) {
+			vcpu->thread_start = open_vcpu_counters;
+			vcpu->thread_start_arg = run;
+		}
+		if (kvm_vcpu_start(vcpu, &run->gate, &run->kb->boot_cpus, cpus, nr, err,
 				   sizeof(err)))
 			return run_fail(run->r, "%s", err);
 	}
@@ -156,14 +171,24 @@ static void unit_ple_counts(void *ctx, unsigned g, struct ple_counts *out)
 	/* with the PLE counters: the first snapshot, when every vCPU thread has its tid */
 	run_exit_timers_open(&run->exit_timers, run->r, g, kvm_vcpu_tid(vcpu_at(run, g)));
 	memset(out, 0, sizeof(*out));
-	if (!run->ple)
+	/* every thread opened its counters before its guest could report READY */
+	if (!run->ple || !__atomic_load_n(&run->ple_open[g], __ATOMIC_ACQUIRE))
 		return;
-	if (!run->ple_open[g]) {
-		run_open_ple_counters(run->r, &run->ple[g], &run->kb->ple,
-				      kvm_vcpu_tid(vcpu_at(run, g)));
-		run->ple_open[g] = true;
-	}
+	run_note_ple_why(run->r, &run->ple[g]);
 	ple_counters_read(&run->ple[g], out);
+}
+
+/* After the vCPU reported DONE its thread runs the guest no more: final counts. */
+static bool unit_lifetime(void *ctx, unsigned g, struct vcpu_lifetime *out)
+{
+	struct kvm_stats_snapshot s;
+	memset(out, 0, sizeof(*out));
+	if (unit_kvm_stats(ctx, g, &s) && s.valid[KVM_STAT_EXITS]) {
+		out->exits = s.value[KVM_STAT_EXITS];
+		out->exits_valid = true;
+	}
+	unit_ple_counts(ctx, g, &out->ple);
+	return true;
 }
 
 static void unit_open_gate(void *ctx)
@@ -190,6 +215,7 @@ static const struct unit_ops kvm_unit_ops = {
     .host_cpu = unit_host_cpu,
     .kvm_stats = unit_kvm_stats,
     .ple_counts = unit_ple_counts,
+    .lifetime = unit_lifetime,
     .open_gate = unit_open_gate,
     .drain = unit_drain,
     .interval = unit_interval,
@@ -245,14 +271,17 @@ static void teardown(struct run *run)
 		for (unsigned j = 0; j < run->vms[i].nr_vcpus; j++)
 			if (kvm_vcpu_outcome(&run->vms[i].vcpus[j]) == VCPU_OUTCOME_NONE)
 				kvm_vcpu_kick(&run->vms[i].vcpus[j]);
+	for (unsigned i = 0; i < run->nr_vms; i++)
+		kvm_vm_destroy(&run->vms[i]);
+	/* after the joins: no thread is still opening its counters */
 	for (unsigned g = 0; run->ple && g < run->v->vms * run->v->vcpus; g++)
 		if (run->ple_open[g])
 			ple_counters_close(&run->ple[g]);
 	free(run->ple);
 	free(run->ple_open);
+	run->ple = NULL;
+	run->ple_open = NULL;
 	run_exit_timers_close(&run->exit_timers);
-	for (unsigned i = 0; i < run->nr_vms; i++)
-		kvm_vm_destroy(&run->vms[i]);
 	free(run->vms);
 	run->vms = NULL;
 	run->nr_vms = 0;

@@ -329,6 +329,8 @@ static void *vcpu_thread(void *arg)
 {
 	struct kvm_vcpu *vcpu = arg;
 	__atomic_store_n(&vcpu->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	if (vcpu->thread_start)
+		vcpu->thread_start(vcpu, vcpu->thread_start_arg);
 	for (;;) {
 		if (stop_requested(vcpu)) {
 			__atomic_store_n(&vcpu->outcome, VCPU_OUTCOME_STOPPED, __ATOMIC_RELEASE);

@@ -37,7 +37,11 @@ struct kvm_vcpu {
 	int ready;	    /* atomic: the guest reported READY */
 	pthread_t thread;
 	bool thread_started;
-	pid_t tid;	    /* set by the thread before its first KVM_RUN */
+	pid_t tid; /* set by the thread before its first KVM_RUN */
+	/* run by the thread before its first KVM_RUN (NULL: nothing): what must see
+	 * the vCPU's whole life, such as per-thread counters, starts there */
+	void (*thread_start)(struct kvm_vcpu *vcpu, void *arg);
+	void *thread_start_arg;
 	int stop_requested; /* atomic: leave the run loop */
 	int outcome;	    /* atomic: enum vcpu_outcome, set once by the thread */
 	char message[256];  /* why, when FAILED; written before outcome */
