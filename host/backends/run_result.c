@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Exit times where only the kvm backend can have them: say why not. */
+/* Exit times where a backend cannot have them: say why not. */
 static void note_exit_times(struct variant_result *r, const struct variant *v)
 {
 	const char *why = NULL;
@@ -16,8 +16,6 @@ static void note_exit_times(struct variant_result *r, const struct variant *v)
 		why = "not applicable: the native baseline runs on host threads, without VM exits";
 	else if (v->backend == BACKEND_LIBVIRT_TCG)
 		why = "not applicable: QEMU's emulator (TCG) makes no KVM exits";
-	else if (v->backend == BACKEND_LIBVIRT)
-		why = "not measured on the libvirt backend: only the kvm backend times exits";
 	if (why)
 		snprintf(r->exit_times_why, sizeof(r->exit_times_why), "%s", why);
 }
