@@ -97,7 +97,7 @@ void run_note_ple_why(struct variant_result *r, const struct ple_counters *c)
 
 void run_check_exit_times(struct variant_result *r, const char *module)
 {
-	uint64_t stat = 0, seen = 0, timed = 0, cut = 0;
+	uint64_t stat = 0, seen = 0, timed = 0, cut = 0, lost = 0;
 	for (unsigned g = 0; g < r->nr_records; g++) {
 		const struct vcpu_record *rec = &r->records[g];
 		if (rec->kvm.valid[KVM_STAT_EXITS])
@@ -105,13 +105,14 @@ void run_check_exit_times(struct variant_result *r, const char *module)
 		seen += rec->exit_times.seen;
 		timed += rec->exit_times.exits;
 		cut += rec->exit_times.cut;
+		lost += rec->exit_times.lost;
 	}
 	if (!r->exit_times_why[0] && stat > 0 && seen == 0)
 		snprintf(r->exit_times_why, sizeof(r->exit_times_why),
 			 "%s does not fire kvm:kvm_exit: the exits stat counted %llu exits in the "
 			 "interval, none was traced",
 			 module, (unsigned long long)stat);
-	else if (!r->exit_times_why[0] && seen > 0 && timed == 0 && cut < seen)
+	else if (!r->exit_times_why[0] && seen > 0 && timed == 0 && cut < seen && !lost)
 		snprintf(r->exit_times_why, sizeof(r->exit_times_why),
 			 "%s fires kvm:kvm_exit but no kvm:kvm_entry followed any of its %llu "
 			 "traced exits",

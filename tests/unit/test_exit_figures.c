@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/run_result.h"
 #include "model/exit_figures.h"
 #include "report/exit_times_report.h"
 #include "support/check_main.h"
@@ -127,6 +128,65 @@ START_TEST(test_no_ple_reason)
 }
 END_TEST
 
+/* After the interval: a host that counted exits but traced none does not fire kvm_exit. */
+START_TEST(test_check_after_the_interval)
+{
+	for (unsigned i = 0; i < 2; i++) {
+		r->records[i].kvm.valid[KVM_STAT_EXITS] = true;
+		r->records[i].kvm.value[KVM_STAT_EXITS] = 120;
+	}
+	run_check_exit_times(r, "kvm_intel");
+	ck_assert_str_eq(r->exit_times_why, "");
+	ck_assert(r->records[0].exit_times.valid && r->records[1].exit_times.valid);
+
+	/* exits traced, never an entry after them */
+	for (unsigned i = 0; i < 2; i++) {
+		struct exit_times *t = &r->records[i].exit_times;
+		memset(t, 0, sizeof(*t));
+		t->valid = true;
+		t->seen = 50;
+		t->unpaired = 50;
+	}
+	run_check_exit_times(r, "kvm_intel");
+	ck_assert_msg(
+	    strstr(r->exit_times_why, "kvm_intel fires kvm:kvm_exit but no kvm:kvm_entry"), "%s",
+	    r->exit_times_why);
+	ck_assert(!r->records[0].exit_times.valid && !r->records[1].exit_times.valid);
+
+	/* nothing traced of 240 exits: PVM */
+	r->exit_times_why[0] = '\0';
+	for (unsigned i = 0; i < 2; i++) {
+		memset(&r->records[i].exit_times, 0, sizeof(r->records[i].exit_times));
+		r->records[i].exit_times.valid = true;
+	}
+	run_check_exit_times(r, "kvm_pvm");
+	ck_assert_str_eq(r->exit_times_why, "kvm_pvm does not fire kvm:kvm_exit: the exits stat "
+					    "counted 240 exits in the interval, none was traced");
+	ck_assert(!r->records[0].exit_times.valid);
+}
+END_TEST
+
+/* Backends that cannot have exit times say so from the start. */
+START_TEST(test_reason_by_backend)
+{
+	struct variant_result res;
+	struct variant v =
+	    fixture_variant(BACKEND_NATIVE, 2, PLERIG_LOCK_TICKET, PLERIG_RELAX_PAUSE);
+	v.exit_times = true;
+	ck_assert_int_eq(variant_result_init(&res, &v), 0);
+	ck_assert_msg(strstr(res.exit_times_why, "without VM exits"), "%s", res.exit_times_why);
+	variant_result_free(&res);
+	v.backend = BACKEND_LIBVIRT_TCG;
+	ck_assert_int_eq(variant_result_init(&res, &v), 0);
+	ck_assert_msg(strstr(res.exit_times_why, "TCG"), "%s", res.exit_times_why);
+	variant_result_free(&res);
+	v.backend = BACKEND_KVM;
+	ck_assert_int_eq(variant_result_init(&res, &v), 0);
+	ck_assert_str_eq(res.exit_times_why, "");
+	variant_result_free(&res);
+}
+END_TEST
+
 static Suite *exit_figures_suite(void)
 {
 	Suite *s = suite_create("exit_figures");
@@ -136,6 +196,8 @@ static Suite *exit_figures_suite(void)
 	tcase_add_test(t, test_line);
 	tcase_add_test(t, test_absent);
 	tcase_add_test(t, test_no_ple_reason);
+	tcase_add_test(t, test_check_after_the_interval);
+	tcase_add_test(t, test_reason_by_backend);
 	suite_add_tcase(s, t);
 	return s;
 }

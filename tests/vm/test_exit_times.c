@@ -204,6 +204,12 @@ static void check_vcpu(const struct variant_result *r, const struct vcpu_record 
 		ck_assert_msg(stat < 20 || 2 * t->seen >= stat, "seen %llu of exits stat %llu",
 			      (unsigned long long)t->seen, (unsigned long long)stat);
 	ck_assert_uint_le(t->exits, t->seen);
+	/* one exit at most straddles each edge; every exit is followed by its entry */
+	ck_assert_uint_le(t->cut, 2);
+	if (!t->lost) {
+		ck_assert_uint_le(t->unpaired, 2);
+		ck_assert_uint_ge(t->exits + 4, t->seen);
+	}
 	if (t->exits)
 		ck_assert(f.ns > 0);
 	ck_assert(f.ns <= r->interval_s * 1e9);
