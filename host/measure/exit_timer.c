@@ -131,16 +131,23 @@ void exit_pairing_result(const struct exit_pairing *p, struct exit_times *out)
 
 /* ---- perf ---- */
 
+/* Samples of every hit, timed on CLOCK_MONOTONIC; *lost_readable: PERF_FORMAT_LOST works. */
 static int sample_open(struct perf_event_attr *attr, uint64_t sample_type,
 		       const struct exit_timer_events *ev, const char *event, pid_t tid,
-		       uint64_t *id, char *err, size_t errlen)
+		       uint64_t *id, bool *lost_readable, char *err, size_t errlen)
 {
 	memset(attr, 0, sizeof(*attr));
 	attr->sample_period = 1; /* every hit */
 	attr->sample_type = sample_type;
 	attr->use_clockid = 1;
 	attr->clockid = CLOCK_MONOTONIC; /* the clock of the measured interval */
+	attr->read_format = PERF_FORMAT_LOST;
 	int fd = trace_perf_open(attr, ev->tracefs, ev->system, event, tid, err, errlen);
+	if (fd == -EINVAL) { /* before Linux 6.0 */
+		attr->read_format = 0;
+		*lost_readable = false;
+		fd = trace_perf_open(attr, ev->tracefs, ev->system, event, tid, err, errlen);
+	}
 	if (fd < 0)
 		return fd;
 	if (ioctl(fd, PERF_EVENT_IOC_ID, id) < 0) {
@@ -153,6 +160,17 @@ static int sample_open(struct perf_event_attr *attr, uint64_t sample_type,
 	return fd;
 }
 
+/* Samples of this event the kernel dropped since open, or 0 where it cannot say. */
+static uint64_t lost_samples(int fd)
+{
+	uint64_t v[2]; /* value, lost */
+	ssize_t n;
+	do
+		n = read(fd, v, sizeof(v));
+	while (n < 0 && errno == EINTR);
+	return n == (ssize_t)sizeof(v) ? v[1] : 0;
+}
+
 int exit_timer_open(struct exit_timer *t, const struct exit_timer_events *ev, pid_t tid,
 		    unsigned pages, char *err, size_t errlen)
 {
@@ -162,10 +180,11 @@ int exit_timer_open(struct exit_timer *t, const struct exit_timer_events *ev, pi
 
 	memset(t, 0, sizeof(*t));
 	t->exit_fd = t->entry_fd = -1;
+	t->lost_readable = true;
 	t->reason = ev->reason;
 	exit_pairing_init(&t->pairing);
 	rc = sample_open(&attr, PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW, ev,
-			 ev->exit_event, tid, &t->exit_id, err, errlen);
+			 ev->exit_event, tid, &t->exit_id, &t->lost_readable, err, errlen);
 	if (rc < 0)
 		return rc;
 	t->exit_fd = rc;
@@ -174,7 +193,7 @@ int exit_timer_open(struct exit_timer *t, const struct exit_timer_events *ev, pi
 	if (rc)
 		goto fail;
 	rc = sample_open(&attr, PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TIME, ev, ev->entry_event, tid,
-			 &t->entry_id, err, errlen);
+			 &t->entry_id, &t->lost_readable, err, errlen);
 	if (rc < 0)
 		goto fail;
 	t->entry_fd = rc;
@@ -231,14 +250,26 @@ static void on_record(uint32_t type, const void *body, size_t size, void *arg)
 	exit_pairing_exit(&t->pairing, time, (uint32_t)reason);
 }
 
+/* Less room than a few records: the kernel may be dropping them right now. */
+#define FULL_MARGIN 256
+
 void exit_timer_drain(struct exit_timer *t)
 {
+	if (perf_ring_pending(&t->ring) + FULL_MARGIN > t->ring.data_len)
+		t->saw_full = true;
 	perf_ring_drain(&t->ring, on_record, t);
 }
 
 void exit_timer_result(struct exit_timer *t, struct exit_times *out)
 {
 	exit_timer_drain(t);
+	uint64_t lost = t->pairing.t.lost;
+	if (t->lost_readable && t->exit_fd >= 0 && t->entry_fd >= 0)
+		lost = lost_samples(t->exit_fd) + lost_samples(t->entry_fd);
+	else if (t->saw_full && !lost)
+		lost = 1; /* at least */
+	if (lost > t->pairing.t.lost)
+		exit_pairing_lost(&t->pairing, lost - t->pairing.t.lost);
 	exit_pairing_result(&t->pairing, out);
 }
 

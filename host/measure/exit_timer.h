@@ -108,6 +108,14 @@ struct exit_timer {
 	const struct trace_field *reason;
 	struct perf_ring ring;
 	struct exit_pairing pairing;
+	/*
+	 * Records dropped since the last drain show up as PERF_RECORD_LOST
+	 * only once the kernel writes again: at the end they are read from
+	 * the events instead (PERF_FORMAT_LOST, Linux >= 6.0); on older
+	 * kernels a buffer found full counts as at least one record lost.
+	 */
+	bool lost_readable;
+	bool saw_full;
 };
 
 /*
@@ -119,7 +127,7 @@ int exit_timer_open(struct exit_timer *t, const struct exit_timer_events *ev, pi
 void exit_timer_window(struct exit_timer *t, uint64_t start_ns, uint64_t stop_ns);
 /* Pair what the buffer holds and free its space. */
 void exit_timer_drain(struct exit_timer *t);
-/* Drain, then the figures so far. */
+/* Drain, then the figures so far, with every record the kernel dropped counted. */
 void exit_timer_result(struct exit_timer *t, struct exit_times *out);
 /* Harmless on a closed or failed timer. */
 void exit_timer_close(struct exit_timer *t);

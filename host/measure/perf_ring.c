@@ -79,6 +79,14 @@ unsigned long perf_ring_drain(struct perf_ring *r, perf_record_fn fn, void *arg)
 	return n;
 }
 
+uint64_t perf_ring_pending(const struct perf_ring *r)
+{
+	if (!r->map)
+		return 0;
+	const struct perf_event_mmap_page *meta = r->map;
+	return __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE) - meta->data_tail;
+}
+
 void perf_ring_unmap(struct perf_ring *r)
 {
 	if (r->map)

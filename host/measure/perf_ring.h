@@ -32,6 +32,8 @@ typedef void (*perf_record_fn)(uint32_t type, const void *body, size_t size, voi
 
 /* Hand every record so far to @fn, oldest first, and free its space. Returns how many. */
 unsigned long perf_ring_drain(struct perf_ring *r, perf_record_fn fn, void *arg);
+/* Bytes written and not yet drained. */
+uint64_t perf_ring_pending(const struct perf_ring *r);
 /* Harmless on an unmapped ring. */
 void perf_ring_unmap(struct perf_ring *r);
 

@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,6 +153,87 @@ START_TEST(test_kvm_exit_to_entry_on_the_probe)
 	ck_assert_uint_ge(t->exits + 4, t->seen);
 	ck_assert_uint_gt(t->ns, 0);
 	ck_assert_uint_le(t->ns, pt.window_ns);
+}
+END_TEST
+
+/* The pio -> userspace-exit pair of @rounds probe VMs of @outs port writes each, in this thread. */
+static void time_rounds(struct exit_timer *timer, unsigned pages, unsigned rounds, unsigned outs,
+			bool drain, struct exit_times *out)
+{
+	struct trace_format fmt;
+	struct exit_probe p;
+	struct exit_probe_result res;
+
+	ck_assert_msg(trace_format_load(tracefs, "kvm", "kvm_pio", &fmt, err, sizeof(err)) == 0,
+		      "%s", err);
+	const struct exit_timer_events ev = {.tracefs = tracefs,
+					     .system = "kvm",
+					     .exit_event = "kvm_pio",
+					     .entry_event = "kvm_userspace_exit",
+					     .reason = trace_format_field(&fmt, "port")};
+	ck_assert_msg(exit_timer_open(timer, &ev, gettid(), pages, err, sizeof(err)) == 0, "%s",
+		      err);
+	exit_timer_window(timer, monotonic_ns(), 0);
+	for (unsigned i = 0; i < rounds; i++) {
+		ck_assert_msg(exit_probe_open(&p, outs, err, sizeof(err)) == 0, "%s", err);
+		ck_assert_msg(exit_probe_run(&p, &res, err, sizeof(err)) == 0, "%s", err);
+		exit_probe_close(&p);
+		if (drain)
+			exit_timer_drain(timer);
+	}
+	exit_timer_window(timer, timer->pairing.start_ns, monotonic_ns());
+	exit_timer_result(timer, out);
+}
+
+/* A small buffer drained between rounds: it wraps several times, nothing is lost. */
+START_TEST(test_ring_wraps_on_port_writes)
+{
+	struct exit_timer timer;
+	struct exit_times t;
+	time_rounds(&timer, 2, 4, 64, true, &t);
+	const uint64_t tail = ((const struct perf_event_mmap_page *)timer.ring.map)->data_tail;
+	printf("2-page buffer, 4 rounds of 64 OUTs: %llu timed, %llu bytes through the %zu-byte "
+	       "ring, lost %llu\n",
+	       (unsigned long long)t.exits, (unsigned long long)tail, timer.ring.data_len,
+	       (unsigned long long)t.lost);
+	ck_assert_uint_gt(tail, 2 * timer.ring.data_len); /* it did wrap */
+	ck_assert_uint_eq(t.lost, 0);
+	ck_assert_uint_eq(t.exits, 4 * 64);
+	ck_assert_uint_eq(t.unpaired, 4); /* each probe's HLT */
+	exit_timer_close(&timer);
+}
+END_TEST
+
+/*
+ * A buffer too small and never drained: the kernel drops records, and they
+ * are counted even though no PERF_RECORD_LOST reached the buffer (it was
+ * never drained while the events came).
+ */
+START_TEST(test_lost_records_on_port_writes)
+{
+	struct exit_timer timer;
+	struct exit_times t;
+	time_rounds(&timer, 1, 1, OUTS, false, &t);
+	printf("1-page buffer, %u OUTs undrained: %llu timed, lost %llu records\n", OUTS,
+	       (unsigned long long)t.exits, (unsigned long long)t.lost);
+	ck_assert_uint_gt(t.lost, 0);
+	/* the LOST records come only once the kernel writes again: the events' own counts */
+	ck_assert_uint_ge(t.lost, timer.ring.lost);
+	ck_assert_uint_lt(t.exits, OUTS);
+	/* every pio is timed, or its record or its entry's was lost */
+	ck_assert_uint_le(t.exits, OUTS - t.lost / 2);
+	exit_timer_close(&timer);
+
+	/* drained between two such rounds: the second one's first record is PERF_RECORD_LOST */
+	time_rounds(&timer, 1, 2, OUTS, true, &t);
+	printf("1-page buffer, 2 x %u OUTs drained between: %llu timed, lost %llu records (%llu "
+	       "reported in the buffer)\n",
+	       OUTS, (unsigned long long)t.exits, (unsigned long long)t.lost,
+	       (unsigned long long)timer.ring.lost);
+	ck_assert_uint_gt(timer.ring.lost, 0);
+	ck_assert_uint_ge(t.lost, timer.ring.lost);
+	ck_assert_uint_le(t.exits, 2 * OUTS - t.lost / 2);
+	exit_timer_close(&timer);
 }
 END_TEST
 
@@ -301,6 +383,8 @@ int main(void)
 	TCase *t = tcase_create("real_vm");
 	tcase_set_timeout(t, 120);
 	tcase_add_test(t, test_plumbing_on_port_writes);
+	tcase_add_test(t, test_ring_wraps_on_port_writes);
+	tcase_add_test(t, test_lost_records_on_port_writes);
 	tcase_add_test(t, test_kvm_exit_to_entry_on_the_probe);
 	tcase_add_test(t, test_backend_exit_times);
 	tcase_add_test(t, test_backend_without_exit_times);
