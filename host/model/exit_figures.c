@@ -99,3 +99,61 @@ const char *exit_figures_ple_why(const struct variant_result *r, const struct ex
 		return NULL;
 	return r->ple_why[0] ? r->ple_why : "this host has no PAUSE-loop exit reason";
 }
+
+struct reason_name {
+	uint32_t reason;
+	const char *name;
+};
+
+/* As kvm_exit's print fmt names them (arch/x86/include/uapi/asm/{vmx,svm}.h). */
+static const struct reason_name vmx_names[] = {
+    {0, "EXCEPTION_NMI"},
+    {1, "EXTERNAL_INTERRUPT"},
+    {7, "INTERRUPT_WINDOW"},
+    {10, "CPUID"},
+    {12, "HLT"},
+    {18, "VMCALL"},
+    {28, "CR_ACCESS"},
+    {30, "IO_INSTRUCTION"},
+    {31, "MSR_READ"},
+    {32, "MSR_WRITE"},
+    {40, "PAUSE_INSTRUCTION"},
+    {44, "APIC_ACCESS"},
+    {45, "EOI_INDUCED"},
+    {48, "EPT_VIOLATION"},
+    {49, "EPT_MISCONFIG"},
+    {52, "PREEMPTION_TIMER"},
+    {56, "APIC_WRITE"},
+};
+static const struct reason_name svm_names[] = {
+    {0x04e, "PF excp"},
+    {0x060, "interrupt"},
+    {0x061, "nmi"},
+    {0x064, "vintr"},
+    {0x072, "cpuid"},
+    {0x077, "pause"},
+    {0x078, "hlt"},
+    {0x07b, "io"},
+    {0x07c, "msr"},
+    {0x081, "hypercall"},
+    {0x400, "npf"},
+    {0x401, "avic_incomplete_ipi"},
+    {0x402, "avic_unaccelerated_access"},
+};
+
+const char *exit_reason_name(const struct variant_result *r, uint32_t reason)
+{
+	const struct reason_name *t = NULL;
+	size_t n = 0;
+	if (r->ple_exit_reason == PLE_EXIT_REASON_VMX) {
+		t = vmx_names;
+		n = sizeof(vmx_names) / sizeof(vmx_names[0]);
+	} else if (r->ple_exit_reason == PLE_EXIT_REASON_SVM) {
+		t = svm_names;
+		n = sizeof(svm_names) / sizeof(svm_names[0]);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (t[i].reason == reason)
+			return t[i].name;
+	return NULL;
+}

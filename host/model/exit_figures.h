@@ -42,4 +42,11 @@ const char *exit_figures_why(const struct variant_result *r, const struct exit_f
 /* Why f->ple_valid is false while f->valid is true, or NULL. */
 const char *exit_figures_ple_why(const struct variant_result *r, const struct exit_figures *f);
 
+/*
+ * kvm_exit's name for @reason as the tracepoint prints it ("PAUSE_INSTRUCTION"
+ * on VMX, "pause" on SVM), for the common reasons; NULL when unknown or
+ * where this host has no VMX/SVM reasons (told by r->ple_exit_reason).
+ */
+const char *exit_reason_name(const struct variant_result *r, uint32_t reason);
+
 #endif

@@ -34,7 +34,10 @@ static json_object *figures_json(const struct variant_result *r, const struct ex
 		json_add_str(o, "ple_unavailable", exit_figures_ple_why(r, f));
 	for (unsigned i = 0; i < f->nr_top; i++) {
 		json_object *t = json_object_new_object();
+		const char *name = exit_reason_name(r, f->top[i].reason);
 		json_add_u64(t, "reason", f->top[i].reason);
+		if (name)
+			json_add_str(t, "name", name);
 		json_add_u64(t, "count", f->top[i].count);
 		json_add_u64(t, "ns", f->top[i].ns);
 		json_object_array_add(top, t);
@@ -109,9 +112,12 @@ static void print_figures(FILE *out, const struct exit_figures *f, const struct 
 	fprintf(out, "all exits %s timed, %s, %s of vCPU time",
 		units_count((double)f->exits, a, sizeof(a)), units_duration_ns(f->ns, b, sizeof(b)),
 		share_text(f->share, c, sizeof(c)));
-	for (unsigned i = 0; i < f->nr_top; i++)
-		fprintf(out, "%s%u: %s", i ? ", " : "; by reason ", f->top[i].reason,
+	for (unsigned i = 0; i < f->nr_top; i++) {
+		const char *name = exit_reason_name(r, f->top[i].reason);
+		fprintf(out, "%s%u%s%s: %s", i ? ", " : "; by reason ", f->top[i].reason,
+			name ? " " : "", name ? name : "",
 			units_duration_ns((double)f->top[i].ns, a, sizeof(a)));
+	}
 	if (f->lost)
 		fprintf(out, "; INCOMPLETE: %llu records lost", (unsigned long long)f->lost);
 }

@@ -84,9 +84,10 @@ START_TEST(test_line)
 {
 	const char *s = printed();
 	ck_assert_msg(strstr(s, "exit-times (kvm ticket pause 1x2/"), "%s", s);
-	ck_assert_msg(strstr(s, "PLE exits 160 timed, 1.6ms, 10.0us each, 0.08% of vCPU time; "
-				"all exits 200 timed, 2.0ms, 0.1% of vCPU time; by reason 119: "
-				"1.6ms, 96: 400us\n"),
+	ck_assert_msg(strstr(s,
+			     "PLE exits 160 timed, 1.6ms, 10.0us each, 0.08% of vCPU time; "
+			     "all exits 200 timed, 2.0ms, 0.1% of vCPU time; by reason 119 pause: "
+			     "1.6ms, 96 interrupt: 400us\n"),
 		      "%s", s);
 	ck_assert_msg(!strstr(s, "INCOMPLETE"), "%s", s);
 	r->records[0].exit_times.lost = 9;

@@ -51,9 +51,11 @@ static void good_run(struct variant_result *r, const struct variant *v, uint64_t
 	r->records[0].kvm.valid[KVM_STAT_EXITS] = true;
 	r->records[0].kvm.value[KVM_STAT_HALT_EXITS] = 7;
 	r->records[0].kvm.valid[KVM_STAT_HALT_EXITS] = true;
-	r->records[0].lifetime = (struct vcpu_lifetime){
-	    .valid = true, .exits_valid = true, .exits = 2000,
-	    .ple = {.pause_exits = 30, .pause_exits_valid = true}};
+	r->records[0].lifetime =
+	    (struct vcpu_lifetime){.valid = true,
+				   .exits_valid = true,
+				   .exits = 2000,
+				   .ple = {.pause_exits = 30, .pause_exits_valid = true}};
 
 	fixture_busy_vcpu(&r->records[1], acq1);
 	r->records[1].host_cpu = -1;
@@ -767,6 +769,7 @@ START_TEST(test_exit_times)
 	ck_assert_uint_eq(json_object_array_length(top), 2);
 	ck_assert_int_eq(get_int(at(top, 0), "reason"), PLE_EXIT_REASON_VMX);
 	ck_assert_int_eq(get_int(at(top, 0), "count"), 6);
+	ck_assert_str_eq(get_str(at(top, 0), "name"), "PAUSE_INSTRUCTION");
 	ck_assert_int_eq(get_int(at(top, 1), "reason"), 12);
 	ck_assert_int_eq(get_int(at(top, 1), "ns"), 3000);
 	ck_assert_ptr_null(json_object_object_get(sum, "exit_times_unavailable"));
