@@ -94,7 +94,7 @@ static const struct opt_entry run_table[] = {
      .metavar = "LIST",
      NAMES(relaxes, nr_relaxes, relax_names),
      .help = "spin-loop body: pause, nop, rep-pause, none, or pv-yield (PAUSE, and a "
-	     "KVM_HC_SCHED_YIELD to the holder's vCPU every --pv-yield-spins PAUSEs; needs "
+	     "KVM_HC_SCHED_YIELD to the vCPU it waits for every --pv-yield-spins PAUSEs; needs "
 	     "--ring kernel)"},
     {.name = "pv-yield-spins",
      .metavar = "N",
