@@ -36,7 +36,7 @@ struct vcpu_record {
 	struct kvm_stats_snapshot kvm;	 /* delta over the measured interval */
 	struct ple_counts ple;		 /* PAUSE-loop exits, window updates: same interval */
 	struct vcpu_lifetime lifetime;
-	struct exit_times exit_times;	 /* --exit-times: time in KVM exits, same interval */
+	struct exit_times exit_times; /* --exit-times: time in KVM exits, same interval */
 };
 
 /* Lifecycle timestamps, ns since the run started (CLOCK_MONOTONIC). */
