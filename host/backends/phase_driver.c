@@ -95,6 +95,8 @@ static int wait_for(struct phase_driver *d, bool (*done)(struct phase_driver *),
 			return 1;
 		if (check_units(d))
 			return -1;
+		if (d->ops->drain)
+			d->ops->drain(d->ctx);
 		uint64_t now = monotonic_ns();
 		if (now >= deadline)
 			return 0;
@@ -176,6 +178,8 @@ static int measure(struct phase_driver *d)
 		return -1;
 	take_snapshots(d, snap.before);
 	const uint64_t m0 = monotonic_ns();
+	if (d->ops->interval)
+		d->ops->interval(d->ctx, m0, 0);
 	phase_driver_set_phase(d, PLERIG_PHASE_MEASURE);
 	int rc = wait_for(d, NULL, m0 + (uint64_t)(d->v->duration_s * 1e9), POLL_SLOW_NS);
 	if (rc >= 0) {
@@ -191,6 +195,8 @@ static int measure(struct phase_driver *d)
 		d->r->interval_s = (double)(m1 - m0) / 1e9;
 		d->r->window_s = d->r->interval_s; /* MEASURE to STOP, as the units saw it */
 		interval_snapshots_delta(&snap, d->r);
+		if (d->ops->interval)
+			d->ops->interval(d->ctx, m0, m1);
 	}
 	interval_snapshots_free(&snap);
 	return rc < 0 ? -1 : 0;

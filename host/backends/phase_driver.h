@@ -38,6 +38,17 @@ struct unit_ops {
 	 * false) where the backend cannot count a unit's whole life */
 	bool (*lifetime)(void *ctx, unsigned g, struct vcpu_lifetime *out);
 	void (*open_gate)(void *ctx);
+	/*
+	 * Optional (NULL: none). Called on every poll of the driver's wait
+	 * loops: keep per-unit sample buffers (--exit-times) from filling up.
+	 */
+	void (*drain)(void *ctx);
+	/*
+	 * Optional. The measured interval on CLOCK_MONOTONIC: at its start
+	 * (@stop_ns 0), and at its end, after the counters' deltas are in the
+	 * records, for the backend to finish figures of that interval.
+	 */
+	void (*interval)(void *ctx, uint64_t start_ns, uint64_t stop_ns);
 };
 
 struct phase_driver {

@@ -6,6 +6,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Exit times where a backend cannot have them: say why not. */
+static void note_exit_times(struct variant_result *r, const struct variant *v)
+{
+	const char *why = NULL;
+	if (!v->exit_times)
+		return;
+	if (v->backend == BACKEND_NATIVE)
+		why = "not applicable: the native baseline runs on host threads, without VM exits";
+	else if (v->backend == BACKEND_LIBVIRT_TCG)
+		why = "not applicable: QEMU's emulator (TCG) makes no KVM exits";
+	if (why)
+		snprintf(r->exit_times_why, sizeof(r->exit_times_why), "%s", why);
+}
+
 int variant_result_init(struct variant_result *r, const struct variant *v)
 {
 	memset(r, 0, sizeof(*r));
@@ -14,6 +28,7 @@ int variant_result_init(struct variant_result *r, const struct variant *v)
 	r->nr_records = v->vms * v->vcpus;
 	r->records = calloc(r->nr_records, sizeof(r->records[0]));
 	r->protected_counter = calloc(v->vms, sizeof(r->protected_counter[0]));
+	note_exit_times(r, v);
 	if (!r->records || !r->protected_counter)
 		return run_fail(r, "out of memory for %u vCPU records", r->nr_records);
 	return 0;
@@ -78,4 +93,33 @@ void run_note_ple_why(struct variant_result *r, const struct ple_counters *c)
 {
 	if (c->pause_exits_why[0] && !r->ple_why[0])
 		snprintf(r->ple_why, sizeof(r->ple_why), "%s", c->pause_exits_why);
+}
+
+void run_check_exit_times(struct variant_result *r, const char *module)
+{
+	uint64_t stat = 0, seen = 0, timed = 0, cut = 0, lost = 0;
+	for (unsigned g = 0; g < r->nr_records; g++) {
+		const struct vcpu_record *rec = &r->records[g];
+		if (rec->kvm.valid[KVM_STAT_EXITS])
+			stat += rec->kvm.value[KVM_STAT_EXITS];
+		seen += rec->exit_times.seen;
+		timed += rec->exit_times.exits;
+		cut += rec->exit_times.cut;
+		lost += rec->exit_times.lost;
+	}
+	if (!r->exit_times_why[0] && stat > 0 && seen == 0)
+		snprintf(r->exit_times_why, sizeof(r->exit_times_why),
+			 "%s does not fire kvm:kvm_exit: the exits stat counted %llu exits in the "
+			 "interval, none was traced",
+			 module, (unsigned long long)stat);
+	else if (!r->exit_times_why[0] && seen > 0 && timed == 0 && cut < seen && !lost)
+		snprintf(r->exit_times_why, sizeof(r->exit_times_why),
+			 "%s fires kvm:kvm_exit but no kvm:kvm_entry followed any of its %llu "
+			 "traced exits",
+			 module, (unsigned long long)seen);
+	if (!r->exit_times_why[0])
+		return;
+	/* one reason for the whole run: no vCPU keeps figures the others lack */
+	for (unsigned g = 0; g < r->nr_records; g++)
+		r->records[g].exit_times.valid = false;
 }

@@ -43,4 +43,13 @@ void run_open_ple_counters(struct variant_result *r, struct ple_counters *c,
 /* The first reason an opened counter does not count goes to r->ple_why. */
 void run_note_ple_why(struct variant_result *r, const struct ple_counters *c);
 
+/*
+ * --exit-times, once every record has its exit_times and kvm deltas: where
+ * the exits stat counted exits but no kvm_exit was traced (PVM fires
+ * neither kvm_exit nor kvm_entry), or exits never met their entries, the
+ * figures are unavailable with that reason instead of a 0. @module names
+ * the KVM module in the reason.
+ */
+void run_check_exit_times(struct variant_result *r, const char *module);
+
 #endif

@@ -137,6 +137,13 @@ static const struct opt_entry run_table[] = {
      .metavar = "SECONDS",
      REAL(common.timeout_s, &positive_seconds),
      .help = "watchdog slack for boot and stop on top of warmup and duration, {range}"},
+    {.name = "exit-times",
+     FLAG(common.exit_times),
+     .help = "time every KVM exit of every vCPU, from kvm:kvm_exit to the next kvm:kvm_entry "
+	     "per exit reason (as perf kvm stat): time in PAUSE-loop exits and in all exits. Off "
+	     "by default: sampling every exit and entry costs the vCPU threads time inside the "
+	     "measured interval. kvm and libvirt (local QEMU) backends; needs perf tracepoint "
+	     "access"},
 
     {HEADING("Output:")},
     {.name = "json",

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "model/variant.h"
+#include "measure/exit_timer.h"
 #include "measure/kvm_stats.h"
 #include "measure/schedstat.h"
 #include "measure/ple_counters.h"
@@ -35,6 +36,7 @@ struct vcpu_record {
 	struct kvm_stats_snapshot kvm;	 /* delta over the measured interval */
 	struct ple_counts ple;		 /* PAUSE-loop exits, window updates: same interval */
 	struct vcpu_lifetime lifetime;
+	struct exit_times exit_times; /* --exit-times: time in KVM exits, same interval */
 };
 
 /* Lifecycle timestamps, ns since the run started (CLOCK_MONOTONIC). */
@@ -64,6 +66,10 @@ struct variant_result {
 	char ple_why[512];	     /* why PAUSE-loop exits are not counted ("" when they are) */
 	char ple_note[160]; /* what a reader of the count must know (e.g. CPL > 0 on VMX) */
 	bool steal_time;    /* the guests registered steal time: *_self_preempted counts hold */
+	/* --exit-times: why exit times are not measured ("" when they are or were not asked for) */
+	char exit_times_why[256];
+	/* kvm_exit's reason for a PAUSE-loop exit (40 VMX, 0x77 SVM); 0: none on this host */
+	uint32_t ple_exit_reason;
 };
 
 /* Per-vCPU or per-variant figures, in ns where time. */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/exit_times_report.h"
 #include "util/atomic_file.h"
 
 /* The column order is the file format: append, never reorder. */
@@ -53,12 +54,19 @@ static const char *const header[] = {
     "lifetime_exits",
     "lifetime_pause_loop_exits",
     "lifetime_ple_window_updates",
+    /* --exit-times (report/exit_times_report.c), empty where not measured */
+    "exits_timed",
+    "exit_ns",
+    "ple_exits_timed",
+    "ple_exit_ns",
+    "exit_records_lost",
+    "exit_reasons_top",
 };
 
 #define NR_COLUMNS	  (sizeof(header) / sizeof(header[0]))
 #define FIRST_VCPU_COLUMN 10 /* "vm": where the per-vCPU fields start */
 #define TRAILING_COLUMNS  2  /* interval_s, ple: after the per-vCPU fields */
-#define LATE_VCPU_COLUMNS 11 /* irq_exits ... lifetime_ple_window_updates: after ple */
+#define LATE_VCPU_COLUMNS (11 + EXIT_TIMES_CSV_COLUMNS) /* irq_exits ... : after ple */
 
 /* A row being written: separators come before every field but the first. */
 struct row {
@@ -204,6 +212,10 @@ static void late_vcpu_fields(struct row *r, const struct variant_result *res,
 	field_count(r, l->valid && l->exits_valid, l->exits);
 	field_count(r, l->valid && l->ple.pause_exits_valid, l->ple.pause_exits);
 	field_count(r, l->valid && l->ple.window_updates_valid, l->ple.window_updates);
+	char exit_fields[EXIT_TIMES_CSV_COLUMNS][256];
+	exit_times_csv_fields(res, rec, exit_fields);
+	for (unsigned c = 0; c < EXIT_TIMES_CSV_COLUMNS; c++)
+		field_str(r, exit_fields[c], 0);
 }
 
 static void run_rows(struct row *r, unsigned index, const struct variant *v,

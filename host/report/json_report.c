@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "model/plan.h"
+#include "report/exit_times_report.h"
 #include "plerig/histogram.h"
 #include "util/atomic_file.h"
 #include "report/verdict.h"
@@ -162,6 +163,7 @@ static json_object *summary_json(const struct variant_result *r)
 	if (!f.pause_loop_exits_valid)
 		json_add_str(o, "pause_loop_exits_unavailable",
 			     r->ple_why[0] ? r->ple_why : "not counted for every vCPU");
+	exit_times_json_add(o, r, NULL);
 	return o;
 }
 
@@ -226,6 +228,7 @@ static json_object *vcpu_json(const struct variant_result *r, const struct vcpu_
 	add_figures(o, r, &f);
 	json_add_u64(o, "timeslices", rec->sched.timeslices);
 	json_add(o, "kvm_stats", kvm_stats_json(&rec->kvm));
+	exit_times_json_add(o, r, rec);
 	if (rec->lifetime.valid)
 		json_add(o, "lifetime", lifetime_json(&rec->lifetime));
 	json_add(o, "wait_histogram", histogram_json(rec->guest.hist_wait));

@@ -4,6 +4,8 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "report/exit_times_report.h"
+
 #define MAX_NOTES 16
 
 struct note {
@@ -51,4 +53,5 @@ void ple_notes_print(FILE *f, const struct report *rep)
 		}
 		fprintf(f, "): %s\n", notes[k].text);
 	}
+	exit_times_print(f, rep);
 }

@@ -7,7 +7,10 @@
 
 #include "model/series.h"
 
-/* "ple-exits n/a (kvm, libvirt): ..." and "note (kvm): ..." lines. */
+/*
+ * "ple-exits n/a (kvm, libvirt): ..." and "note (kvm): ..." lines, then the
+ * time in exits of each variant run with --exit-times ("exit-times (...): ...").
+ */
 void ple_notes_print(FILE *f, const struct report *rep);
 
 #endif

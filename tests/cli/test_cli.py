@@ -5,6 +5,7 @@ Boots real VMs; a case that needs something this host lacks says why it skips.
 
 usage: test_cli.py PLERIG GUEST_ELF
 """
+import csv
 import json
 import os
 import shutil
@@ -182,6 +183,35 @@ class Results(unittest.TestCase):
             self.assertTrue(all(run["ok"] for run in v["runs"]))
             self.assertEqual(v["stats"]["acq_per_s"]["n"], 3)
         self.assertTrue(doc["comparisons"])
+
+    def test_exit_times_match_the_schema(self):
+        """--exit-times on kvm and native, as JSON and CSV: figures or, per run, the
+        reason they are missing (native: without VM exits), never a 0 for the unmeasured."""
+        with tempfile.TemporaryDirectory() as tmp:
+            path, csv_path = os.path.join(tmp, "r.json"), os.path.join(tmp, "r.csv")
+            loud = [a for a in SHORT if a != "--quiet"]  # the exit-times lines are on stderr
+            r = plerig("run", *loud, "--backend", "kvm,native", "--relax", "pause",
+                       "--duration", "0.2", "--exit-times", "--json", path, "--csv", csv_path)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(path) as f:
+                doc = json.load(f)
+            with open(csv_path) as f:
+                rows = list(csv.DictReader(f))
+        assert_matches_schema(self, doc)
+        self.assertIn("exit-times (kvm ", r.stderr)
+        for v in doc["variants"]:
+            summary = v["runs"][0]["summary"]
+            if v["backend"] == "native":
+                self.assertIsNone(summary["exit_times"])
+                self.assertIn("without VM exits", summary["exit_times_unavailable"])
+            elif summary["exit_times"] is None:
+                self.assertTrue(summary["exit_times_unavailable"])
+            else:
+                self.assertLessEqual(summary["exit_times"]["seen"], summary["exits"] + 8)
+        for row in rows:
+            if row["backend"] == "native":
+                self.assertEqual(row["exits_timed"], "")
+                self.assertEqual(row["exit_reasons_top"], "")
 
     def test_ctrl_c_keeps_finished_variants(self):
         with tempfile.TemporaryDirectory() as tmp:

@@ -91,6 +91,25 @@ class Unprivileged(unittest.TestCase):
                       {"PLERIG_KVM_DEVICE": kvm}, prefix=KVM_MEMBER)
         self.assertEqual(r.returncode, 0, r.stderr)
 
+    @unittest.skipUnless(os.path.exists("/dev/kvm"), "no KVM on this host")
+    def test_exit_times_as_a_kvm_member(self):
+        # VMs run; exit times need perf tracepoint sampling: figures or the reason, never 0
+        kvm = self.node("kvm", 10, 232, 0o660, group=grp_id("kvm"))
+        env = {"PLERIG_KVM_DEVICE": kvm,
+               "PLERIG_GUEST": os.path.join(BUILD, "images", "plerig-guest.elf")}
+        r = as_nobody([PLERIG, "run", "-q", "--vcpus", "2", "--relax", "pause", "--duration",
+                       "0.1", "--exit-times", "--json", "-"], env, prefix=KVM_MEMBER)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        import json
+        summary = json.loads(r.stdout)["variants"][0]["runs"][0]["summary"]
+        if summary["exit_times"] is None:
+            self.assertTrue(summary["exit_times_unavailable"])
+        r = as_nobody([os.path.join(BUILD, "tests", "test_exit_times")], env,
+                      prefix=KVM_MEMBER)
+        self.assertIn(r.returncode, (0, 77), r.stdout + r.stderr)
+        if r.returncode == 77:
+            self.assertIn("SKIP: ", r.stdout)
+
     def test_not_a_kvm_device(self):
         null = self.node("null", 1, 3, 0o666)
         r = subprocess.run([PLERIG, "run", "-q", "--duration", "0.1"], capture_output=True,

@@ -12,13 +12,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "measure/perf_ring.h"
+
 struct trace_sampler {
 	int fd;
-	void *map; /* metadata page + data pages */
-	size_t map_len;
-	size_t data_len;
+	struct perf_ring ring; /* ring.lost: records the kernel dropped, the buffer was full */
 	pid_t tid;
-	uint64_t lost; /* records the kernel dropped: the buffer was full */
 };
 
 /*

@@ -15,7 +15,7 @@
 #include "support/check_main.h"
 #include "support/fixtures.h"
 
-#define NR_COLUMNS 38
+#define NR_COLUMNS 44
 #define MAX_ROWS   64
 
 static const char *const header =
@@ -24,7 +24,8 @@ static const char *const header =
     "holder_preemptions,run_delay_ns,run_time_ns,exits,interval_s,ple,irq_exits,"
     "pause_loop_exits,ple_window_updates,directed_yield_attempted,directed_yield_successful,"
     "stalls_self_preempted,holder_preemptions_steal,acq_per_cpu_s,lifetime_exits,"
-    "lifetime_pause_loop_exits,lifetime_ple_window_updates";
+    "lifetime_pause_loop_exits,lifetime_ple_window_updates,exits_timed,exit_ns,"
+    "ple_exits_timed,ple_exit_ns,exit_records_lost,exit_reasons_top";
 
 static struct report rep;
 static struct series series[2];
@@ -60,7 +61,19 @@ static void fill_run(struct variant_result *r, const struct variant *v, uint64_t
 		rec->lifetime.exits = 150;
 		rec->lifetime.ple.pause_exits_valid = true;
 		rec->lifetime.ple.pause_exits = 12;
+		/* --exit-times on the kvm runs: 4 PAUSE-loop exits (VMX) and 6 HLTs timed */
+		if (v->backend == BACKEND_KVM) {
+			struct exit_times *t = &rec->exit_times;
+			t->valid = true;
+			t->exits = 10;
+			t->ns = 5000;
+			t->lost = 3;
+			t->nr_reasons = 2;
+			t->reason[0] = (struct exit_reason_time){12, 6, 3000};
+			t->reason[1] = (struct exit_reason_time){40, 4, 2000};
+		}
 	}
+	r->ple_exit_reason = 40;
 }
 
 /* kvm on CPUs 0,2 (a list with a comma) x 3 runs x 2 vCPUs; native floating x 3 runs x 4. */
@@ -237,6 +250,12 @@ START_TEST(test_fields)
 	ck_assert_str_eq(cell(1, "lifetime_exits"), "150");
 	ck_assert_str_eq(cell(1, "lifetime_pause_loop_exits"), "12");
 	ck_assert_str_eq(cell(1, "lifetime_ple_window_updates"), ""); /* not counted */
+	ck_assert_str_eq(cell(1, "exits_timed"), "10");
+	ck_assert_str_eq(cell(1, "exit_ns"), "5000");
+	ck_assert_str_eq(cell(1, "ple_exits_timed"), "4");
+	ck_assert_str_eq(cell(1, "ple_exit_ns"), "2000");
+	ck_assert_str_eq(cell(1, "exit_records_lost"), "3");
+	ck_assert_str_eq(cell(1, "exit_reasons_top"), "12:6:3000 40:4:2000");
 	/* row 2: vCPU 1 on CPU 2, without an exit count */
 	ck_assert_str_eq(cell(2, "host_cpu"), "2");
 	ck_assert_str_eq(cell(2, "exits"), "");
@@ -251,6 +270,10 @@ START_TEST(test_fields)
 	ck_assert_str_eq(cell(7, "relax"), "rep-pause");
 	ck_assert_str_eq(cell(7, "vms"), "2");
 	ck_assert_str_eq(cell(7, "host_cpu"), "");
+	/* no exit times there: empty, not 0 */
+	ck_assert_str_eq(cell(7, "exits_timed"), "");
+	ck_assert_str_eq(cell(7, "ple_exit_ns"), "");
+	ck_assert_str_eq(cell(7, "exit_reasons_top"), "");
 	/* row 10: VM 1 vCPU 1 */
 	ck_assert_str_eq(cell(10, "vm"), "1");
 	ck_assert_str_eq(cell(10, "vcpu"), "1");

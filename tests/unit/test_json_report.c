@@ -51,9 +51,11 @@ static void good_run(struct variant_result *r, const struct variant *v, uint64_t
 	r->records[0].kvm.valid[KVM_STAT_EXITS] = true;
 	r->records[0].kvm.value[KVM_STAT_HALT_EXITS] = 7;
 	r->records[0].kvm.valid[KVM_STAT_HALT_EXITS] = true;
-	r->records[0].lifetime = (struct vcpu_lifetime){
-	    .valid = true, .exits_valid = true, .exits = 2000,
-	    .ple = {.pause_exits = 30, .pause_exits_valid = true}};
+	r->records[0].lifetime =
+	    (struct vcpu_lifetime){.valid = true,
+				   .exits_valid = true,
+				   .exits = 2000,
+				   .ple = {.pause_exits = 30, .pause_exits_valid = true}};
 
 	fixture_busy_vcpu(&r->records[1], acq1);
 	r->records[1].host_cpu = -1;
@@ -720,6 +722,91 @@ START_TEST(test_unwritable)
 }
 END_TEST
 
+/* --exit-times: the figures where measured, null with the reason where not. */
+static void timed(struct vcpu_record *rec, uint64_t exits, uint64_t ns, uint64_t ple_count,
+		  uint64_t ple_ns)
+{
+	struct exit_times *t = &rec->exit_times;
+	t->valid = true;
+	t->exits = exits;
+	t->ns = ns;
+	t->seen = exits + 1;
+	t->cut = 1;
+	t->nr_reasons = 2;
+	t->reason[0] = (struct exit_reason_time){PLE_EXIT_REASON_VMX, ple_count, ple_ns};
+	t->reason[1] = (struct exit_reason_time){12, exits - ple_count, ns - ple_ns};
+}
+
+START_TEST(test_exit_times)
+{
+	struct variant_result *r = &series[0].runs[0];
+	r->variant.exit_times = series[0].variant.exit_times = true;
+	series[0].runs[1].variant.exit_times = true; /* but its records were not timed */
+	r->ple_exit_reason = PLE_EXIT_REASON_VMX;
+	timed(&r->records[0], 10, 5000, 4, 2000); /* HLT 6 x 3000 ns */
+	timed(&r->records[1], 2, 1500, 2, 1500);
+	/* the second variant: timed, but this host has no PAUSE exit reason */
+	r = &series[1].runs[0];
+	r->variant.exit_times = series[1].variant.exit_times = true;
+	snprintf(r->ple_why, sizeof(r->ple_why), "no hardware PLE on this host (kvm_pvm)");
+	timed(&r->records[0], 3, 300, 0, 0);
+	timed(&r->records[1], 3, 300, 0, 0);
+	json_object *root = write_and_read();
+
+	json_object *sum = get(run_at(root, 0, 0), "summary", json_type_object);
+	json_object *e = get(sum, "exit_times", json_type_object);
+	ck_assert_int_eq(get_int(e, "exits"), 12);
+	ck_assert_double_eq(get_double(e, "ns"), 6500.0);
+	ck_assert_int_eq(get_int(e, "cut"), 2);
+	ck_assert_int_eq(get_int(e, "lost"), 0);
+	ck_assert(get_bool(e, "complete"));
+	ck_assert_int_eq(get_int(e, "ple_exits"), 6);
+	ck_assert_double_eq(get_double(e, "ple_ns"), 3500.0);
+	ck_assert_double_eq_tol(get_double(e, "ple_mean_ns"), 3500.0 / 6, 1e-9);
+	/* 2 vCPUs x 2 s */
+	ck_assert_double_eq_tol(get_double(e, "ple_share"), 3500.0 / 4e9, 1e-18);
+	json_object *top = get(e, "top_reasons", json_type_array);
+	ck_assert_uint_eq(json_object_array_length(top), 2);
+	ck_assert_int_eq(get_int(at(top, 0), "reason"), PLE_EXIT_REASON_VMX);
+	ck_assert_int_eq(get_int(at(top, 0), "count"), 6);
+	ck_assert_str_eq(get_str(at(top, 0), "name"), "PAUSE_INSTRUCTION");
+	ck_assert_int_eq(get_int(at(top, 1), "reason"), 12);
+	ck_assert_int_eq(get_int(at(top, 1), "ns"), 3000);
+	ck_assert_ptr_null(json_object_object_get(sum, "exit_times_unavailable"));
+	json_object *vcpu1 = at(get(at(get(run_at(root, 0, 0), "vm_results", json_type_array), 0),
+				    "vcpus", json_type_array),
+				1);
+	e = get(vcpu1, "exit_times", json_type_object);
+	ck_assert_int_eq(get_int(e, "ple_exits"), 2);
+	ck_assert_double_eq(get_double(e, "ple_mean_ns"), 750.0);
+
+	/* the same variant's other run did not time its exits */
+	sum = get(run_at(root, 0, 1), "summary", json_type_object);
+	get(sum, "exit_times", json_type_null);
+	ck_assert_str_eq(get_str(sum, "exit_times_unavailable"), "not measured for every vCPU");
+
+	sum = get(run_at(root, 1, 0), "summary", json_type_object);
+	e = get(sum, "exit_times", json_type_object);
+	ck_assert_int_eq(get_int(e, "exits"), 6);
+	get(e, "ple_exits", json_type_null);
+	get(e, "ple_mean_ns", json_type_null);
+	ck_assert_str_eq(get_str(e, "ple_unavailable"), "no hardware PLE on this host (kvm_pvm)");
+	json_object_put(root);
+}
+END_TEST
+
+/* Not asked for: null, and how to get them. */
+START_TEST(test_exit_times_not_asked)
+{
+	json_object *root = write_and_read();
+	json_object *sum = get(run_at(root, 0, 0), "summary", json_type_object);
+	get(sum, "exit_times", json_type_null);
+	ck_assert_str_eq(get_str(sum, "exit_times_unavailable"),
+			 "not measured: run with --exit-times");
+	json_object_put(root);
+}
+END_TEST
+
 static Suite *json_suite(void)
 {
 	Suite *s = suite_create("json_report");
@@ -743,6 +830,8 @@ static Suite *json_suite(void)
 	tcase_add_test(t, test_empty_report);
 	tcase_add_test(t, test_stdout);
 	tcase_add_test(t, test_unwritable);
+	tcase_add_test(t, test_exit_times);
+	tcase_add_test(t, test_exit_times_not_asked);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -86,7 +86,8 @@ class LibvirtBackend(unittest.TestCase):
     def test_two_vcpus_complete_and_decode(self):
         js = os.path.join(self.tmp, "..", os.path.basename(self.tmp) + ".json")
         try:
-            rc, out, err = self.run_plerig("--vcpus", "2", "--duration", "0.3", "--json", js)
+            rc, out, err = self.run_plerig("--vcpus", "2", "--duration", "0.3", "--exit-times",
+                                           "--json", js)
             self.assertEqual(rc, 0, err + out)
             with open(js) as f:
                 doc = json.load(f)
@@ -110,6 +111,18 @@ class LibvirtBackend(unittest.TestCase):
         # ring 0 ran (firmware and boot) and was counted through QMP query-stats
         self.assertGreater(run["timing"]["setup_insn_emulated"], 0)
         self.assertGreater(run["timing"]["first_acq_ns"], run["timing"]["created_ns"])
+        # --exit-times on QEMU's vCPU threads: figures within the exits stat, or the reason
+        summary = run["summary"]
+        if summary["exit_times"] is None:
+            # here (root, PVM): "kvm_pvm does not fire kvm:kvm_exit: ..."
+            why = summary["exit_times_unavailable"]
+            self.assertRegex(why, "does not fire|perf|tracefs|tracepoint", why)
+        else:
+            for v in vcpus:
+                e = v["exit_times"]
+                self.assertLessEqual(e["seen"], v["exits"] + 4)
+                self.assertLessEqual(e["exits"], e["seen"])
+                self.assertLessEqual(e["ns"], run["interval_s"] * 1e9)
 
     def test_overcommitted_pair_of_domains_stalls(self):
         rc, out, err = self.run_plerig("--vms", "2", "--vcpus", "2", "--pcpus", "0",

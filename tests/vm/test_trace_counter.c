@@ -29,6 +29,7 @@
 #include "measure/trace_counter.h"
 #include "measure/trace_filter.h"
 #include "support/trace_sampler.h"
+#include "support/trace_vm.h"
 #include "measure/tracefs.h"
 #include "support/check_main.h"
 
@@ -205,8 +206,8 @@ START_TEST(test_samples_and_filter)
 	printf("%s samples: %lu (%s == %u: %lu by the filter here, %llu by the kernel's; lost "
 	       "%llu)\n",
 	       event, n, field, io_reason, t.matched, (unsigned long long)k,
-	       (unsigned long long)s.lost);
-	ck_assert_uint_eq(s.lost, 0);
+	       (unsigned long long)s.ring.lost);
+	ck_assert_uint_eq(s.ring.lost, 0);
 	ck_assert_uint_eq(n, t.total);
 	ck_assert_uint_eq(t.matched, k);
 	ck_assert_uint_eq(k, OUTS);
@@ -259,41 +260,19 @@ START_TEST(test_ple_counters_here)
 }
 END_TEST
 
-/* The reason this machine cannot run these tests, or NULL. */
-static const char *cannot_run(void)
+static int try_counter(const char *where, char *e, size_t elen)
 {
-	static char why[1200];
 	struct trace_counter c;
-	struct ple_host h;
-	int kvm = open("/dev/kvm", O_RDWR | O_CLOEXEC);
-	if (kvm < 0) {
-		snprintf(why, sizeof(why), "cannot open /dev/kvm: %s", strerror(errno));
-		return why;
-	}
-	close(kvm);
-	if (tracefs_locate(tracefs, sizeof(tracefs), NULL, 0, err, sizeof(err))) {
-		snprintf(why, sizeof(why), "%s", err);
-		return why;
-	}
-	int rc =
-	    trace_counter_open(&c, tracefs, "kvm", "kvm_exit", gettid(), NULL, err, sizeof(err));
-	if (rc == -EACCES || rc == -EPERM) {
-		snprintf(why, sizeof(why), "%s", err);
-		return why;
-	}
-	if (rc) { /* not a permission problem: a failure, not a skip */
-		fprintf(stderr, "FAIL: %s\n", err);
-		exit(EXIT_FAILURE);
-	}
-	trace_counter_close(&c);
-	if (ple_host_detect(&h, ple_sysfs_root(), err, sizeof(err)) == 0)
-		snprintf(module, sizeof(module), "%s", h.module);
-	return NULL;
+	int rc = trace_counter_open(&c, where, "kvm", "kvm_exit", gettid(), NULL, e, elen);
+	if (!rc)
+		trace_counter_close(&c);
+	return rc;
 }
 
 int main(void)
 {
-	const char *why = cannot_run();
+	const char *why =
+	    trace_vm_cannot_run(tracefs, sizeof(tracefs), module, sizeof(module), try_counter);
 	if (why)
 		return check_skip("%s", why);
 	Suite *s = suite_create("trace_counter");

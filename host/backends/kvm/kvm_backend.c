@@ -18,6 +18,7 @@
 #include "backends/placement.h"
 #include "backends/run_result.h"
 #include "backends/kvm/elf_image.h"
+#include "backends/exit_timers.h"
 #include "measure/kvm_system.h"
 #include "backends/kvm/vm.h"
 #include "util/clock.h"
@@ -44,6 +45,7 @@ struct run {
 	 * count its whole life; ple_open[g] (atomic) says the thread did */
 	struct ple_counters *ple;
 	int *ple_open;
+	struct run_exit_timers exit_timers; /* --exit-times: opened with the PLE counters */
 };
 
 static struct kvm_vcpu *vcpu_at(struct run *run, unsigned g)
@@ -166,6 +168,8 @@ static bool unit_kvm_stats(void *ctx, unsigned g, struct kvm_stats_snapshot *out
 static void unit_ple_counts(void *ctx, unsigned g, struct ple_counts *out)
 {
 	struct run *run = ctx;
+	/* with the PLE counters: the first snapshot, when every vCPU thread has its tid */
+	run_exit_timers_open(&run->exit_timers, run->r, g, kvm_vcpu_tid(vcpu_at(run, g)));
 	memset(out, 0, sizeof(*out));
 	/* every thread opened its counters before its guest could report READY */
 	if (!run->ple || !__atomic_load_n(&run->ple_open[g], __ATOMIC_ACQUIRE))
@@ -192,6 +196,17 @@ static void unit_open_gate(void *ctx)
 	start_gate_open(&((struct run *)ctx)->gate);
 }
 
+static void unit_drain(void *ctx)
+{
+	run_exit_timers_drain(&((struct run *)ctx)->exit_timers);
+}
+
+static void unit_interval(void *ctx, uint64_t start_ns, uint64_t stop_ns)
+{
+	struct run *run = ctx;
+	run_exit_timers_interval(&run->exit_timers, run->r, start_ns, stop_ns, run->kb->sys.module);
+}
+
 static const struct unit_ops kvm_unit_ops = {
     .shared = unit_shared,
     .ready = unit_ready,
@@ -202,6 +217,8 @@ static const struct unit_ops kvm_unit_ops = {
     .ple_counts = unit_ple_counts,
     .lifetime = unit_lifetime,
     .open_gate = unit_open_gate,
+    .drain = unit_drain,
+    .interval = unit_interval,
 };
 
 /*
@@ -264,6 +281,7 @@ static void teardown(struct run *run)
 	free(run->ple_open);
 	run->ple = NULL;
 	run->ple_open = NULL;
+	run_exit_timers_close(&run->exit_timers);
 	free(run->vms);
 	run->vms = NULL;
 	run->nr_vms = 0;
@@ -280,6 +298,7 @@ static int kvm_run_variant(struct backend *b, const struct variant *v, struct va
 		return -1;
 	start_gate_init(&run.gate);
 	prepare_ple_counts(&run);
+	run_exit_timers_prepare(&run.exit_timers, r, &run.kb->ple);
 	if (!create_vms(&run) && !set_thresholds(&run)) {
 		r->timing.created_ns = phase_driver_elapsed(&d);
 		if (!start_vcpus(&run))

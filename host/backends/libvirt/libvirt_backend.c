@@ -23,6 +23,7 @@
 #include "backends/guest_figures.h"
 #include "backends/guest_status.h"
 #include "backends/placement.h"
+#include "backends/exit_timers.h"
 #include "backends/run_result.h"
 #include "measure/kvm_system.h"
 #include "backends/libvirt/connection.h"
@@ -69,6 +70,7 @@ struct lv_run {
 	struct lv_domain *doms;
 	unsigned nr_doms; /* initialised so far */
 	uint64_t t0;
+	struct run_exit_timers exit_timers; /* --exit-times, on QEMU's vCPU threads */
 };
 
 static uint64_t since_start(const struct lv_run *run)
@@ -334,6 +336,7 @@ static int wait_all(struct lv_run *run, enum wait_for what, uint64_t deadline, u
 				return -1;
 			all = all && arrived(d, what);
 		}
+		run_exit_timers_drain(&run->exit_timers);
 		if (interrupt_requested())
 			return run_fail(run->r, "interrupted by signal %d", interrupt_signal());
 		if (what != WAIT_NOTHING && all)
@@ -418,6 +421,24 @@ static void close_ple_counters(struct ple_counters *c, unsigned n)
 	free(c);
 }
 
+/* Exit times of QEMU's vCPU threads: like its PAUSE-loop exits, local QEMU only. */
+static void open_exit_timers(struct lv_run *run, unsigned n)
+{
+	struct variant_result *r = run->r;
+	if (!run->v->exit_times || r->exit_times_why[0])
+		return;
+	if (!run->b->lc.local) {
+		snprintf(r->exit_times_why, sizeof(r->exit_times_why),
+			 "QEMU runs on another host: its vCPU threads cannot be timed from here");
+		return;
+	}
+	run_exit_timers_prepare(&run->exit_timers, r, &run->b->ple);
+	for (unsigned g = 0; g < n; g++) {
+		const struct lv_domain *d = &run->doms[g / run->v->vcpus];
+		run_exit_timers_open(&run->exit_timers, r, g, d->vcpus[g % run->v->vcpus].tid);
+	}
+}
+
 static int measure(struct lv_run *run)
 {
 	const unsigned n = run->v->vms * run->v->vcpus;
@@ -428,17 +449,25 @@ static int measure(struct lv_run *run)
 	struct interval_snapshots snap = {0};
 	struct ple_counters *counters = open_ple_counters(run, n);
 	int rc = -1;
+	uint64_t t0;
+	open_exit_timers(run, n);
 	if (interval_snapshots_alloc(&snap, run->r))
 		goto out;
 	const uint64_t m0 = last_hello + AP_BOOT_MARGIN_NS + (uint64_t)(run->v->warmup_s * 1e9);
 	if (wait_all(run, WAIT_NOTHING, m0, POLL_RUN_NS) < 0)
 		goto out;
 	snapshot_all(run, counters, snap.before);
+	/* exits are timed between the snapshots: the exits stat holds all of them */
+	t0 = monotonic_ns();
+	run_exit_timers_interval(&run->exit_timers, run->r, t0, 0, NULL);
 	const uint64_t m1 = m0 + (uint64_t)(run->v->duration_s * 1e9);
 	if (wait_all(run, WAIT_NOTHING, m1, POLL_RUN_NS) < 0)
 		goto out;
+	const uint64_t t1 = monotonic_ns();
 	snapshot_all(run, counters, snap.after);
 	interval_snapshots_delta(&snap, run->r);
+	run_exit_timers_interval(&run->exit_timers, run->r, t0, t1,
+				 run->b->ple.module[0] ? run->b->ple.module : "this host's KVM");
 	for (unsigned g = 0; g < n; g++)
 		if (snap.before[g].kvm.valid[KVM_STAT_INSN_EMULATION])
 			run->r->timing.setup_insn_emulated +=
@@ -449,6 +478,7 @@ static int measure(struct lv_run *run)
 out:
 	interval_snapshots_free(&snap);
 	close_ple_counters(counters, n);
+	run_exit_timers_close(&run->exit_timers);
 	return rc;
 }
 
