@@ -165,17 +165,22 @@ static bool unit_kvm_stats(void *ctx, unsigned g, struct kvm_stats_snapshot *out
 	return vcpu->stats_open && kvm_stats_read(&vcpu->stats, out, err, sizeof(err)) == 0;
 }
 
-static void unit_ple_counts(void *ctx, unsigned g, struct ple_counts *out)
+static void read_ple_counts(struct run *run, unsigned g, struct ple_counts *out)
 {
-	struct run *run = ctx;
-	/* with the PLE counters: the first snapshot, when every vCPU thread has its tid */
-	run_exit_timers_open(&run->exit_timers, run->r, g, kvm_vcpu_tid(vcpu_at(run, g)));
 	memset(out, 0, sizeof(*out));
 	/* every thread opened its counters before its guest could report READY */
 	if (!run->ple || !__atomic_load_n(&run->ple_open[g], __ATOMIC_ACQUIRE))
 		return;
 	run_note_ple_why(run->r, &run->ple[g]);
 	ple_counters_read(&run->ple[g], out);
+}
+
+static void unit_ple_counts(void *ctx, unsigned g, struct ple_counts *out)
+{
+	struct run *run = ctx;
+	/* the exit timers start at the first snapshot: they time the interval only */
+	run_exit_timers_open(&run->exit_timers, run->r, g, kvm_vcpu_tid(vcpu_at(run, g)));
+	read_ple_counts(run, g, out);
 }
 
 /* After the vCPU reported DONE its thread runs the guest no more: final counts. */
@@ -187,7 +192,7 @@ static bool unit_lifetime(void *ctx, unsigned g, struct vcpu_lifetime *out)
 		out->exits = s.value[KVM_STAT_EXITS];
 		out->exits_valid = true;
 	}
-	unit_ple_counts(ctx, g, &out->ple);
+	read_ple_counts(ctx, g, &out->ple);
 	return true;
 }
 
