@@ -134,7 +134,10 @@ static void remove_tree(const char *path)
 static unsigned remove_domain_state(const char *root, const char *name)
 {
 	static const char *const dirs[] = {"lib/qemu", "lib/qemu/channel/target"};
-	static const char *const files[] = {"run/qemu/%s.xml", "run/qemu/%s.pid"};
+	/* .xml.new: the status file libvirt was writing when plerig was killed (seen once
+	 * under load) */
+	static const char *const files[] = {"run/qemu/%s.xml", "run/qemu/%s.xml.new",
+					    "run/qemu/%s.pid"};
 	char path[PATH_MAX], suffix[80];
 	unsigned removed = 0;
 	for (unsigned i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
