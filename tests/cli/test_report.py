@@ -87,7 +87,9 @@ def setUpModule():
         raise unittest.SkipTest("no usable /dev/kvm: the known results file needs real VMs")
     r = plerig("run", "--backend", "kvm,native", "--vcpus", "2,4", "--pcpus", "0-1",
                "--relax", "pause,nop", "--repeat", "3", "--duration", "0.2", "--warmup",
-               "0.05", "--quiet", "--json", RESULTS)
+               "0.05", "--timeout", "60", "--quiet", "--json", RESULTS)
+    # --timeout 60: with the load average at 14 a run's stop once took over the
+    # default 10 s, and the watchdog failed it
     assert r.returncode == 0, r.stdout + r.stderr
 
 
