@@ -27,16 +27,15 @@ static void check_events(struct doctor_report *r, const char *tracefs)
 		doctor_add(r, "tp_kvm_exit", "kvm:kvm_exit", DOCTOR_NO, "%s", err);
 		doctor_fix(r, "a kernel with KVM tracepoints (CONFIG_KVM, CONFIG_TRACEPOINTS)");
 	} else {
-		const struct trace_field *f = trace_format_field(&fmt, "exit_reason");
+		const struct trace_field *f =
+		    trace_format_integer_field(&fmt, "exit_reason", err, sizeof(err));
 		if (f)
 			doctor_add(r, "tp_kvm_exit", "kvm:kvm_exit", DOCTOR_OK,
 				   "id %u, exit_reason: offset %u, %u bytes", fmt.id, f->offset,
 				   f->size);
 		else
 			doctor_add(r, "tp_kvm_exit", "kvm:kvm_exit", DOCTOR_NO,
-				   "id %u, but no exit_reason field: PAUSE exits cannot be "
-				   "filtered",
-				   fmt.id);
+				   "id %u, but %s: PAUSE exits cannot be filtered", fmt.id, err);
 	}
 	if (trace_format_load(tracefs, "kvm", "kvm_ple_window_update", &fmt, err, sizeof(err)))
 		doctor_add(r, "tp_ple_window", "kvm:kvm_ple_window_update", DOCTOR_WARN, "%s", err);

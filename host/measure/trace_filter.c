@@ -36,9 +36,10 @@ int trace_filter_parse(const char *text, const struct trace_format *fmt, struct 
 		snprintf(err, errlen, "filter \"%s\": \"%s\" is not a number", text, p);
 		return -1;
 	}
-	const struct trace_field *field = trace_format_field(fmt, name);
+	char why[256];
+	const struct trace_field *field = trace_format_integer_field(fmt, name, why, sizeof(why));
 	if (!field) {
-		snprintf(err, errlen, "filter \"%s\": %s has no field %s", text, fmt->name, name);
+		snprintf(err, errlen, "filter \"%s\": %s", text, why);
 		return -1;
 	}
 	f->field = *field;

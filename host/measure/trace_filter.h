@@ -19,8 +19,9 @@ struct trace_filter {
 };
 
 /*
- * Parse @text against the event's format: the field must exist there.
- * 0, or -1 with @err.
+ * Parse @text against the event's format: the field must exist there, and
+ * be a 1, 2, 4 or 8-byte integer (no array, no __data_loc). 0, or -1 with
+ * @err.
  */
 int trace_filter_parse(const char *text, const struct trace_format *fmt, struct trace_filter *f,
 		       char *err, size_t errlen);

@@ -3,11 +3,14 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <traceevent/event-parse.h>
+#include <traceevent/event-utils.h>
 #include <unistd.h>
 
 #include "util/strfmt.h"
@@ -71,69 +74,140 @@ int tracefs_locate(char *path, size_t len, char *note, size_t notelen, char *err
 	return -(mount_errno ? mount_errno : ENOENT);
 }
 
-/* "\tfield:unsigned int exit_reason;\toffset:8;\tsize:4;\tsigned:0;" */
-static int parse_field(const char *line, struct trace_field *f)
-{
-	const char *decl = strstr(line, "field:");
-	const char *semi = decl ? strchr(decl, ';') : NULL;
-	if (!semi)
-		return -1;
-	/* the name is the last word of the declaration ("insn[15]", "msg"), minus any [N] */
-	const char *start = semi;
-	while (start > decl && start[-1] != ' ' && start[-1] != ':' && start[-1] != '*')
-		start--;
-	if (start[-1] == ':')
-		return -1; /* a type without a name */
-	const char *end = memchr(start, '[', (size_t)(semi - start));
-	if (!end)
-		end = semi;
-	size_t n = (size_t)(end - start);
-	if (n == 0 || n >= sizeof(f->name))
-		return -1;
-	memcpy(f->name, start, n);
-	f->name[n] = '\0';
+/*
+ * libtraceevent says why a format does not parse through tep_vprint(), a
+ * weak function an application may replace (event-utils.h); at its default
+ * level it says nothing. While trace_format_parse() runs, its first
+ * message goes to the error text instead of stderr.
+ */
+static _Thread_local char *tep_message;
+static _Thread_local size_t tep_message_len;
 
-	const char *o = strstr(semi, "offset:"), *s = strstr(semi, "size:"),
-		   *g = strstr(semi, "signed:");
-	if (!o || !s)
+int tep_vprint(const char *name, enum tep_loglevel level, bool print_err, const char *fmt,
+	       va_list ap)
+{
+	if (!tep_message)
+		return __tep_vprint(name, level, print_err, fmt, ap);
+	if (!tep_message[0])
+		vsnprintf(tep_message, tep_message_len, fmt, ap);
+	return errno;
+}
+
+static bool readable_integer(const struct trace_field *f)
+{
+	return !f->is_array && !f->is_dynamic &&
+	       (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8);
+}
+
+/* One libtraceevent field into @out; -1 with @err when plerig cannot hold it. */
+static int copy_field(const struct tep_event *ev, const struct tep_format_field *tf,
+		      struct trace_field *out, char *err, size_t errlen)
+{
+	if (strlen(tf->name) >= sizeof(out->name)) {
+		snprintf(err, errlen, "%s:%s: field name %s longer than %zu characters", ev->system,
+			 ev->name, tf->name, sizeof(out->name) - 1);
 		return -1;
-	f->offset = (unsigned)strtoul(o + 7, NULL, 10);
-	f->size = (unsigned)strtoul(s + 5, NULL, 10);
-	f->is_signed = g && strtoul(g + 7, NULL, 10) != 0;
+	}
+	if (tf->offset < 0 || tf->size < 0) {
+		snprintf(err, errlen, "%s:%s: field %s at offset %d, %d bytes", ev->system,
+			 ev->name, tf->name, tf->offset, tf->size);
+		return -1;
+	}
+	memset(out, 0, sizeof(*out));
+	str_copy(out->name, sizeof(out->name), tf->name);
+	str_copy(out->type, sizeof(out->type), tf->type);
+	out->offset = (unsigned)tf->offset;
+	out->size = (unsigned)tf->size;
+	out->is_signed = tf->flags & TEP_FIELD_IS_SIGNED;
+	out->is_dynamic = tf->flags & TEP_FIELD_IS_DYNAMIC;
+	out->is_relative = tf->flags & TEP_FIELD_IS_RELATIVE;
+	/* libtraceevent marks __data_loc char[] an array too: its data is, the field is not */
+	out->is_array = (tf->flags & TEP_FIELD_IS_ARRAY) && !out->is_dynamic;
+	out->array_len = out->is_array ? tf->arraylen : 0;
+	out->is_pointer = tf->flags & TEP_FIELD_IS_POINTER;
+	out->is_string = tf->flags & TEP_FIELD_IS_STRING;
 	return 0;
 }
 
-int trace_format_parse(const char *text, struct trace_format *f, char *err, size_t errlen)
+static int copy_fields(const struct tep_event *ev, const struct tep_format_field *list,
+		       struct trace_format *f, char *err, size_t errlen)
+{
+	for (; list; list = list->next) {
+		if (f->nr_fields == TRACE_MAX_FIELDS) {
+			snprintf(err, errlen, "%s:%s: more than %d fields", ev->system, ev->name,
+				 TRACE_MAX_FIELDS);
+			return -1;
+		}
+		if (copy_field(ev, list, &f->fields[f->nr_fields], err, errlen))
+			return -1;
+		f->nr_fields++;
+	}
+	return 0;
+}
+
+/* libtraceevent's reading of @text, the print fmt left empty; -1 with @err */
+static int parse_event(const char *system, const char *text, struct trace_format *f, char *err,
+		       size_t errlen)
+{
+	static const char empty_print[] = "print fmt: \"\"\n";
+	const char *print = strstr(text, "\nprint fmt:");
+	if (!print) {
+		snprintf(err, errlen,
+			 "no print fmt line after the fields: the file is cut short, "
+			 "or no tracepoint format");
+		return -1;
+	}
+	/*
+	 * Only the fields matter to plerig, and libtraceevent 1.7.1 cannot parse
+	 * every print fmt (kvm:kvm_inj_exception's on 6.18): it would mark the
+	 * event failed, and hide whether the fields were read.
+	 */
+	size_t head = (size_t)(print - text) + 1, len = head + sizeof(empty_print) - 1;
+	char *buf = malloc(len + 1);
+	struct tep_handle *tep = tep_alloc();
+	if (!buf || !tep) {
+		free(buf);
+		tep_free(tep);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	memcpy(buf, text, head);
+	memcpy(buf + head, empty_print, sizeof(empty_print));
+
+	char why[256] = "";
+	struct tep_event *ev = NULL;
+	tep_message = why;
+	tep_message_len = sizeof(why);
+	tep_set_loglevel(TEP_LOG_WARNING);
+	enum tep_errno rc = tep_parse_format(tep, &ev, buf, len, system);
+	tep_set_loglevel(TEP_LOG_CRITICAL); /* libtraceevent's default */
+	tep_message = NULL;
+	free(buf);
+
+	int ret = -1;
+	if (rc || !ev || (ev->flags & TEP_EVENT_FL_FAILED))
+		snprintf(err, errlen, "libtraceevent cannot read it%s%s", why[0] ? ": " : "", why);
+	else if (strlen(ev->name) >= sizeof(f->name) || strlen(system) >= sizeof(f->system))
+		snprintf(err, errlen, "event name %s:%s too long", system, ev->name);
+	else if (!copy_fields(ev, ev->format.common_fields, f, err, errlen) &&
+		 !copy_fields(ev, ev->format.fields, f, err, errlen)) {
+		str_copy(f->name, sizeof(f->name), ev->name);
+		str_copy(f->system, sizeof(f->system), system);
+		f->id = (unsigned)ev->id;
+		ret = 0;
+	}
+	tep_free(tep);
+	return ret;
+}
+
+int trace_format_parse(const char *system, const char *text, struct trace_format *f, char *err,
+		       size_t errlen)
 {
 	memset(f, 0, sizeof(*f));
-	const char *line = text;
-	while (line && *line) {
-		const char *nl = strchr(line, '\n');
-		size_t n = nl ? (size_t)(nl - line) : strlen(line);
-		char buf[512];
-		if (n >= sizeof(buf))
-			n = sizeof(buf) - 1;
-		memcpy(buf, line, n);
-		buf[n] = '\0';
-		if (!strncmp(buf, "name: ", 6))
-			str_copy(f->name, sizeof(f->name), buf + 6);
-		else if (!strncmp(buf, "ID: ", 4))
-			f->id = (unsigned)strtoul(buf + 4, NULL, 10);
-		else if (strstr(buf, "field:")) {
-			if (f->nr_fields == TRACE_MAX_FIELDS) {
-				snprintf(err, errlen, "more than %d fields", TRACE_MAX_FIELDS);
-				return -1;
-			}
-			if (parse_field(buf, &f->fields[f->nr_fields])) {
-				snprintf(err, errlen, "cannot parse field line \"%s\"", buf);
-				return -1;
-			}
-			f->nr_fields++;
-		}
-		line = nl ? nl + 1 : NULL;
-	}
+	if (parse_event(system, text, f, err, errlen))
+		return -1;
 	if (!f->nr_fields) {
-		snprintf(err, errlen, "no field lines: not a tracepoint format file");
+		snprintf(err, errlen, "%s:%s has no fields", f->system, f->name);
 		return -1;
 	}
 	return 0;
@@ -142,7 +216,7 @@ int trace_format_parse(const char *text, struct trace_format *f, char *err, size
 int trace_format_load(const char *tracefs, const char *system, const char *event,
 		      struct trace_format *f, char *err, size_t errlen)
 {
-	char path[PATH_MAX], perr[256];
+	char path[PATH_MAX], perr[512];
 	char id[32];
 	const size_t text_len = 65536; /* kvm_exit's print fmt alone is ~6 KiB */
 
@@ -156,17 +230,18 @@ int trace_format_load(const char *tracefs, const char *system, const char *event
 		return -ENOMEM;
 	}
 	ssize_t n = text_file_read(path, text, text_len);
-	int rc = n < 0 ? (int)n : trace_format_parse(text, f, perr, sizeof(perr)) ? -EINVAL : 0;
-	free(text);
 	if (n < 0) {
+		free(text);
 		snprintf(err, errlen, "%s:%s: cannot read %s: %s%s", system, event, path,
 			 strerror((int)-n),
 			 n == -ENOENT ? " (this kernel has no such tracepoint)" : "");
 		return (int)n;
 	}
+	int rc = trace_format_parse(system, text, f, perr, sizeof(perr));
+	free(text);
 	if (rc) {
 		snprintf(err, errlen, "%s: %s", path, perr);
-		return rc;
+		return -EINVAL;
 	}
 	pathf(path, sizeof(path), "%s/events/%s/%s/id", tracefs, system, event);
 	n = text_file_read(path, id, sizeof(id));
@@ -187,11 +262,36 @@ const struct trace_field *trace_format_field(const struct trace_format *f, const
 	return NULL;
 }
 
+const struct trace_field *trace_format_integer_field(const struct trace_format *fmt,
+						     const char *name, char *err, size_t errlen)
+{
+	const struct trace_field *f = trace_format_field(fmt, name);
+	if (!f)
+		snprintf(err, errlen, "%s:%s has no field %s", fmt->system, fmt->name, name);
+	else if (f->is_dynamic)
+		snprintf(err, errlen,
+			 "%s:%s: field %s (%s) is %s: where in the record its data of variable "
+			 "length lies, not a number",
+			 fmt->system, fmt->name, name, f->type,
+			 f->is_relative ? "__rel_loc" : "__data_loc");
+	else if (f->is_array)
+		snprintf(err, errlen,
+			 "%s:%s: field %s (%s) is an array of %u elements, not a number",
+			 fmt->system, fmt->name, name, f->type, f->array_len);
+	else if (!readable_integer(f))
+		snprintf(err, errlen,
+			 "%s:%s: field %s (%s) is %u bytes, not a 1, 2, 4 or 8-byte number",
+			 fmt->system, fmt->name, name, f->type, f->size);
+	else
+		return f;
+	return NULL;
+}
+
 int trace_field_value(const struct trace_field *f, const void *raw, size_t size, uint64_t *out)
 {
-	const uint8_t *p = (const uint8_t *)raw + f->offset;
-	if ((size_t)f->offset + f->size > size)
+	if ((size_t)f->offset + f->size > size || !readable_integer(f))
 		return -1;
+	const uint8_t *p = (const uint8_t *)raw + f->offset;
 	switch (f->size) {
 	case 1: {
 		uint8_t v;
