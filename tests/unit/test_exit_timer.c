@@ -168,19 +168,27 @@ static struct exit_timer timer;
 static struct trace_format fmt;
 static uint64_t head;
 
+/* kvm_exit as Linux 6.1 has it, cut to the fields the timer reads */
 static const char exit_format[] =
     "name: kvm_exit\n"
     "ID: 103\n"
     "format:\n"
+    "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+    "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+    "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
     "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-    "\tfield:unsigned int exit_reason;\toffset:8;\tsize:4;\tsigned:0;\n";
+    "\n"
+    "\tfield:unsigned int exit_reason;\toffset:8;\tsize:4;\tsigned:0;\n"
+    "\n"
+    "print fmt: \"reason %u\", REC->exit_reason\n";
 
 static void ring_setup(uint64_t start_at)
 {
 	char err[256];
 	mem = calloc(1, META + DATA);
 	ck_assert_ptr_nonnull(mem);
-	ck_assert_msg(trace_format_parse(exit_format, &fmt, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(trace_format_parse("kvm", exit_format, &fmt, err, sizeof(err)) == 0, "%s",
+		      err);
 	memset(&timer, 0, sizeof(timer));
 	timer.exit_fd = timer.entry_fd = -1;
 	timer.exit_id = EXIT;
