@@ -7,11 +7,6 @@
 #include "report/json_util.h"
 #include "report/units.h"
 
-static json_object *count_or_null(bool valid, uint64_t v)
-{
-	return valid ? json_object_new_uint64(v) : NULL;
-}
-
 static json_object *figures_json(const struct variant_result *r, const struct exit_figures *f)
 {
 	json_object *o = json_object_new_object();
@@ -26,7 +21,7 @@ static json_object *figures_json(const struct variant_result *r, const struct ex
 	json_add_u64(o, "unpaired", f->unpaired);
 	json_add_u64(o, "lost", f->lost);
 	json_add(o, "complete", json_object_new_boolean(f->lost == 0));
-	json_add(o, "ple_exits", count_or_null(f->ple_valid, f->ple_exits));
+	json_add_count(o, "ple_exits", f->ple_valid, f->ple_exits);
 	json_add_double(o, "ple_ns", f->ple_valid ? f->ple_ns : NAN);
 	json_add_double(o, "ple_mean_ns", f->ple_mean_ns);
 	json_add_double(o, "ple_share", f->ple_share);

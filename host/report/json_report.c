@@ -139,12 +139,9 @@ static void add_figures(json_object *o, const struct variant_result *r, const st
 	json_add_double(o, "run_time_ns", f->run_time_ns);
 	json_add_double(o, "acq_per_cpu_s", f->acq_per_cpu_s);
 	json_add(o, "exits", exits_json(f));
-	json_add(o, "irq_exits", f->irq_exits_valid ? json_object_new_uint64(f->irq_exits) : NULL);
-	json_add(o, "pause_loop_exits",
-		 f->pause_loop_exits_valid ? json_object_new_uint64(f->pause_loop_exits) : NULL);
-	json_add(o, "ple_window_updates",
-		 f->ple_window_updates_valid ? json_object_new_uint64(f->ple_window_updates)
-					     : NULL);
+	json_add_count(o, "irq_exits", f->irq_exits_valid, f->irq_exits);
+	json_add_count(o, "pause_loop_exits", f->pause_loop_exits_valid, f->pause_loop_exits);
+	json_add_count(o, "ple_window_updates", f->ple_window_updates_valid, f->ple_window_updates);
 }
 
 static json_object *summary_json(const struct variant_result *r)
@@ -196,20 +193,13 @@ static json_object *kvm_stats_json(const struct kvm_stats_snapshot *s)
 	return o;
 }
 
-static json_object *count_or_null(bool valid, uint64_t v)
-{
-	return valid ? json_object_new_uint64(v) : NULL;
-}
-
 static json_object *lifetime_json(const struct vcpu_lifetime *l)
 {
 	json_object *o = json_object_new_object();
 
-	json_add(o, "exits", count_or_null(l->exits_valid, l->exits));
-	json_add(o, "pause_loop_exits",
-		 count_or_null(l->ple.pause_exits_valid, l->ple.pause_exits));
-	json_add(o, "ple_window_updates",
-		 count_or_null(l->ple.window_updates_valid, l->ple.window_updates));
+	json_add_count(o, "exits", l->exits_valid, l->exits);
+	json_add_count(o, "pause_loop_exits", l->ple.pause_exits_valid, l->ple.pause_exits);
+	json_add_count(o, "ple_window_updates", l->ple.window_updates_valid, l->ple.window_updates);
 	return o;
 }
 

@@ -4,6 +4,7 @@
 #define PLERIG_JSON_UTIL_H
 
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 /*
@@ -21,6 +22,12 @@ static inline void json_add(json_object *o, const char *key, json_object *v)
 static inline void json_add_u64(json_object *o, const char *key, uint64_t v)
 {
 	json_add(o, key, json_object_new_uint64(v));
+}
+
+/* A count, or null where it could not be had: never a 0 that was not measured. */
+static inline void json_add_count(json_object *o, const char *key, bool valid, uint64_t v)
+{
+	json_add(o, key, valid ? json_object_new_uint64(v) : NULL);
 }
 
 static inline void json_add_str(json_object *o, const char *key, const char *v)
