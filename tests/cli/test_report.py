@@ -81,16 +81,19 @@ def png_pixels(path):
 
 def setUpModule():
     global TMP, RESULTS
-    TMP = tempfile.mkdtemp(prefix="plerig-report-")
-    RESULTS = os.path.join(TMP, "results.json")
+    # unittest runs no tearDownModule after a skip or failure here: nothing made before it
     if not os.access("/dev/kvm", os.R_OK | os.W_OK):
         raise unittest.SkipTest("no usable /dev/kvm: the known results file needs real VMs")
+    TMP = tempfile.mkdtemp(prefix="plerig-report-")
+    RESULTS = os.path.join(TMP, "results.json")
     r = plerig("run", "--backend", "kvm,native", "--vcpus", "2,4", "--pcpus", "0-1",
                "--relax", "pause,nop", "--repeat", "3", "--duration", "0.2", "--warmup",
                "0.05", "--timeout", "60", "--quiet", "--json", RESULTS)
     # --timeout 60: with the load average at 14 a run's stop once took over the
     # default 10 s, and the watchdog failed it
-    assert r.returncode == 0, r.stdout + r.stderr
+    if r.returncode != 0:
+        shutil.rmtree(TMP, ignore_errors=True)
+        raise AssertionError(r.stdout + r.stderr)
 
 
 def tearDownModule():
