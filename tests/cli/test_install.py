@@ -58,6 +58,8 @@ class Install(unittest.TestCase):
                     ["meson", "install", "-C", build, "--no-rebuild", "--quiet"]):
             r = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
             if r.returncode:
+                # no tearDownClass after a failed setUpClass: clean up here
+                shutil.rmtree(cls.tmp, ignore_errors=True)
                 raise AssertionError(f"{' '.join(cmd)}: {r.stdout[-3000:]}{r.stderr[-3000:]}")
 
     @classmethod
