@@ -6,8 +6,10 @@
  * buffer built by hand, with records wrapping around its end.
  */
 #include <check.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -168,27 +170,20 @@ static struct exit_timer timer;
 static struct trace_format fmt;
 static uint64_t head;
 
-/* kvm_exit as Linux 6.1 has it, cut to the fields the timer reads */
-static const char exit_format[] =
-    "name: kvm_exit\n"
-    "ID: 103\n"
-    "format:\n"
-    "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-    "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-    "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-    "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-    "\n"
-    "\tfield:unsigned int exit_reason;\toffset:8;\tsize:4;\tsigned:0;\n"
-    "\n"
-    "print fmt: \"reason %u\", REC->exit_reason\n";
+/* kvm_exit as the L1 kernel of make ple-test has it (recorded under Bochs) */
+#define EXIT_FORMAT_KERNEL "6.1.0-57-amd64"
 
 static void ring_setup(uint64_t start_at)
 {
 	char err[256];
 	mem = calloc(1, META + DATA);
 	ck_assert_ptr_nonnull(mem);
-	ck_assert_msg(trace_format_parse("kvm", exit_format, &fmt, err, sizeof(err)) == 0, "%s",
-		      err);
+	char tracefs[PATH_MAX];
+	const char *data = getenv("PLERIG_TEST_DATA");
+	ck_assert_msg(data, "PLERIG_TEST_DATA is not set (meson test sets it)");
+	snprintf(tracefs, sizeof(tracefs), "%s/tracefs/" EXIT_FORMAT_KERNEL, data);
+	ck_assert_msg(trace_format_load(tracefs, "kvm", "kvm_exit", &fmt, err, sizeof(err)) == 0,
+		      "%s", err);
 	memset(&timer, 0, sizeof(timer));
 	timer.exit_fd = timer.entry_fd = -1;
 	timer.exit_id = EXIT;
@@ -228,11 +223,12 @@ static void put_header(uint32_t type, size_t size)
 
 static void put_exit(uint64_t time, uint32_t reason)
 {
-	/* id, time, u32 raw size, raw: common fields (8 bytes), exit_reason, padding */
+	/* id, time, u32 raw size, raw: common fields, exit_reason where the format has it */
 	uint8_t raw[12] = {0};
 	uint32_t raw_size = sizeof(raw);
 	uint64_t id = EXIT;
-	memcpy(raw + 8, &reason, sizeof(reason));
+	ck_assert_uint_le(timer.reason->offset + sizeof(reason), sizeof(raw));
+	memcpy(raw + timer.reason->offset, &reason, sizeof(reason));
 	put_header(PERF_RECORD_SAMPLE, 8 + 8 + 8 + 4 + sizeof(raw));
 	put(&id, 8);
 	put(&time, 8);
