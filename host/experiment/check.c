@@ -42,6 +42,9 @@ struct sample {
  */
 #define COMPARABLE_CPU_SHARE 0.9
 
+/* The metric whose per-run values are the host's interference: kept with each baseline. */
+#define RUN_DELAY_METRIC "run_delay_share"
+
 enum comparison_kind { VS_BASELINE, AGAINST_ITSELF };
 
 /* One comparison the check tests: the family Holm corrects over. */
@@ -485,7 +488,7 @@ static int gather(struct ctx *k, const struct scenario *s, const struct report *
 {
 	unsigned nm;
 	const struct metric *const *m = scenario_metrics(k, s, &nm);
-	const struct metric *delay = metric_by_name("run_delay_share");
+	const struct metric *delay = metric_by_name(RUN_DELAY_METRIC);
 	char label[160];
 	for (unsigned i = 0; i < rep->nr_series; i++) {
 		const struct series *se = &rep->series[i];
@@ -711,6 +714,26 @@ static double mean_of(const double *v, unsigned n)
 	return n ? s / n : 0.0;
 }
 
+/*
+ * A contended variant judged against the baseline, whose vCPUs had less
+ * than COMPARABLE_CPU_SHARE of the CPU share they had then (both run
+ * delays returned). False where either run delay is unknown.
+ */
+static bool host_busier_than_baseline(const struct ctx *k, const struct tested *t,
+				      double *delay_then, double *delay_now)
+{
+	const struct sample *x = t->s;
+	if (t->kind != VS_BASELINE || !x->contended || !x->nd)
+		return false;
+	const struct baseline_entry *then =
+	    baseline_find(k->c->baseline, x->scenario->name, x->variant, RUN_DELAY_METRIC);
+	if (!then || !then->n)
+		return false;
+	*delay_then = mean_of(then->values, then->n);
+	*delay_now = mean_of(x->run_delay, x->nd);
+	return 1.0 - *delay_now < COMPARABLE_CPU_SHARE * (1.0 - *delay_then);
+}
+
 static int emit_verdict(struct ctx *k, const struct tested *t)
 {
 	const struct sample *x = t->s;
@@ -749,15 +772,9 @@ static int emit_verdict(struct ctx *k, const struct tested *t)
 	 * invocations makes of a few percent.
 	 */
 	const double near = x->metric->better > 0 ? -hi : lo; /* the smallest harm the CI allows */
-	const struct baseline_entry *then_delay =
-	    t->kind == VS_BASELINE && x->contended
-		? baseline_find(k->c->baseline, scenario, x->variant, "run_delay_share")
-		: NULL;
-	const double delay_then = then_delay ? mean_of(then_delay->values, then_delay->n) : 0.0,
-		     delay_now = mean_of(x->run_delay, x->nd);
 	const bool regressed = t->p_adj < VERDICT_ALPHA && bad && near >= thr;
-	if (regressed && then_delay && then_delay->n && x->nd &&
-	    1.0 - delay_now < COMPARABLE_CPU_SHARE * (1.0 - delay_then)) {
+	double delay_then, delay_now;
+	if (regressed && host_busier_than_baseline(k, t, &delay_then, &delay_now)) {
 		char then[32];
 		units_percent(delay_now, delay, sizeof(delay));
 		units_percent(delay_then, then, sizeof(then));
@@ -861,7 +878,7 @@ static int record(struct ctx *k)
 		/* the host's interference then, so that a later check knows whether it compares
 		 * like with like */
 		if (x->nd && baseline_put(k->c->baseline, x->scenario->name, x->variant,
-					  "run_delay_share", x->run_delay, x->nd))
+					  RUN_DELAY_METRIC, x->run_delay, x->nd))
 			return -1;
 	}
 	return 0;
