@@ -45,7 +45,7 @@ struct run {
 	 * count its whole life; ple_open[g] (atomic) says the thread did */
 	struct ple_counters *ple;
 	int *ple_open;
-	struct run_exit_timers exit_timers; /* --exit-times: opened with the PLE counters */
+	struct run_exit_timers exit_timers; /* --exit-times: opened at the first snapshot */
 };
 
 static struct kvm_vcpu *vcpu_at(struct run *run, unsigned g)
