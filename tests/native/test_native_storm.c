@@ -17,6 +17,7 @@
 #include "support/check_main.h"
 #include "support/fixtures.h"
 #include "support/proc_self.h"
+#include "support/starvation.h"
 
 #define MAX_CPUS 2
 
@@ -60,11 +61,6 @@ static struct variant variant(enum plerig_lock_kind lock, enum plerig_relax_kind
 	return v;
 }
 
-static uint64_t progress(const struct plerig_vcpu_result *g)
-{
-	return g->acquisitions + g->unmeasured_acquisitions;
-}
-
 /* Runs @v; checks each group's lock excluded and made progress, and no thread is left. */
 static void run_and_check_groups(const struct variant *v, struct variant_result *r)
 {
@@ -74,7 +70,7 @@ static void run_and_check_groups(const struct variant *v, struct variant_result 
 	for (unsigned vm = 0; vm < v->vms; vm++) {
 		uint64_t sum = 0;
 		for (unsigned i = 0; i < v->vcpus; i++)
-			sum += progress(&r->records[vm * v->vcpus + i].guest);
+			sum += unit_progress(&r->records[vm * v->vcpus + i].guest);
 		ck_assert_msg(sum > 0, "%s/%s: the lock of group %u made no progress",
 			      lock_name(v->lock), relax_name(v->relax), vm);
 		/* the backend checked it too; this test would catch the check going away */
@@ -104,35 +100,7 @@ START_TEST(every_lock_excludes_and_progresses_over_committed)
 }
 END_TEST
 
-/*
- * The first thread of @r that never acquired, or -1: with what it got of
- * its CPU in the measured interval, so that a failure says whether the
- * lock starved it or the host did.
- */
-static int starved_thread(const struct variant_result *r, char *why, size_t len)
-{
-	for (unsigned i = 0; i < r->nr_records; i++) {
-		const struct vcpu_record *rec = &r->records[i];
-		if (progress(&rec->guest) > 0)
-			continue;
-		snprintf(why, len,
-			 "thread %u on CPU %d never got the lock: %.1f ms on its CPU, %.1f ms "
-			 "waiting for it in the %.2f s interval",
-			 i, rec->host_cpu, rec->sched.run_ns / 1e6, rec->sched.wait_ns / 1e6,
-			 r->interval_s);
-		return (int)i;
-	}
-	return -1;
-}
-
-/*
- * One group, one thread per CPU, a FIFO lock: no thread may starve. A
- * shared runner (a VM itself) can hold a thread off its CPU for the whole
- * half second, so a starved thread gets the run repeated; a lock that
- * starves a thread starves it every time.
- */
-#define FAIR_LOCK_ATTEMPTS 3
-
+/* One group, one thread per CPU, a FIFO lock: no thread may starve (support/starvation.h). */
 START_TEST(every_thread_of_a_fair_lock_progresses_with_a_cpu_each)
 {
 	static const enum plerig_lock_kind fair[] = {PLERIG_LOCK_TICKET, PLERIG_LOCK_MCS};
@@ -140,20 +108,7 @@ START_TEST(every_thread_of_a_fair_lock_progresses_with_a_cpu_each)
 	const enum plerig_relax_kind relax = (enum plerig_relax_kind)(_i % PLERIG_RELAX_COUNT);
 	ck_assert(lock_is_fair(lock));
 	struct variant v = variant(lock, relax, 1, nr_cpus);
-	char why[160];
-	for (unsigned attempt = 1; attempt <= FAIR_LOCK_ATTEMPTS; attempt++) {
-		struct variant_result r;
-		run_and_check_groups(&v, &r);
-		const int starved = starved_thread(&r, why, sizeof(why));
-		variant_result_free(&r);
-		if (starved < 0)
-			return;
-		fprintf(stderr, "%s/%s, attempt %u of %d: %s\n", lock_name(lock), relax_name(relax),
-			attempt, FAIR_LOCK_ATTEMPTS, why);
-	}
-	ck_abort_msg("%s/%s: a thread on its own CPU never got the fair lock, %d runs in a row "
-		     "(the last: %s)",
-		     lock_name(lock), relax_name(relax), FAIR_LOCK_ATTEMPTS, why);
+	assert_fair_lock_starves_nobody(&v, run_and_check_groups);
 }
 END_TEST
 
