@@ -29,6 +29,19 @@ static double share_of(double ns, double slots, double interval_s)
 	return total_ns > 0.0 ? ns / total_ns : 0.0;
 }
 
+/*
+ * Of the time threads were runnable (on a CPU or queued for one), the share
+ * they spent queued. Both counters come from the same snapshots, taken
+ * just outside the interval (longer on a busy host): dividing by the
+ * interval instead could pass 100 %.
+ */
+static double queued_share(double run_delay_ns, double run_time_ns)
+{
+	const double runnable_ns = run_delay_ns + run_time_ns;
+
+	return runnable_ns > 0.0 ? run_delay_ns / runnable_ns : 0.0;
+}
+
 /* Per second of CPU received; NaN without run time (a failed or unmeasured run). */
 static double per_cpu_second(double count, double run_time_ns)
 {
@@ -86,8 +99,8 @@ void figures_for_vcpu(const struct variant_result *r, const struct vcpu_record *
 	out->stalls_self_preempted = g->stalls_self_preempted;
 	out->holder_preemptions_steal = g->holder_preemptions_steal;
 	out->run_delay_ns = (double)rec->sched.wait_ns;
-	out->run_delay_share = share_of(out->run_delay_ns, 1, r->interval_s);
 	out->run_time_ns = (double)rec->sched.run_ns;
+	out->run_delay_share = queued_share(out->run_delay_ns, out->run_time_ns);
 	out->acq_per_cpu_s = per_cpu_second((double)g->acquisitions, out->run_time_ns);
 	out->exits_valid = rec->kvm.valid[KVM_STAT_EXITS];
 	out->exits = out->exits_valid ? rec->kvm.value[KVM_STAT_EXITS] : 0;
@@ -162,7 +175,7 @@ void figures_for_variant(const struct variant_result *r, struct figures *out)
 	latency_figures(r, hist_wait, hist_hold, wait_max, hold_max, out);
 	out->wait_mean_ns = mean(wait_total_ns, out->acquisitions);
 	out->stalled_share = share_of(out->stalled_ns, r->nr_records, r->interval_s);
-	out->run_delay_share = share_of(out->run_delay_ns, r->nr_records, r->interval_s);
+	out->run_delay_share = queued_share(out->run_delay_ns, out->run_time_ns);
 }
 
 void variant_result_free(struct variant_result *r)

@@ -98,7 +98,7 @@ struct figures {
 	uint64_t stalls_self_preempted;	   /* with steal time; see plerig_vcpu_result */
 	uint64_t holder_preemptions_steal; /* with steal time */
 	double run_delay_ns;		   /* host run-queue wait of the vCPU thread(s) */
-	double run_delay_share;		   /* run_delay / (vCPUs * interval) */
+	double run_delay_share;		   /* run_delay / (run_delay + run_time) */
 	double run_time_ns;
 	uint64_t exits;
 	bool exits_valid;

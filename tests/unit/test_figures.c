@@ -114,6 +114,30 @@ START_TEST(test_vcpu_figures)
 }
 END_TEST
 
+/*
+ * The schedstat snapshots lie just outside the interval (on a busy host,
+ * well outside): the run-delay share is of the time runnable, not of the
+ * interval, and so never passes 100 %.
+ */
+START_TEST(test_run_delay_share_is_of_the_time_runnable)
+{
+	struct figures f;
+	struct vcpu_record *rec = &res.records[0];
+
+	rec->sched.wait_ns = 2100000000; /* 2.1 s queued and 0.1 s run in a 2 s interval */
+	rec->sched.run_ns = 100000000;
+	figures_for_vcpu(&res, rec, &f);
+	ck_assert_double_eq_tol(f.run_delay_share, 2.1 / 2.2, 1e-12);
+	/* the variant: (2.1 + 0.3) s queued of (2.2 + 2.0) s runnable */
+	figures_for_variant(&res, &f);
+	ck_assert_double_eq_tol(f.run_delay_share, 2.4 / 4.2, 1e-12);
+	/* no schedstat read: no share, not a division by zero */
+	rec->sched.wait_ns = rec->sched.run_ns = 0;
+	figures_for_vcpu(&res, rec, &f);
+	ck_assert_double_eq(f.run_delay_share, 0.0);
+}
+END_TEST
+
 START_TEST(test_vcpu_figures_scale_with_tsc)
 {
 	struct figures f;
@@ -345,6 +369,7 @@ static Suite *figures_suite(void)
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_add_test(t, test_cycles_to_ns);
 	tcase_add_test(t, test_vcpu_figures);
+	tcase_add_test(t, test_run_delay_share_is_of_the_time_runnable);
 	tcase_add_test(t, test_vcpu_figures_scale_with_tsc);
 	tcase_add_test(t, test_variant_figures);
 	tcase_add_test(t, test_exits_invalid_if_one_vcpu_lacks_them);
