@@ -1,11 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "cli/report_options.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/option_table.h"
 #include "util/errbuf.h"
+
+#define SEE_HELP "see plerig report --help"
+
+static const struct opt_entry report_table[] = {
+    {.name = "output",
+     .letter = 'o',
+     .metavar = "FILE",
+     OPT_PATH_FIELD(struct report_options, output),
+     .help = "the HTML file, written whole or not at all (- for stdout)"},
+    {.name = "help", .letter = 'h', .kind = OPT_HELP, .help = "this text"},
+    {.kind = OPT_END},
+};
 
 static void usage(FILE *out)
 {
@@ -20,10 +32,10 @@ static void usage(FILE *out)
 	      "fairness index and run-queue delay next to stalls; the runs in time order;\n"
 	      "sweep curves against the swept parameter; the host they ran on.\n"
 	      "\n"
-	      "options:\n"
-	      "  -o, --output FILE   the HTML file, written whole or not at all (- for stdout)\n"
-	      "  -h, --help          this text\n"
-	      "\n"
+	      "options:\n",
+	      out);
+	option_table_usage(report_table, NULL, out);
+	fputs("\n"
 	      "`plerig run --report FILE` and `plerig sweep --report FILE` write the same\n"
 	      "page directly.\n"
 	      "\n"
@@ -35,37 +47,24 @@ static void usage(FILE *out)
 
 int report_options_parse(int argc, char **argv, struct report_options *o, char *err, size_t errlen)
 {
-	static const struct option longopts[] = {
-	    {"output", required_argument, NULL, 'o'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	int c;
+	int next;
 
 	memset(o, 0, sizeof(*o));
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			if (!*optarg)
-				return errbuf_printf(err, errlen, "-o: empty file name");
-			o->output = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 1;
-		default:
-			return errbuf_printf(err, errlen,
-					     "unknown option '%s' (see plerig report --help)",
-					     argv[optind - 1]);
-		}
+	switch (option_table_parse_anywhere(report_table, argc, argv, o, SEE_HELP, &next, err,
+					    errlen)) {
+	case OPTION_TABLE_HELP:
+		usage(stdout);
+		return 1;
+	case OPTION_TABLE_ERROR:
+		return -1;
+	case OPTION_TABLE_OK:
+		break;
 	}
-	for (; optind < argc; optind++) {
+	for (; next < argc; next++) {
 		if (o->nr_inputs == REPORT_MAX_INPUTS)
 			return errbuf_printf(err, errlen, "more than %d input files",
 					     REPORT_MAX_INPUTS);
-		o->inputs[o->nr_inputs++] = argv[optind];
+		o->inputs[o->nr_inputs++] = argv[next];
 	}
 	if (!o->nr_inputs)
 		return errbuf_printf(

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "doctor/doctor.h"
 
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>

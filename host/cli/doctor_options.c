@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "cli/doctor_options.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/option_table.h"
+#include "util/errbuf.h"
+
+static const struct opt_entry doctor_table[] = {
+    {.name = "json",
+     OPT_FLAG_FIELD(struct doctor_options, json),
+     .help = "the same as a JSON document on stdout"},
+    {.name = "help", .letter = 'h', .kind = OPT_HELP, .help = "this text"},
+    {.kind = OPT_END},
+};
+
+static void usage(FILE *out)
+{
+	fputs("usage: plerig doctor [--json]\n"
+	      "\n"
+	      "Checks what PLE experiments need on this host: the KVM module and\n"
+	      "whether it intercepts PAUSE, the PLE / pause-filter parameters (value,\n"
+	      "writable or reload needed), KVM capabilities, tracefs and perf\n"
+	      "permissions (and whether kvm:kvm_exit really fires), libvirt, QEMU,\n"
+	      "CPUs and SMT siblings. One verdict per line (ok, info, warn, no), with\n"
+	      "the fix where something is missing.\n"
+	      "\n"
+	      "options:\n",
+	      out);
+	option_table_usage(doctor_table, NULL, out);
+	fputs("\n"
+	      "Exit status: 0 the host can run plerig; 1 it cannot (no usable KVM);\n"
+	      "2 bad command line.\n",
+	      out);
+}
+
+int doctor_options_parse(int argc, char **argv, struct doctor_options *o, char *err, size_t errlen)
+{
+	int next;
+
+	memset(o, 0, sizeof(*o));
+	switch (option_table_parse(doctor_table, argc, argv, o, "see plerig doctor --help", &next,
+				   err, errlen)) {
+	case OPTION_TABLE_HELP:
+		usage(stdout);
+		return 1;
+	case OPTION_TABLE_ERROR:
+		return -1;
+	case OPTION_TABLE_OK:
+		break;
+	}
+	if (next < argc)
+		return errbuf_printf(err, errlen, "unexpected argument '%s' (%s)", argv[next],
+				     "plerig doctor takes no operand");
+	return 0;
+}
