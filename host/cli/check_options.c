@@ -98,7 +98,7 @@ static const struct opt_entry check_table[] = {
      .letter = 'q',
      OPT_FLAG_FIELD(struct check_options, quiet),
      .help = "no progress on stderr"},
-    {.name = "help", .letter = 'h', .kind = OPT_HELP, .help = "this text"},
+    OPT_HELP_ENTRY,
     {.kind = OPT_END},
 };
 
@@ -129,15 +129,10 @@ int check_options_parse(int argc, char **argv, struct check_options *o, char *er
 	if (metric_list_parse("--metric", CHECK_DEFAULT_METRICS, o->metrics, SCENARIO_MAX_METRICS,
 			      &o->nr_metrics, err, errlen))
 		return -1;
-	switch (option_table_parse(check_table, argc, argv, o, SEE_HELP, &next, err, errlen)) {
-	case OPTION_TABLE_HELP:
-		usage(stdout);
-		return 1;
-	case OPTION_TABLE_ERROR:
-		return -1;
-	case OPTION_TABLE_OK:
-		break;
-	}
+	const int outcome = option_table_outcome(
+	    option_table_parse(check_table, argc, argv, o, SEE_HELP, &next, err, errlen), usage);
+	if (outcome)
+		return outcome;
 	if (next < argc)
 		return errbuf_printf(err, errlen,
 				     "unexpected argument '%s' (the suite is --suite FILE)",

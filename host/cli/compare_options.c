@@ -26,7 +26,7 @@ static const struct opt_entry compare_table[] = {
      .metavar = "FILE",
      OPT_PATH_FIELD(struct compare_options, json_path),
      .help = "the comparison as JSON (- for stdout; the table then goes to stderr)"},
-    {.name = "help", .letter = 'h', .kind = OPT_HELP, .help = "this text"},
+    OPT_HELP_ENTRY,
     {.kind = OPT_END},
 };
 
@@ -67,16 +67,11 @@ int compare_options_parse(int argc, char **argv, struct compare_options *o, char
 			      sizeof(o->metrics) / sizeof(o->metrics[0]), &o->nr_metrics, err,
 			      errlen))
 		return -1;
-	switch (option_table_parse_anywhere(compare_table, argc, argv, o, SEE_HELP, &next, err,
-					    errlen)) {
-	case OPTION_TABLE_HELP:
-		usage(stdout);
-		return 1;
-	case OPTION_TABLE_ERROR:
-		return -1;
-	case OPTION_TABLE_OK:
-		break;
-	}
+	const int outcome = option_table_outcome(
+	    option_table_parse_anywhere(compare_table, argc, argv, o, SEE_HELP, &next, err, errlen),
+	    usage);
+	if (outcome)
+		return outcome;
 	if (argc - next != 2)
 		return errbuf_printf(err, errlen,
 				     "expected two results files, BASE.json NEW.json (got %d)",

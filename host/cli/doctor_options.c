@@ -11,7 +11,7 @@ static const struct opt_entry doctor_table[] = {
     {.name = "json",
      OPT_FLAG_FIELD(struct doctor_options, json),
      .help = "the same as a JSON document on stdout"},
-    {.name = "help", .letter = 'h', .kind = OPT_HELP, .help = "this text"},
+    OPT_HELP_ENTRY,
     {.kind = OPT_END},
 };
 
@@ -40,16 +40,12 @@ int doctor_options_parse(int argc, char **argv, struct doctor_options *o, char *
 	int next;
 
 	memset(o, 0, sizeof(*o));
-	switch (option_table_parse(doctor_table, argc, argv, o, "see plerig doctor --help", &next,
-				   err, errlen)) {
-	case OPTION_TABLE_HELP:
-		usage(stdout);
-		return 1;
-	case OPTION_TABLE_ERROR:
-		return -1;
-	case OPTION_TABLE_OK:
-		break;
-	}
+	const int outcome =
+	    option_table_outcome(option_table_parse(doctor_table, argc, argv, o,
+						    "see plerig doctor --help", &next, err, errlen),
+				 usage);
+	if (outcome)
+		return outcome;
 	if (next < argc)
 		return errbuf_printf(err, errlen, "unexpected argument '%s' (%s)", argv[next],
 				     "plerig doctor takes no operand");

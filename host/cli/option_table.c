@@ -201,3 +201,17 @@ enum option_table_status option_table_parse_anywhere(const struct opt_entry *t, 
 {
 	return parse(t, argc, argv, target, see_help, next, err, errlen, true);
 }
+
+int option_table_outcome(enum option_table_status status, void (*usage)(FILE *out))
+{
+	switch (status) {
+	case OPTION_TABLE_HELP:
+		usage(stdout);
+		return 1;
+	case OPTION_TABLE_ERROR:
+		return -1;
+	case OPTION_TABLE_OK:
+		break;
+	}
+	return 0;
+}

@@ -99,6 +99,18 @@ enum option_table_status option_table_parse_anywhere(const struct opt_entry *t, 
 						     const char *see_help, int *next, char *err,
 						     size_t errlen);
 
+/*
+ * What a command's parser returns for @status: 1 after printing @usage on
+ * stdout (--help: exit 0), -1 (the message is in err: exit 2), 0 (go on).
+ */
+int option_table_outcome(enum option_table_status status, void (*usage)(FILE *out));
+
+/* Every table's --help, before its OPT_END. */
+#define OPT_HELP_ENTRY                                                                             \
+	{                                                                                          \
+		.name = "help", .letter = 'h', .kind = OPT_HELP, .help = "this text"               \
+	}
+
 /* The options as --help shows them; defaults not written in the table come from @defaults. */
 void option_table_usage(const struct opt_entry *t, const void *defaults, FILE *out);
 

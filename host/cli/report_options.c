@@ -15,7 +15,7 @@ static const struct opt_entry report_table[] = {
      .metavar = "FILE",
      OPT_PATH_FIELD(struct report_options, output),
      .help = "the HTML file, written whole or not at all (- for stdout)"},
-    {.name = "help", .letter = 'h', .kind = OPT_HELP, .help = "this text"},
+    OPT_HELP_ENTRY,
     {.kind = OPT_END},
 };
 
@@ -50,16 +50,11 @@ int report_options_parse(int argc, char **argv, struct report_options *o, char *
 	int next;
 
 	memset(o, 0, sizeof(*o));
-	switch (option_table_parse_anywhere(report_table, argc, argv, o, SEE_HELP, &next, err,
-					    errlen)) {
-	case OPTION_TABLE_HELP:
-		usage(stdout);
-		return 1;
-	case OPTION_TABLE_ERROR:
-		return -1;
-	case OPTION_TABLE_OK:
-		break;
-	}
+	const int outcome = option_table_outcome(
+	    option_table_parse_anywhere(report_table, argc, argv, o, SEE_HELP, &next, err, errlen),
+	    usage);
+	if (outcome)
+		return outcome;
 	for (; next < argc; next++) {
 		if (o->nr_inputs == REPORT_MAX_INPUTS)
 			return errbuf_printf(err, errlen, "more than %d input files",

@@ -208,7 +208,7 @@ static const struct opt_entry run_table[] = {
      NAME(common.inject, inject_names),
      .help = "for testing plerig itself: the guest takes an exception (fault), never stops "
 	     "(hang), or reports impossible figures after its storm (garbage)"},
-    {.name = "help", .letter = 'h', .kind = OPT_HELP, .help = "this text"},
+    OPT_HELP_ENTRY,
     {.kind = OPT_END},
 };
 
@@ -220,15 +220,11 @@ enum run_options_status run_options_parse(int argc, char **argv, struct run_plan
 	run_plan_defaults(o);
 	/* stays 0 unless --vcpus fills it: then the default is sized to --pcpus below */
 	o->nr_vcpu_counts = 0;
-	switch (option_table_parse(run_table, argc, argv, o, SEE_HELP, &next, err, errlen)) {
-	case OPTION_TABLE_HELP:
-		run_options_usage(stdout);
-		return RUN_OPTIONS_HELP;
-	case OPTION_TABLE_ERROR:
-		return RUN_OPTIONS_ERROR;
-	case OPTION_TABLE_OK:
-		break;
-	}
+	const int outcome = option_table_outcome(
+	    option_table_parse(run_table, argc, argv, o, SEE_HELP, &next, err, errlen),
+	    run_options_usage);
+	if (outcome)
+		return outcome;
 	if (next < argc) {
 		errbuf_printf(err, errlen, "unexpected argument '%s' (%s)", argv[next], SEE_HELP);
 		return RUN_OPTIONS_ERROR;

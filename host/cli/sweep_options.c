@@ -110,7 +110,7 @@ static const struct opt_entry sweep_table[] = {
     {.name = "restore",
      OPT_FLAG_FIELD(struct sweep_options, restore),
      .help = "only restore the values a crashed sweep left changed"},
-    {.name = "help", .letter = 'h', .kind = OPT_HELP, .help = "this text"},
+    OPT_HELP_ENTRY,
     {.kind = OPT_END},
 };
 
@@ -136,15 +136,11 @@ enum sweep_options_status sweep_options_parse(int argc, char **argv, struct swee
 	int next;
 
 	memset(o, 0, sizeof(*o));
-	switch (option_table_parse(sweep_table, argc, argv, o, SEE_HELP, &next, err, errlen)) {
-	case OPTION_TABLE_HELP:
-		sweep_options_usage(stdout);
-		return SWEEP_OPTIONS_HELP;
-	case OPTION_TABLE_ERROR:
-		return SWEEP_OPTIONS_ERROR;
-	case OPTION_TABLE_OK:
-		break;
-	}
+	const int outcome = option_table_outcome(
+	    option_table_parse(sweep_table, argc, argv, o, SEE_HELP, &next, err, errlen),
+	    sweep_options_usage);
+	if (outcome)
+		return outcome;
 	if (!o->rounds)
 		o->rounds = 1;
 	bool dashdash = next > 0 && next <= argc && !strcmp(argv[next - 1], "--");
