@@ -2,7 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """The libvirt backend on real VMs, through libvirt's embedded QEMU driver.
 
-Usage: test_libvirt.py PLERIG CACHE_DIR
+Usage: test_libvirt.py PLERIG
+
+The cache directory (the embed root) is a new one in /tmp, removed at the
+end: QEMU's monitor socket lies a few levels under it, and a UNIX socket
+path has room for 107 characters, which a build tree can use up.
 
 A 2-vCPU domain completes a storm and its results decode; an over-committed
 pair of domains shows stalls; a guest fault, a hung guest and Ctrl-C fail as
@@ -21,8 +25,8 @@ import tempfile
 import time
 import unittest
 
-PLERIG, CACHE = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-ROOT = os.path.join(CACHE, "libvirt")
+PLERIG = os.path.abspath(sys.argv[1])
+CACHE = ROOT = None  # set in main
 
 
 def skip_reason():
@@ -235,6 +239,15 @@ class LibvirtBackend(unittest.TestCase):
                            env=self.env, cwd=os.path.dirname(CACHE))
         self.assertEqual(r.returncode, 0, r.stderr + r.stdout)
 
+    def test_cache_dir_too_deep_for_the_monitor_socket(self):
+        deep = os.path.join(self.tmp, "d" * 60)
+        r = subprocess.run([PLERIG, "run", "-q", "--backend", "libvirt", "--cache-dir", deep,
+                            "--relax", "pause", "--vcpus", "1", "--duration", "0.1"],
+                           capture_output=True, text=True, timeout=60, env=self.env)
+        self.assertEqual(r.returncode, 1, r.stderr + r.stdout)
+        self.assertIn("UNIX socket path; choose a --cache-dir of at most", r.stderr)
+        self.assertFalse(os.path.exists(deep), "the refused cache directory was created")
+
     def test_qemu_logs_are_bounded(self):
         logs = os.path.join(ROOT, "log", "qemu")
         os.makedirs(logs, exist_ok=True)
@@ -262,4 +275,9 @@ if __name__ == "__main__":
     if why:
         print(f"SKIP: {why}")
         sys.exit(77)
-    unittest.main(argv=sys.argv[:1], verbosity=2)
+    CACHE = tempfile.mkdtemp(prefix="plerig-lv-", dir="/tmp")
+    ROOT = os.path.join(CACHE, "libvirt")
+    try:
+        unittest.main(argv=sys.argv[:1], verbosity=2)
+    finally:
+        shutil.rmtree(CACHE, ignore_errors=True)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 /*
@@ -191,6 +192,29 @@ static int uri_escape(const char *s, char *out, size_t len)
 	return 0;
 }
 
+/*
+ * QEMU's monitor socket is ROOT/lib/qemu/domain-ID-NAME/monitor.sock, with
+ * NAME cut to 20 characters by libvirt, and a UNIX socket's path has room
+ * for 107. A root too deep for it fails every domain with libvirt's
+ * "UNIX socket path ... too long": say so once, before anything starts,
+ * leaving room for a domain ID of 6 digits.
+ */
+#define MONITOR_SOCKET_SUFFIX "/lib/qemu/domain-999999-12345678901234567890/monitor.sock"
+#define SOCKET_PATH_MAX	      (sizeof(((struct sockaddr_un *)0)->sun_path) - 1)
+
+static int check_socket_room(const char *root, char *err, size_t errlen)
+{
+	const size_t room = SOCKET_PATH_MAX - (sizeof(MONITOR_SOCKET_SUFFIX) - 1);
+	if (strlen(root) <= room)
+		return 0;
+	snprintf(err, errlen,
+		 "the libvirt root %s is %zu characters long: QEMU's monitor socket under it "
+		 "would not fit the %zu characters of a UNIX socket path; choose a --cache-dir "
+		 "of at most %zu characters",
+		 root, strlen(root), SOCKET_PATH_MAX, room - (sizeof("/libvirt") - 1));
+	return -1;
+}
+
 static int open_embedded(struct lv_connection *c, const char *cache_dir, char *err, size_t errlen)
 {
 	char esc[PATH_MAX * 3];
@@ -205,7 +229,8 @@ static int open_embedded(struct lv_connection *c, const char *cache_dir, char *e
 		snprintf(err, errlen, "--cache-dir path too long");
 		return -1;
 	}
-	if (mkdir_p(c->root, err, errlen) || write_qemu_conf(c->root, err, errlen))
+	if (check_socket_room(c->root, err, errlen) || mkdir_p(c->root, err, errlen) ||
+	    write_qemu_conf(c->root, err, errlen))
 		return -1;
 	if (uri_escape(c->root, esc, sizeof(esc))) {
 		snprintf(err, errlen, "--cache-dir path too long");
