@@ -177,9 +177,10 @@ void sweep_options_usage(FILE *out)
 	      "\n"
 	      "A parameter is written at run time where the kernel allows it (older\n"
 	      "kernels); on current kernels they are read-only and the module is\n"
-	      "reloaded with the new value (modprobe -r, then modprobe with every PLE\n"
-	      "parameter), which is refused while anything holds KVM (a VM, an open\n"
-	      "/dev/kvm) and impossible when the module is built into the kernel.\n"
+	      "reloaded with the new value (rmmod, then modprobe with every PLE\n"
+	      "parameter; kvm itself stays loaded, its parameters untouched), which is\n"
+	      "refused while anything holds KVM (a VM, an open /dev/kvm) and impossible\n"
+	      "when the module is built into the kernel.\n"
 	      "\n",
 	      out);
 	/* no defaults: every option of the sweep is off unless given */
@@ -201,7 +202,8 @@ void sweep_options_usage(FILE *out)
 	      "--relax pause,nop\n"
 	      "\n"
 	      "Environment: PLERIG_SYSFS_ROOT (/sys), PLERIG_MODPROBE (modprobe),\n"
-	      "PLERIG_STATE_DIR (/var/lib/plerig), PLERIG_PROC_ROOT (/proc),\n"
+	      "PLERIG_RMMOD (rmmod), PLERIG_STATE_DIR (/var/lib/plerig), PLERIG_PROC_ROOT\n"
+	      "(/proc), "
 	      "PLERIG_TRACEFS_ROOT (where tracefs is mounted, else found in /proc/mounts).\n"
 	      "Exit status: 0 done; 1 a run failed, or the parameters cannot be changed\n"
 	      "here; 2 bad command line; 128+N on signal N, after restoring.\n",

@@ -8,13 +8,23 @@
 
 #include "util/spawn.h"
 
-/* modprobe -r waits for nothing; a minute means something is badly stuck */
+/* rmmod waits for nothing; a minute means something is badly stuck */
 #define MODPROBE_TIMEOUT_MS 60000
+
+static const char *command_from_env(const char *var, const char *fallback)
+{
+	const char *p = getenv(var);
+	return p && *p ? p : fallback;
+}
 
 const char *module_modprobe_command(void)
 {
-	const char *p = getenv("PLERIG_MODPROBE");
-	return p && *p ? p : "modprobe";
+	return command_from_env("PLERIG_MODPROBE", "modprobe");
+}
+
+const char *module_rmmod_command(void)
+{
+	return command_from_env("PLERIG_RMMOD", "rmmod");
 }
 
 /* Last line of a helper's output, for a one-line message. */
@@ -33,7 +43,8 @@ static int run(char *const argv[], const char *what, char *err, size_t errlen)
 	int rc = spawn_capture(argv, out, sizeof(out), MODPROBE_TIMEOUT_MS, serr, sizeof(serr));
 	if (rc < 0) {
 		snprintf(err, errlen, "%s: %s%s", what, serr,
-			 rc == -ENOENT ? " (install kmod, or point PLERIG_MODPROBE at modprobe)"
+			 rc == -ENOENT ? " (install kmod, or point PLERIG_MODPROBE and "
+					 "PLERIG_RMMOD at modprobe and rmmod)"
 				       : "");
 		return rc;
 	}
@@ -58,11 +69,10 @@ int module_reload(const char *module, const struct ple_setting *params, unsigned
 			 PLE_MAX_PARAMS);
 		return -E2BIG;
 	}
-	argv[0] = (char *)modprobe;
-	argv[1] = "-r";
-	argv[2] = (char *)module;
-	argv[3] = NULL;
-	snprintf(what, sizeof(what), "%s -r %s", modprobe, module);
+	argv[0] = (char *)module_rmmod_command();
+	argv[1] = (char *)module;
+	argv[2] = NULL;
+	snprintf(what, sizeof(what), "%s %s", argv[0], module);
 	int rc = run(argv, what, err, errlen);
 	if (rc) {
 		size_t len = strlen(err);
@@ -71,7 +81,7 @@ int module_reload(const char *module, const struct ple_setting *params, unsigned
 		return rc;
 	}
 
-	argv[1] = (char *)module;
+	argv[0] = (char *)modprobe;
 	size_t wlen = (size_t)snprintf(what, sizeof(what), "%s %s", modprobe, module);
 	for (unsigned i = 0; i < n; i++) {
 		snprintf(args[i], sizeof(args[i]), "%s=%s", params[i].name, params[i].value);

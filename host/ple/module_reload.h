@@ -12,10 +12,15 @@
 
 /* $PLERIG_MODPROBE, or "modprobe" (searched in PATH). */
 const char *module_modprobe_command(void);
+/* $PLERIG_RMMOD, or "rmmod" (searched in PATH). */
+const char *module_rmmod_command(void);
 
 /*
- * `modprobe -r @module`, then `modprobe @module p1=v1 p2=v2 ...`. When the
- * second step fails, the module is loaded once more without the new values,
+ * `rmmod @module`, then `modprobe @module p1=v1 p2=v2 ...`. Only the vendor
+ * module goes: `modprobe -r` would unload kvm too (nothing else uses it),
+ * losing whatever its writable parameters (halt_poll_ns, ...) were set to
+ * at run time, and reloading it costs as much again. When the second step
+ * fails, the module is loaded once more without the new values,
  * so that the host is not left without KVM. 0, or -errno with @err saying
  * which command failed, what it printed and what to do.
  */

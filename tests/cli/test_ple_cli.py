@@ -22,9 +22,11 @@ RUN = ["--vcpus", "2", "--relax", "pause", "--duration", "0.2", "--warmup", "0.0
 ORIGINAL = {"ple_gap": "128", "ple_window": "4096", "ple_window_grow": "2",
             "ple_window_shrink": "0", "ple_window_max": "4294967295"}
 
+FAKE_RMMOD = """#!/bin/sh
+echo "rmmod $*" >> "$FAKE_LOG"
+"""
 FAKE_MODPROBE = """#!/bin/sh
 echo "$*" >> "$FAKE_LOG"
-[ "$1" = -r ] && exit 0
 mod=$1; shift
 for a in "$@"; do
   f="$PLERIG_SYSFS_ROOT/module/$mod/parameters/${a%%=*}"
@@ -38,7 +40,7 @@ def kvm_usable():
 
 
 class FakeHost:
-    """A sysfs tree with kvm_intel, a state dir and a fake modprobe."""
+    """A sysfs tree with kvm_intel, a state dir and a fake modprobe and rmmod."""
 
     def __init__(self, mode=0o644, refcnt="0"):
         self.dir = tempfile.mkdtemp(prefix="plerig-ple-cli-")
@@ -54,14 +56,15 @@ class FakeHost:
                 f.write(v + "\n")
             os.chmod(p, mode)
         self.log = os.path.join(self.dir, "modprobe.log")
-        modprobe = os.path.join(self.dir, "modprobe")
-        with open(modprobe, "w") as f:
-            f.write(FAKE_MODPROBE)
-        os.chmod(modprobe, 0o755)
+        modprobe, rmmod = os.path.join(self.dir, "modprobe"), os.path.join(self.dir, "rmmod")
+        for path, text in ((modprobe, FAKE_MODPROBE), (rmmod, FAKE_RMMOD)):
+            with open(path, "w") as f:
+                f.write(text)
+            os.chmod(path, 0o755)
         self.state = os.path.join(self.dir, "state", "ple-params.state")
         self.env = {**os.environ, "PLERIG_SYSFS_ROOT": self.sys,
                     "PLERIG_STATE_DIR": os.path.join(self.dir, "state"),
-                    "PLERIG_MODPROBE": modprobe, "FAKE_LOG": self.log,
+                    "PLERIG_MODPROBE": modprobe, "PLERIG_RMMOD": rmmod, "FAKE_LOG": self.log,
                     "PLERIG_GUEST": GUEST,
                     # a sweep killed with -9 cannot remove its temporary directory
                     "TMPDIR": self.dir}
@@ -234,10 +237,10 @@ class SweepRuns(unittest.TestCase):
         self.check_curve(host, out, [1024])
         self.assertEqual(host.values(), ORIGINAL)
         self.assertEqual(host.modprobe_calls(), [
-            "-r kvm_intel",
+            "rmmod kvm_intel",
             "kvm_intel ple_gap=128 ple_window=1024 ple_window_grow=2 ple_window_shrink=0 "
             "ple_window_max=4294967295",
-            "-r kvm_intel",
+            "rmmod kvm_intel",
             "kvm_intel ple_gap=128 ple_window=4096 ple_window_grow=2 ple_window_shrink=0 "
             "ple_window_max=4294967295"])
 

@@ -95,22 +95,28 @@ static void fake_kvm_intel(mode_t mode, const char *refcnt)
 }
 
 /*
- * modprobe stand-in: logs each call as one line; a load writes its
- * NAME=VALUE arguments into the fake sysfs as the kernel would (unless
- * FAKE_IGNORE exists); FAKE_FAIL_REMOVE / FAKE_FAIL_LOAD make a step fail.
+ * modprobe and rmmod stand-ins: each logs its call as one line (rmmod's
+ * with "rmmod" in front); a load writes its NAME=VALUE arguments into the
+ * fake sysfs as the kernel would (unless FAKE_IGNORE exists);
+ * FAKE_FAIL_REMOVE / FAKE_FAIL_LOAD make a step fail.
  */
 static void fake_modprobe(void)
 {
 	char p[PATH_MAX], script[4096];
+	snprintf(script, sizeof(script),
+		 "#!/bin/sh\n"
+		 "echo \"rmmod $*\" >> %s/modprobe.log\n"
+		 "[ -e %s/FAKE_FAIL_REMOVE ] && { echo \"rmmod: ERROR: Module $1 is in use\"; "
+		 "exit 1; }\n"
+		 "exit 0\n",
+		 top, top);
+	snprintf(p, sizeof(p), "%s/rmmod", top);
+	put(p, script, 0755);
+	setenv("PLERIG_RMMOD", p, 1);
 	snprintf(
 	    script, sizeof(script),
 	    "#!/bin/sh\n"
 	    "echo \"$*\" >> %s/modprobe.log\n"
-	    "if [ \"$1\" = -r ]; then\n"
-	    "  [ -e %s/FAKE_FAIL_REMOVE ] && { echo \"modprobe: FATAL: Module $2 is in use.\"; "
-	    "exit 1; }\n"
-	    "  exit 0\n"
-	    "fi\n"
 	    "mod=$1; shift\n"
 	    "if [ -e %s/FAKE_FAIL_LOAD ] && [ $# -gt 0 ]; then echo \"modprobe: ERROR: "
 	    "could not insert '$mod': Invalid argument\"; exit 1; fi\n"
@@ -119,7 +125,7 @@ static void fake_modprobe(void)
 	    "  f=\"$PLERIG_SYSFS_ROOT/module/$mod/parameters/${a%%%%=*}\"\n"
 	    "  chmod u+w \"$f\"; echo \"${a#*=}\" > \"$f\"; chmod a-w \"$f\"\n"
 	    "done\n",
-	    top, top, top, top);
+	    top, top, top);
 	snprintf(p, sizeof(p), "%s/modprobe", top);
 	put(p, script, 0755);
 	setenv("PLERIG_MODPROBE", p, 1);
@@ -367,7 +373,7 @@ START_TEST(test_apply_reload)
 	ck_assert_int_eq(ple_host_detect(&h, sys_root, err, sizeof(err)), 0);
 	ck_assert_msg(ple_apply(&h, s, 2, err, sizeof(err)) == 0, "%s", err);
 	/* every PLE parameter passed, the others with their current values */
-	ck_assert_str_eq(modprobe_log(), "-r kvm_intel\n"
+	ck_assert_str_eq(modprobe_log(), "rmmod kvm_intel\n"
 					 "kvm_intel ple_gap=0 ple_window=1024 ple_window_grow=2 "
 					 "ple_window_shrink=0 ple_window_max=4294967295\n");
 	ck_assert_str_eq(get_param("kvm_intel", "ple_window"), "1024");
@@ -407,7 +413,7 @@ START_TEST(test_reload_failures)
 
 	touch("FAKE_FAIL_REMOVE");
 	ck_assert_int_lt(ple_apply(&h, &s, 1, err, sizeof(err)), 0);
-	ck_assert_msg(strstr(err, "-r kvm_intel failed") && strstr(err, "is in use"), "%s", err);
+	ck_assert_msg(strstr(err, "rmmod kvm_intel failed") && strstr(err, "is in use"), "%s", err);
 	ck_assert_str_eq(get_param("kvm_intel", "ple_window"), "4096");
 
 	/* the load with values fails: the module is loaded once more without them */
@@ -435,17 +441,21 @@ START_TEST(test_reload_verifies)
 }
 END_TEST
 
+/* Either tool missing: -ENOENT, and the message says which package brings it. */
 START_TEST(test_modprobe_missing)
 {
+	static const char *const tools[] = {"PLERIG_RMMOD", "PLERIG_MODPROBE"};
 	struct ple_host h;
 	struct ple_setting s = {"ple_window", "1024"};
 	char p[PATH_MAX];
 	fake_kvm_intel(0444, "0");
-	snprintf(p, sizeof(p), "%s/no-such-modprobe", top);
-	setenv("PLERIG_MODPROBE", p, 1);
+	snprintf(p, sizeof(p), "%s/no-such-tool", top);
+	setenv(tools[_i], p, 1);
 	ck_assert_int_eq(ple_host_detect(&h, sys_root, err, sizeof(err)), 0);
 	ck_assert_int_eq(ple_apply(&h, &s, 1, err, sizeof(err)), -ENOENT);
-	ck_assert_msg(strstr(err, "cannot run") && strstr(err, "kmod"), "%s", err);
+	ck_assert_msg(strstr(err, "no-such-tool") && strstr(err, "cannot run") &&
+			  strstr(err, "kmod"),
+		      "%s", err);
 }
 END_TEST
 
@@ -498,10 +508,10 @@ START_TEST(test_session_roundtrip)
 	ck_assert_str_eq(get_param("kvm_intel", "ple_window"), "4096");
 	ck_assert(!state_exists());
 	/* two reloads: to the value, back to the original */
-	ck_assert_str_eq(modprobe_log(), "-r kvm_intel\n"
+	ck_assert_str_eq(modprobe_log(), "rmmod kvm_intel\n"
 					 "kvm_intel ple_gap=128 ple_window=65536 ple_window_grow=2 "
 					 "ple_window_shrink=0 ple_window_max=4294967295\n"
-					 "-r kvm_intel\n"
+					 "rmmod kvm_intel\n"
 					 "kvm_intel ple_gap=128 ple_window=4096 ple_window_grow=2 "
 					 "ple_window_shrink=0 ple_window_max=4294967295\n");
 	ck_assert_int_eq(ple_session_restore(&s, err, sizeof(err)), 0); /* again: no-op */
@@ -586,10 +596,10 @@ START_TEST(test_crash_restore_reload)
 {
 	check_crash_restore(0444);
 	/* the child's reload, then the restore's */
-	ck_assert_str_eq(modprobe_log(), "-r kvm_intel\n"
+	ck_assert_str_eq(modprobe_log(), "rmmod kvm_intel\n"
 					 "kvm_intel ple_gap=0 ple_window=1024 ple_window_grow=2 "
 					 "ple_window_shrink=0 ple_window_max=4294967295\n"
-					 "-r kvm_intel\n"
+					 "rmmod kvm_intel\n"
 					 "kvm_intel ple_gap=128 ple_window=4096 ple_window_grow=2 "
 					 "ple_window_shrink=0 ple_window_max=4294967295\n");
 }
@@ -689,7 +699,7 @@ static Suite *host_params_suite(void)
 	tcase_add_test(t, test_apply_refused_changes_nothing);
 	tcase_add_test(t, test_reload_failures);
 	tcase_add_test(t, test_reload_verifies);
-	tcase_add_test(t, test_modprobe_missing);
+	tcase_add_loop_test(t, test_modprobe_missing, 0, 2);
 	tcase_add_test(t, test_state_text);
 	tcase_add_test(t, test_session_roundtrip);
 	tcase_add_test(t, test_session_refuses_stale_state);
