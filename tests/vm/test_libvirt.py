@@ -239,6 +239,29 @@ class LibvirtBackend(unittest.TestCase):
                            env=self.env, cwd=os.path.dirname(CACHE))
         self.assertEqual(r.returncode, 0, r.stderr + r.stdout)
 
+    def test_probe_left_by_a_killed_plerig_is_stopped(self):
+        # libvirt's capability probe daemonizes: a plerig killed while it probed leaves it
+        # running in ROOT/lib/qemu/qmp-XXXXXX/ (qmp.pid, qmp.monitor) for ever
+        probe = os.path.join(ROOT, "lib", "qemu", "qmp-plerigtest")
+        os.makedirs(probe, exist_ok=True)
+        pidfile = os.path.join(probe, "qmp.pid")
+        subprocess.run(["qemu-system-x86_64", "-S", "-no-user-config", "-nodefaults",
+                        "-display", "none", "-machine", "none",
+                        "-qmp", f"unix:{probe}/qmp.monitor,server=on,wait=off",
+                        "-pidfile", pidfile, "-daemonize"], check=True, timeout=60)
+        with open(pidfile) as f:
+            pid = int(f.read())
+        try:
+            rc, out, err = self.run_plerig("--vcpus", "1", "--duration", "0.1")
+            self.assertEqual(rc, 0, err + out)
+            self.assertIn(f"killed QEMU capability probe {pid}", err)
+            self.assertFalse(os.path.exists(f"/proc/{pid}"), "the probe still runs")
+            self.assertFalse(os.path.exists(probe), "its directory is still there")
+        finally:
+            if os.path.exists(f"/proc/{pid}"):
+                os.kill(pid, signal.SIGKILL)
+            shutil.rmtree(probe, ignore_errors=True)
+
     def test_cache_dir_too_deep_for_the_monitor_socket(self):
         deep = os.path.join(self.tmp, "d" * 60)
         r = subprocess.run([PLERIG, "run", "-q", "--backend", "libvirt", "--cache-dir", deep,

@@ -660,6 +660,9 @@ struct backend *libvirt_backend_open(const struct libvirt_backend_options *o, ch
 		free(b);
 		return NULL;
 	}
+	/* a probe of a plerig killed while probing holds nothing, yet runs for ever */
+	if (b->lc.embedded)
+		orphans_kill_stale_probes(b->lc.root, stderr);
 	/*
 	 * Have libvirt probe QEMU now (seconds, the first time; cached in the
 	 * cache dir after that): its probes are daemonized QEMUs too, and once

@@ -89,10 +89,10 @@ static bool plerig_domain_name(const char *s)
 	       strlen(s) < 64;
 }
 
-/* /proc/PID/cmdline holds "guest=NAME,": the process is that domain's QEMU. */
-static bool is_qemu_of(pid_t pid, const char *name)
+/* /proc/PID/cmdline, its arguments joined by spaces, holds @want. */
+static bool cmdline_holds(pid_t pid, const char *want)
 {
-	char path[64], buf[8192], want[96];
+	char path[64], buf[8192];
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
 	FILE *f = fopen(path, "re");
 	if (!f)
@@ -103,8 +103,15 @@ static bool is_qemu_of(pid_t pid, const char *name)
 		if (!buf[i])
 			buf[i] = ' ';
 	buf[n] = '\0';
-	snprintf(want, sizeof(want), "guest=%s,", name);
 	return strstr(buf, want) != NULL;
+}
+
+/* The command line holds "guest=NAME,": the process is that domain's QEMU. */
+static bool is_qemu_of(pid_t pid, const char *name)
+{
+	char want[96];
+	snprintf(want, sizeof(want), "guest=%s,", name);
+	return cmdline_holds(pid, want);
 }
 
 static bool kill_and_wait(pid_t pid)
@@ -278,6 +285,46 @@ unsigned orphans_sweep(FILE *say)
 	if (!realpath(tmp, a) || !realpath("/tmp", b) || strcmp(a, b))
 		n += sweep_dir("/tmp", say);
 	return n;
+}
+
+unsigned orphans_kill_stale_probes(const char *root, FILE *say)
+{
+	char dir[PATH_MAX];
+	unsigned long long mine;
+	if (snprintf(dir, sizeof(dir), "%s/lib/qemu", root) >= (int)sizeof(dir) ||
+	    start_time(getpid(), &mine))
+		return 0;
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	unsigned killed = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		char probe[PATH_MAX], text[32];
+		unsigned long long started;
+		int pid;
+		if (strncmp(e->d_name, "qmp-", 4) ||
+		    snprintf(probe, sizeof(probe), "%s/%s", dir, e->d_name) >= (int)sizeof(probe) ||
+		    read_small(probe, "qmp.pid", text, sizeof(text)) ||
+		    sscanf(text, "%d", &pid) != 1 || pid <= 0)
+			continue;
+		/* started after us: this process's own libvirt may be probing with it */
+		if (start_time(pid, &started) || started >= mine || !cmdline_holds(pid, probe))
+			continue;
+		if (!kill_and_wait(pid)) {
+			fprintf(say, "plerig: QEMU capability probe %d in %s does not die\n", pid,
+				probe);
+			continue;
+		}
+		remove_tree(probe);
+		fprintf(say,
+			"plerig: killed QEMU capability probe %d left in %s by a plerig killed "
+			"while libvirt probed QEMU\n",
+			pid, probe);
+		killed++;
+	}
+	closedir(d);
+	return killed;
 }
 
 struct log_file {

@@ -26,6 +26,16 @@ int orphans_process_tag(pid_t pid, char *out, size_t len);
  */
 unsigned orphans_sweep(FILE *say);
 
+/*
+ * QEMU capability probes that a plerig killed while libvirt probed left
+ * running under @root (the embedded driver's root, which this process now
+ * holds): ROOT/lib/qemu/qmp-XXXXXX/ with qmp.pid and qmp.monitor, the QEMU
+ * daemonized, so nothing else ever stops it. A process is killed only if
+ * it started before this one and its command line names that directory;
+ * the directory goes with it. Returns how many were killed.
+ */
+unsigned orphans_kill_stale_probes(const char *root, FILE *say);
+
 /* Keep the newest @keep plerig-*.log files of @root/log/qemu, remove the others. */
 void orphans_trim_qemu_logs(const char *root, unsigned keep);
 /* Keep the newest @keep regular files PREFIX*SUFFIX of @dir, remove the others. */
