@@ -251,16 +251,28 @@ class LibvirtBackend(unittest.TestCase):
                         "-pidfile", pidfile, "-daemonize"], check=True, timeout=60)
         with open(pidfile) as f:
             pid = int(f.read())
+        # directories of probes that died: an old one goes, a new one may be in use
+        dead_old, dead_new = (os.path.join(ROOT, "lib", "qemu", f"qmp-dead{age}") for age in
+                              ("old", "new"))
+        for d in (dead_old, dead_new):
+            os.makedirs(d, exist_ok=True)
+            with open(os.path.join(d, "qmp.pid"), "w") as f:
+                f.write("4194305\n")  # above any pid_max: runs nowhere
+        old = time.time() - 120
+        os.utime(dead_old, (old, old))
         try:
             rc, out, err = self.run_plerig("--vcpus", "1", "--duration", "0.1")
             self.assertEqual(rc, 0, err + out)
             self.assertIn(f"killed QEMU capability probe {pid}", err)
             self.assertFalse(os.path.exists(f"/proc/{pid}"), "the probe still runs")
             self.assertFalse(os.path.exists(probe), "its directory is still there")
+            self.assertFalse(os.path.exists(dead_old), "a dead probe's old directory stayed")
+            self.assertTrue(os.path.exists(dead_new), "a directory maybe in use was removed")
         finally:
             if os.path.exists(f"/proc/{pid}"):
                 os.kill(pid, signal.SIGKILL)
-            shutil.rmtree(probe, ignore_errors=True)
+            for d in (probe, dead_old, dead_new):
+                shutil.rmtree(d, ignore_errors=True)
 
     def test_cache_dir_too_deep_for_the_monitor_socket(self):
         deep = os.path.join(self.tmp, "d" * 60)

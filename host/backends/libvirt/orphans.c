@@ -17,6 +17,8 @@
 #include "util/clock.h"
 
 #define RUN_DIR_PREFIX "plerig-libvirt-"
+/* a capability probe takes seconds: a directory this old with no probe running is dead */
+#define STALE_PROBE_DIR_S 60
 
 /* Field 22 of /proc/PID/stat: start time in clock ticks since boot. */
 static int start_time(pid_t pid, unsigned long long *out)
@@ -302,14 +304,21 @@ unsigned orphans_kill_stale_probes(const char *root, FILE *say)
 	while ((e = readdir(d))) {
 		char probe[PATH_MAX], text[32];
 		unsigned long long started;
-		int pid;
+		struct stat st;
+		int pid = 0;
 		if (strncmp(e->d_name, "qmp-", 4) ||
 		    snprintf(probe, sizeof(probe), "%s/%s", dir, e->d_name) >= (int)sizeof(probe) ||
-		    read_small(probe, "qmp.pid", text, sizeof(text)) ||
-		    sscanf(text, "%d", &pid) != 1 || pid <= 0)
+		    lstat(probe, &st) || !S_ISDIR(st.st_mode))
 			continue;
+		if (read_small(probe, "qmp.pid", text, sizeof(text)) ||
+		    sscanf(text, "%d", &pid) != 1 || pid <= 0 || start_time(pid, &started)) {
+			/* no probe runs there: a dead one's directory, once surely not in use */
+			if (st.st_mtime < time(NULL) - STALE_PROBE_DIR_S)
+				remove_tree(probe);
+			continue;
+		}
 		/* started after us: this process's own libvirt may be probing with it */
-		if (start_time(pid, &started) || started >= mine || !cmdline_holds(pid, probe))
+		if (started >= mine || !cmdline_holds(pid, probe))
 			continue;
 		if (!kill_and_wait(pid)) {
 			fprintf(say, "plerig: QEMU capability probe %d in %s does not die\n", pid,

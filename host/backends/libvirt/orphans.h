@@ -32,7 +32,8 @@ unsigned orphans_sweep(FILE *say);
  * holds): ROOT/lib/qemu/qmp-XXXXXX/ with qmp.pid and qmp.monitor, the QEMU
  * daemonized, so nothing else ever stops it. A process is killed only if
  * it started before this one and its command line names that directory;
- * the directory goes with it. Returns how many were killed.
+ * the directory goes with it, as does one a minute old with no probe
+ * running. Returns how many were killed.
  */
 unsigned orphans_kill_stale_probes(const char *root, FILE *say);
 
