@@ -40,7 +40,9 @@ static void usage(FILE *out)
 	      "metric, Welch's t-test on the per-run values of the ok runs gives the change\n"
 	      "of the mean, its p-value and 95% confidence interval. A metric is worse\n"
 	      "when p < 0.05 (Holm-adjusted across the comparisons) and it moved at least\n"
-	      "the threshold in its bad direction.\n"
+	      "the threshold in its bad direction; it is too noisy to judge when it is\n"
+	      "neither worse nor better and its confidence interval is wider than the\n"
+	      "threshold (the runs could not have shown such a change).\n"
 	      "\n"
 	      "options:\n",
 	      out);

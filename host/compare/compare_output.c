@@ -194,9 +194,10 @@ void compare_print_table(FILE *f, const struct comparison_set *c)
 	print_host_note(f, c->base, c->cand);
 	fprintf(f,
 		"Welch's t-test over the ok runs; worse/better: p < %.2f after Holm's correction "
-		"across the %u\ncomparisons, and at least %g%% change; +- is the sample standard "
-		"deviation relative to the\nmean; delta and 95%% CI in %% of the base mean\n",
-		VERDICT_ALPHA, c->nr_matches * c->nr_metrics, c->threshold_pct);
+		"across the %u\ncomparisons, and at least %g%% change; too noisy to judge: neither, "
+		"and the 95%% CI wider\nthan %g%%; +- is the sample standard deviation relative to "
+		"the mean; delta and 95%% CI\nin %% of the base mean\n",
+		VERDICT_ALPHA, c->nr_matches * c->nr_metrics, c->threshold_pct, c->threshold_pct);
 	if (c->nr_matches) {
 		fputc('\n', f);
 		fprintf(f, ROW_FORMAT, "metric", "base", "new", "delta", "p", "95% CI of delta",
@@ -213,13 +214,15 @@ void compare_print_table(FILE *f, const struct comparison_set *c)
 	for (unsigned i = 0; i < c->nr_only_cand; i++)
 		fprintf(f, "only in %s: %s\n", c->cand->path, c->only_cand[i]->label);
 	/* the verdicts are per metric of each variant: count them as what they are */
-	unsigned judged = c->verdicts[VERDICT_WORSE] + c->verdicts[VERDICT_BETTER] +
-			  c->verdicts[VERDICT_NO_CHANGE] + c->verdicts[VERDICT_UNTESTABLE];
+	unsigned judged = 0;
+	for (unsigned v = 0; v <= VERDICT_WORSE; v++)
+		judged += c->verdicts[v];
 	fprintf(f,
 		"\n%u variant(s) compared on %u metric(s): %u worse, %u better, %u no significant "
-		"change, %u untestable",
+		"change, %u too noisy to judge, %u untestable",
 		c->nr_matches, judged, c->verdicts[VERDICT_WORSE], c->verdicts[VERDICT_BETTER],
-		c->verdicts[VERDICT_NO_CHANGE], c->verdicts[VERDICT_UNTESTABLE]);
+		c->verdicts[VERDICT_NO_CHANGE], c->verdicts[VERDICT_TOO_NOISY],
+		c->verdicts[VERDICT_UNTESTABLE]);
 	if (c->more_failures)
 		fprintf(f, "; %u with more failed runs", c->more_failures);
 	fputc('\n', f);

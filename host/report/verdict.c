@@ -4,12 +4,20 @@
 #include <math.h>
 #include <string.h>
 
+/* No finding: no change, unless the CI could not have shown one of the threshold's size. */
+static enum verdict no_finding(const struct judgement *j, double threshold_pct)
+{
+	return threshold_pct > 0.0 && j->ci_width_pct > threshold_pct ? VERDICT_TOO_NOISY
+								      : VERDICT_NO_CHANGE;
+}
+
 void verdict_judge_paired(const struct welch_result *paired, unsigned n, int better,
 			  double threshold_pct, struct judgement *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->delta = NAN; /* relative only: rounds differ in scale, their ratios do not */
 	out->delta_pct = n ? 100.0 * paired->diff : NAN;
+	out->ci_width_pct = NAN;
 	if (n < 2) {
 		out->verdict = VERDICT_UNTESTABLE;
 		out->why = "fewer than 2 rounds with both runs ok";
@@ -21,8 +29,9 @@ void verdict_judge_paired(const struct welch_result *paired, unsigned n, int bet
 		return;
 	}
 	out->significant = paired->p < VERDICT_ALPHA;
+	out->ci_width_pct = 100.0 * (paired->ci_high - paired->ci_low);
 	if (!out->significant || fabs(out->delta_pct) < threshold_pct || paired->diff == 0.0) {
-		out->verdict = VERDICT_NO_CHANGE;
+		out->verdict = no_finding(out, threshold_pct);
 		return;
 	}
 	out->verdict = (paired->diff > 0.0) == (better > 0) ? VERDICT_BETTER : VERDICT_WORSE;
@@ -35,6 +44,8 @@ const char *verdict_name(enum verdict v)
 		return "untestable";
 	case VERDICT_NO_CHANGE:
 		return "no significant change";
+	case VERDICT_TOO_NOISY:
+		return "too noisy to judge";
 	case VERDICT_BETTER:
 		return "better";
 	case VERDICT_WORSE:
@@ -50,6 +61,7 @@ void verdict_judge(const struct sample_stats *base, const struct sample_stats *c
 	memset(out, 0, sizeof(*out));
 	out->delta = NAN;
 	out->delta_pct = NAN;
+	out->ci_width_pct = NAN;
 	if (base->n && cand->n) {
 		out->delta = cand->mean - base->mean;
 		if (out->delta == 0.0)
@@ -73,10 +85,12 @@ void verdict_judge(const struct sample_stats *base, const struct sample_stats *c
 		return;
 	}
 	out->significant = w->p < VERDICT_ALPHA;
+	if (base->mean != 0.0)
+		out->ci_width_pct = 100.0 * (w->ci_high - w->ci_low) / fabs(base->mean);
 	/* from 0 to anything is larger than any threshold */
 	const double size = isnan(out->delta_pct) ? INFINITY : fabs(out->delta_pct);
 	if (!out->significant || size < threshold_pct || out->delta == 0.0) {
-		out->verdict = VERDICT_NO_CHANGE;
+		out->verdict = no_finding(out, threshold_pct);
 		return;
 	}
 	out->verdict = (out->delta > 0.0) == (better > 0) ? VERDICT_BETTER : VERDICT_WORSE;

@@ -5,6 +5,10 @@
  * about the same numbers. A change counts only when Welch's test finds it
  * (p < 0.05) and it is at least a threshold in size: with enough runs any
  * difference becomes significant, and a 0.3% one is still not a finding.
+ * Nor does a non-finding count as "no change" when the 95 % confidence
+ * interval of the change is wider than the threshold: the runs could not
+ * have told a change of the threshold's size, so that is "too noisy to
+ * judge" (on a busy host, more runs or a quieter host).
  */
 #ifndef PLERIG_VERDICT_H
 #define PLERIG_VERDICT_H
@@ -20,8 +24,9 @@
 enum verdict {
 	VERDICT_UNTESTABLE, /* fewer than 2 runs on a side, or no spread to test */
 	VERDICT_NO_CHANGE,
+	VERDICT_TOO_NOISY, /* no finding, and the CI of the change wider than the threshold */
 	VERDICT_BETTER,
-	VERDICT_WORSE,
+	VERDICT_WORSE, /* the last: arrays are indexed up to it */
 };
 
 struct judgement {
@@ -29,6 +34,7 @@ struct judgement {
 	bool significant; /* Welch valid and p < VERDICT_ALPHA */
 	double delta;	  /* cand - base mean; NaN when a side has no value */
 	double delta_pct; /* 100 * delta / |base mean|; NaN when that mean is 0 */
+	double ci_width_pct; /* width of the change's 95 % CI, in the units of delta_pct; NaN: none */
 	const char *why;  /* when there is no p-value: why (NULL otherwise) */
 };
 
@@ -54,7 +60,10 @@ void verdict_judge_paired(const struct welch_result *paired, unsigned n, int bet
  */
 void comparison_judge(const struct comparison *c, double threshold_pct, struct judgement *out);
 
-/* "better", "worse", "no significant change", "untestable": the JSON vocabulary. */
+/*
+ * "better", "worse", "no significant change", "too noisy to judge",
+ * "untestable": the JSON vocabulary.
+ */
 const char *verdict_name(enum verdict v);
 
 #endif

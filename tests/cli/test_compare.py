@@ -87,6 +87,10 @@ def stats(values):
             "outliers": 0}
 
 
+# acq/s of 5 runs, spread ~0.08 %: a 95 % CI of the change well inside 2 %
+TIGHT = [1.000e6, 1.001e6, 0.999e6, 1.0005e6, 0.9995e6]
+
+
 def variant(relax="pause", backend="kvm", acq=None, failed=(), **per_metric):
     """A variant whose k-th run has acq_per_s acq[k] (and per_metric[m][k])."""
     acq = acq if acq is not None else [1.00e6, 1.01e6, 0.99e6, 1.005e6, 0.995e6]
@@ -157,9 +161,9 @@ class Compare(unittest.TestCase):
             self.assertIn(n, last)
 
     def verdicts(self, r, metric_label):
-        return [l.split()[-1] if not l.rstrip().endswith("no significant change")
-                else "no significant change"
-                for l in r.stdout.splitlines() if l.startswith(f"  {metric_label} ")]
+        rows = [l.rstrip() for l in r.stdout.splitlines() if l.startswith(f"  {metric_label} ")]
+        return [next((v for v in ("no significant change", "too noisy to judge")
+                      if l.endswith(v)), l.split()[-1]) for l in rows]
 
     # -- the generator writes what the schema describes --------------------------
 
@@ -169,12 +173,25 @@ class Compare(unittest.TestCase):
     # -- verdicts and exit status -----------------------------------------------
 
     def test_same_file_is_no_change(self):
-        doc = document(variant("pause"), variant("nop"))
+        doc = document(variant("pause", acq=TIGHT), variant("nop", acq=TIGHT))
         r = self.compare(doc, doc)
         self.assert_status(r, 0)
         for label in ("acq/s", "wait-p99", "stalled", "run-delay"):
             self.assertEqual(self.verdicts(r, label), ["no significant change"] * 2, label)
-        self.assertIn("0 worse, 0 better, 8 no significant change", r.stdout)
+        self.assertIn("0 worse, 0 better, 8 no significant change, 0 too noisy", r.stdout)
+
+    def test_too_noisy_is_not_no_change(self):
+        # spread ~0.8 % over 5 runs: the 95 % CI of the change is 2.3 % wide, wider than
+        # the 2 % threshold, so "no change" would claim more than the runs can tell
+        doc = document(variant("pause"))
+        r = self.compare(doc, doc)
+        self.assert_status(r, 0)
+        self.assertEqual(self.verdicts(r, "acq/s"), ["too noisy to judge"])
+        self.assertIn("0 worse, 0 better, 3 no significant change, 1 too noisy to judge",
+                      r.stdout)
+        # a threshold the runs can resolve: no change
+        r = self.compare(doc, doc, "--threshold", "3")
+        self.assertEqual(self.verdicts(r, "acq/s"), ["no significant change"])
 
     def test_extreme_finite_values_are_refused_not_aborted(self):
         doc = document(variant("pause"))
@@ -245,8 +262,7 @@ class Compare(unittest.TestCase):
 
     def test_threshold(self):
         # 1% lower, and significant (spread ~0.8%, 5 runs), but under the default 2%
-        tight = [1.000e6, 1.001e6, 0.999e6, 1.0005e6, 0.9995e6]
-        base = document(variant("pause", acq=tight))
+        base = document(variant("pause", acq=TIGHT))
         new = scaled(base, "acq_per_s", 0.99)
         r = self.compare(base, new)
         self.assert_status(r, 0)
@@ -384,7 +400,8 @@ class Compare(unittest.TestCase):
         self.assertLess(worse["delta"], worse["ci95_high"])
         self.assertLess(worse["ci95_high"], 0)
         self.assertEqual(worse["base"]["n"], 5)
-        self.assertEqual(rows[("nop", "acq_per_s")]["verdict"], "no significant change")
+        self.assertEqual(rows[("nop", "acq_per_s")]["verdict"], "too noisy to judge")
+        self.assertEqual(doc["counts"]["too noisy to judge"], 1)
         self.assertEqual(doc["counts"]["worse"], 1)
 
         r = self.compare(base, new, "--json", "-")
