@@ -169,11 +169,6 @@ static int skip_scenario(struct ctx *k, const struct scenario *s, const char *wh
 
 /* ---- expectations ---- */
 
-static bool fair_lock(enum plerig_lock_kind l)
-{
-	return l == PLERIG_LOCK_TICKET || l == PLERIG_LOCK_MCS;
-}
-
 struct judging {
 	unsigned judged, failed;
 	char first_failure[512];
@@ -235,7 +230,7 @@ static void judge_progress(const struct series *se, const char *label, struct ju
 	j->judged += runs;
 	for (unsigned i = 0; runs && i < n + v->vms; i++) {
 		bool vcpu = i < n;
-		if (vcpu ? acq[i] || !fair_lock(v->lock) : vm_acq[i - n])
+		if (vcpu ? acq[i] || !lock_is_fair(v->lock) : vm_acq[i - n])
 			continue;
 		if (vcpu)
 			snprintf(

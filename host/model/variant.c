@@ -8,6 +8,11 @@ const char *backend_name(enum backend_kind b)
 	return name_of(&backend_names, (unsigned)b);
 }
 
+bool lock_is_fair(enum plerig_lock_kind l)
+{
+	return l == PLERIG_LOCK_TICKET || l == PLERIG_LOCK_MCS;
+}
+
 const char *lock_name(enum plerig_lock_kind l)
 {
 	return name_of(&lock_names, (unsigned)l);

@@ -48,6 +48,12 @@ struct variant {
 	bool exit_times;	 /* time every KVM exit (kvm_exit to kvm_entry): costs time */
 };
 
+/*
+ * A FIFO lock (ticket, MCS): a waiter is served before anyone who came
+ * after it, so no vCPU that keeps its CPU starves. TAS may starve one.
+ */
+bool lock_is_fair(enum plerig_lock_kind l);
+
 /* The names of the axes (model/names.h holds the tables). */
 const char *backend_name(enum backend_kind b);
 const char *lock_name(enum plerig_lock_kind l);

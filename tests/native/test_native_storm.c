@@ -39,12 +39,6 @@ static void teardown(void)
 	backend->close(backend);
 }
 
-/* FIFO locks: a waiter is served before anyone who came after it. */
-static bool lock_is_fair(enum plerig_lock_kind lock)
-{
-	return lock == PLERIG_LOCK_TICKET || lock == PLERIG_LOCK_MCS;
-}
-
 /* @vms groups of @threads each, thread i of a group on CPU i (wrapping). */
 static struct variant variant(enum plerig_lock_kind lock, enum plerig_relax_kind relax,
 			      unsigned vms, unsigned threads)

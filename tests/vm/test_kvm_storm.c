@@ -112,7 +112,7 @@ START_TEST(every_vcpu_progresses_in_every_variant)
 	const enum plerig_lock_kind lock = (enum plerig_lock_kind)(_i / PLAIN_RELAXES);
 	const enum plerig_relax_kind relax = (enum plerig_relax_kind)(_i % PLAIN_RELAXES);
 	struct variant v = base_variant(2, lock, relax);
-	if (lock == PLERIG_LOCK_TICKET || lock == PLERIG_LOCK_MCS) {
+	if (lock_is_fair(lock)) {
 		assert_fair_lock_starves_nobody(&v, run_and_check_lock);
 		return;
 	}
