@@ -568,14 +568,6 @@ static int test_one(const struct ctx *k, struct tested *t)
 	return 0;
 }
 
-/* Width of the 95 % CI of the change, in % of the base mean; INFINITY when there is none. */
-static double ci_width_pct(const struct tested *t)
-{
-	if (!t->w.valid || t->base.mean == 0.0)
-		return INFINITY;
-	return 100.0 * (t->w.ci_high - t->w.ci_low) / fabs(t->base.mean);
-}
-
 /* Without a comparison (recording only): the width of the CI of the mean itself. */
 static double mean_ci_width_pct(const struct sample *x)
 {
@@ -602,7 +594,7 @@ static int scenario_narrow(struct ctx *k, const struct scenario *s, bool *narrow
 		     baseline_find(k->c->baseline, s->name, x->variant, x->metric->name))) {
 			if (test_one(k, &t))
 				return -1;
-			width = ci_width_pct(&t);
+			width = verdict_ci_width_pct(&t.w, t.base.mean);
 		} else {
 			width = mean_ci_width_pct(x);
 		}
@@ -743,7 +735,8 @@ static int emit_verdict(struct ctx *k, const struct tested *t)
 					"untestable: %u vs %u ok runs with a value (needs 2 each)",
 					t->base.n, t->cand.n);
 	const double d = pct(t->w.diff, t->base.mean), lo = pct(t->w.ci_low, t->base.mean),
-		     hi = pct(t->w.ci_high, t->base.mean), width = ci_width_pct(t);
+		     hi = pct(t->w.ci_high, t->base.mean),
+		     width = verdict_ci_width_pct(&t->w, t->base.mean);
 	char figures[512];
 	snprintf(figures, sizeof(figures),
 		 "%s: %s %s -> %s (%+.1f %%, 95 %% CI [%+.1f %%, %+.1f %%], p %.3g, Holm %.3g; "

@@ -54,6 +54,13 @@ const char *verdict_name(enum verdict v)
 	return "?";
 }
 
+double verdict_ci_width_pct(const struct welch_result *w, double base_mean)
+{
+	if (!w->valid || base_mean == 0.0)
+		return INFINITY;
+	return 100.0 * (w->ci_high - w->ci_low) / fabs(base_mean);
+}
+
 void verdict_judge(const struct sample_stats *base, const struct sample_stats *cand,
 		   const struct welch_result *w, int better, double threshold_pct,
 		   struct judgement *out)
@@ -86,7 +93,7 @@ void verdict_judge(const struct sample_stats *base, const struct sample_stats *c
 	}
 	out->significant = w->p < VERDICT_ALPHA;
 	if (base->mean != 0.0)
-		out->ci_width_pct = 100.0 * (w->ci_high - w->ci_low) / fabs(base->mean);
+		out->ci_width_pct = verdict_ci_width_pct(w, base->mean);
 	/* from 0 to anything is larger than any threshold */
 	const double size = isnan(out->delta_pct) ? INFINITY : fabs(out->delta_pct);
 	if (!out->significant || size < threshold_pct || out->delta == 0.0) {

@@ -34,9 +34,17 @@ struct judgement {
 	bool significant; /* Welch valid and p < VERDICT_ALPHA */
 	double delta;	  /* cand - base mean; NaN when a side has no value */
 	double delta_pct; /* 100 * delta / |base mean|; NaN when that mean is 0 */
-	double ci_width_pct; /* width of the change's 95 % CI, in the units of delta_pct; NaN: none */
+	double
+	    ci_width_pct; /* width of the change's 95 % CI, in the units of delta_pct; NaN: none */
 	const char *why;  /* when there is no p-value: why (NULL otherwise) */
 };
+
+/*
+ * Width of @w's 95 % confidence interval of the change (cand - base), in %
+ * of @base_mean: what a change must exceed to be told from noise.
+ * INFINITY where there is none (no valid test, or a base mean of 0).
+ */
+double verdict_ci_width_pct(const struct welch_result *w, double base_mean);
 
 /*
  * Judge @cand against @base for a metric whose better direction is
