@@ -7,6 +7,8 @@
 #include "cli/option_table.h"
 #include "util/errbuf.h"
 
+#define SEE_HELP "see plerig doctor --help"
+
 static const struct opt_entry doctor_table[] = {
     {.name = "json",
      OPT_FLAG_FIELD(struct doctor_options, json),
@@ -40,14 +42,13 @@ int doctor_options_parse(int argc, char **argv, struct doctor_options *o, char *
 	int next;
 
 	memset(o, 0, sizeof(*o));
-	const int outcome =
-	    option_table_outcome(option_table_parse(doctor_table, argc, argv, o,
-						    "see plerig doctor --help", &next, err, errlen),
-				 usage);
+	const int outcome = option_table_outcome(
+	    option_table_parse(doctor_table, argc, argv, o, SEE_HELP, &next, err, errlen), usage);
 	if (outcome)
 		return outcome;
 	if (next < argc)
-		return errbuf_printf(err, errlen, "unexpected argument '%s' (%s)", argv[next],
-				     "plerig doctor takes no operand");
+		return errbuf_printf(err, errlen,
+				     "unexpected argument '%s' (plerig doctor takes no operand)",
+				     argv[next]);
 	return 0;
 }
