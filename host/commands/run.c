@@ -16,7 +16,7 @@
 #include "report/table.h"
 #include "util/interrupt.h"
 
-static int write_outputs(const struct run_plan *plan, const struct report *rep)
+static int write_outputs(const struct run_plan *plan, const struct outcome *rep)
 {
 	char err[512];
 	int status = 0;
@@ -42,7 +42,7 @@ static int write_outputs(const struct run_plan *plan, const struct report *rep)
 int cmd_run(int argc, char **argv, const char *guest_path)
 {
 	static struct run_plan plan; /* the template variant holds a 4 KiB CPU list */
-	struct report rep;
+	struct outcome rep;
 	char err[512];
 
 	switch (run_options_parse(argc, argv, &plan, err, sizeof(err))) {
@@ -105,7 +105,7 @@ int cmd_run(int argc, char **argv, const char *guest_path)
 out:
 	if (interrupt_requested()) /* a signal always says so: 128 + N */
 		status = 128 + interrupt_signal();
-	report_free(&rep);
+	outcome_free(&rep);
 	free(command_line);
 	return status;
 }

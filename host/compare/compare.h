@@ -21,7 +21,7 @@
 #include <stdbool.h>
 
 #include "compare/results_file.h"
-#include "report/verdict.h"
+#include "model/verdict.h"
 #include "stats/sample_stats.h"
 
 #define COMPARE_EXIT_OK	       0

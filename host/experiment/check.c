@@ -10,7 +10,7 @@
 #include "experiment/experiment.h"
 #include "measure/kvm_system.h"
 #include "report/units.h"
-#include "report/verdict.h"
+#include "model/verdict.h"
 #include "stats/holm.h"
 #include "stats/sample_stats.h"
 #include "util/clock.h"
@@ -369,7 +369,7 @@ static void judge_run(const struct ctx *k, enum expectation e, const struct seri
 }
 
 /* What passed, in figures: the first variant's first ok run. */
-static void describe_pass(enum expectation e, const struct report *rep, char *buf, size_t len)
+static void describe_pass(enum expectation e, const struct outcome *rep, char *buf, size_t len)
 {
 	struct figures f;
 	char a[32], b[32];
@@ -399,7 +399,7 @@ static void describe_pass(enum expectation e, const struct report *rep, char *bu
 		}
 }
 
-static int judge_expectations(struct ctx *k, const struct scenario *s, const struct report *rep)
+static int judge_expectations(struct ctx *k, const struct scenario *s, const struct outcome *rep)
 {
 	char label[160], pass[256];
 	for (unsigned e = 0; e < EXPECT_COUNT; e++) {
@@ -439,7 +439,7 @@ static int judge_expectations(struct ctx *k, const struct scenario *s, const str
 	return 0;
 }
 
-static int note_failed_runs(struct ctx *k, const struct scenario *s, const struct report *rep)
+static int note_failed_runs(struct ctx *k, const struct scenario *s, const struct outcome *rep)
 {
 	char label[160];
 	for (unsigned i = 0; i < rep->nr_series; i++)
@@ -479,7 +479,7 @@ static struct sample *sample_for(struct ctx *k, const struct scenario *s, const 
 	return x;
 }
 
-static int gather(struct ctx *k, const struct scenario *s, const struct report *rep)
+static int gather(struct ctx *k, const struct scenario *s, const struct outcome *rep)
 {
 	unsigned nm;
 	const struct metric *const *m = scenario_metrics(k, s, &nm);
@@ -604,7 +604,7 @@ static int scenario_narrow(struct ctx *k, const struct scenario *s, bool *narrow
 	return 0;
 }
 
-static int keep_results(json_object *all, const char *name, const struct report *rep)
+static int keep_results(json_object *all, const char *name, const struct outcome *rep)
 {
 	json_object *doc = json_report_document(rep), *o = json_object_new_object();
 	if (!doc || !o) {
@@ -620,7 +620,7 @@ static int keep_results(json_object *all, const char *name, const struct report 
 static int run_scenario(struct ctx *k, const struct scenario *s)
 {
 	struct run_plan *plan = malloc(sizeof(*plan));
-	struct report rep;
+	struct outcome rep;
 	char err[512], why[512];
 	const struct experiment_output out = {.rows = NULL, .who = "plerig check"};
 	uint64_t start = monotonic_ns();
@@ -644,7 +644,7 @@ static int run_scenario(struct ctx *k, const struct scenario *s)
 	for (unsigned round = 0;; round++) {
 		if (experiment_run(plan, plan->guest_path ? plan->guest_path : k->c->guest_path,
 				   s->options, &out, &rep, err, sizeof(err))) {
-			report_free(&rep);
+			outcome_free(&rep);
 			rc = check_result_add(k->out, s->name, "runs", CHECK_FAIL,
 					      "could not run: %s", err);
 			goto out;
@@ -652,18 +652,18 @@ static int run_scenario(struct ctx *k, const struct scenario *s)
 		if (round == 0) {
 			k->out->scenarios_run++;
 			if (k->c->results && keep_results(k->c->results, s->name, &rep)) {
-				report_free(&rep);
+				outcome_free(&rep);
 				rc = -1;
 				goto out;
 			}
 			if (note_failed_runs(k, s, &rep) || judge_expectations(k, s, &rep)) {
-				report_free(&rep);
+				outcome_free(&rep);
 				rc = -1;
 				goto out;
 			}
 		}
 		rc = judges_metrics(k) ? gather(k, s, &rep) : 0;
-		report_free(&rep);
+		outcome_free(&rep);
 		if (rc || interrupt_requested() || k->c->budget_s <= 0.0 || !judges_metrics(k))
 			break;
 		bool narrow;

@@ -176,7 +176,7 @@ static void compare_paired(struct comparison *c, const struct series *base,
 	c->paired.ci_high = expm1(c->paired.ci_high);
 }
 
-static void compare_metric(struct comparison *c, const struct report *rep,
+static void compare_metric(struct comparison *c, const struct outcome *rep,
 			   const struct series *base, const struct series *cand,
 			   const struct metric *m, double *a, double *b)
 {
@@ -191,7 +191,7 @@ static void compare_metric(struct comparison *c, const struct report *rep,
 }
 
 /* Holm's correction over the p-values the verdicts rest on: the report is one family. */
-static int adjust_holm(struct report *rep)
+static int adjust_holm(struct outcome *rep)
 {
 	double *p = calloc(rep->nr_comparisons + 1, sizeof(*p));
 	if (!p)
@@ -210,7 +210,7 @@ static int adjust_holm(struct report *rep)
 	return 0;
 }
 
-int comparisons_build(struct report *rep, enum baseline_axis axis, unsigned value)
+int comparisons_build(struct outcome *rep, enum baseline_axis axis, unsigned value)
 {
 	rep->nr_comparisons = 0;
 	if (axis == BASELINE_AUTO)

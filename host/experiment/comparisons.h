@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "model/series.h"
+#include "model/outcome.h"
 
 /*
  * Resolve --baseline (AUTO picks: backend=native when both native and a
@@ -22,6 +22,6 @@ int baseline_resolve(const struct run_plan *o, enum baseline_axis *axis, unsigne
 const char *baseline_describe(enum baseline_axis axis, unsigned value, char *buf, size_t len);
 
 /* Fill rep->comparisons for every metric; 0 or -1 (out of memory). */
-int comparisons_build(struct report *rep, enum baseline_axis axis, unsigned value);
+int comparisons_build(struct outcome *rep, enum baseline_axis axis, unsigned value);
 
 #endif

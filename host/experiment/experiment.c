@@ -33,7 +33,7 @@ struct engine {
 	struct backend *backends[BACKEND_COUNT];
 	struct variant *variants;
 	unsigned nr_variants;
-	struct report *rep;
+	struct outcome *rep;
 	enum baseline_axis baseline_axis; /* resolved once, before anything runs */
 	unsigned baseline_value;
 	char baseline[48];
@@ -97,7 +97,7 @@ static void close_backends(struct engine *e)
 
 static int make_series(struct engine *e)
 {
-	struct report *rep = e->rep;
+	struct outcome *rep = e->rep;
 	enum plerig_ring ring_auto[BACKEND_COUNT];
 	for (unsigned k = 0; k < BACKEND_COUNT; k++)
 		ring_auto[k] = e->backends[k] ? e->backends[k]->default_ring : PLERIG_RING_USER;
@@ -205,7 +205,7 @@ static int run_all(struct engine *e)
 
 static int summarise(struct engine *e)
 {
-	struct report *rep = e->rep;
+	struct outcome *rep = e->rep;
 	for (unsigned i = 0; i < rep->nr_series; i++)
 		if (series_compute_stats(&rep->series[i]))
 			return -1;
@@ -220,7 +220,7 @@ static int summarise(struct engine *e)
 
 static void setup_report(struct engine *e, const char *command_line)
 {
-	struct report *rep = e->rep;
+	struct outcome *rep = e->rep;
 	const struct run_plan *p = e->plan;
 	rep->command_line = command_line;
 	host_info_collect(&rep->host, kvm_detect_module());
@@ -242,7 +242,7 @@ int experiment_check(const struct run_plan *plan, char *err, size_t errlen)
 }
 
 int experiment_run(const struct run_plan *plan, const char *guest_path, const char *command_line,
-		   const struct experiment_output *out, struct report *rep, char *err,
+		   const struct experiment_output *out, struct outcome *rep, char *err,
 		   size_t errlen)
 {
 	struct engine e = {.plan = plan, .out = out, .guest_path = guest_path, .rep = rep};
@@ -269,7 +269,7 @@ out:
 	return rc;
 }
 
-int experiment_status(const struct report *rep)
+int experiment_status(const struct outcome *rep)
 {
 	int status = 0;
 	for (unsigned i = 0; i < rep->nr_series; i++)

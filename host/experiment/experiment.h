@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The experiment engine: a run plan in, every measured run, the
- * statistics and the comparisons out, as a struct report in memory.
+ * statistics and the comparisons out, as a struct outcome in memory.
  * `plerig run` writes that report; `plerig sweep` runs one per point of
  * its parameter grid and reads the figures straight out of it.
  */
@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 #include "model/plan.h"
-#include "model/series.h"
+#include "model/outcome.h"
 
 struct experiment_output {
 	/*
@@ -40,10 +40,10 @@ int experiment_check(const struct run_plan *plan, char *err, size_t errlen);
  * experiment_status), -1 with @err when it could not start.
  */
 int experiment_run(const struct run_plan *plan, const char *guest_path, const char *command_line,
-		   const struct experiment_output *out, struct report *rep, char *err,
+		   const struct experiment_output *out, struct outcome *rep, char *err,
 		   size_t errlen);
 
 /* The exit status a finished experiment earns: 0, 1 (a run failed), 128+N (signal N). */
-int experiment_status(const struct report *rep);
+int experiment_status(const struct outcome *rep);
 
 #endif

@@ -37,7 +37,7 @@ static void describe(const struct ple_setting *set, unsigned n, char *buf, size_
 static int run_point(struct sweep *s, const struct ple_setting *set, const char *what)
 {
 	const struct experiment_output out = {.rows = stderr, .who = "plerig sweep"};
-	struct report rep;
+	struct outcome rep;
 	char err[512], command_line[320];
 	snprintf(command_line, sizeof(command_line), "plerig sweep at %s", what);
 	int status = 1;
@@ -60,7 +60,7 @@ static int run_point(struct sweep *s, const struct ple_setting *set, const char 
 		status = 1;
 	}
 out:
-	report_free(&rep);
+	outcome_free(&rep);
 	return status;
 }
 

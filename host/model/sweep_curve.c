@@ -110,7 +110,7 @@ static void add_series(struct sweep_point *p, const struct series *s)
 		str_copy(p->error, sizeof(p->error), "no run completed");
 }
 
-int sweep_curve_add_report(struct sweep_curve *c, const struct report *rep,
+int sweep_curve_add_report(struct sweep_curve *c, const struct outcome *rep,
 			   const struct ple_setting *set)
 {
 	for (unsigned i = 0; i < rep->nr_series; i++) {

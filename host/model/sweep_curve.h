@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "model/series.h"
+#include "model/outcome.h"
 #include "ple/host_params.h"
 
 struct sweep_point {
@@ -62,7 +62,7 @@ void sweep_curve_init(struct sweep_curve *c, const struct ple_setting *axes, uns
 void sweep_curve_free(struct sweep_curve *c);
 
 /* Every variant of one experiment's report as a point at @set. 0, or -1 out of memory. */
-int sweep_curve_add_report(struct sweep_curve *c, const struct report *rep,
+int sweep_curve_add_report(struct sweep_curve *c, const struct outcome *rep,
 			   const struct ple_setting *set);
 /* A combination that produced no results at all (its run failed). */
 int sweep_curve_add_failure(struct sweep_curve *c, const struct ple_setting *set, const char *why);

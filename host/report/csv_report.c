@@ -243,7 +243,7 @@ static void run_rows(struct row *r, unsigned index, const struct variant *v,
 	}
 }
 
-int csv_report_write(const char *path, const struct report *rep, char *err, size_t errlen)
+int csv_report_write(const char *path, const struct outcome *rep, char *err, size_t errlen)
 {
 	char *text = NULL;
 	size_t len = 0;

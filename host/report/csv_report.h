@@ -12,12 +12,12 @@
 
 #include <stddef.h>
 
-#include "model/series.h"
+#include "model/outcome.h"
 
 /*
  * Write @rep to @path ("-": stdout), complete or not at all
  * (report/atomic_file.h). Returns 0, or -1 with a message in @err.
  */
-int csv_report_write(const char *path, const struct report *rep, char *err, size_t errlen);
+int csv_report_write(const char *path, const struct outcome *rep, char *err, size_t errlen);
 
 #endif

@@ -117,7 +117,7 @@ static void print_figures(FILE *out, const struct exit_figures *f, const struct 
 		fprintf(out, "; INCOMPLETE: %llu records lost", (unsigned long long)f->lost);
 }
 
-void exit_times_print(FILE *out, const struct report *rep)
+void exit_times_print(FILE *out, const struct outcome *rep)
 {
 	for (unsigned i = 0; i < rep->nr_series; i++) {
 		const struct series *s = &rep->series[i];

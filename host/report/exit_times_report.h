@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 #include "model/exit_figures.h"
-#include "model/series.h"
+#include "model/outcome.h"
 
 /* Adds "exit_times" (object or null) and, for a run, "exit_times_unavailable". */
 void exit_times_json_add(json_object *o, const struct variant_result *r,
@@ -28,6 +28,6 @@ void exit_times_csv_fields(const struct variant_result *r, const struct vcpu_rec
 			   char fields[EXIT_TIMES_CSV_COLUMNS][256]);
 
 /* "exit-times ..." lines, one per variant that asked for them (first run of each). */
-void exit_times_print(FILE *f, const struct report *rep);
+void exit_times_print(FILE *f, const struct outcome *rep);
 
 #endif

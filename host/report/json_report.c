@@ -15,8 +15,8 @@
 #include "report/exit_times_report.h"
 #include "plerig/histogram.h"
 #include "util/atomic_file.h"
-#include "report/verdict.h"
-#include "report/verdict.h"
+#include "model/verdict.h"
+#include "model/verdict.h"
 
 #ifndef PLERIG_VERSION
 #define PLERIG_VERSION "0.1.0"
@@ -415,7 +415,7 @@ static json_object *comparison_json(const struct comparison *c)
 
 /* ---- the document ----------------------------------------------------- */
 
-json_object *json_report_document(const struct report *rep)
+json_object *json_report_document(const struct outcome *rep)
 {
 	json_object *root = json_object_new_object();
 	json_object *variants = json_object_new_array();
@@ -444,7 +444,7 @@ json_object *json_report_document(const struct report *rep)
 	return root;
 }
 
-int json_report_write(const char *path, const struct report *rep, char *err, size_t errlen)
+int json_report_write(const char *path, const struct outcome *rep, char *err, size_t errlen)
 {
 	json_object *root;
 	const char *text;

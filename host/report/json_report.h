@@ -31,19 +31,19 @@
 #include <json-c/json.h>
 #include <stddef.h>
 
-#include "model/series.h"
+#include "model/outcome.h"
 
 #define JSON_REPORT_SCHEMA	   "plerig-results"
 #define JSON_REPORT_SCHEMA_VERSION 2
 
 /* @rep as the plerig-results document (the caller puts it). */
-json_object *json_report_document(const struct report *rep);
+json_object *json_report_document(const struct outcome *rep);
 
 /*
  * Write @rep to @path ("-": stdout). The file appears complete or not at
  * all (report/atomic_file.h). Returns 0, or -1 with a message naming the
  * path in @err.
  */
-int json_report_write(const char *path, const struct report *rep, char *err, size_t errlen);
+int json_report_write(const char *path, const struct outcome *rep, char *err, size_t errlen);
 
 #endif

@@ -31,7 +31,7 @@ static void note_add(struct note *notes, unsigned *n, const char *text, bool is_
 	notes[(*n)++].backends[b] = true;
 }
 
-void ple_notes_print(FILE *f, const struct report *rep)
+void ple_notes_print(FILE *f, const struct outcome *rep)
 {
 	struct note notes[MAX_NOTES];
 	unsigned n = 0;

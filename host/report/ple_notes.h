@@ -5,12 +5,12 @@
 
 #include <stdio.h>
 
-#include "model/series.h"
+#include "model/outcome.h"
 
 /*
  * "ple-exits n/a (kvm, libvirt): ..." and "note (kvm): ..." lines, then the
  * time in exits of each variant run with --exit-times ("exit-times (...): ...").
  */
-void ple_notes_print(FILE *f, const struct report *rep);
+void ple_notes_print(FILE *f, const struct outcome *rep);
 
 #endif

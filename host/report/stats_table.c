@@ -8,8 +8,8 @@
 
 #include "model/plan.h"
 #include "report/units.h"
-#include "report/verdict.h"
-#include "report/verdict.h"
+#include "model/verdict.h"
+#include "model/verdict.h"
 
 /* A metric's value in the unit people read it in. */
 static const char *format_value(const struct metric *m, double v, char *buf, size_t len)
@@ -38,7 +38,7 @@ static const char *rel_text(double rel, char *buf, size_t len)
 	return buf;
 }
 
-void stats_table_print(FILE *f, const struct report *rep)
+void stats_table_print(FILE *f, const struct outcome *rep)
 {
 	for (unsigned i = 0; i < rep->nr_series; i++) {
 		const struct series *s = &rep->series[i];
@@ -110,7 +110,7 @@ static void test_cells(const struct comparison *c, char *delta, char *p, char *c
 		snprintf(p, len, "%.3f", w->p);
 }
 
-void comparison_table_print(FILE *f, const struct report *rep)
+void comparison_table_print(FILE *f, const struct outcome *rep)
 {
 	if (!rep->nr_comparisons)
 		return;

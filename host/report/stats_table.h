@@ -10,9 +10,9 @@
 
 #include <stdio.h>
 
-#include "model/series.h"
+#include "model/outcome.h"
 
-void stats_table_print(FILE *f, const struct report *rep);
-void comparison_table_print(FILE *f, const struct report *rep);
+void stats_table_print(FILE *f, const struct outcome *rep);
+void comparison_table_print(FILE *f, const struct outcome *rep);
 
 #endif

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "model/results.h"
-#include "model/series.h"
+#include "model/outcome.h"
 
 #define FIXTURE_TSC_KHZ 1000000ull /* 1 GHz: one cycle is one nanosecond */
 #define FIXTURE_TID	4242	   /* the first record's thread; the next ones count up */

@@ -27,7 +27,7 @@ static const char *const header =
     "lifetime_pause_loop_exits,lifetime_ple_window_updates,exits_timed,exit_ns,"
     "ple_exits_timed,ple_exit_ns,exit_records_lost,exit_reasons_top";
 
-static struct report rep;
+static struct outcome rep;
 static struct series series[2];
 static char dir[64];
 static char path[128];

@@ -17,7 +17,7 @@
 #include "support/fixtures.h"
 
 static struct series series;
-static struct report rep;
+static struct outcome rep;
 static struct variant_result *r;
 
 static void setup(void)

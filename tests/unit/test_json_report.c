@@ -20,7 +20,7 @@
 
 #define CMDLINE "plerig run --vcpus 2 --pcpus 0-1 --relax pause,nop --repeat 2 --json out.json"
 
-static struct report rep;
+static struct outcome rep;
 static struct series series[2];
 static struct comparison comparison;
 static char dir[64];
@@ -639,7 +639,7 @@ END_TEST
 
 START_TEST(test_empty_report)
 {
-	struct report empty;
+	struct outcome empty;
 	json_object *root;
 
 	memset(&empty, 0, sizeof(empty));

@@ -33,7 +33,7 @@ START_TEST(test_aligned_past_100_percent)
 {
 	struct variant v = fixture_variant(BACKEND_KVM, 2, PLERIG_LOCK_TICKET, PLERIG_RELAX_PAUSE);
 	struct series s;
-	struct report rep = {.repeat = 3, .series = &s, .nr_series = 1};
+	struct outcome rep = {.repeat = 3, .series = &s, .nr_series = 1};
 	/* acquisitions 1, 1000, 10000: a relative stddev far past 100 % */
 	static const uint64_t acq[] = {1, 1000, 10000};
 

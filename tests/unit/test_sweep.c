@@ -195,7 +195,7 @@ static void fake_series(struct series *s, enum plerig_ring ring, unsigned vms)
 START_TEST(test_curve)
 {
 	static struct series series[2];
-	struct report rep = {.series = series, .nr_series = 2};
+	struct outcome rep = {.series = series, .nr_series = 2};
 	struct sweep_curve c;
 	struct ple_setting axes[] = {{"ple_window", "4096"}};
 	char p[PATH_MAX];
@@ -277,7 +277,7 @@ END_TEST
 START_TEST(test_curve_rounds)
 {
 	static struct series series[1];
-	struct report rep = {.series = series, .nr_series = 1};
+	struct outcome rep = {.series = series, .nr_series = 1};
 	struct sweep_curve c;
 	struct ple_setting big[] = {{"ple_window", "16384"}}, small[] = {{"ple_window", "1024"}};
 	char p[PATH_MAX];

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The one rule for better / worse / no change / too noisy (report/verdict.h),
+ * The one rule for better / worse / no change / too noisy (model/verdict.h),
  * on Welch's and on the paired test: a non-finding is "no significant
  * change" only where the change's 95 % CI is narrower than the threshold.
  */
 #include <check.h>
 #include <math.h>
 
-#include "report/verdict.h"
+#include "model/verdict.h"
 #include "stats/sample_stats.h"
 #include "support/check_main.h"
 

@@ -10,12 +10,12 @@
  * have told a change of the threshold's size, so that is "too noisy to
  * judge" (on a busy host, more runs or a quieter host).
  */
-#ifndef PLERIG_VERDICT_H
-#define PLERIG_VERDICT_H
+#ifndef PLERIG_MODEL_VERDICT_H
+#define PLERIG_MODEL_VERDICT_H
 
 #include <stdbool.h>
 
-#include "model/series.h"
+#include "model/outcome.h"
 #include "stats/sample_stats.h"
 
 #define VERDICT_ALPHA	   0.05

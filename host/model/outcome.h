@@ -4,8 +4,8 @@
  * statistics, the comparisons against a baseline, and the conditions
  * (host, order, seed) needed to judge them.
  */
-#ifndef PLERIG_SERIES_H
-#define PLERIG_SERIES_H
+#ifndef PLERIG_OUTCOME_H
+#define PLERIG_OUTCOME_H
 
 #include <stdbool.h>
 
@@ -49,7 +49,7 @@ struct comparison {
 	double p_holm;
 };
 
-struct report {
+struct outcome {
 	const char *command_line;
 	struct host_info host;
 	unsigned repeat;
@@ -71,6 +71,6 @@ unsigned series_values(const struct series *s, const struct metric *m, double *o
 /* Fill s->stats for every metric (allocates). */
 int series_compute_stats(struct series *s);
 void series_free(struct series *s);
-void report_free(struct report *r);
+void outcome_free(struct outcome *r);
 
 #endif

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "report/verdict.h"
+#include "model/verdict.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "model/series.h"
+#include "model/outcome.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -45,7 +45,7 @@ void series_free(struct series *s)
 	s->nr_runs = 0;
 }
 
-void report_free(struct report *r)
+void outcome_free(struct outcome *r)
 {
 	for (unsigned i = 0; i < r->nr_series; i++)
 		series_free(&r->series[i]);
