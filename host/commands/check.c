@@ -17,8 +17,8 @@
 #include "cli/suite_file.h"
 #include "experiment/check.h"
 #include "measure/kvm_system.h"
-#include "report/check_report.h"
-#include "report/html_report.h"
+#include "output/tap_junit.h"
+#include "output/html_writer.h"
 #include "util/interrupt.h"
 #include "util/data_path.h"
 #include "util/strfmt.h"
@@ -155,11 +155,11 @@ static int write_outputs(const struct check_options *o, const struct check_resul
 {
 	char err[1024];
 	int status = 0;
-	if (o->tap_path && check_tap_write(o->tap_path, res, err, sizeof(err))) {
+	if (o->tap_path && verdicts_tap_write(o->tap_path, res, err, sizeof(err))) {
 		fprintf(stderr, "plerig check: %s\n", err);
 		status = EXIT_FAILED;
 	}
-	if (o->junit_path && check_junit_write(o->junit_path, res, err, sizeof(err))) {
+	if (o->junit_path && verdicts_junit_write(o->junit_path, res, err, sizeof(err))) {
 		fprintf(stderr, "plerig check: %s\n", err);
 		status = EXIT_FAILED;
 	}
@@ -182,7 +182,7 @@ static int write_report(const char *path, json_object *results)
 		    json_object_object_get_ex(o, "scenario", &v) ? json_object_get_string(v) : "?";
 		in[i].doc = json_object_object_get_ex(o, "results", &v) ? v : NULL;
 	}
-	int rc = html_report_write(path, in, (unsigned)n, err, sizeof(err));
+	int rc = html_document_write(path, in, (unsigned)n, err, sizeof(err));
 	if (rc)
 		fprintf(stderr, "plerig check: %s\n", err);
 	free(in);
@@ -264,7 +264,7 @@ int cmd_check(int argc, char **argv, const char *guest_path)
 		status = EXIT_FAILED;
 		goto out;
 	}
-	check_summary_print(stdout, &res);
+	verdicts_summary_print(stdout, &res);
 	fflush(stdout);
 	status = check_result_status(&res);
 	if (o.record && res.scenarios_run && save_baseline(&bl, &res, suite_path))

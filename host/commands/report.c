@@ -31,7 +31,7 @@ int cmd_report(int argc, char **argv, const char *guest_path)
 			status = EXIT_USAGE;
 			goto out;
 		}
-	if (html_report_write(o.output, in, n, err, sizeof(err))) {
+	if (html_document_write(o.output, in, n, err, sizeof(err))) {
 		fprintf(stderr, "plerig report: %s\n", err);
 		status = EXIT_FAILED;
 	}

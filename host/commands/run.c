@@ -8,29 +8,29 @@
 
 #include "cli/run_options.h"
 #include "experiment/experiment.h"
-#include "report/csv_report.h"
-#include "report/html_report.h"
-#include "report/json_report.h"
-#include "report/ple_notes.h"
-#include "report/stats_table.h"
-#include "report/table.h"
+#include "output/csv_writer.h"
+#include "output/html_writer.h"
+#include "output/json_writer.h"
+#include "output/ple_notes.h"
+#include "output/stats_table.h"
+#include "output/results_table.h"
 #include "util/interrupt.h"
 
 static int write_outputs(const struct run_plan *plan, const struct outcome *rep)
 {
 	char err[512];
 	int status = 0;
-	if (plan->json_path && json_report_write(plan->json_path, rep, err, sizeof(err))) {
+	if (plan->json_path && json_results_write(plan->json_path, rep, err, sizeof(err))) {
 		fprintf(stderr, "plerig run: %s\n", err);
 		status = EXIT_FAILED;
 	}
-	if (plan->csv_path && csv_report_write(plan->csv_path, rep, err, sizeof(err))) {
+	if (plan->csv_path && csv_results_write(plan->csv_path, rep, err, sizeof(err))) {
 		fprintf(stderr, "plerig run: %s\n", err);
 		status = EXIT_FAILED;
 	}
 	if (plan->report_path) {
-		struct html_input in = {.name = "this run", .doc = json_report_document(rep)};
-		if (html_report_write(plan->report_path, &in, 1, err, sizeof(err))) {
+		struct html_input in = {.name = "this run", .doc = json_results_document(rep)};
+		if (html_document_write(plan->report_path, &in, 1, err, sizeof(err))) {
 			fprintf(stderr, "plerig run: %s\n", err);
 			status = EXIT_FAILED;
 		}
@@ -91,7 +91,7 @@ int cmd_run(int argc, char **argv, const char *guest_path)
 	}
 	status = write_outputs(&plan, &rep);
 	if (!plan.quiet && plan.repeat == 1)
-		report_table_legend(stderr);
+		results_table_legend(stderr);
 	int s = experiment_status(&rep);
 	if (rep.interrupted) {
 		unsigned done = 0;

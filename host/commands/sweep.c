@@ -13,8 +13,8 @@
 #include "experiment/experiment.h"
 #include "experiment/sweep.h"
 #include "ple/param_session.h"
-#include "report/html_report.h"
-#include "report/sweep_report.h"
+#include "output/html_writer.h"
+#include "output/sweep_writer.h"
 #include "util/interrupt.h"
 
 /* The run options after --, parsed once into the plan every point runs. */
@@ -71,7 +71,7 @@ static int write_outputs(const struct sweep_options *o, const struct sweep_curve
 	}
 	if (o->report_path) {
 		struct html_input in = {.name = "this sweep", .doc = sweep_curve_json(curve)};
-		if (html_report_write(o->report_path, &in, 1, err, sizeof(err))) {
+		if (html_document_write(o->report_path, &in, 1, err, sizeof(err))) {
 			fprintf(stderr, "plerig sweep: %s\n", err);
 			rc = -1;
 		}

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "report/json_util.h"
+#include "output/json_util.h"
 #include "compare/compare_output.h"
 
 #include <json-c/json.h>
@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "util/atomic_file.h"
-#include "report/json_report.h"
-#include "report/units.h"
+#include "output/json_writer.h"
+#include "output/units.h"
 
 /* ---- the table --------------------------------------------------------- */
 

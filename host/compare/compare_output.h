@@ -26,7 +26,7 @@ void compare_print_table(FILE *f, const struct comparison_set *c);
  * metrics: [{metric, better, base: {n, mean, stddev}, new: {...}, delta,
  * delta_pct, p_value, ci95_low, ci95_high, significant, verdict, why}]}],
  * only_in_base: [identity], only_in_new: [identity], counts: {verdict: n},
- * exit_status}. Written as json_report_write writes ("-": stdout).
+ * exit_status}. Written as json_results_write writes ("-": stdout).
  */
 int compare_write_json(const char *path, const struct comparison_set *c, char *err, size_t errlen);
 

@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "compare/results_file.h"
-#include "report/html_page.h"
-#include "report/json_report.h"
+#include "output/html_page.h"
+#include "output/json_writer.h"
 #include "util/errbuf.h"
 
 #define SWEEP_SCHEMA	     "plerig-sweep"

@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "report/html_report.h"
+#include "output/html_writer.h"
 
 /*
  * Load @path into @out (out->doc owned by the caller: json_object_put).

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 
 #include "util/atomic_file.h"
-#include "report/json_report.h"
+#include "output/json_writer.h"
 
 /* 1 GiB: far above any real results file, far below INT_MAX for json-c. */
 #define RESULTS_FILE_MAX (1 << 30)

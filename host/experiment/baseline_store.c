@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "report/json_util.h"
+#include "output/json_util.h"
 #include "util/atomic_file.h"
 #include "util/errbuf.h"
 

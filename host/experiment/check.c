@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/json_report.h"
+#include "output/json_writer.h"
 #include "experiment/experiment.h"
 #include "measure/kvm_system.h"
-#include "report/units.h"
+#include "output/units.h"
 #include "model/verdict.h"
 #include "stats/holm.h"
 #include "stats/sample_stats.h"
@@ -606,7 +606,7 @@ static int scenario_narrow(struct ctx *k, const struct scenario *s, bool *narrow
 
 static int keep_results(json_object *all, const char *name, const struct outcome *rep)
 {
-	json_object *doc = json_report_document(rep), *o = json_object_new_object();
+	json_object *doc = json_results_document(rep), *o = json_object_new_object();
 	if (!doc || !o) {
 		json_object_put(doc);
 		json_object_put(o);

@@ -20,8 +20,8 @@
 #include "experiment/matrix.h"
 #include "experiment/schedule.h"
 #include "measure/kvm_system.h"
-#include "report/table.h"
-#include "report/units.h"
+#include "output/results_table.h"
+#include "output/units.h"
 #include "util/clock.h"
 #include "util/cpulist.h"
 #include "util/interrupt.h"
@@ -170,7 +170,7 @@ static void run_slot(struct engine *e, const struct slot *slot)
 	s->nr_runs++;
 	if (e->plan->repeat == 1) {
 		if (e->out->rows) {
-			report_table_row(e->out->rows, r);
+			results_table_row(e->out->rows, r);
 			fflush(e->out->rows);
 		}
 	} else if (verbose(e)) {
@@ -193,7 +193,7 @@ static int run_all(struct engine *e)
 	if (!slots)
 		return -1;
 	if (e->plan->repeat == 1 && e->out->rows)
-		report_table_header(e->out->rows);
+		results_table_header(e->out->rows);
 	const uint64_t start_ns = monotonic_ns();
 	for (unsigned k = 0; k < n && !interrupt_requested(); k++) {
 		progress(e, k, n, &slots[k], start_ns);

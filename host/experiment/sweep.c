@@ -8,8 +8,8 @@
 #include "experiment/experiment.h"
 #include "experiment/schedule.h"
 #include "ple/param_session.h"
-#include "report/ple_notes.h"
-#include "report/stats_table.h"
+#include "output/ple_notes.h"
+#include "output/stats_table.h"
 #include "util/interrupt.h"
 
 struct sweep {

@@ -3,7 +3,7 @@
  * What `plerig check` found: one case per scenario x expectation and per
  * scenario x variant x metric judged against a baseline, each passed,
  * failed, skipped (with the reason) or too noisy to judge. The summary,
- * TAP and JUnit writers (report/) read it; the exit status comes from it.
+ * TAP and JUnit writers (output/tap_junit) read it; the exit status comes from it.
  */
 #ifndef PLERIG_CHECK_RESULT_H
 #define PLERIG_CHECK_RESULT_H

@@ -2,7 +2,7 @@
 /*
  * The result of a sweep: for every parameter combination and every
  * variant of the run matrix, throughput, stalls and PAUSE-loop exits,
- * averaged over the variant's ok runs (report/sweep_report writes it).
+ * averaged over the variant's ok runs (output/sweep_writer writes it).
  * With rounds (plerig sweep --rounds N) every combination is visited N
  * times: a point per visit, and their summary per combination and variant.
  */

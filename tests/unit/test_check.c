@@ -13,7 +13,7 @@
 #include "cli/suite_file.h"
 #include "experiment/baseline_store.h"
 #include "model/check_result.h"
-#include "report/check_report.h"
+#include "output/tap_junit.h"
 #include "stats/holm.h"
 #include "support/check_main.h"
 
@@ -227,7 +227,7 @@ END_TEST
 START_TEST(test_tap)
 {
 	struct check_result r = result();
-	char *t = print_to_string(check_tap_print, &r);
+	char *t = print_to_string(verdicts_tap_print, &r);
 	ck_assert_msg(!strncmp(t, "TAP version 13\n1..4\nok 1 - solo: progress\n", 40), "%s", t);
 	/* '#' would start a directive in a description: replaced */
 	ck_assert_ptr_nonnull(strstr(t, "\nnot ok 2 - solo: acq <b> & 'c' _ d\n"));
@@ -243,7 +243,7 @@ END_TEST
 START_TEST(test_junit)
 {
 	struct check_result r = result();
-	char *x = print_to_string(check_junit_print, &r);
+	char *x = print_to_string(verdicts_junit_print, &r);
 	ck_assert_ptr_nonnull(strstr(
 	    x, "<testsuites name=\"plerig check\" tests=\"4\" failures=\"1\" skipped=\"2\""));
 	ck_assert_ptr_nonnull(strstr(x, "<testsuite name=\"solo\" tests=\"3\" failures=\"1\""));
@@ -259,7 +259,7 @@ END_TEST
 START_TEST(test_summary_names_failures)
 {
 	struct check_result r = result();
-	char *s = print_to_string(check_summary_print, &r);
+	char *s = print_to_string(verdicts_summary_print, &r);
 	ck_assert_ptr_nonnull(strstr(s, "  FAIL  acq <b> & 'c' # d: regression: -10 % \"x\"\n"));
 	ck_assert_ptr_nonnull(strstr(s, "  skip  all 1: no PLE # here\n"));
 	ck_assert_ptr_nonnull(strstr(s, "1 passed, 1 failed, 1 skipped, 1 too noisy to judge"));

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Time in KVM exits as figures (model/exit_figures) and as the line after
- * the PLE notes (report/exit_times_report): sums over vCPUs, the PAUSE-loop
+ * the PLE notes (output/exit_times_writer): sums over vCPUs, the PAUSE-loop
  * share, and every way a figure is absent, each with its reason.
  */
 #include <check.h>
@@ -12,7 +12,7 @@
 
 #include "backends/run_result.h"
 #include "model/exit_figures.h"
-#include "report/exit_times_report.h"
+#include "output/exit_times_writer.h"
 #include "support/check_main.h"
 #include "support/fixtures.h"
 

@@ -15,7 +15,7 @@
 
 #include "model/results.h"
 #include "plerig/histogram.h"
-#include "report/table.h"
+#include "output/results_table.h"
 #include "support/fixtures.h"
 #include "support/check_main.h"
 
@@ -266,9 +266,9 @@ static char *capture_row(const struct variant_result *r, bool header)
 
 	ck_assert_ptr_nonnull(f);
 	if (header)
-		report_table_header(f);
+		results_table_header(f);
 	else
-		report_table_row(f, r);
+		results_table_row(f, r);
 	fclose(f);
 	return text;
 }
@@ -345,7 +345,7 @@ START_TEST(test_table_legend)
 	FILE *f = open_memstream(&text, &len);
 	unsigned lines = 0;
 
-	report_table_legend(f);
+	results_table_legend(f);
 	fclose(f);
 	for (char *p = text; (p = strchr(p, '\n')); p++)
 		lines++;

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/stats_table.h"
+#include "output/stats_table.h"
 #include "support/check_main.h"
 #include "support/fixtures.h"
 

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/html_report.h"
-#include "report/svg_chart.h"
+#include "output/html_writer.h"
+#include "output/svg_chart.h"
 #include "support/check_main.h"
 
 /* Drawn output must never hold a coordinate that is not a number. */

@@ -17,7 +17,7 @@
 #include "commands/commands.h"
 #include "model/sweep_curve.h"
 #include "ple/state_file.h"
-#include "report/sweep_report.h"
+#include "output/sweep_writer.h"
 #include "support/check_main.h"
 #include "support/fixtures.h"
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/units.h"
+#include "output/units.h"
 #include "support/check_main.h"
 
 struct num_case {

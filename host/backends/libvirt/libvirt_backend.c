@@ -236,7 +236,7 @@ static int fail_states(struct lv_run *run, const struct lv_domain *d, uint32_t s
 }
 
 /* A whole report arrived: is it a result, or a failure the guest reported? */
-static int check_report(struct lv_run *run, const struct lv_domain *d)
+static int check_guest_end(struct lv_run *run, const struct lv_domain *d)
 {
 	const struct plerig_frame_end *e = &d->rep.end;
 	for (unsigned i = 0; i < d->nr_vcpus; i++)
@@ -297,7 +297,7 @@ static int check_domain(struct lv_run *run, struct lv_domain *d)
 				d->decode_error);
 	}
 	if (d->status == SERIAL_COMPLETE)
-		return d->rep.end.status == PLERIG_END_OK ? 0 : check_report(run, d);
+		return d->rep.end.status == PLERIG_END_OK ? 0 : check_guest_end(run, d);
 	if (!lv_domain_active(d)) {
 		lv_domain_poll_serial(d, monotonic_ns()); /* the last bytes before it stopped */
 		if (d->status != SERIAL_INCOMPLETE)
@@ -497,7 +497,7 @@ static int collect(struct lv_run *run)
 	uint64_t opened = 0, ended = 0;
 	for (unsigned i = 0; i < run->nr_doms; i++) {
 		struct lv_domain *d = &run->doms[i];
-		if (check_report(run, d))
+		if (check_guest_end(run, d))
 			return -1;
 		for (unsigned j = 0; j < v->vcpus; j++) {
 			struct vcpu_record *rec = &r->records[i * v->vcpus + j];

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "report/svg_chart.h"
+#include "output/svg_chart.h"
 
 #include <gsl/gsl_cdf.h>
 #include <math.h>

@@ -4,8 +4,8 @@
  * version 13 (what prove and kselftest's runners read) and JUnit XML (one
  * testcase per scenario x expectation or metric; what CI systems show).
  */
-#ifndef PLERIG_CHECK_REPORT_H
-#define PLERIG_CHECK_REPORT_H
+#ifndef PLERIG_OUTPUT_CHECK_REPORT_H
+#define PLERIG_OUTPUT_CHECK_REPORT_H
 
 #include <stddef.h>
 #include <stdio.h>
@@ -13,14 +13,14 @@
 #include "model/check_result.h"
 
 /* Failures and too-noisy cases with their figures, then one line of counts. */
-void check_summary_print(FILE *out, const struct check_result *r);
+void verdicts_summary_print(FILE *out, const struct check_result *r);
 /* TAP 13 to @f: a plan, one test point per case, a YAML block with the figures. */
-void check_tap_print(FILE *f, const struct check_result *r);
+void verdicts_tap_print(FILE *f, const struct check_result *r);
 /* JUnit XML to @f: one <testsuite> per scenario. */
-void check_junit_print(FILE *f, const struct check_result *r);
+void verdicts_junit_print(FILE *f, const struct check_result *r);
 
 /* The same into @path ("-": stdout), atomically. 0, or -1 with @err. */
-int check_tap_write(const char *path, const struct check_result *r, char *err, size_t errlen);
-int check_junit_write(const char *path, const struct check_result *r, char *err, size_t errlen);
+int verdicts_tap_write(const char *path, const struct check_result *r, char *err, size_t errlen);
+int verdicts_junit_write(const char *path, const struct check_result *r, char *err, size_t errlen);
 
 #endif

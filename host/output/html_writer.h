@@ -5,8 +5,8 @@
  * page of SVG charts. The documents are checked by their readers before
  * they come here; the writer still treats any member as possibly absent.
  */
-#ifndef PLERIG_HTML_REPORT_H
-#define PLERIG_HTML_REPORT_H
+#ifndef PLERIG_OUTPUT_HTML_REPORT_H
+#define PLERIG_OUTPUT_HTML_REPORT_H
 
 #include <json-c/json.h>
 #include <stddef.h>
@@ -26,7 +26,7 @@ void html_sweep_section(FILE *out, const struct html_input *in, unsigned index);
  * The page for @n documents, written to @path whole or not at all. Returns
  * 0, or -1 with a message naming the path in @err.
  */
-int html_report_write(const char *path, const struct html_input *in, unsigned n, char *err,
-		      size_t errlen);
+int html_document_write(const char *path, const struct html_input *in, unsigned n, char *err,
+			size_t errlen);
 
 #endif

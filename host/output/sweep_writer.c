@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "report/sweep_report.h"
+#include "output/sweep_writer.h"
 
 #include <errno.h>
 #include <json-c/json.h>

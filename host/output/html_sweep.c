@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/html_page.h"
-#include "report/html_report.h"
-#include "report/svg_chart.h"
+#include "output/html_page.h"
+#include "output/html_writer.h"
+#include "output/svg_chart.h"
 
 #define MAX_LINES 256
 

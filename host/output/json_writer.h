@@ -25,8 +25,8 @@
  *
  * NaN and infinities are not JSON: they are written as null.
  */
-#ifndef PLERIG_JSON_REPORT_H
-#define PLERIG_JSON_REPORT_H
+#ifndef PLERIG_OUTPUT_JSON_REPORT_H
+#define PLERIG_OUTPUT_JSON_REPORT_H
 
 #include <json-c/json.h>
 #include <stddef.h>
@@ -37,13 +37,13 @@
 #define JSON_REPORT_SCHEMA_VERSION 2
 
 /* @rep as the plerig-results document (the caller puts it). */
-json_object *json_report_document(const struct outcome *rep);
+json_object *json_results_document(const struct outcome *rep);
 
 /*
  * Write @rep to @path ("-": stdout). The file appears complete or not at
- * all (report/atomic_file.h). Returns 0, or -1 with a message naming the
+ * all (util/atomic_file.h). Returns 0, or -1 with a message naming the
  * path in @err.
  */
-int json_report_write(const char *path, const struct outcome *rep, char *err, size_t errlen);
+int json_results_write(const char *path, const struct outcome *rep, char *err, size_t errlen);
 
 #endif

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "report/json_util.h"
+#include "output/json_util.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "report/stats_table.h"
+#include "output/stats_table.h"
 
 #include "util/cpulist.h"
 
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "model/plan.h"
-#include "report/units.h"
+#include "output/units.h"
 #include "model/verdict.h"
 #include "model/verdict.h"
 

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "plerig/histogram.h"
-#include "report/json_report.h"
+#include "output/json_writer.h"
 #include "support/fixtures.h"
 #include "support/check_main.h"
 
@@ -175,7 +175,7 @@ static json_object *write_and_read(void)
 {
 	json_object *root;
 
-	ck_assert_msg(json_report_write(path, &rep, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(json_results_write(path, &rep, err, sizeof(err)) == 0, "%s", err);
 	root = json_object_from_file(path);
 	ck_assert_msg(root, "%s", json_util_get_last_err());
 	return root;
@@ -628,7 +628,7 @@ START_TEST(test_overwrite)
 	fputs("old and much longer content that must vanish entirely ...", f);
 	fclose(f);
 	rep.nr_series = 1;
-	ck_assert_int_eq(json_report_write(path, &rep, err, sizeof(err)), 0);
+	ck_assert_int_eq(json_results_write(path, &rep, err, sizeof(err)), 0);
 	root = json_object_from_file(path);
 	ck_assert_ptr_nonnull(root);
 	ck_assert_uint_eq(json_object_array_length(get(root, "variants", json_type_array)), 1);
@@ -643,7 +643,7 @@ START_TEST(test_empty_report)
 	json_object *root;
 
 	memset(&empty, 0, sizeof(empty));
-	ck_assert_int_eq(json_report_write(path, &empty, err, sizeof(err)), 0);
+	ck_assert_int_eq(json_results_write(path, &empty, err, sizeof(err)), 0);
 	root = json_object_from_file(path);
 	ck_assert_ptr_nonnull(root);
 	ck_assert_uint_eq(json_object_array_length(get(root, "variants", json_type_array)), 0);
@@ -664,7 +664,7 @@ START_TEST(test_stdout)
 	fflush(stdout);
 	ck_assert_int_ge(dup2(fd, STDOUT_FILENO), 0);
 	close(fd);
-	int rc = json_report_write("-", &rep, err, sizeof(err));
+	int rc = json_results_write("-", &rep, err, sizeof(err));
 	fflush(stdout);
 	dup2(saved, STDOUT_FILENO);
 	close(saved);
@@ -688,19 +688,19 @@ START_TEST(test_unwritable)
 	char *saved = tmpdir ? strdup(tmpdir) : NULL;
 	setenv("TMPDIR", dir, 1);
 
-	ck_assert_int_eq(json_report_write(bad, &rep, err, sizeof(err)), -1);
+	ck_assert_int_eq(json_results_write(bad, &rep, err, sizeof(err)), -1);
 	ck_assert_msg(strstr(err, bad), "'%s' does not name the path", err);
 	ck_assert_msg(strstr(err, "No such file or directory"), "'%s' lacks the reason", err);
 
 	/* a directory in the way: fails at rename, and cleans up after itself */
-	ck_assert_int_eq(json_report_write(dir, &rep, err, sizeof(err)), -1);
+	ck_assert_int_eq(json_results_write(dir, &rep, err, sizeof(err)), -1);
 	ck_assert_msg(strstr(err, dir), "'%s' does not name the path", err);
 	char parent_tmp[128];
 	snprintf(parent_tmp, sizeof(parent_tmp), "%s.%ld.0.tmp", dir, (long)getpid());
 	ck_assert_int_ne(access(parent_tmp, F_OK), 0);
 
-	ck_assert_int_eq(json_report_write("", &rep, err, sizeof(err)), -1);
-	ck_assert_int_eq(json_report_write(NULL, &rep, err, sizeof(err)), -1);
+	ck_assert_int_eq(json_results_write("", &rep, err, sizeof(err)), -1);
+	ck_assert_int_eq(json_results_write(NULL, &rep, err, sizeof(err)), -1);
 	if (saved)
 		setenv("TMPDIR", saved, 1);
 	else
@@ -809,7 +809,7 @@ END_TEST
 
 static Suite *json_suite(void)
 {
-	Suite *s = suite_create("json_report");
+	Suite *s = suite_create("json_writer");
 	TCase *t = tcase_create("json");
 
 	tcase_add_checked_fixture(t, setup, teardown);

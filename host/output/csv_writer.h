@@ -7,8 +7,8 @@
  * so that failures are not silently missing. Unknown values (exits where
  * the kernel has no such stat, host_cpu of a floating vCPU) are empty.
  */
-#ifndef PLERIG_CSV_REPORT_H
-#define PLERIG_CSV_REPORT_H
+#ifndef PLERIG_OUTPUT_CSV_REPORT_H
+#define PLERIG_OUTPUT_CSV_REPORT_H
 
 #include <stddef.h>
 
@@ -16,8 +16,8 @@
 
 /*
  * Write @rep to @path ("-": stdout), complete or not at all
- * (report/atomic_file.h). Returns 0, or -1 with a message in @err.
+ * (util/atomic_file.h). Returns 0, or -1 with a message in @err.
  */
-int csv_report_write(const char *path, const struct outcome *rep, char *err, size_t errlen);
+int csv_results_write(const char *path, const struct outcome *rep, char *err, size_t errlen);
 
 #endif

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "report/check_report.h"
+#include "output/tap_junit.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -24,7 +24,7 @@ static const char *mark(enum check_outcome o)
 	return "?";
 }
 
-void check_summary_print(FILE *out, const struct check_result *r)
+void verdicts_summary_print(FILE *out, const struct check_result *r)
 {
 	fprintf(out, "plerig check: %s; host %s, %u CPUs, %s, kernel %s\n", r->suite,
 		r->host.cpu_model, r->host.cpus, r->host.kvm_module, r->host.kernel);
@@ -83,7 +83,7 @@ static void yaml_quoted(FILE *f, const char *s)
 	fputc('\'', f);
 }
 
-void check_tap_print(FILE *f, const struct check_result *r)
+void verdicts_tap_print(FILE *f, const struct check_result *r)
 {
 	fprintf(f, "TAP version 13\n1..%u\n", r->nr_cases);
 	for (unsigned i = 0; i < r->nr_cases; i++) {
@@ -144,7 +144,7 @@ static unsigned count_in(const struct check_result *r, unsigned from, unsigned t
 	return n;
 }
 
-void check_junit_print(FILE *f, const struct check_result *r)
+void verdicts_junit_print(FILE *f, const struct check_result *r)
 {
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
 	fprintf(f,
@@ -206,12 +206,12 @@ static int write_with(void (*print)(FILE *, const struct check_result *), const 
 	return rc;
 }
 
-int check_tap_write(const char *path, const struct check_result *r, char *err, size_t errlen)
+int verdicts_tap_write(const char *path, const struct check_result *r, char *err, size_t errlen)
 {
-	return write_with(check_tap_print, "TAP", path, r, err, errlen);
+	return write_with(verdicts_tap_print, "TAP", path, r, err, errlen);
 }
 
-int check_junit_write(const char *path, const struct check_result *r, char *err, size_t errlen)
+int verdicts_junit_write(const char *path, const struct check_result *r, char *err, size_t errlen)
 {
-	return write_with(check_junit_print, "JUnit XML", path, r, err, errlen);
+	return write_with(verdicts_junit_print, "JUnit XML", path, r, err, errlen);
 }

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "report/exit_times_report.h"
+#include "output/exit_times_writer.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "report/json_util.h"
-#include "report/units.h"
+#include "output/json_util.h"
+#include "output/units.h"
 
 static json_object *figures_json(const struct variant_result *r, const struct exit_figures *f)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "report/table.h"
+#include "output/results_table.h"
 
-#include "report/units.h"
+#include "output/units.h"
 
 /*
  * Widths fit the widest value each column can hold ("rep-pause",
@@ -85,7 +85,7 @@ static void cell(FILE *f, enum column c, const char *text)
 	fprintf(f, "%s%*s", c ? "  " : "", columns[c].left ? -w : w, text);
 }
 
-void report_table_header(FILE *f)
+void results_table_header(FILE *f)
 {
 	for (int c = 0; c < COL_COUNT; c++)
 		cell(f, (enum column)c, columns[c].head);
@@ -124,7 +124,7 @@ static void figure_cells(FILE *f, const struct figures *fig)
 					 : "n/a");
 }
 
-void report_table_row(FILE *f, const struct variant_result *r)
+void results_table_row(FILE *f, const struct variant_result *r)
 {
 	struct figures fig;
 
@@ -138,7 +138,7 @@ void report_table_row(FILE *f, const struct variant_result *r)
 	fputc('\n', f);
 }
 
-void report_table_legend(FILE *f)
+void results_table_legend(FILE *f)
 {
 	for (int c = 0; c < COL_COUNT; c++)
 		fprintf(f, "  %-10s %s\n", columns[c].head, columns[c].legend);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "util/cpulist.h"
-#include "report/json_util.h"
-#include "report/json_report.h"
+#include "output/json_util.h"
+#include "output/json_writer.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "model/plan.h"
-#include "report/exit_times_report.h"
+#include "output/exit_times_writer.h"
 #include "plerig/histogram.h"
 #include "util/atomic_file.h"
 #include "model/verdict.h"
@@ -415,7 +415,7 @@ static json_object *comparison_json(const struct comparison *c)
 
 /* ---- the document ----------------------------------------------------- */
 
-json_object *json_report_document(const struct outcome *rep)
+json_object *json_results_document(const struct outcome *rep)
 {
 	json_object *root = json_object_new_object();
 	json_object *variants = json_object_new_array();
@@ -444,7 +444,7 @@ json_object *json_report_document(const struct outcome *rep)
 	return root;
 }
 
-int json_report_write(const char *path, const struct outcome *rep, char *err, size_t errlen)
+int json_results_write(const char *path, const struct outcome *rep, char *err, size_t errlen)
 {
 	json_object *root;
 	const char *text;
@@ -454,7 +454,7 @@ int json_report_write(const char *path, const struct outcome *rep, char *err, si
 
 	if (!path || !*path)
 		return errbuf_printf(err, errlen, "cannot write JSON: no file name");
-	root = json_report_document(rep);
+	root = json_results_document(rep);
 	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 							JSON_C_TO_STRING_NOSLASHESCAPE);
 	len = text ? strlen(text) : 0;

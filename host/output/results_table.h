@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* The human-readable results table: one aligned row per variant. */
-#ifndef PLERIG_TABLE_H
-#define PLERIG_TABLE_H
+#ifndef PLERIG_OUTPUT_TABLE_H
+#define PLERIG_OUTPUT_TABLE_H
 
 #include <stdio.h>
 
 #include "model/results.h"
 
-void report_table_header(FILE *f);
+void results_table_header(FILE *f);
 /* A failed variant (!ok) prints its identity and "FAILED: <error>". */
-void report_table_row(FILE *f, const struct variant_result *r);
+void results_table_row(FILE *f, const struct variant_result *r);
 /* One line per column saying what it measures. */
-void report_table_legend(FILE *f);
+void results_table_legend(FILE *f);
 
 #endif

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "report/html_page.h"
+#include "output/html_page.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "report/svg_chart.h"
+#include "output/svg_chart.h"
 
 static const char css[] =
     "body{font-family:sans-serif;margin:24px;color:#111;max-width:1600px}"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "report/html_report.h"
+#include "output/html_writer.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -7,8 +7,8 @@
 
 #include "measure/hist_stats.h"
 #include "plerig/histogram.h"
-#include "report/html_page.h"
-#include "report/svg_chart.h"
+#include "output/html_page.h"
+#include "output/svg_chart.h"
 #include "util/atomic_file.h"
 #include "util/cpulist.h"
 
@@ -498,8 +498,8 @@ void html_results_section(FILE *out, const struct html_input *in, unsigned index
 	html_section_close(out);
 }
 
-int html_report_write(const char *path, const struct html_input *in, unsigned n, char *err,
-		      size_t errlen)
+int html_document_write(const char *path, const struct html_input *in, unsigned n, char *err,
+			size_t errlen)
 {
 	char *text = NULL;
 	size_t len = 0;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "report/units.h"
+#include "output/units.h"
 
 #include <math.h>
 #include <stdbool.h>

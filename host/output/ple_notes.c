@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "report/ple_notes.h"
+#include "output/ple_notes.h"
 
 #include <stdbool.h>
 #include <string.h>
 
-#include "report/exit_times_report.h"
+#include "output/exit_times_writer.h"
 
 #define MAX_NOTES 16
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report/csv_report.h"
+#include "output/csv_writer.h"
 #include "support/check_main.h"
 #include "support/fixtures.h"
 
@@ -187,7 +187,7 @@ static char *slurp(const char *file)
 
 static void write_and_parse(void)
 {
-	ck_assert_msg(csv_report_write(path, &rep, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(csv_results_write(path, &rep, err, sizeof(err)) == 0, "%s", err);
 	char *text = slurp(path);
 	parse(text);
 	free(text);
@@ -206,7 +206,7 @@ START_TEST(test_header_and_rows)
 {
 	char *text;
 
-	ck_assert_int_eq(csv_report_write(path, &rep, err, sizeof(err)), 0);
+	ck_assert_int_eq(csv_results_write(path, &rep, err, sizeof(err)), 0);
 	text = slurp(path);
 	ck_assert_msg(!strncmp(text, header, strlen(header)) && text[strlen(header)] == '\n',
 		      "header is '%.300s'", text);
@@ -285,7 +285,7 @@ START_TEST(test_quoting)
 {
 	char *text;
 
-	ck_assert_int_eq(csv_report_write(path, &rep, err, sizeof(err)), 0);
+	ck_assert_int_eq(csv_results_write(path, &rep, err, sizeof(err)), 0);
 	text = slurp(path);
 	ck_assert_ptr_nonnull(strstr(text, ",\"0,2\","));
 	ck_assert_ptr_null(strstr(text, ",0,2,"));
@@ -293,7 +293,7 @@ START_TEST(test_quoting)
 
 	/* a single CPU is quoted too: the column's type does not change by row */
 	series[0].variant.nr_pcpus = 1;
-	ck_assert_int_eq(csv_report_write(path, &rep, err, sizeof(err)), 0);
+	ck_assert_int_eq(csv_results_write(path, &rep, err, sizeof(err)), 0);
 	text = slurp(path);
 	ck_assert_ptr_nonnull(strstr(text, ",kvm,ticket,pause,user,1,2,\"0\",0,1,"));
 	free(text);
@@ -341,7 +341,7 @@ START_TEST(test_stdout)
 	fflush(stdout);
 	ck_assert_int_ge(dup2(fd, STDOUT_FILENO), 0);
 	close(fd);
-	int rc = csv_report_write("-", &rep, err, sizeof(err));
+	int rc = csv_results_write("-", &rep, err, sizeof(err));
 	fflush(stdout);
 	dup2(saved, STDOUT_FILENO);
 	close(saved);
@@ -362,7 +362,7 @@ START_TEST(test_unwritable)
 	const char *tmpdir = getenv("TMPDIR");
 	char *saved = tmpdir ? strdup(tmpdir) : NULL;
 	setenv("TMPDIR", dir, 1);
-	ck_assert_int_eq(csv_report_write(bad, &rep, err, sizeof(err)), -1);
+	ck_assert_int_eq(csv_results_write(bad, &rep, err, sizeof(err)), -1);
 	if (saved)
 		setenv("TMPDIR", saved, 1);
 	else
@@ -381,13 +381,13 @@ START_TEST(test_unwritable)
 		unlink(f);
 	}
 	closedir(d);
-	ck_assert_int_eq(csv_report_write("", &rep, err, sizeof(err)), -1);
+	ck_assert_int_eq(csv_results_write("", &rep, err, sizeof(err)), -1);
 }
 END_TEST
 
 static Suite *csv_suite(void)
 {
-	Suite *s = suite_create("csv_report");
+	Suite *s = suite_create("csv_writer");
 	TCase *t = tcase_create("csv");
 
 	tcase_add_checked_fixture(t, setup, teardown);

@@ -5,8 +5,8 @@
  * human-readable tables. Unavailable figures are null, empty, or "n/a"
  * with the reason.
  */
-#ifndef PLERIG_EXIT_TIMES_REPORT_H
-#define PLERIG_EXIT_TIMES_REPORT_H
+#ifndef PLERIG_OUTPUT_EXIT_TIMES_REPORT_H
+#define PLERIG_OUTPUT_EXIT_TIMES_REPORT_H
 
 #include <json-c/json.h>
 #include <stdio.h>
@@ -19,7 +19,7 @@ void exit_times_json_add(json_object *o, const struct variant_result *r,
 			 const struct vcpu_record *rec);
 
 /*
- * One vCPU's CSV fields (text, "" = empty), in csv_report.c's column order:
+ * One vCPU's CSV fields (text, "" = empty), in csv_writer.c's column order:
  * exits_timed, exit_ns, ple_exits_timed, ple_exit_ns, exit_records_lost,
  * exit_reasons_top ("reason:count:ns" by time, space-separated).
  */

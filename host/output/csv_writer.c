@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "report/csv_report.h"
+#include "output/csv_writer.h"
 
 #include "util/cpulist.h"
 
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/exit_times_report.h"
+#include "output/exit_times_writer.h"
 #include "util/atomic_file.h"
 
 /* The column order is the file format: append, never reorder. */
@@ -54,7 +54,7 @@ static const char *const header[] = {
     "lifetime_exits",
     "lifetime_pause_loop_exits",
     "lifetime_ple_window_updates",
-    /* --exit-times (report/exit_times_report.c), empty where not measured */
+    /* --exit-times (output/exit_times_writer.c), empty where not measured */
     "exits_timed",
     "exit_ns",
     "ple_exits_timed",
@@ -243,7 +243,7 @@ static void run_rows(struct row *r, unsigned index, const struct variant *v,
 	}
 }
 
-int csv_report_write(const char *path, const struct outcome *rep, char *err, size_t errlen)
+int csv_results_write(const char *path, const struct outcome *rep, char *err, size_t errlen)
 {
 	char *text = NULL;
 	size_t len = 0;

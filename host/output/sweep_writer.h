@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* A sweep's curve as a table, JSON (schema plerig-sweep) or CSV. */
-#ifndef PLERIG_SWEEP_REPORT_H
-#define PLERIG_SWEEP_REPORT_H
+#ifndef PLERIG_OUTPUT_SWEEP_REPORT_H
+#define PLERIG_OUTPUT_SWEEP_REPORT_H
 
 #include <stddef.h>
 #include <stdio.h>
