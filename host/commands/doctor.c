@@ -21,7 +21,7 @@ int cmd_doctor(int argc, char **argv, const char *guest_path)
 		return 2;
 	}
 
-	static struct doctor_report r; /* ~50 KiB: not on the stack */
+	static struct doctor_findings r; /* ~50 KiB: not on the stack */
 	doctor_collect(&r);
 	if (o.json) {
 		if (doctor_print_json(stdout, &r, err, sizeof(err))) {
@@ -32,7 +32,7 @@ int cmd_doctor(int argc, char **argv, const char *guest_path)
 		doctor_print_text(stdout, &r);
 	}
 	for (unsigned i = 0; i < r.n; i++)
-		if (!strcmp(r.checks[i].key, "kvm_device") && r.checks[i].verdict == DOCTOR_NO)
+		if (!strcmp(r.list[i].key, "kvm_device") && r.list[i].verdict == DOCTOR_NO)
 			return 1;
 	return 0;
 }

@@ -192,12 +192,13 @@ void compare_print_table(FILE *f, const struct comparison_set *c)
 	print_file(f, "base", c->base);
 	print_file(f, "new ", c->cand);
 	print_host_note(f, c->base, c->cand);
-	fprintf(f,
-		"Welch's t-test over the ok runs; worse/better: p < %.2f after Holm's correction "
-		"across the %u\ncomparisons, and at least %g%% change; too noisy to judge: neither, "
-		"and the 95%% CI wider\nthan %g%%; +- is the sample standard deviation relative to "
-		"the mean; delta and 95%% CI\nin %% of the base mean\n",
-		VERDICT_ALPHA, c->nr_matches * c->nr_metrics, c->threshold_pct, c->threshold_pct);
+	fprintf(
+	    f,
+	    "Welch's t-test over the ok runs; worse/better: p < %.2f after Holm's correction "
+	    "across the %u\ncomparisons, and at least %g%% change; too noisy to judge: neither, "
+	    "and the 95%% CI wider\nthan %g%%; +- is the sample standard deviation relative to "
+	    "the mean; delta and 95%% CI\nin %% of the base mean\n",
+	    VERDICT_ALPHA, c->nr_matches * c->nr_metrics, c->threshold_pct, c->threshold_pct);
 	if (c->nr_matches) {
 		fputc('\n', f);
 		fprintf(f, ROW_FORMAT, "metric", "base", "new", "delta", "p", "95% CI of delta",

@@ -7,7 +7,7 @@
 #include "output/json_util.h"
 #include "output/units.h"
 
-static json_object *figures_json(const struct variant_result *r, const struct exit_figures *f)
+static json_object *figures_json(const struct variant_result *r, const struct exit_time_figures *f)
 {
 	json_object *o = json_object_new_object();
 	json_object *top = json_object_new_array();
@@ -26,7 +26,7 @@ static json_object *figures_json(const struct variant_result *r, const struct ex
 	json_add_double(o, "ple_mean_ns", f->ple_mean_ns);
 	json_add_double(o, "ple_share", f->ple_share);
 	if (!f->ple_valid)
-		json_add_str(o, "ple_unavailable", exit_figures_ple_why(r, f));
+		json_add_str(o, "ple_unavailable", exit_time_figures_ple_why(r, f));
 	for (unsigned i = 0; i < f->nr_top; i++) {
 		json_object *t = json_object_new_object();
 		const char *name = exit_reason_name(r, f->top[i].reason);
@@ -44,21 +44,21 @@ static json_object *figures_json(const struct variant_result *r, const struct ex
 void exit_times_json_add(json_object *o, const struct variant_result *r,
 			 const struct vcpu_record *rec)
 {
-	struct exit_figures f;
+	struct exit_time_figures f;
 	if (rec)
-		exit_figures_for_vcpu(r, rec, &f);
+		exit_time_figures_for_vcpu(r, rec, &f);
 	else
-		exit_figures_for_variant(r, &f);
+		exit_time_figures_for_variant(r, &f);
 	json_add(o, "exit_times", f.valid ? figures_json(r, &f) : NULL);
 	if (!rec && !f.valid)
-		json_add_str(o, "exit_times_unavailable", exit_figures_why(r, &f));
+		json_add_str(o, "exit_times_unavailable", exit_time_figures_why(r, &f));
 }
 
 void exit_times_csv_fields(const struct variant_result *r, const struct vcpu_record *rec,
 			   char fields[EXIT_TIMES_CSV_COLUMNS][256])
 {
-	struct exit_figures f;
-	exit_figures_for_vcpu(r, rec, &f);
+	struct exit_time_figures f;
+	exit_time_figures_for_vcpu(r, rec, &f);
 	for (unsigned c = 0; c < EXIT_TIMES_CSV_COLUMNS; c++)
 		fields[c][0] = '\0';
 	if (!f.valid)
@@ -92,7 +92,8 @@ static const char *share_text(double share, char *buf, size_t len)
 	return buf;
 }
 
-static void print_figures(FILE *out, const struct exit_figures *f, const struct variant_result *r)
+static void print_figures(FILE *out, const struct exit_time_figures *f,
+			  const struct variant_result *r)
 {
 	char a[32], b[32], c[32], d[32];
 	if (f->ple_valid)
@@ -103,7 +104,7 @@ static void print_figures(FILE *out, const struct exit_figures *f, const struct 
 					      : units_duration_ns(f->ple_mean_ns, c, sizeof(c)),
 			share_text(f->ple_share, d, sizeof(d)));
 	else
-		fprintf(out, "PLE exits n/a (%s); ", exit_figures_ple_why(r, f));
+		fprintf(out, "PLE exits n/a (%s); ", exit_time_figures_ple_why(r, f));
 	fprintf(out, "all exits %s timed, %s, %s of vCPU time",
 		units_count((double)f->exits, a, sizeof(a)), units_duration_ns(f->ns, b, sizeof(b)),
 		share_text(f->share, c, sizeof(c)));
@@ -125,15 +126,15 @@ void exit_times_print(FILE *out, const struct outcome *rep)
 			continue;
 		const struct variant_result *r = &s->runs[0];
 		const struct variant *v = &s->variant;
-		struct exit_figures f;
-		exit_figures_for_variant(r, &f);
+		struct exit_time_figures f;
+		exit_time_figures_for_variant(r, &f);
 		fprintf(out, "exit-times (%s %s %s %ux%u/%u%s): ", backend_name(v->backend),
 			lock_name(v->lock), relax_name(v->relax), v->vms, v->vcpus, v->nr_pcpus,
 			s->nr_runs > 1 ? ", first run" : "");
 		if (f.valid)
 			print_figures(out, &f, r);
 		else
-			fprintf(out, "n/a: %s", exit_figures_why(r, &f));
+			fprintf(out, "n/a: %s", exit_time_figures_why(r, &f));
 		fputc('\n', out);
 	}
 }

@@ -11,7 +11,7 @@
 #include <json-c/json.h>
 #include <stdio.h>
 
-#include "model/exit_figures.h"
+#include "model/exit_time_figures.h"
 #include "model/outcome.h"
 
 /* Adds "exit_times" (object or null) and, for a run, "exit_times_unavailable". */

@@ -113,19 +113,18 @@ static void fake_modprobe(void)
 	snprintf(p, sizeof(p), "%s/rmmod", top);
 	put(p, script, 0755);
 	setenv("PLERIG_RMMOD", p, 1);
-	snprintf(
-	    script, sizeof(script),
-	    "#!/bin/sh\n"
-	    "echo \"$*\" >> %s/modprobe.log\n"
-	    "mod=$1; shift\n"
-	    "if [ -e %s/FAKE_FAIL_LOAD ] && [ $# -gt 0 ]; then echo \"modprobe: ERROR: "
-	    "could not insert '$mod': Invalid argument\"; exit 1; fi\n"
-	    "[ -e %s/FAKE_IGNORE ] && exit 0\n"
-	    "for a in \"$@\"; do\n"
-	    "  f=\"$PLERIG_SYSFS_ROOT/module/$mod/parameters/${a%%%%=*}\"\n"
-	    "  chmod u+w \"$f\"; echo \"${a#*=}\" > \"$f\"; chmod a-w \"$f\"\n"
-	    "done\n",
-	    top, top, top);
+	snprintf(script, sizeof(script),
+		 "#!/bin/sh\n"
+		 "echo \"$*\" >> %s/modprobe.log\n"
+		 "mod=$1; shift\n"
+		 "if [ -e %s/FAKE_FAIL_LOAD ] && [ $# -gt 0 ]; then echo \"modprobe: ERROR: "
+		 "could not insert '$mod': Invalid argument\"; exit 1; fi\n"
+		 "[ -e %s/FAKE_IGNORE ] && exit 0\n"
+		 "for a in \"$@\"; do\n"
+		 "  f=\"$PLERIG_SYSFS_ROOT/module/$mod/parameters/${a%%%%=*}\"\n"
+		 "  chmod u+w \"$f\"; echo \"${a#*=}\" > \"$f\"; chmod a-w \"$f\"\n"
+		 "done\n",
+		 top, top, top);
 	snprintf(p, sizeof(p), "%s/modprobe", top);
 	put(p, script, 0755);
 	setenv("PLERIG_MODPROBE", p, 1);

@@ -29,11 +29,11 @@
 #include <unistd.h>
 
 #include "backends/kvm/kvm_backend.h"
-#include "doctor/exit_probe.h"
+#include "doctor/known_exits_vm.h"
 #include "measure/exit_timer.h"
 #include "measure/kvm_system.h"
 #include "measure/tracefs.h"
-#include "model/exit_figures.h"
+#include "model/exit_time_figures.h"
 #include "model/results.h"
 #include "ple/host_params.h"
 #include "support/check_main.h"
@@ -43,7 +43,7 @@
 #include "util/clock.h"
 
 #define OUTS	   300
-#define PROBE_PORT 0x10 /* doctor/exit_probe.c */
+#define PROBE_PORT 0x10 /* doctor/known_exits_vm.c */
 
 static char tracefs[PATH_MAX];
 static char err[1024];
@@ -56,7 +56,7 @@ static bool fires_kvm_exit(void)
 
 struct probe_timing {
 	struct exit_times t;
-	struct exit_probe_result r;
+	struct known_exits_result r;
 	uint64_t window_ns;
 };
 
@@ -65,7 +65,7 @@ static void time_probe(const char *exit_event, const char *entry_event, const ch
 		       struct probe_timing *out)
 {
 	struct trace_format fmt;
-	struct exit_probe p;
+	struct known_exits_vm p;
 	struct exit_timer timer;
 
 	ck_assert_msg(trace_format_load(tracefs, "kvm", exit_event, &fmt, err, sizeof(err)) == 0,
@@ -76,19 +76,19 @@ static void time_probe(const char *exit_event, const char *entry_event, const ch
 					     .entry_event = entry_event,
 					     .reason = trace_format_field(&fmt, field)};
 	ck_assert_ptr_nonnull(ev.reason);
-	ck_assert_msg(exit_probe_open(&p, OUTS, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(known_exits_vm_open(&p, OUTS, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_msg(exit_timer_open(&timer, &ev, gettid(), EXIT_TIMER_PAGES, err, sizeof(err)) ==
 			  0,
 		      "%s", err);
 	const uint64_t t0 = monotonic_ns();
 	exit_timer_window(&timer, t0, 0);
-	ck_assert_msg(exit_probe_run(&p, &out->r, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(known_exits_vm_run(&p, &out->r, err, sizeof(err)) == 0, "%s", err);
 	const uint64_t t1 = monotonic_ns();
 	exit_timer_window(&timer, t0, t1);
 	exit_timer_result(&timer, &out->t);
 	out->window_ns = t1 - t0;
 	exit_timer_close(&timer);
-	exit_probe_close(&p);
+	known_exits_vm_close(&p);
 }
 
 /*
@@ -161,8 +161,8 @@ static void time_rounds(struct exit_timer *timer, unsigned pages, unsigned round
 			bool drain, struct exit_times *out)
 {
 	struct trace_format fmt;
-	struct exit_probe p;
-	struct exit_probe_result res;
+	struct known_exits_vm p;
+	struct known_exits_result res;
 
 	ck_assert_msg(trace_format_load(tracefs, "kvm", "kvm_pio", &fmt, err, sizeof(err)) == 0,
 		      "%s", err);
@@ -175,9 +175,9 @@ static void time_rounds(struct exit_timer *timer, unsigned pages, unsigned round
 		      err);
 	exit_timer_window(timer, monotonic_ns(), 0);
 	for (unsigned i = 0; i < rounds; i++) {
-		ck_assert_msg(exit_probe_open(&p, outs, err, sizeof(err)) == 0, "%s", err);
-		ck_assert_msg(exit_probe_run(&p, &res, err, sizeof(err)) == 0, "%s", err);
-		exit_probe_close(&p);
+		ck_assert_msg(known_exits_vm_open(&p, outs, err, sizeof(err)) == 0, "%s", err);
+		ck_assert_msg(known_exits_vm_run(&p, &res, err, sizeof(err)) == 0, "%s", err);
+		known_exits_vm_close(&p);
 		if (drain)
 			exit_timer_drain(timer);
 	}
@@ -265,8 +265,8 @@ static void check_vcpu(const struct variant_result *r, const struct vcpu_record 
 {
 	const struct exit_times *t = &rec->exit_times;
 	const uint64_t stat = rec->kvm.value[KVM_STAT_EXITS];
-	struct exit_figures f;
-	exit_figures_for_vcpu(r, rec, &f);
+	struct exit_time_figures f;
+	exit_time_figures_for_vcpu(r, rec, &f);
 	printf("vCPU %u: %llu exits timed (seen %llu, cut %llu, unpaired %llu, lost %llu) of "
 	       "%llu in the exits stat; %.0f ns in exits, mean %.0f ns\n",
 	       rec->vcpu, (unsigned long long)t->exits, (unsigned long long)t->seen,
@@ -301,7 +301,7 @@ static void check_vcpu(const struct variant_result *r, const struct vcpu_record 
 		ck_assert_uint_le(f.ple_exits, f.exits);
 	} else {
 		ck_assert(!f.ple_valid);
-		ck_assert_msg(exit_figures_ple_why(r, &f)[0], "no reason for the PLE figures");
+		ck_assert_msg(exit_time_figures_ple_why(r, &f)[0], "no reason for the PLE figures");
 	}
 }
 
@@ -313,12 +313,12 @@ START_TEST(test_backend_exit_times)
 	struct variant_result r;
 	int rc = b->run(b, &v, &r);
 	ck_assert_msg(rc == 0 && r.ok, "run failed: %s", r.error);
-	struct exit_figures f;
-	exit_figures_for_variant(&r, &f);
+	struct exit_time_figures f;
+	exit_time_figures_for_variant(&r, &f);
 	if (!fires_kvm_exit()) {
 		/* PVM: neither tracepoint fires; a reason, never a 0 */
 		ck_assert(!f.valid);
-		const char *why = exit_figures_why(&r, &f);
+		const char *why = exit_time_figures_why(&r, &f);
 		printf("exit times unavailable: %s\n", why);
 		ck_assert_msg(strstr(why, "does not fire kvm:kvm_exit") && strstr(why, module),
 			      "reason: %s", why);
@@ -349,10 +349,10 @@ START_TEST(test_backend_without_exit_times)
 	struct variant_result r;
 	v.duration_s = 0.1;
 	ck_assert_msg(b->run(b, &v, &r) == 0, "run failed: %s", r.error);
-	struct exit_figures f;
-	exit_figures_for_variant(&r, &f);
+	struct exit_time_figures f;
+	exit_time_figures_for_variant(&r, &f);
 	ck_assert(!f.valid);
-	ck_assert_str_eq(exit_figures_why(&r, &f), "not measured: run with --exit-times");
+	ck_assert_str_eq(exit_time_figures_why(&r, &f), "not measured: run with --exit-times");
 	ck_assert_str_eq(r.exit_times_why, "");
 	variant_result_free(&r);
 	b->close(b);

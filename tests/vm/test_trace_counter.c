@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "measure/kvm_stats.h"
-#include "doctor/exit_probe.h"
+#include "doctor/known_exits_vm.h"
 #include "ple/host_params.h"
 #include "measure/ple_counters.h"
 #include "measure/trace_counter.h"
@@ -60,12 +60,12 @@ static bool has_kvm_exit_tracepoint(void)
 
 START_TEST(test_counts_match_the_vm)
 {
-	struct exit_probe p;
-	struct exit_probe_result r;
+	struct known_exits_vm p;
+	struct known_exits_result r;
 	struct trace_counter exits, uexits, pio, io_only;
 	pid_t tid = gettid();
 
-	ck_assert_msg(exit_probe_open(&p, OUTS, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(known_exits_vm_open(&p, OUTS, err, sizeof(err)) == 0, "%s", err);
 	open_counter(&exits, "kvm_exit", tid, NULL);
 	open_counter(&uexits, "kvm_userspace_exit", tid, NULL);
 	open_counter(&pio, "kvm_pio", tid, NULL);
@@ -73,7 +73,7 @@ START_TEST(test_counts_match_the_vm)
 	open_counter(&io_only, "kvm_userspace_exit", tid, "reason == 2");
 	uint64_t e0 = read_counter(&exits), u0 = read_counter(&uexits), p0 = read_counter(&pio),
 		 i0 = read_counter(&io_only);
-	ck_assert_msg(exit_probe_run(&p, &r, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(known_exits_vm_run(&p, &r, err, sizeof(err)) == 0, "%s", err);
 	uint64_t e = read_counter(&exits) - e0, u = read_counter(&uexits) - u0,
 		 n = read_counter(&pio) - p0, io = read_counter(&io_only) - i0;
 	uint64_t stat = r.stats.value[KVM_STAT_EXITS];
@@ -108,7 +108,7 @@ START_TEST(test_counts_match_the_vm)
 	trace_counter_close(&uexits);
 	trace_counter_close(&pio);
 	trace_counter_close(&io_only);
-	exit_probe_close(&p);
+	known_exits_vm_close(&p);
 }
 END_TEST
 
@@ -124,8 +124,8 @@ static void *idle_thread(void *arg)
 /* pid = tid: another thread's counter sees none of this thread's exits. */
 START_TEST(test_counts_only_its_thread)
 {
-	struct exit_probe p;
-	struct exit_probe_result r;
+	struct known_exits_vm p;
+	struct known_exits_result r;
 	struct trace_counter other, mine;
 	pthread_t t;
 	pid_t tid = 0;
@@ -133,15 +133,15 @@ START_TEST(test_counts_only_its_thread)
 	ck_assert_int_eq(pthread_create(&t, NULL, idle_thread, &tid), 0);
 	while (!__atomic_load_n(&tid, __ATOMIC_ACQUIRE))
 		usleep(100);
-	ck_assert_msg(exit_probe_open(&p, 50, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(known_exits_vm_open(&p, 50, err, sizeof(err)) == 0, "%s", err);
 	open_counter(&other, "kvm_userspace_exit", tid, NULL);
 	open_counter(&mine, "kvm_userspace_exit", gettid(), NULL);
-	ck_assert_msg(exit_probe_run(&p, &r, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(known_exits_vm_run(&p, &r, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_uint_eq(read_counter(&other), 0);
 	ck_assert_uint_eq(read_counter(&mine), r.kvm_run_returns);
 	trace_counter_close(&other);
 	trace_counter_close(&mine);
-	exit_probe_close(&p);
+	known_exits_vm_close(&p);
 	__atomic_store_n(&tid, 0, __ATOMIC_RELEASE);
 	pthread_join(t, NULL);
 }
@@ -175,8 +175,8 @@ static void tally_sample(const void *raw, size_t size, void *arg)
  */
 START_TEST(test_samples_and_filter)
 {
-	struct exit_probe p;
-	struct exit_probe_result r;
+	struct known_exits_vm p;
+	struct known_exits_result r;
 	struct trace_sampler s;
 	struct trace_counter kernel_filtered;
 	struct trace_format fmt;
@@ -193,12 +193,12 @@ START_TEST(test_samples_and_filter)
 		      err);
 	snprintf(text, sizeof(text), "%s == %u", field, io_reason);
 	ck_assert_msg(trace_filter_parse(text, &fmt, &filter, err, sizeof(err)) == 0, "%s", err);
-	ck_assert_msg(exit_probe_open(&p, OUTS, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(known_exits_vm_open(&p, OUTS, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_msg(
 	    trace_sampler_open(&s, tracefs, "kvm", event, gettid(), 64, err, sizeof(err)) == 0,
 	    "%s", err);
 	open_counter(&kernel_filtered, event, gettid(), text);
-	ck_assert_msg(exit_probe_run(&p, &r, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(known_exits_vm_run(&p, &r, err, sizeof(err)) == 0, "%s", err);
 
 	struct tally t = {.reason = trace_format_field(&fmt, field), .filter = &filter};
 	unsigned long n = trace_sampler_drain(&s, tally_sample, &t);
@@ -221,7 +221,7 @@ START_TEST(test_samples_and_filter)
 	ck_assert_uint_eq(trace_sampler_drain(&s, tally_sample, &t), 0);
 	trace_counter_close(&kernel_filtered);
 	trace_sampler_close(&s);
-	exit_probe_close(&p);
+	known_exits_vm_close(&p);
 }
 END_TEST
 
@@ -231,14 +231,14 @@ START_TEST(test_ple_counters_here)
 	struct ple_probe probe;
 	struct ple_counters c;
 	struct ple_counts a, b, d;
-	struct exit_probe p;
-	struct exit_probe_result r;
+	struct known_exits_vm p;
+	struct known_exits_result r;
 
 	ple_probe_init(&probe);
-	ck_assert_msg(exit_probe_open(&p, 20, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(known_exits_vm_open(&p, 20, err, sizeof(err)) == 0, "%s", err);
 	int rc = ple_counters_open(&c, &probe, gettid());
 	ple_counters_read(&c, &a);
-	ck_assert_msg(exit_probe_run(&p, &r, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(known_exits_vm_run(&p, &r, err, sizeof(err)) == 0, "%s", err);
 	ple_counters_read(&c, &b);
 	ple_counts_delta(&a, &b, &d);
 	if (probe.vendor == PLE_VENDOR_NONE) {
@@ -256,7 +256,7 @@ START_TEST(test_ple_counters_here)
 		ck_assert_uint_eq(d.pause_exits, 0);
 	}
 	ple_counters_close(&c);
-	exit_probe_close(&p);
+	known_exits_vm_close(&p);
 }
 END_TEST
 

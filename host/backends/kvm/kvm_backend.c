@@ -18,7 +18,7 @@
 #include "backends/placement.h"
 #include "backends/run_result.h"
 #include "backends/kvm/elf_image.h"
-#include "backends/exit_timers.h"
+#include "backends/run_exit_timers.h"
 #include "measure/kvm_system.h"
 #include "backends/kvm/vm.h"
 #include "util/clock.h"

@@ -23,7 +23,7 @@
 #include "backends/guest_figures.h"
 #include "backends/guest_status.h"
 #include "backends/placement.h"
-#include "backends/exit_timers.h"
+#include "backends/run_exit_timers.h"
 #include "backends/run_result.h"
 #include "measure/kvm_system.h"
 #include "backends/libvirt/connection.h"

@@ -8,12 +8,12 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "doctor/doctor.h"
+#include "doctor/probes.h"
 #include "backends/kvm/vm.h"
 #include "measure/device_access.h"
 #include "measure/kvm_system.h"
 
-static void check_module(struct doctor_report *r)
+static void check_module(struct doctor_findings *r)
 {
 	char err[512];
 	struct ple_host *h = &r->host;
@@ -56,7 +56,7 @@ static int try_disable_pause(int kvm, char *err, size_t errlen)
 	return rc ? -1 : 0;
 }
 
-static void check_caps(struct doctor_report *r, int kvm)
+static void check_caps(struct doctor_findings *r, int kvm)
 {
 	char err[256];
 	int mask = ioctl(kvm, KVM_CHECK_EXTENSION, KVM_CAP_X86_DISABLE_EXITS);
@@ -95,7 +95,7 @@ static void check_caps(struct doctor_report *r, int kvm)
 	}
 }
 
-void doctor_check_kvm(struct doctor_report *r)
+void doctor_probe_kvm(struct doctor_findings *r)
 {
 	const char *path = kvm_device_path();
 	int kvm = open(path, O_RDWR | O_CLOEXEC);

@@ -11,11 +11,11 @@
 #define PLERIG_VERSION "unknown"
 #endif
 
-void doctor_print_text(FILE *out, const struct doctor_report *r)
+void doctor_print_text(FILE *out, const struct doctor_findings *r)
 {
 	fprintf(out, "plerig doctor: what this host offers PLE experiments\n");
 	for (unsigned i = 0; i < r->n; i++) {
-		const struct doctor_check *c = &r->checks[i];
+		const struct doctor_finding *c = &r->list[i];
 		fprintf(out, "%-5s %-26s %s\n", doctor_verdict_name(c->verdict), c->title,
 			c->detail);
 		if (c->fix[0])
@@ -63,7 +63,7 @@ static json_object *module_json(const struct ple_host *h)
 	return m;
 }
 
-int doctor_print_json(FILE *out, const struct doctor_report *r, char *err, size_t errlen)
+int doctor_print_json(FILE *out, const struct doctor_findings *r, char *err, size_t errlen)
 {
 	json_object *root = json_object_new_object();
 	json_object_object_add(root, "schema", json_object_new_string("plerig-doctor"));
@@ -78,7 +78,7 @@ int doctor_print_json(FILE *out, const struct doctor_report *r, char *err, size_
 	json_object_object_add(root, "cpus", cpus);
 	json_object *checks = json_object_new_array();
 	for (unsigned i = 0; i < r->n; i++) {
-		const struct doctor_check *c = &r->checks[i];
+		const struct doctor_finding *c = &r->list[i];
 		json_object *o = json_object_new_object();
 		json_object_object_add(o, "check", json_object_new_string(c->key));
 		json_object_object_add(o, "title", json_object_new_string(c->title));

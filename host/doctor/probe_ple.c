@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "doctor/doctor.h"
+#include "doctor/probes.h"
 
-static void check_interception(struct doctor_report *r)
+static void check_interception(struct doctor_findings *r)
 {
 	const struct ple_host *h = &r->host;
 	if (!h->module[0])
@@ -43,7 +43,7 @@ static void check_interception(struct doctor_report *r)
 	}
 }
 
-static void check_params(struct doctor_report *r)
+static void check_params(struct doctor_findings *r)
 {
 	const struct ple_host *h = &r->host;
 	if (!h->module[0])
@@ -82,7 +82,7 @@ static void check_params(struct doctor_report *r)
 	}
 }
 
-void doctor_check_ple(struct doctor_report *r)
+void doctor_probe_ple(struct doctor_findings *r)
 {
 	check_interception(r);
 	check_params(r);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Time in KVM exits as figures (model/exit_figures) and as the line after
+ * Time in KVM exits as figures (model/exit_time_figures) and as the line after
  * the PLE notes (output/exit_times_writer): sums over vCPUs, the PAUSE-loop
  * share, and every way a figure is absent, each with its reason.
  */
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "backends/run_result.h"
-#include "model/exit_figures.h"
+#include "model/exit_time_figures.h"
 #include "output/exit_times_writer.h"
 #include "support/check_main.h"
 #include "support/fixtures.h"
@@ -61,8 +61,8 @@ static char *printed(void)
 
 START_TEST(test_figures)
 {
-	struct exit_figures f;
-	exit_figures_for_variant(r, &f);
+	struct exit_time_figures f;
+	exit_time_figures_for_variant(r, &f);
 	ck_assert(f.valid && f.ple_valid);
 	ck_assert_uint_eq(f.exits, 200);
 	ck_assert_uint_eq(f.ple_exits, 160);
@@ -72,9 +72,9 @@ START_TEST(test_figures)
 	ck_assert_double_eq_tol(f.share, 0.001, 1e-12);
 	ck_assert_uint_eq(f.nr_top, 2);
 	ck_assert_uint_eq(f.top[0].reason, PLE_EXIT_REASON_SVM);
-	ck_assert_ptr_null(exit_figures_why(r, &f));
-	ck_assert_ptr_null(exit_figures_ple_why(r, &f));
-	exit_figures_for_vcpu(r, &r->records[1], &f);
+	ck_assert_ptr_null(exit_time_figures_why(r, &f));
+	ck_assert_ptr_null(exit_time_figures_ple_why(r, &f));
+	exit_time_figures_for_vcpu(r, &r->records[1], &f);
 	ck_assert_uint_eq(f.ple_exits, 80);
 	ck_assert_double_eq_tol(f.ple_share, 0.0008, 1e-12);
 }
@@ -99,31 +99,31 @@ END_TEST
 /* One vCPU without exit times: none for the run, with the reason. */
 START_TEST(test_absent)
 {
-	struct exit_figures f;
+	struct exit_time_figures f;
 	snprintf(r->exit_times_why, sizeof(r->exit_times_why), "perf_event_open: denied");
 	r->records[1].exit_times.valid = false;
-	exit_figures_for_variant(r, &f);
+	exit_time_figures_for_variant(r, &f);
 	ck_assert(!f.valid && !f.ple_valid);
 	ck_assert_uint_eq(f.exits, 0);
 	ck_assert(isnan(f.ple_mean_ns));
-	ck_assert_str_eq(exit_figures_why(r, &f), "perf_event_open: denied");
+	ck_assert_str_eq(exit_time_figures_why(r, &f), "perf_event_open: denied");
 	ck_assert_msg(strstr(printed(), "n/a: perf_event_open: denied"), "%s", printed());
 	/* not asked for: no line at all, and the reason says how */
 	r->variant.exit_times = series.variant.exit_times = false;
 	ck_assert_str_eq(printed(), "");
-	ck_assert_str_eq(exit_figures_why(r, &f), "not measured: run with --exit-times");
+	ck_assert_str_eq(exit_time_figures_why(r, &f), "not measured: run with --exit-times");
 }
 END_TEST
 
 /* Timed, on a host without a PAUSE exit reason: the PLE part has the PLE reason. */
 START_TEST(test_no_ple_reason)
 {
-	struct exit_figures f;
+	struct exit_time_figures f;
 	r->ple_exit_reason = 0;
 	snprintf(r->ple_why, sizeof(r->ple_why), "no hardware PLE on this host (kvm_pvm)");
-	exit_figures_for_variant(r, &f);
+	exit_time_figures_for_variant(r, &f);
 	ck_assert(f.valid && !f.ple_valid);
-	ck_assert_str_eq(exit_figures_ple_why(r, &f), r->ple_why);
+	ck_assert_str_eq(exit_time_figures_ple_why(r, &f), r->ple_why);
 	ck_assert_msg(strstr(printed(), "PLE exits n/a (no hardware PLE on this host (kvm_pvm))"),
 		      "%s", printed());
 }
@@ -188,9 +188,9 @@ START_TEST(test_reason_by_backend)
 }
 END_TEST
 
-static Suite *exit_figures_suite(void)
+static Suite *exit_time_figures_suite(void)
 {
-	Suite *s = suite_create("exit_figures");
+	Suite *s = suite_create("exit_time_figures");
 	TCase *t = tcase_create("figures");
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_add_test(t, test_figures);
@@ -203,4 +203,4 @@ static Suite *exit_figures_suite(void)
 	return s;
 }
 
-CHECK_MAIN(exit_figures_suite)
+CHECK_MAIN(exit_time_figures_suite)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "doctor/exit_probe.h"
+#include "doctor/known_exits_vm.h"
 
 #include <errno.h>
 #include <linux/kvm.h>
@@ -8,7 +8,7 @@
 
 #define PROBE_PORT 0x10
 
-int exit_probe_open(struct exit_probe *p, unsigned nr_outs, char *err, size_t errlen)
+int known_exits_vm_open(struct known_exits_vm *p, unsigned nr_outs, char *err, size_t errlen)
 {
 	memset(p, 0, sizeof(*p));
 	p->sys.fd = -1;
@@ -27,12 +27,13 @@ int exit_probe_open(struct exit_probe *p, unsigned nr_outs, char *err, size_t er
 	rc = kvm_vm_create_raw(&p->vm, &p->sys, code, sizeof(code), err, errlen);
 	if (rc) {
 		p->vm.fd = -1;
-		exit_probe_close(p);
+		known_exits_vm_close(p);
 	}
 	return rc;
 }
 
-int exit_probe_run(struct exit_probe *p, struct exit_probe_result *r, char *err, size_t errlen)
+int known_exits_vm_run(struct known_exits_vm *p, struct known_exits_result *r, char *err,
+		       size_t errlen)
 {
 	struct kvm_vcpu *vcpu = &p->vm.vcpus[0];
 	struct kvm_stats_snapshot before = {0}, after = {0};
@@ -70,7 +71,7 @@ int exit_probe_run(struct exit_probe *p, struct exit_probe_result *r, char *err,
 	return 0;
 }
 
-void exit_probe_close(struct exit_probe *p)
+void known_exits_vm_close(struct known_exits_vm *p)
 {
 	if (p->vm.fd >= 0)
 		kvm_vm_destroy(&p->vm);

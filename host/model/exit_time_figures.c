@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "model/exit_figures.h"
+#include "model/exit_time_figures.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -20,7 +20,7 @@ static int by_time(const void *a, const void *b)
 
 /* Sums of @n vCPUs' exit times: the table of reasons merged, the top ones kept. */
 static void sum(const struct variant_result *r, const struct vcpu_record *recs, unsigned n,
-		struct exit_figures *out)
+		struct exit_time_figures *out)
 {
 	struct exit_reason_time merged[EXIT_TIMES_REASONS * 2];
 	unsigned nr = 0;
@@ -73,18 +73,18 @@ static void sum(const struct variant_result *r, const struct vcpu_record *recs, 
 	out->ple_share = ratio(out->ple_ns, measured_ns);
 }
 
-void exit_figures_for_vcpu(const struct variant_result *r, const struct vcpu_record *rec,
-			   struct exit_figures *out)
+void exit_time_figures_for_vcpu(const struct variant_result *r, const struct vcpu_record *rec,
+				struct exit_time_figures *out)
 {
 	sum(r, rec, 1, out);
 }
 
-void exit_figures_for_variant(const struct variant_result *r, struct exit_figures *out)
+void exit_time_figures_for_variant(const struct variant_result *r, struct exit_time_figures *out)
 {
 	sum(r, r->records, r->nr_records, out);
 }
 
-const char *exit_figures_why(const struct variant_result *r, const struct exit_figures *f)
+const char *exit_time_figures_why(const struct variant_result *r, const struct exit_time_figures *f)
 {
 	if (f->valid)
 		return NULL;
@@ -93,7 +93,8 @@ const char *exit_figures_why(const struct variant_result *r, const struct exit_f
 	return r->exit_times_why[0] ? r->exit_times_why : "not measured for every vCPU";
 }
 
-const char *exit_figures_ple_why(const struct variant_result *r, const struct exit_figures *f)
+const char *exit_time_figures_ple_why(const struct variant_result *r,
+				      const struct exit_time_figures *f)
 {
 	if (!f->valid || f->ple_valid)
 		return NULL;

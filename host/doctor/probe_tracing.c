@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "doctor/doctor.h"
+#include "doctor/probes.h"
 #include "measure/kvm_stats.h"
-#include "doctor/exit_probe.h"
+#include "doctor/known_exits_vm.h"
 #include "measure/ple_counters.h"
 #include "measure/trace_counter.h"
 #include "measure/tracefs.h"
@@ -19,7 +19,7 @@
 
 #define PROBE_OUTS 100
 
-static void check_events(struct doctor_report *r, const char *tracefs)
+static void check_events(struct doctor_findings *r, const char *tracefs)
 {
 	struct trace_format fmt;
 	char err[512];
@@ -44,7 +44,7 @@ static void check_events(struct doctor_report *r, const char *tracefs)
 			   fmt.id);
 }
 
-static bool check_perf(struct doctor_report *r, const char *tracefs)
+static bool check_perf(struct doctor_findings *r, const char *tracefs)
 {
 	struct trace_counter c;
 	char err[512], paranoid[16];
@@ -64,7 +64,7 @@ static bool check_perf(struct doctor_report *r, const char *tracefs)
 }
 
 /* Only where PAUSE exits exist: does the kernel take the PAUSE filter? */
-static void check_filter(struct doctor_report *r)
+static void check_filter(struct doctor_findings *r)
 {
 	struct ple_probe p;
 	struct ple_counters c;
@@ -96,15 +96,15 @@ static void count(struct trace_counter *c, uint64_t *v)
 }
 
 /* Run a probe VM here and compare the tracepoint counts with what happened. */
-static void check_fires(struct doctor_report *r, const char *tracefs)
+static void check_fires(struct doctor_findings *r, const char *tracefs)
 {
-	struct exit_probe probe;
-	struct exit_probe_result res;
+	struct known_exits_vm probe;
+	struct known_exits_result res;
 	struct trace_counter exits, uexits;
 	char err[512];
 	uint64_t e0 = 0, e1 = 0, u0 = 0, u1 = 0;
 
-	if (exit_probe_open(&probe, PROBE_OUTS, err, sizeof(err))) {
+	if (known_exits_vm_open(&probe, PROBE_OUTS, err, sizeof(err))) {
 		doctor_add(r, "kvm_exit_fires", "kvm:kvm_exit fires", DOCTOR_NO,
 			   "cannot create the probe VM: %s", err);
 		return;
@@ -117,12 +117,12 @@ static void check_fires(struct doctor_report *r, const char *tracefs)
 		uexits.fd = -1;
 	count(&exits, &e0);
 	count(&uexits, &u0);
-	int rc = exit_probe_run(&probe, &res, err, sizeof(err));
+	int rc = known_exits_vm_run(&probe, &res, err, sizeof(err));
 	count(&exits, &e1);
 	count(&uexits, &u1);
 	trace_counter_close(&exits);
 	trace_counter_close(&uexits);
-	exit_probe_close(&probe);
+	known_exits_vm_close(&probe);
 	if (rc) {
 		doctor_add(r, "kvm_exit_fires", "kvm:kvm_exit fires", DOCTOR_NO, "%s", err);
 		return;
@@ -151,7 +151,7 @@ static void check_fires(struct doctor_report *r, const char *tracefs)
 			   (unsigned long long)(e1 - e0), (unsigned long long)stat, user);
 }
 
-void doctor_check_tracing(struct doctor_report *r)
+void doctor_probe_tracing(struct doctor_findings *r)
 {
 	char tracefs[4096], note[64], err[512];
 	if (tracefs_locate(tracefs, sizeof(tracefs), note, sizeof(note), err, sizeof(err))) {

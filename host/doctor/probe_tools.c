@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "doctor/doctor.h"
+#include "doctor/probes.h"
 #include "ple/module_reload.h"
 #include "util/spawn.h"
 #include "util/strfmt.h"
@@ -29,7 +29,7 @@ static int version_of(const char *prog, const char *arg, char *line, size_t len)
 	return rc == 0 ? 0 : -EIO;
 }
 
-static void check_libvirt(struct doctor_report *r)
+static void check_libvirt(struct doctor_findings *r)
 {
 	char line[256];
 	int rc = version_of("virsh", "--version", line, sizeof(line));
@@ -56,7 +56,7 @@ static void check_libvirt(struct doctor_report *r)
 	doctor_add(r, "libvirt", "libvirt", DOCTOR_OK, "virsh %s", line);
 }
 
-static void check_qemu(struct doctor_report *r)
+static void check_qemu(struct doctor_findings *r)
 {
 	char line[256];
 	int rc = version_of("qemu-system-x86_64", "--version", line, sizeof(line));
@@ -72,7 +72,7 @@ static void check_qemu(struct doctor_report *r)
 }
 
 /* Only a loadable module can be reloaded with new PLE values. */
-static void check_modprobe(struct doctor_report *r)
+static void check_modprobe(struct doctor_findings *r)
 {
 	const struct ple_host *h = &r->host;
 	if (h->vendor == PLE_VENDOR_NONE || !h->loadable)
@@ -92,7 +92,7 @@ static void check_modprobe(struct doctor_report *r)
 	}
 }
 
-void doctor_check_tools(struct doctor_report *r)
+void doctor_probe_tools(struct doctor_findings *r)
 {
 	check_libvirt(r);
 	check_qemu(r);

@@ -3,10 +3,10 @@
  * Time in KVM exits (--exit-times), per vCPU or summed over a run: all
  * exits, the PAUSE-loop exits among them, and the reasons that took the
  * most time, as `perf kvm stat` shows them. Where a figure cannot be had
- * exit_figures_why() says why, never a 0.
+ * exit_time_figures_why() says why, never a 0.
  */
-#ifndef PLERIG_EXIT_FIGURES_H
-#define PLERIG_EXIT_FIGURES_H
+#ifndef PLERIG_EXIT_TIME_FIGURES_H
+#define PLERIG_EXIT_TIME_FIGURES_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -15,7 +15,7 @@
 
 #define EXIT_FIGURES_TOP 5 /* reasons shown, by time */
 
-struct exit_figures {
+struct exit_time_figures {
 	bool valid;	   /* exit times were measured (for every vCPU of a run) */
 	uint64_t exits;	   /* timed exits, all reasons */
 	double ns;	   /* their time */
@@ -34,13 +34,15 @@ struct exit_figures {
 	struct exit_reason_time top[EXIT_FIGURES_TOP]; /* longest total time first */
 };
 
-void exit_figures_for_vcpu(const struct variant_result *r, const struct vcpu_record *rec,
-			   struct exit_figures *out);
-void exit_figures_for_variant(const struct variant_result *r, struct exit_figures *out);
+void exit_time_figures_for_vcpu(const struct variant_result *r, const struct vcpu_record *rec,
+				struct exit_time_figures *out);
+void exit_time_figures_for_variant(const struct variant_result *r, struct exit_time_figures *out);
 /* Why f->valid is false, or NULL when it is not. */
-const char *exit_figures_why(const struct variant_result *r, const struct exit_figures *f);
+const char *exit_time_figures_why(const struct variant_result *r,
+				  const struct exit_time_figures *f);
 /* Why f->ple_valid is false while f->valid is true, or NULL. */
-const char *exit_figures_ple_why(const struct variant_result *r, const struct exit_figures *f);
+const char *exit_time_figures_ple_why(const struct variant_result *r,
+				      const struct exit_time_figures *f);
 
 /*
  * kvm_exit's name for @reason as the tracepoint prints it ("PAUSE_INSTRUCTION"

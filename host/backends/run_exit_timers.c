@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "backends/exit_timers.h"
+#include "backends/run_exit_timers.h"
 
 #include <stdio.h>
 #include <stdlib.h>

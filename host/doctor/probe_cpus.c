@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "util/cpulist.h"
-#include "doctor/doctor.h"
+#include "doctor/probes.h"
 #include "util/strfmt.h"
 #include "util/text_file.h"
 
@@ -32,7 +32,7 @@ static int cpulist_count(const char *s)
 	return n;
 }
 
-void doctor_check_cpus(struct doctor_report *r)
+void doctor_probe_cpus(struct doctor_findings *r)
 {
 	const char *root = ple_sysfs_root();
 	char path[4096], online[256], siblings[256], smt[16];
