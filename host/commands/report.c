@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 #include "cli/report_options.h"
-#include "compare/report_inputs.h"
+#include "compare/html_inputs.h"
 
 int cmd_report(int argc, char **argv, const char *guest_path)
 {
@@ -26,7 +26,7 @@ int cmd_report(int argc, char **argv, const char *guest_path)
 		return EXIT_USAGE;
 	}
 	for (; n < o.nr_inputs; n++)
-		if (report_input_load(o.inputs[n], &in[n], err, sizeof(err))) {
+		if (html_input_load(o.inputs[n], &in[n], err, sizeof(err))) {
 			fprintf(stderr, "plerig report: %s\n", err);
 			status = EXIT_USAGE;
 			goto out;

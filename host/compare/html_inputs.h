@@ -5,8 +5,8 @@
  * checked whole before anything is written, so that a broken or truncated
  * file is one clear line and no report.
  */
-#ifndef PLERIG_REPORT_INPUTS_H
-#define PLERIG_REPORT_INPUTS_H
+#ifndef PLERIG_HTML_INPUTS_H
+#define PLERIG_HTML_INPUTS_H
 
 #include <stddef.h>
 
@@ -16,6 +16,6 @@
  * Load @path into @out (out->doc owned by the caller: json_object_put).
  * Returns 0, or -1 with "PATH: where: what" in @err.
  */
-int report_input_load(const char *path, struct html_input *out, char *err, size_t errlen);
+int html_input_load(const char *path, struct html_input *out, char *err, size_t errlen);
 
 #endif

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "compare/report_inputs.h"
+#include "compare/html_inputs.h"
 
 #include <string.h>
 
@@ -50,7 +50,7 @@ static int check_sweep(const char *path, json_object *root, char *err, size_t er
 	return 0;
 }
 
-int report_input_load(const char *path, struct html_input *out, char *err, size_t errlen)
+int html_input_load(const char *path, struct html_input *out, char *err, size_t errlen)
 {
 	/* what the charts read of every ok run */
 	const struct metric *need[] = {metric_by_name("acq_per_s"), metric_by_name("stalled_share"),

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""scripts/check-layers on the real tree (clean) and on copies of it with one
+"""scripts/lint-layers on the real tree (clean) and on copies of it with one
 include planted that runs up, sideways between peers, or to a missing file:
 each must be caught, named, and fail with exit 1."""
 import os
