@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "experiment/check_ctx.h"
+
+#include "util/cpulist.h"
+#include "util/strfmt.h"
+
+void check_variant_label(const struct variant *v, char *buf, size_t len)
+{
+	char cpus[256];
+	cpulist_format(v->pcpus, v->nr_pcpus, cpus, sizeof(cpus));
+	(void)pathf(buf, len, "%s %s %s %s %ux%u ple=%s pcpus=%s", backend_name(v->backend),
+		    lock_name(v->lock), relax_name(v->relax), ring_name(v->ring), v->vms, v->vcpus,
+		    ple_name(v->ple), cpus);
+}
+
+const struct metric *const *check_scenario_metrics(const struct check_ctx *k,
+						   const struct scenario *s, unsigned *n)
+{
+	*n = s->metrics_given ? s->nr_metrics : k->c->nr_metrics;
+	return s->metrics_given ? s->metrics : k->c->metrics;
+}
+
+bool check_judges_metrics(const struct check_ctx *k)
+{
+	return k->c->baseline_loaded || k->c->aa || k->c->record || k->c->no_baseline;
+}

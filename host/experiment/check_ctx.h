@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the parts of `plerig check` share while a suite runs: the run's
+ * context, the figures gathered for the comparisons, and the names of
+ * variants and metrics as cases and the baseline store show them. Private
+ * to experiment/check_*.c.
+ */
+#ifndef PLERIG_CHECK_CTX_H
+#define PLERIG_CHECK_CTX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "experiment/check.h"
+
+/* The per-run values of one scenario x variant x metric, as the check gathers them. */
+struct check_sample {
+	const struct scenario *scenario;
+	char variant[160];
+	const struct metric *metric;
+	double *values, *run_delay; /* run_delay: the runs' run-delay shares, for the reason */
+	unsigned n, nd, cap, capd;
+	bool contended; /* more than one vCPU per VM: a lock holder can be preempted */
+};
+
+/* The metric whose per-run values are the host's interference: kept with each baseline. */
+#define RUN_DELAY_METRIC "run_delay_share"
+
+struct check_ctx {
+	const struct check_config *c;
+	struct check_result *out;
+	struct check_sample *samples;
+	unsigned nr_samples, cap_samples;
+	bool kvm_ok;
+	char kvm_why[256];
+	bool pv_yield;
+	uint64_t t0;
+};
+
+/* "kvm ticket pause user 1x4 ple=on pcpus=0": a variant's name in cases and in the store. */
+void check_variant_label(const struct variant *v, char *buf, size_t len);
+
+/* The metrics @s is judged on: its own, or the check's where the suite names none. */
+const struct metric *const *check_scenario_metrics(const struct check_ctx *k,
+						   const struct scenario *s, unsigned *n);
+
+/* Does this check judge figures at all (a baseline, A/A, recording, or why not)? */
+bool check_judges_metrics(const struct check_ctx *k);
+
+#endif

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "experiment/check_figures.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "experiment/check_verdicts.h"
+#include "model/verdict.h"
+#include "stats/holm.h"
+#include "util/strfmt.h"
+
+static int push(double **v, unsigned *n, unsigned *cap, double x)
+{
+	if (*n == *cap) {
+		unsigned c = *cap ? 2 * *cap : 16;
+		double *g = realloc(*v, c * sizeof(**v));
+		if (!g)
+			return -1;
+		*v = g;
+		*cap = c;
+	}
+	(*v)[(*n)++] = x;
+	return 0;
+}
+
+static struct check_sample *sample_for(struct check_ctx *k, const struct scenario *s,
+				       const char *variant, const struct metric *m)
+{
+	for (unsigned i = 0; i < k->nr_samples; i++)
+		if (k->samples[i].scenario == s && k->samples[i].metric == m &&
+		    !strcmp(k->samples[i].variant, variant))
+			return &k->samples[i];
+	if (k->nr_samples == k->cap_samples) {
+		unsigned cap = k->cap_samples ? 2 * k->cap_samples : 16;
+		struct check_sample *g = realloc(k->samples, cap * sizeof(*g));
+		if (!g)
+			return NULL;
+		k->samples = g;
+		k->cap_samples = cap;
+	}
+	struct check_sample *x = &k->samples[k->nr_samples++];
+	memset(x, 0, sizeof(*x));
+	x->scenario = s;
+	x->metric = m;
+	snprintf(x->variant, sizeof(x->variant), "%s", variant);
+	return x;
+}
+
+int check_gather_figures(struct check_ctx *k, const struct scenario *s, const struct outcome *rep)
+{
+	unsigned nm;
+	const struct metric *const *m = check_scenario_metrics(k, s, &nm);
+	const struct metric *delay = metric_by_name(RUN_DELAY_METRIC);
+	char label[160];
+	for (unsigned i = 0; i < rep->nr_series; i++) {
+		const struct series *se = &rep->series[i];
+		double *v = malloc((se->nr_runs + 1) * sizeof(*v));
+		if (!v)
+			return -1;
+		check_variant_label(&se->variant, label, sizeof(label));
+		for (unsigned j = 0; j < nm; j++) {
+			struct check_sample *x = sample_for(k, s, label, m[j]);
+			if (!x) {
+				free(v);
+				return -1;
+			}
+			x->contended = se->variant.vcpus > 1;
+			unsigned n = series_values(se, m[j], v);
+			for (unsigned r = 0; r < n; r++)
+				if (push(&x->values, &x->n, &x->cap, v[r])) {
+					free(v);
+					return -1;
+				}
+			n = series_values(se, delay, v);
+			for (unsigned r = 0; r < n; r++)
+				if (push(&x->run_delay, &x->nd, &x->capd, v[r])) {
+					free(v);
+					return -1;
+				}
+		}
+		free(v);
+	}
+	return 0;
+}
+
+/* Even rounds against odd rounds: an A/A pair from one scenario's runs. */
+static unsigned split_aa(const struct check_sample *x, double *a, unsigned *na, double *b)
+{
+	unsigned nb = 0;
+	*na = 0;
+	for (unsigned i = 0; i < x->n; i++) {
+		if (i % 2)
+			b[nb++] = x->values[i];
+		else
+			a[(*na)++] = x->values[i];
+	}
+	return nb;
+}
+
+/* @t's test: candidate now against the baseline, or odd rounds against even ones. */
+static int test_one(const struct check_ctx *k, struct check_tested *t)
+{
+	const struct check_sample *x = t->s;
+	double *a = malloc((x->n + 1) * sizeof(double)), *b = malloc((x->n + 1) * sizeof(double));
+	unsigned na, nb;
+	if (!a || !b) {
+		free(a);
+		free(b);
+		return -1;
+	}
+	if (t->kind == AGAINST_ITSELF) {
+		nb = split_aa(x, a, &na, b);
+	} else {
+		const struct baseline_entry *e =
+		    baseline_find(k->c->baseline, x->scenario->name, x->variant, x->metric->name);
+		double *g = realloc(a, ((e ? e->n : 0) + 1) * sizeof(double));
+		if (!g) {
+			free(a);
+			free(b);
+			return -1;
+		}
+		a = g;
+		na = e ? e->n : 0;
+		if (e)
+			memcpy(a, e->values, na * sizeof(double));
+		memcpy(b, x->values, x->n * sizeof(double));
+		nb = x->n;
+	}
+	sample_stats_compute(a, na, &t->base);
+	sample_stats_compute(b, nb, &t->cand);
+	welch_test(a, na, b, nb, VERDICT_CONFIDENCE, &t->w);
+	t->p_adj = t->w.valid ? t->w.p : NAN;
+	free(a);
+	free(b);
+	return 0;
+}
+
+/* Without a comparison (recording only): the width of the CI of the mean itself. */
+static double mean_ci_width_pct(const struct check_sample *x)
+{
+	struct welch_result w;
+	if (x->n < 2)
+		return INFINITY;
+	one_sample_t_test(x->values, x->n, VERDICT_CONFIDENCE, &w);
+	double mean = w.diff;
+	return w.valid && mean != 0.0 ? 100.0 * (w.ci_high - w.ci_low) / fabs(mean) : INFINITY;
+}
+
+int check_scenario_narrow(struct check_ctx *k, const struct scenario *s, bool *narrow)
+{
+	*narrow = true;
+	for (unsigned i = 0; i < k->nr_samples; i++) {
+		struct check_sample *x = &k->samples[i];
+		if (x->scenario != s)
+			continue;
+		struct check_tested t = {.s = x, .kind = k->c->aa ? AGAINST_ITSELF : VS_BASELINE};
+		double width;
+		if (k->c->aa ||
+		    (k->c->baseline_loaded &&
+		     baseline_find(k->c->baseline, s->name, x->variant, x->metric->name))) {
+			if (test_one(k, &t))
+				return -1;
+			width = verdict_ci_width_pct(&t.w, t.base.mean);
+		} else {
+			width = mean_ci_width_pct(x);
+		}
+		if (!(width <= k->c->threshold_pct))
+			*narrow = false;
+	}
+	return 0;
+}
+
+int check_judge_figures(struct check_ctx *k)
+{
+	struct check_tested *t = calloc(2 * k->nr_samples + 1, sizeof(*t));
+	double *p = calloc(2 * k->nr_samples + 1, sizeof(*p));
+	unsigned n = 0;
+	int rc = -1;
+	if (!t || !p)
+		goto out;
+	for (unsigned i = 0; i < k->nr_samples; i++) {
+		struct check_sample *x = &k->samples[i];
+		char name[200];
+		(void)pathf(name, sizeof(name), "%s vs baseline: %s", x->metric->name, x->variant);
+		if (k->c->no_baseline && check_result_add(k->out, x->scenario->name, name,
+							  CHECK_SKIP, "%s", k->c->no_baseline))
+			goto out;
+		if (k->c->baseline_loaded) {
+			if (!baseline_find(k->c->baseline, x->scenario->name, x->variant,
+					   x->metric->name)) {
+				if (check_result_add(k->out, x->scenario->name, name, CHECK_SKIP,
+						     "no baseline for this scenario, variant and "
+						     "metric on this machine (%s): record one with "
+						     "--record",
+						     k->out->baseline_key))
+					goto out;
+			} else {
+				t[n] = (struct check_tested){.s = x, .kind = VS_BASELINE};
+				if (test_one(k, &t[n++]))
+					goto out;
+			}
+		}
+		if (k->c->aa) {
+			t[n] = (struct check_tested){.s = x, .kind = AGAINST_ITSELF};
+			if (test_one(k, &t[n++]))
+				goto out;
+		}
+	}
+	for (unsigned i = 0; i < n; i++)
+		p[i] = t[i].p_adj;
+	holm_adjust(p, n, p);
+	for (unsigned i = 0; i < n; i++) {
+		t[i].p_adj = p[i];
+		if (check_emit_verdict(k, &t[i]))
+			goto out;
+	}
+	rc = 0;
+out:
+	free(t);
+	free(p);
+	return rc;
+}
+
+int check_record_baseline(struct check_ctx *k)
+{
+	for (unsigned i = 0; i < k->c->suite->nr_scenarios; i++) {
+		const struct scenario *s = &k->c->suite->scenarios[i];
+		bool ran = false;
+		for (unsigned j = 0; j < k->nr_samples; j++)
+			ran |= k->samples[j].scenario == s;
+		if (ran)
+			baseline_drop_scenario(k->c->baseline, s->name);
+	}
+	for (unsigned j = 0; j < k->nr_samples; j++) {
+		const struct check_sample *x = &k->samples[j];
+		if (baseline_put(k->c->baseline, x->scenario->name, x->variant, x->metric->name,
+				 x->values, x->n))
+			return -1;
+		/* the host's interference then, so that a later check knows whether it compares
+		 * like with like */
+		if (x->nd && baseline_put(k->c->baseline, x->scenario->name, x->variant,
+					  RUN_DELAY_METRIC, x->run_delay, x->nd))
+			return -1;
+	}
+	return 0;
+}
+
+void check_free_samples(struct check_ctx *k)
+{
+	for (unsigned i = 0; i < k->nr_samples; i++) {
+		free(k->samples[i].values);
+		free(k->samples[i].run_delay);
+	}
+	free(k->samples);
+}

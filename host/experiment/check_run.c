@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "experiment/check.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "experiment/check_ctx.h"
+#include "experiment/check_expect.h"
+#include "experiment/check_figures.h"
+#include "experiment/experiment.h"
+#include "measure/kvm_system.h"
+#include "output/json_writer.h"
+#include "util/clock.h"
+#include "util/errbuf.h"
+#include "util/interrupt.h"
+
+static double elapsed_s(const struct check_ctx *k)
+{
+	return (double)(monotonic_ns() - k->t0) * 1e-9;
+}
+
+static bool has_hw_virt(const struct check_result *r)
+{
+	return !strcmp(r->host.kvm_module, "kvm_intel") || !strcmp(r->host.kvm_module, "kvm_amd");
+}
+
+static bool uses_kvm(const struct run_plan *p)
+{
+	for (unsigned i = 0; i < p->nr_backends; i++)
+		if (p->backends[i] == BACKEND_KVM || p->backends[i] == BACKEND_LIBVIRT)
+			return true;
+	return false;
+}
+
+/* Why the host cannot run @s, or NULL when it can. */
+static const char *skip_reason(const struct check_ctx *k, const struct scenario *s, char *buf,
+			       size_t len)
+{
+	const struct host_info *h = &k->out->host;
+	if (uses_kvm(s->plan) && !k->kvm_ok)
+		return k->kvm_why;
+	if (s->min_cpus > h->cpus) {
+		snprintf(buf, len, "needs %u host CPUs, plerig may use %u here", s->min_cpus,
+			 h->cpus);
+		return buf;
+	}
+	if (s->requires & (1u << REQUIRE_PLE) && !has_hw_virt(k->out)) {
+		snprintf(buf, len, "needs hardware PLE: no PAUSE interception on this host (%s)",
+			 h->kvm_module);
+		return buf;
+	}
+	if (s->requires & (1u << REQUIRE_HW_VIRT) && !has_hw_virt(k->out)) {
+		snprintf(buf, len, "needs VMX/SVM: guest ring 0 is emulated on %s", h->kvm_module);
+		return buf;
+	}
+	if (s->requires & (1u << REQUIRE_PV_YIELD) && !k->pv_yield) {
+		snprintf(
+		    buf, len,
+		    !strcmp(h->kvm_module, "kvm_pvm")
+			? "needs pv-yield: under PVM the guest's hypercall never reaches KVM"
+			: "needs pv-yield: KVM here does not offer KVM_FEATURE_PV_SCHED_YIELD");
+		return buf;
+	}
+	return NULL;
+}
+
+static int skip_scenario(struct check_ctx *k, const struct scenario *s, const char *why)
+{
+	for (unsigned e = 0; e < EXPECT_COUNT; e++)
+		if (s->expects & (1u << e) &&
+		    check_result_add(k->out, s->name, expectation_name(e), CHECK_SKIP, "%s", why))
+			return -1;
+	unsigned nm;
+	const struct metric *const *m = check_scenario_metrics(k, s, &nm);
+	for (unsigned i = 0; check_judges_metrics(k) && i < nm; i++)
+		if (check_result_add(k->out, s->name, m[i]->name, CHECK_SKIP, "%s", why))
+			return -1;
+	k->out->scenarios_skipped++;
+	return 0;
+}
+
+static int keep_results(json_object *all, const char *name, const struct outcome *rep)
+{
+	json_object *doc = json_results_document(rep), *o = json_object_new_object();
+	if (!doc || !o) {
+		json_object_put(doc);
+		json_object_put(o);
+		return -1;
+	}
+	json_object_object_add(o, "scenario", json_object_new_string(name));
+	json_object_object_add(o, "results", doc);
+	return json_object_array_add(all, o);
+}
+
+static int run_scenario(struct check_ctx *k, const struct scenario *s)
+{
+	struct run_plan *plan = malloc(sizeof(*plan));
+	struct outcome rep;
+	char err[512], why[512];
+	const struct experiment_output out = {.rows = NULL, .who = "plerig check"};
+	uint64_t start = monotonic_ns();
+	int rc = 0;
+
+	if (!plan)
+		return -1;
+	*plan = *s->plan;
+	plan->quiet = true;
+	const char *skip = skip_reason(k, s, why, sizeof(why));
+	if (skip) {
+		rc = skip_scenario(k, s, skip);
+		if (k->c->progress)
+			fprintf(k->c->progress, "check: %-24s skipped: %s\n", s->name, skip);
+		goto out;
+	}
+	if (experiment_check(plan, err, sizeof(err))) {
+		rc = check_result_add(k->out, s->name, "runs", CHECK_FAIL, "bad scenario: %s", err);
+		goto out;
+	}
+	for (unsigned round = 0;; round++) {
+		if (experiment_run(plan, plan->guest_path ? plan->guest_path : k->c->guest_path,
+				   s->options, &out, &rep, err, sizeof(err))) {
+			outcome_free(&rep);
+			rc = check_result_add(k->out, s->name, "runs", CHECK_FAIL,
+					      "could not run: %s", err);
+			goto out;
+		}
+		if (round == 0) {
+			k->out->scenarios_run++;
+			if (k->c->results && keep_results(k->c->results, s->name, &rep)) {
+				outcome_free(&rep);
+				rc = -1;
+				goto out;
+			}
+			if (check_note_failed_runs(k, s, &rep) ||
+			    check_judge_expectations(k, s, &rep)) {
+				outcome_free(&rep);
+				rc = -1;
+				goto out;
+			}
+		}
+		rc = check_judges_metrics(k) ? check_gather_figures(k, s, &rep) : 0;
+		outcome_free(&rep);
+		if (rc || interrupt_requested() || k->c->budget_s <= 0.0 ||
+		    !check_judges_metrics(k))
+			break;
+		bool narrow;
+		if (check_scenario_narrow(k, s, &narrow)) {
+			rc = -1;
+			break;
+		}
+		if (narrow || elapsed_s(k) >= k->c->budget_s)
+			break;
+		if (k->c->progress)
+			fprintf(k->c->progress,
+				"check: %-24s wider than %.3g %%: %u more round(s)\n", s->name,
+				k->c->threshold_pct, plan->repeat);
+	}
+	if (k->c->progress)
+		fprintf(k->c->progress, "check: %-24s %.1f s\n", s->name,
+			(double)(monotonic_ns() - start) * 1e-9);
+out:
+	free(plan);
+	return rc;
+}
+
+static bool selected(const struct check_config *c, const struct scenario *s)
+{
+	if (!c->groups)
+		return true;
+	for (const char *const *g = c->groups; *g; g++)
+		if (scenario_in_group(s, *g))
+			return true;
+	return false;
+}
+
+/* Cases in the suite's order of scenarios (figures are judged last, together). */
+static int order_cases(struct check_ctx *k)
+{
+	struct check_result *r = k->out;
+	struct check_case *sorted = malloc((r->nr_cases + 1) * sizeof(*sorted));
+	unsigned n = 0;
+	if (!sorted)
+		return -1;
+	for (unsigned s = 0; s < k->c->suite->nr_scenarios; s++)
+		for (unsigned i = 0; i < r->nr_cases; i++)
+			if (!strcmp(r->cases[i].scenario, k->c->suite->scenarios[s].name))
+				sorted[n++] = r->cases[i];
+	free(r->cases);
+	r->cases = sorted;
+	r->nr_cases = n;
+	r->cap = n + 1;
+	return 0;
+}
+
+static void probe_kvm(struct check_ctx *k)
+{
+	struct kvm_system sys;
+	char err[200];
+	if (kvm_system_open(&sys, err, sizeof(err))) {
+		snprintf(k->kvm_why, sizeof(k->kvm_why), "no usable KVM: %s", err);
+		return;
+	}
+	k->kvm_ok = true;
+	k->pv_yield = strcmp(sys.module, "kvm_pvm") &&
+		      kvm_feature_supported(&sys, KVM_FEATURE_PV_SCHED_YIELD);
+	kvm_system_close(&sys);
+}
+
+int check_suite_run(const struct check_config *c, struct check_result *out, char *err,
+		    size_t errlen)
+{
+	struct check_ctx k = {.c = c, .out = out, .t0 = monotonic_ns()};
+	int rc = -1;
+	probe_kvm(&k);
+	for (unsigned i = 0; i < c->suite->nr_scenarios && !interrupt_requested(); i++) {
+		const struct scenario *s = &c->suite->scenarios[i];
+		if (selected(c, s) && run_scenario(&k, s))
+			goto out;
+	}
+	out->interrupted = interrupt_requested();
+	if (check_judge_figures(&k) || order_cases(&k) || (c->record && check_record_baseline(&k)))
+		goto out;
+	out->seconds = elapsed_s(&k);
+	rc = 0;
+out:
+	check_free_samples(&k);
+	if (rc)
+		errbuf_printf(err, errlen, "out of memory");
+	return rc;
+}
