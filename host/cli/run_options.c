@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * `plerig run`'s options: this table is the only place one is declared.
- * getopt, --help and the range checks are all made from it, so adding an
- * option is one entry (and a row in the README's table, which a test
- * holds to the --help text).
+ * getopt, --help, the man page and the range checks are all made from
+ * it, so adding an option is one entry.
  */
 #include "cli/run_options.h"
 
