@@ -211,8 +211,13 @@ static const struct opt_entry run_table[] = {
     {.kind = OPT_END},
 };
 
-enum run_options_status run_options_parse(int argc, char **argv, struct run_plan *o, char *err,
-					  size_t errlen)
+static void no_usage(FILE *out)
+{
+	(void)out;
+}
+
+static enum run_options_status parse_plan(int argc, char **argv, struct run_plan *o,
+					  void (*usage)(FILE *out), char *err, size_t errlen)
 {
 	int next;
 
@@ -220,8 +225,7 @@ enum run_options_status run_options_parse(int argc, char **argv, struct run_plan
 	/* stays 0 unless --vcpus fills it: then the default is sized to --pcpus below */
 	o->nr_vcpu_counts = 0;
 	const int outcome = option_table_outcome(
-	    option_table_parse(run_table, argc, argv, o, SEE_HELP, &next, err, errlen),
-	    run_options_usage);
+	    option_table_parse(run_table, argc, argv, o, SEE_HELP, &next, err, errlen), usage);
 	if (outcome)
 		return outcome;
 	if (next < argc) {
@@ -233,6 +237,18 @@ enum run_options_status run_options_parse(int argc, char **argv, struct run_plan
 	if (apply_accel(o, err, errlen))
 		return RUN_OPTIONS_ERROR;
 	return RUN_OPTIONS_OK;
+}
+
+enum run_options_status run_options_parse(int argc, char **argv, struct run_plan *o, char *err,
+					  size_t errlen)
+{
+	return parse_plan(argc, argv, o, run_options_usage, err, errlen);
+}
+
+enum run_options_status run_options_read(int argc, char **argv, struct run_plan *o, char *err,
+					 size_t errlen)
+{
+	return parse_plan(argc, argv, o, no_usage, err, errlen);
 }
 
 void run_options_usage(FILE *out)

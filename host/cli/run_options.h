@@ -22,6 +22,9 @@ enum run_options_status {
  */
 enum run_options_status run_options_parse(int argc, char **argv, struct run_plan *o, char *err,
 					  size_t errlen);
+/* The same without printing the usage on --help (RUN_OPTIONS_HELP all the same): a suite's. */
+enum run_options_status run_options_read(int argc, char **argv, struct run_plan *o, char *err,
+					 size_t errlen);
 void run_options_usage(FILE *out);
 
 #endif

@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,15 +12,33 @@
 #include "cli/run_options.h"
 #include "util/comma_list.h"
 #include "util/errbuf.h"
-#include "util/text_file.h"
+#include "util/regular_file.h"
 
 #define SUITE_MAX_BYTES (256u * 1024u)
-#define MAX_ARGS	128
+/* Far more than any suite runs in a CI job; the cap keeps a damaged file cheap to refuse. */
+#define SUITE_MAX_SCENARIOS 1000u
+#define MAX_ARGS	    128
+
+enum suite_key {
+	KEY_OPTIONS,
+	KEY_GROUPS,
+	KEY_MIN_CPUS,
+	KEY_REQUIRES,
+	KEY_EXPECT,
+	KEY_METRICS,
+	KEY_COUNT
+};
+
+static const char *const key_names[KEY_COUNT] = {
+    [KEY_OPTIONS] = "options",	 [KEY_GROUPS] = "groups", [KEY_MIN_CPUS] = "min_cpus",
+    [KEY_REQUIRES] = "requires", [KEY_EXPECT] = "expect", [KEY_METRICS] = "metrics",
+};
 
 /* What a [section] says before its options become a plan. */
 struct section {
 	struct scenario s;
 	char options[SCENARIO_OPTIONS_LEN]; /* its own, without the defaults' */
+	unsigned key_line[KEY_COUNT];	    /* where each key was set in it; 0 not yet */
 };
 
 static char *trim(char *s)
@@ -84,22 +103,21 @@ static int parse_metrics(const char *where, const char *value, struct scenario *
 				 errlen);
 }
 
-static int set_key(const char *where, struct section *sec, const char *key, const char *value,
-		   char *err, size_t errlen)
+static int set_value(const char *where, struct section *sec, enum suite_key key, const char *value,
+		     char *err, size_t errlen)
 {
 	struct scenario *s = &sec->s;
-	if (!strcmp(key, "options")) {
+	switch (key) {
+	case KEY_OPTIONS:
 		if (snprintf(sec->options, sizeof(sec->options), "%s", value) >=
 		    (int)sizeof(sec->options))
 			return errbuf_printf(err, errlen, "%s: options: too long", where);
 		return 0;
-	}
-	if (!strcmp(key, "groups")) {
+	case KEY_GROUPS:
 		if (squeeze_list(value, s->groups, sizeof(s->groups)))
 			return errbuf_printf(err, errlen, "%s: groups: too long", where);
 		return 0;
-	}
-	if (!strcmp(key, "min_cpus")) {
+	case KEY_MIN_CPUS: {
 		char *end;
 		errno = 0;
 		unsigned long n = strtoul(value, &end, 10);
@@ -109,16 +127,37 @@ static int set_key(const char *where, struct section *sec, const char *key, cons
 		s->min_cpus = (unsigned)n;
 		return 0;
 	}
-	if (!strcmp(key, "requires"))
-		return parse_names(where, key, value, requirement_by_name, "ple, hw-virt, pv-yield",
-				   &s->requires, err, errlen);
-	if (!strcmp(key, "expect"))
-		return parse_names(where, key, value, expectation_by_name,
+	case KEY_REQUIRES:
+		return parse_names(where, key_names[key], value, requirement_by_name,
+				   "ple, hw-virt, pv-yield", &s->requires, err, errlen);
+	case KEY_EXPECT:
+		return parse_names(where, key_names[key], value, expectation_by_name,
 				   "progress, no-stalls, stalls, ple-exits, no-ple-exits, "
 				   "directed-yields",
 				   &s->expects, err, errlen);
-	if (!strcmp(key, "metrics"))
+	case KEY_METRICS:
 		return parse_metrics(where, value, s, err, errlen);
+	case KEY_COUNT:
+		break;
+	}
+	return errbuf_printf(err, errlen, "%s: internal error: key %d", where, (int)key);
+}
+
+/* A key once per section: a second value silently winning hides a mistake. */
+static int set_key(const char *where, unsigned line, struct section *sec, const char *key,
+		   const char *value, char *err, size_t errlen)
+{
+	for (unsigned k = 0; k < KEY_COUNT; k++) {
+		if (strcmp(key, key_names[k]))
+			continue;
+		if (sec->key_line[k])
+			return errbuf_printf(err, errlen,
+					     "%s: %s again in this section (first at line %u): "
+					     "one value per key",
+					     where, key, sec->key_line[k]);
+		sec->key_line[k] = line;
+		return set_value(where, sec, (enum suite_key)k, value, err, errlen);
+	}
 	return errbuf_printf(err, errlen,
 			     "%s: unknown key '%s' (options, groups, min_cpus, requires, expect, "
 			     "metrics)",
@@ -139,7 +178,10 @@ static int make_plan(const char *path, const struct section *defaults, struct se
 		     sec->options) >= (int)sizeof(s->options))
 		return errbuf_printf(err, errlen, "%s:%u: [%s]: options: too long", path, s->line,
 				     s->name);
-	memcpy(s->argbuf, s->options, sizeof(s->argbuf));
+	/* the plan's paths point into it: the scenario's own, through every copy of it */
+	s->argbuf = strdup(s->options);
+	if (!s->argbuf)
+		return errbuf_printf(err, errlen, "out of memory");
 	argv[argc++] = "run";
 	for (char *save = NULL, *tok = strtok_r(s->argbuf, " \t", &save); tok;
 	     tok = strtok_r(NULL, " \t", &save)) {
@@ -152,26 +194,40 @@ static int make_plan(const char *path, const struct section *defaults, struct se
 	s->plan = calloc(1, sizeof(*s->plan));
 	if (!s->plan)
 		return errbuf_printf(err, errlen, "out of memory");
-	switch (run_options_parse(argc, argv, s->plan, why, sizeof(why))) {
+	switch (run_options_read(argc, argv, s->plan, why, sizeof(why))) {
 	case RUN_OPTIONS_OK:
 		break;
 	case RUN_OPTIONS_HELP:
-		return errbuf_printf(err, errlen, "%s:%u: [%s]: --help is not a run option here",
+		return errbuf_printf(err, errlen,
+				     "%s:%u: [%s]: --help is not an option of a scenario (`plerig "
+				     "run --help` lists them)",
 				     path, s->line, s->name);
 	case RUN_OPTIONS_ERROR:
 		return errbuf_printf(err, errlen, "%s:%u: [%s]: %s", path, s->line, s->name, why);
 	}
-	if (s->plan->json_path || s->plan->csv_path)
-		return errbuf_printf(err, errlen,
-				     "%s:%u: [%s]: --json and --csv belong to `plerig check`, not "
-				     "to a scenario",
-				     path, s->line, s->name);
+	if (s->plan->json_path || s->plan->csv_path || s->plan->report_path)
+		return errbuf_printf(
+		    err, errlen,
+		    "%s:%u: [%s]: %s belongs to `plerig check`, not to a scenario "
+		    "(`plerig check --report FILE` draws every scenario's results)",
+		    path, s->line, s->name,
+		    s->plan->json_path	? "--json"
+		    : s->plan->csv_path ? "--csv"
+					: "--report");
 	s->plan->quiet = true;
 	return 0;
 }
 
+static void section_free(struct section *sec)
+{
+	free(sec->s.plan);
+	free(sec->s.argbuf);
+	sec->s.plan = NULL;
+	sec->s.argbuf = NULL;
+}
+
 static int finish_section(const char *path, const struct section *defaults, struct section *sec,
-			  struct suite *out, char *err, size_t errlen)
+			  struct suite *out, unsigned *cap, char *err, size_t errlen)
 {
 	for (unsigned i = 0; i < out->nr_scenarios; i++)
 		if (!strcmp(out->scenarios[i].name, sec->s.name))
@@ -179,16 +235,19 @@ static int finish_section(const char *path, const struct section *defaults, stru
 					     path, sec->s.line, sec->s.name,
 					     out->scenarios[i].line);
 	if (make_plan(path, defaults, sec, err, errlen)) {
-		free(sec->s.plan);
+		section_free(sec);
 		return -1;
 	}
-	struct scenario *grown =
-	    realloc(out->scenarios, (out->nr_scenarios + 1) * sizeof(*out->scenarios));
-	if (!grown) {
-		free(sec->s.plan);
-		return errbuf_printf(err, errlen, "out of memory");
+	if (out->nr_scenarios == *cap) {
+		unsigned c = *cap ? 2 * *cap : 16;
+		struct scenario *grown = realloc(out->scenarios, c * sizeof(*out->scenarios));
+		if (!grown) {
+			section_free(sec);
+			return errbuf_printf(err, errlen, "out of memory");
+		}
+		out->scenarios = grown;
+		*cap = c;
 	}
-	out->scenarios = grown;
 	out->scenarios[out->nr_scenarios++] = sec->s;
 	return 0;
 }
@@ -209,6 +268,7 @@ static void open_section(struct section *sec, const struct section *defaults, co
 {
 	*sec = *defaults;
 	sec->options[0] = '\0';
+	memset(sec->key_line, 0, sizeof(sec->key_line));
 	snprintf(sec->s.name, sizeof(sec->s.name), "%s", name);
 	sec->s.line = line;
 }
@@ -217,7 +277,7 @@ static int parse_lines(const char *path, char *text, struct section *defaults, s
 		       char *err, size_t errlen)
 {
 	struct section *cur = NULL, sec;
-	unsigned line = 0;
+	unsigned line = 0, cap = 0;
 	char where[600];
 
 	for (char *next = text; next;) {
@@ -244,8 +304,13 @@ static int parse_lines(const char *path, char *text, struct section *defaults, s
 						     "%s: section name '%s': letters, digits, _ . "
 						     "- (at most %d)",
 						     where, name, SCENARIO_NAME_LEN - 1);
-			if (cur == &sec && finish_section(path, defaults, &sec, out, err, errlen))
+			if (cur == &sec &&
+			    finish_section(path, defaults, &sec, out, &cap, err, errlen))
 				return -1;
+			if (out->nr_scenarios == SUITE_MAX_SCENARIOS)
+				return errbuf_printf(err, errlen,
+						     "%s: more than %u scenarios: split the suite",
+						     where, SUITE_MAX_SCENARIOS);
 			if (!strcmp(name, "defaults")) {
 				if (out->nr_scenarios || cur)
 					return errbuf_printf(err, errlen,
@@ -265,26 +330,43 @@ static int parse_lines(const char *path, char *text, struct section *defaults, s
 			return errbuf_printf(err, errlen, "%s: KEY = VALUE before any [section]",
 					     where);
 		*eq = '\0';
-		if (set_key(where, cur, trim(l), trim(eq + 1), err, errlen))
+		if (set_key(where, line, cur, trim(l), trim(eq + 1), err, errlen))
 			return -1;
 	}
-	if (cur == &sec && finish_section(path, defaults, &sec, out, err, errlen))
+	if (cur == &sec && finish_section(path, defaults, &sec, out, &cap, err, errlen))
 		return -1;
 	if (!out->nr_scenarios)
 		return errbuf_printf(err, errlen, "%s: no scenario (a [NAME] section)", path);
 	return 0;
 }
 
-int suite_parse(const char *path, const char *text, struct suite *out, char *err, size_t errlen)
+/* A NUL byte would end the text early, and every section after it would be lost unsaid. */
+static int refuse_nul(const char *path, const char *text, size_t len, char *err, size_t errlen)
+{
+	const char *nul = memchr(text, '\0', len);
+	if (!nul)
+		return 0;
+	unsigned line = 1;
+	for (const char *p = text; p < nul; p++)
+		line += *p == '\n';
+	return errbuf_printf(err, errlen, "%s:%u: a NUL byte: a suite file is text", path, line);
+}
+
+int suite_parse(const char *path, const char *text, size_t len, struct suite *out, char *err,
+		size_t errlen)
 {
 	struct section defaults;
-	char *copy = strdup(text);
 
 	memset(out, 0, sizeof(*out));
 	memset(&defaults, 0, sizeof(defaults));
 	snprintf(out->path, sizeof(out->path), "%s", path);
+	if (refuse_nul(path, text, len, err, errlen))
+		return -1;
+	char *copy = malloc(len + 1);
 	if (!copy)
 		return errbuf_printf(err, errlen, "out of memory");
+	memcpy(copy, text, len);
+	copy[len] = '\0';
 	int rc = parse_lines(path, copy, &defaults, out, err, errlen);
 	free(copy);
 	if (rc)
@@ -294,16 +376,14 @@ int suite_parse(const char *path, const char *text, struct suite *out, char *err
 
 int suite_load(const char *path, struct suite *out, char *err, size_t errlen)
 {
-	char *text = malloc(SUITE_MAX_BYTES);
-	if (!text)
-		return errbuf_printf(err, errlen, "out of memory");
-	ssize_t n = text_file_read(path, text, SUITE_MAX_BYTES);
-	if (n < 0) {
-		free(text);
-		return errbuf_printf(err, errlen, "cannot read suite '%s': %s", path,
-				     n == -EFBIG ? "larger than 256 KiB" : strerror((int)-n));
-	}
-	int rc = suite_parse(path, text, out, err, errlen);
+	char why[256], *text;
+	size_t len;
+
+	memset(out, 0, sizeof(*out));
+	/* a FIFO or a device is refused at once: it could block for ever, or never end */
+	if (regular_file_read(AT_FDCWD, path, 0, SUITE_MAX_BYTES, &text, &len, why, sizeof(why)))
+		return errbuf_printf(err, errlen, "cannot read suite '%s': %s", path, why);
+	int rc = suite_parse(path, text, len, out, err, errlen);
 	free(text);
 	return rc;
 }

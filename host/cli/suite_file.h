@@ -27,9 +27,13 @@
 
 #include "model/suite.h"
 
-/* Parse @text (from @path, for messages). 0, or -1 with "PATH:LINE: why" in @err. */
-int suite_parse(const char *path, const char *text, struct suite *out, char *err, size_t errlen);
-/* Read and parse @path. */
+/*
+ * Parse the @len bytes of @text (from @path, for messages); a NUL byte in
+ * them is an error. 0, or -1 with "PATH:LINE: why" in @err.
+ */
+int suite_parse(const char *path, const char *text, size_t len, struct suite *out, char *err,
+		size_t errlen);
+/* Read and parse @path: a regular file of at most 256 KiB (a FIFO is refused, never waited on). */
 int suite_load(const char *path, struct suite *out, char *err, size_t errlen);
 
 #endif

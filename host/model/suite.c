@@ -64,8 +64,10 @@ bool scenario_in_group(const struct scenario *s, const char *group)
 
 void suite_free(struct suite *s)
 {
-	for (unsigned i = 0; i < s->nr_scenarios; i++)
+	for (unsigned i = 0; i < s->nr_scenarios; i++) {
 		free(s->scenarios[i].plan);
+		free(s->scenarios[i].argbuf);
+	}
 	free(s->scenarios);
 	s->scenarios = NULL;
 	s->nr_scenarios = 0;

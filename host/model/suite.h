@@ -38,11 +38,11 @@ struct scenario {
 	char name[SCENARIO_NAME_LEN];
 	unsigned line;			    /* of its [section] in the suite file */
 	char options[SCENARIO_OPTIONS_LEN]; /* `plerig run` options, the defaults' first */
-	char argbuf[SCENARIO_OPTIONS_LEN];  /* the same, split: the plan points into it */
-	char groups[256];		    /* comma-separated; "" none */
-	unsigned min_cpus;		    /* host CPUs plerig may use; 0: any */
-	unsigned requires;		    /* bits of enum requirement */
-	unsigned expects;		    /* bits of enum expectation */
+	char *argbuf;	   /* the same, split, malloc'ed: the plan's paths point into it */
+	char groups[256];  /* comma-separated; "" none */
+	unsigned min_cpus; /* host CPUs plerig may use; 0: any */
+	unsigned requires; /* bits of enum requirement */
+	unsigned expects;  /* bits of enum expectation */
 	const struct metric *metrics[SCENARIO_MAX_METRICS]; /* judged against the baseline */
 	unsigned nr_metrics;
 	bool metrics_given; /* else the check's --metric */

@@ -192,6 +192,57 @@ class GuestImage(Base):
         self.assertEqual(p.returncode, 128 + signal.SIGINT)
 
 
+class SuiteFile(Base):
+    """Issue 20, items 1, 2, 10, 12: a suite file says what is wrong, with its line."""
+
+    def suite(self, text):
+        p = self.path("suite.cfg")
+        with open(p, "wb") as f:
+            f.write(text if isinstance(text, bytes) else text.encode())
+        return p
+
+    def check(self, suite, *args, **kw):
+        return plerig("check", "-q", "--suite", suite, *args, timeout=kw.pop("timeout", 120),
+                      **kw)
+
+    @unittest.skipUnless(kvm_usable(), "/dev/kvm is not usable here")
+    def test_guest_path_in_a_suite_is_the_one_given(self):
+        # the plan's paths pointed into a buffer freed after parsing: "cannot open guest image "
+        r = self.check(self.suite(f"[a]\noptions = --vcpus 1 --duration 0.1 --warmup 0.02 "
+                                  f"--guest {GUEST}\n"))
+        self.assertNotIn("cannot open guest image", r.stdout + r.stderr)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+
+    def test_nul_byte_is_refused_with_its_line(self):
+        p = self.suite(b"[a]\noptions=--vcpus 1\n\0\n[b]\noptions=--inject fault\n")
+        self.assert_usage(self.check(p), "suite.cfg:3: a NUL byte")
+
+    def test_a_key_twice_is_refused(self):
+        p = self.suite("[a]\noptions = --vcpus 1\noptions = --vcpus 2\n")
+        self.assert_usage(self.check(p), "suite.cfg:3: options again in this section",
+                          "first at line 2")
+
+    def test_help_in_a_scenario_is_an_error_not_a_usage_text(self):
+        r = self.check(self.suite("[a]\noptions = --help\n"))
+        self.assert_usage(r, "suite.cfg:1: [a]: --help is not an option of a scenario")
+        self.assertEqual(r.stdout, "")
+
+    def test_report_in_a_scenario_is_refused(self):
+        r = self.check(self.suite(f"[a]\noptions = --report {self.path('a.html')}\n"))
+        self.assert_usage(r, "[a]: --report belongs to `plerig check`")
+
+    def test_fifo_suite_is_refused_at_once(self):
+        fifo = self.path("suite.fifo")
+        os.mkfifo(fifo)
+        self.assert_usage(self.check(fifo, timeout=10), fifo, "FIFO")
+        r = plerig("check", "-q", env={"PLERIG_SUITE": fifo}, timeout=10)
+        self.assert_usage(r, fifo, "FIFO")
+
+    def test_oversized_suite_is_refused(self):
+        p = self.suite("# padding\n" * 30000)
+        self.assert_usage(self.check(p), "larger than 256 KiB")
+
+
 if __name__ == "__main__":
     PLERIG, GUEST = sys.argv[1], sys.argv[2]
     unittest.main(argv=sys.argv[:1], verbosity=2)

@@ -40,7 +40,8 @@ START_TEST(test_suite_parse)
 {
 	struct suite s;
 
-	ck_assert_msg(!suite_parse("t.cfg", good_suite, &s, err, sizeof(err)), "%s", err);
+	ck_assert_msg(!suite_parse("t.cfg", good_suite, strlen(good_suite), &s, err, sizeof(err)),
+		      "%s", err);
 	ck_assert_uint_eq(s.nr_scenarios, 2);
 	const struct scenario *a = &s.scenarios[0], *b = &s.scenarios[1];
 	ck_assert_str_eq(a->name, "solo");
@@ -79,7 +80,14 @@ static const struct {
     {"[a]\nmin_cpus = two\n", "t.cfg:2: min_cpus: 'two' is not a CPU count"},
     {"[a]\nmetrics = speed\n", "t.cfg:2: metrics: 'speed' is not one of"},
     {"[a]\noptions = --vcpus lots\n", "t.cfg:1: [a]: "},
-    {"[a]\noptions = --json x.json\n", "--json and --csv belong to `plerig check`"},
+    {"[a]\noptions = --json x.json\n", "t.cfg:1: [a]: --json belongs to `plerig check`"},
+    {"[a]\noptions = --csv x.csv\n", "t.cfg:1: [a]: --csv belongs to `plerig check`"},
+    {"[a]\noptions = --report x.html\n", "t.cfg:1: [a]: --report belongs to `plerig check`"},
+    {"[a]\noptions = --help\n", "t.cfg:1: [a]: --help is not an option of a scenario"},
+    {"[a]\noptions = --vcpus 1\nexpect = progress\noptions = --vcpus 2\n",
+     "t.cfg:4: options again in this section (first at line 2)"},
+    {"[defaults]\nmetrics = none\nmetrics = stalls\n[a]\n",
+     "t.cfg:3: metrics again in this section (first at line 2)"},
     {"[a]\n[a]\n", "t.cfg:2: [a] again (first at line 1)"},
     {"[a b]\n", "t.cfg:1: section name 'a b'"},
     {"[a\n", "t.cfg:1: a section is [NAME]"},
@@ -92,10 +100,66 @@ START_TEST(test_suite_errors)
 {
 	struct suite s;
 
-	ck_assert_int_eq(suite_parse("t.cfg", bad_suites[_i].text, &s, err, sizeof(err)), -1);
+	const char *text = bad_suites[_i].text;
+
+	ck_assert_int_eq(suite_parse("t.cfg", text, strlen(text), &s, err, sizeof(err)), -1);
 	ck_assert_msg(strstr(err, bad_suites[_i].message), "'%s' says '%s'", bad_suites[_i].text,
 		      err);
 	ck_assert_uint_eq(s.nr_scenarios, 0);
+}
+END_TEST
+
+/* The plan's paths are the scenario's own: every scenario keeps its own after parsing. */
+START_TEST(test_suite_paths_owned)
+{
+	static const char text[] =
+	    "[defaults]\n"
+	    "options = --duration 0.2\n"
+	    "[one]\n"
+	    "options = --guest /images/one.elf --backend libvirt --cache-dir /cache/one\n"
+	    "[two]\n"
+	    "options = --vcpus 2 --guest /images/two.elf --backend libvirt --connect qemu:///two\n"
+	    "[three]\n"
+	    "options = --vcpus 3\n";
+	struct suite s;
+
+	ck_assert_msg(!suite_parse("t.cfg", text, strlen(text), &s, err, sizeof(err)), "%s", err);
+	ck_assert_uint_eq(s.nr_scenarios, 3);
+	ck_assert_str_eq(s.scenarios[0].plan->guest_path, "/images/one.elf");
+	ck_assert_str_eq(s.scenarios[0].plan->cache_dir, "/cache/one");
+	ck_assert_str_eq(s.scenarios[1].plan->guest_path, "/images/two.elf");
+	ck_assert_str_eq(s.scenarios[1].plan->connect_uri, "qemu:///two");
+	ck_assert_ptr_null(s.scenarios[2].plan->guest_path);
+	suite_free(&s);
+}
+END_TEST
+
+/* A NUL byte is said with its line, not taken for the end of the file. */
+START_TEST(test_suite_nul_byte)
+{
+	static const char text[] = "[a]\noptions=--vcpus 1\n\0\n[b]\noptions=--inject fault\n";
+	struct suite s;
+
+	ck_assert_int_eq(suite_parse("t.cfg", text, sizeof(text) - 1, &s, err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "t.cfg:3: a NUL byte: a suite file is text");
+	ck_assert_uint_eq(s.nr_scenarios, 0);
+}
+END_TEST
+
+/* 1001 sections: refused at the 1001st, with its line. */
+START_TEST(test_suite_too_many_scenarios)
+{
+	size_t cap = 1001 * 16, n = 0;
+	char *text = malloc(cap);
+	struct suite s;
+
+	ck_assert_ptr_nonnull(text);
+	for (unsigned i = 0; i < 1001; i++)
+		n += (size_t)snprintf(text + n, cap - n, "[s%u]\n", i);
+	ck_assert_int_eq(suite_parse("t.cfg", text, n, &s, err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "t.cfg:1001: more than 1000 scenarios: split the suite");
+	ck_assert_uint_eq(s.nr_scenarios, 0);
+	free(text);
 }
 END_TEST
 
@@ -276,6 +340,9 @@ static Suite *check_suite(void)
 	TCase *t = tcase_create("check");
 
 	tcase_add_test(t, test_suite_parse);
+	tcase_add_test(t, test_suite_paths_owned);
+	tcase_add_test(t, test_suite_nul_byte);
+	tcase_add_test(t, test_suite_too_many_scenarios);
 	tcase_add_loop_test(t, test_suite_errors, 0, N(bad_suites));
 	tcase_add_test(t, test_holm);
 	tcase_add_test(t, test_baseline_store);
