@@ -99,7 +99,7 @@ static int write_to(const char *path, const char *text, size_t len, char *err, s
 int atomic_file_write(const char *path, const char *what, const char *text, size_t len, char *err,
 		      size_t errlen)
 {
-	char why[512], ext[16], fallback[PATH_MAX];
+	char why[ERRBUF_SIZE], ext[16], fallback[PATH_MAX];
 	const char *where = path && !strcmp(path, "-") ? "stdout" : path ? path : "";
 
 	if (!write_to(path, text, len, why, sizeof(why)))

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "util/clock.h"
+#include "util/errbuf.h"
 
 /* In the child, between fork and exec: async-signal-safe calls only. */
 static void child(char *const argv[], int out_fd, int status_fd)
@@ -60,9 +61,8 @@ static int reap(pid_t pid, char *err, size_t errlen)
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {
 			int e = errno;
-			snprintf(err, errlen, "waitpid for the helper (pid %d): %s", (int)pid,
-				 strerror(e));
-			return -e;
+			return errbuf_errno(err, errlen, -e, "waitpid for the helper (pid %d): %s",
+					    (int)pid, strerror(e));
 		}
 	}
 	if (WIFSIGNALED(status))
@@ -79,12 +79,12 @@ int spawn_capture(char *const argv[], char *out, size_t outlen, int timeout_ms, 
 		out[0] = '\0';
 	if (pipe2(out_pipe, O_CLOEXEC) < 0) {
 		int e = errno;
-		snprintf(err, errlen, "pipe for %s's output: %s", argv[0], strerror(e));
-		return -e;
+		return errbuf_errno(err, errlen, -e, "pipe for %s's output: %s", argv[0],
+				    strerror(e));
 	}
 	if (pipe2(status_pipe, O_CLOEXEC) < 0) {
 		int e = errno;
-		snprintf(err, errlen, "pipe for %s's exec status: %s", argv[0], strerror(e));
+		errbuf_printf(err, errlen, "pipe for %s's exec status: %s", argv[0], strerror(e));
 		close(out_pipe[0]);
 		close(out_pipe[1]);
 		return -e;
@@ -92,7 +92,7 @@ int spawn_capture(char *const argv[], char *out, size_t outlen, int timeout_ms, 
 	pid_t pid = fork();
 	if (pid < 0) {
 		int e = errno;
-		snprintf(err, errlen, "fork to run %s: %s", argv[0], strerror(e));
+		errbuf_printf(err, errlen, "fork to run %s: %s", argv[0], strerror(e));
 		close(out_pipe[0]);
 		close(out_pipe[1]);
 		close(status_pipe[0]);
@@ -136,14 +136,12 @@ int spawn_capture(char *const argv[], char *out, size_t outlen, int timeout_ms, 
 	int rc = reap(pid, err, errlen);
 	if (rc < 0)
 		return rc;
-	if (n == (ssize_t)sizeof(exec_errno)) {
-		snprintf(err, errlen, "cannot run %s: %s", argv[0], strerror(exec_errno));
-		return -exec_errno;
-	}
-	if (timed_out) {
-		snprintf(err, errlen, "%s did not finish within %d ms and was killed", argv[0],
-			 timeout_ms);
-		return -ETIMEDOUT;
-	}
+	if (n == (ssize_t)sizeof(exec_errno))
+		return errbuf_errno(err, errlen, -exec_errno, "cannot run %s: %s", argv[0],
+				    strerror(exec_errno));
+	if (timed_out)
+		return errbuf_errno(err, errlen, -ETIMEDOUT,
+				    "%s did not finish within %d ms and was killed", argv[0],
+				    timeout_ms);
 	return rc;
 }
