@@ -11,6 +11,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "util/errbuf.h"
+
 /*
  * What the embedded driver needs as root (DESIGN.md): QEMU runs as root
  * with no security driver, its stdout/stderr goes to a file (there is no
@@ -66,14 +68,16 @@ static int loop_get(char *err, size_t errlen)
 		if (!loop_registered) {
 			virSetErrorFunc(NULL, quiet_errors);
 			if (virEventRegisterDefaultImpl() < 0) {
-				snprintf(err, errlen, "libvirt event loop: %s", lv_last_error());
+				errbuf_printf(err, errlen, "libvirt event loop: %s",
+					      lv_last_error());
 				rc = -1;
 			}
 			loop_registered = rc == 0;
 		}
 		loop_stop = 0;
 		if (!rc && (errno = pthread_create(&loop_thread, NULL, event_loop, NULL))) {
-			snprintf(err, errlen, "libvirt event loop thread: %s", strerror(errno));
+			errbuf_printf(err, errlen, "libvirt event loop thread: %s",
+				      strerror(errno));
 			rc = -1;
 		}
 		if (rc)
@@ -109,36 +113,29 @@ int lv_default_cache_dir(char *out, size_t len, char *err, size_t errlen)
 		n = snprintf(out, len, "%s/plerig", xdg);
 	else if (home && *home == '/')
 		n = snprintf(out, len, "%s/.cache/plerig", home);
-	else {
-		snprintf(err, errlen,
-			 "no cache directory: set HOME or XDG_CACHE_HOME, or pass "
-			 "--cache-dir");
-		return -1;
-	}
-	if (n < 0 || (size_t)n >= len) {
-		snprintf(err, errlen, "cache directory path too long");
-		return -1;
-	}
+	else
+		return errbuf_printf(err, errlen,
+				     "no cache directory: set HOME or XDG_CACHE_HOME, or pass "
+				     "--cache-dir");
+	if (n < 0 || (size_t)n >= len)
+		return errbuf_printf(err, errlen, "cache directory path too long");
 	return 0;
 }
 
 static int mkdir_p(const char *path, char *err, size_t errlen)
 {
 	char buf[PATH_MAX];
-	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf)) {
-		snprintf(err, errlen, "path too long: %s", path);
-		return -1;
-	}
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return errbuf_printf(err, errlen, "path too long: %s", path);
 	for (char *p = buf + 1;; p++) {
 		const bool last = *p == '\0';
 		if (*p != '/' && !last)
 			continue;
 		*p = '\0';
-		if (mkdir(buf, 0700) && errno != EEXIST) {
-			snprintf(err, errlen, "creating %s: %s (choose another --cache-dir)", buf,
-				 strerror(errno));
-			return -1;
-		}
+		if (mkdir(buf, 0700) && errno != EEXIST)
+			return errbuf_printf(err, errlen,
+					     "creating %s: %s (choose another --cache-dir)", buf,
+					     strerror(errno));
 		if (last)
 			break;
 		*p = '/';
@@ -163,15 +160,13 @@ static int write_qemu_conf(const char *root, char *err, size_t errlen)
 		return -1;
 	f = fopen(path, "w");
 	if (!f || fwrite(qemu_conf, 1, sizeof(qemu_conf) - 1, f) != sizeof(qemu_conf) - 1) {
-		snprintf(err, errlen, "writing %s: %s", path, strerror(errno));
+		errbuf_printf(err, errlen, "writing %s: %s", path, strerror(errno));
 		if (f)
 			fclose(f);
 		return -1;
 	}
-	if (fclose(f)) {
-		snprintf(err, errlen, "writing %s: %s", path, strerror(errno));
-		return -1;
-	}
+	if (fclose(f))
+		return errbuf_printf(err, errlen, "writing %s: %s", path, strerror(errno));
 	return 0;
 }
 
@@ -207,35 +202,30 @@ static int check_socket_room(const char *root, char *err, size_t errlen)
 	const size_t room = SOCKET_PATH_MAX - (sizeof(MONITOR_SOCKET_SUFFIX) - 1);
 	if (strlen(root) <= room)
 		return 0;
-	snprintf(err, errlen,
-		 "the libvirt root %s is %zu characters long: QEMU's monitor socket under it "
-		 "would not fit the %zu characters of a UNIX socket path; choose a --cache-dir "
-		 "of at most %zu characters",
-		 root, strlen(root), SOCKET_PATH_MAX, room - (sizeof("/libvirt") - 1));
-	return -1;
+	return errbuf_printf(
+	    err, errlen,
+	    "the libvirt root %s is %zu characters long: QEMU's monitor socket under it "
+	    "would not fit the %zu characters of a UNIX socket path; choose a --cache-dir "
+	    "of at most %zu characters",
+	    root, strlen(root), SOCKET_PATH_MAX, room - (sizeof("/libvirt") - 1));
 }
 
 static int open_embedded(struct lv_connection *c, const char *cache_dir, char *err, size_t errlen)
 {
 	char esc[PATH_MAX * 3];
-	if (geteuid() != 0) {
-		snprintf(err, errlen,
-			 "libvirt's embedded QEMU driver needs root here (QEMU runs as root "
-			 "without a security driver): run plerig as root, or pass --connect "
-			 "qemu:///session or qemu:///system");
-		return -1;
-	}
-	if (snprintf(c->root, sizeof(c->root), "%s/libvirt", cache_dir) >= (int)sizeof(c->root)) {
-		snprintf(err, errlen, "--cache-dir path too long");
-		return -1;
-	}
+	if (geteuid() != 0)
+		return errbuf_printf(
+		    err, errlen,
+		    "libvirt's embedded QEMU driver needs root here (QEMU runs as root "
+		    "without a security driver): run plerig as root, or pass --connect "
+		    "qemu:///session or qemu:///system");
+	if (snprintf(c->root, sizeof(c->root), "%s/libvirt", cache_dir) >= (int)sizeof(c->root))
+		return errbuf_printf(err, errlen, "--cache-dir path too long");
 	if (check_socket_room(c->root, err, errlen) || mkdir_p(c->root, err, errlen) ||
 	    write_qemu_conf(c->root, err, errlen))
 		return -1;
-	if (uri_escape(c->root, esc, sizeof(esc))) {
-		snprintf(err, errlen, "--cache-dir path too long");
-		return -1;
-	}
+	if (uri_escape(c->root, esc, sizeof(esc)))
+		return errbuf_printf(err, errlen, "--cache-dir path too long");
 	snprintf(c->uri, sizeof(c->uri), "qemu:///embed?root=%s", esc);
 	c->embedded = c->local = true;
 	return 0;
@@ -264,8 +254,9 @@ int lv_connection_open(struct lv_connection *c, const char *uri, const char *cac
 		return -1;
 	c->conn = virConnectOpen(c->uri);
 	if (!c->conn) {
-		snprintf(err, errlen, "connecting to %s: %s%s", c->uri, lv_last_error(),
-			 c->embedded ? " (is another plerig using the same --cache-dir?)" : "");
+		errbuf_printf(err, errlen, "connecting to %s: %s%s", c->uri, lv_last_error(),
+			      c->embedded ? " (is another plerig using the same --cache-dir?)"
+					  : "");
 		loop_put();
 		return -1;
 	}

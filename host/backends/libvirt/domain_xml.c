@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "model/plan.h"
+#include "util/errbuf.h"
 
 size_t xml_escape(const char *s, char *out, size_t outlen)
 {
@@ -174,30 +175,31 @@ char *domain_xml_build(const char *template_text, const struct domain_spec *spec
 		}
 		const char *end = strchr(at + 1, '@');
 		if (!end) {
-			snprintf(err, errlen, "domain template: unterminated @field at '%.20s'",
-				 at);
+			errbuf_printf(err, errlen,
+				      "domain template: unterminated @field at '%.20s'", at);
 			free(t.s);
 			return NULL;
 		}
 		append_n(&t, p, (size_t)(at - p));
 		if (append_field(&t, at + 1, (size_t)(end - at - 1), spec)) {
-			snprintf(err, errlen, "domain template: unknown field @%.*s@",
-				 (int)(end - at - 1), at + 1);
+			errbuf_printf(err, errlen, "domain template: unknown field @%.*s@",
+				      (int)(end - at - 1), at + 1);
 			free(t.s);
 			return NULL;
 		}
 		p = end + 1;
 	}
 	if (t.unrepresentable) {
-		snprintf(err, errlen,
-			 "'%s' has a control character, which a libvirt domain XML cannot hold: "
-			 "choose a path without one",
-			 t.unrepresentable);
+		errbuf_printf(
+		    err, errlen,
+		    "'%s' has a control character, which a libvirt domain XML cannot hold: "
+		    "choose a path without one",
+		    t.unrepresentable);
 		free(t.s);
 		return NULL;
 	}
 	if (t.failed) {
-		snprintf(err, errlen, "out of memory building the domain XML");
+		errbuf_printf(err, errlen, "out of memory building the domain XML");
 		free(t.s);
 		return NULL;
 	}

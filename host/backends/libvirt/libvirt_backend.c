@@ -34,6 +34,7 @@
 #include "measure/tsc.h"
 #include "util/clock.h"
 #include "util/data_path.h"
+#include "util/errbuf.h"
 #include "util/interrupt.h"
 
 #define MEMORY_MIB	  32	      /* the shared block ends at 16 MiB, the report window at 17 */
@@ -101,7 +102,7 @@ static void make_config(const struct lv_run *run, struct plerig_config *cfg)
  */
 static int record_domain(struct lv_run *run, const struct lv_domain *d)
 {
-	char name[32], text[PATH_MAX + 96], err[256];
+	char name[32], text[PATH_MAX + 96], err[ERRBUF_SIZE];
 	snprintf(name, sizeof(name), "domain-%u", d->index);
 	int n = snprintf(text, sizeof(text), "%s\n%s\n", d->name,
 			 run->b->lc.embedded ? run->b->lc.root : "");
@@ -115,7 +116,7 @@ static int record_domain(struct lv_run *run, const struct lv_domain *d)
 /* ... and its QEMU, once known; the embedded driver's pid file covers the time before. */
 static void record_qemu(struct lv_run *run, const struct lv_domain *d)
 {
-	char name[32], tag[64], err[256];
+	char name[32], tag[64], err[ERRBUF_SIZE];
 	snprintf(name, sizeof(name), "qemu-%u", d->index);
 	if (!orphans_process_tag(d->qemu_pid, tag, sizeof(tag)))
 		run_dir_write(&run->dir, name, tag, strlen(tag), err, sizeof(err));
@@ -125,7 +126,7 @@ static int create_domains(struct lv_run *run)
 {
 	const struct variant *v = run->v;
 	struct plerig_config cfg;
-	char err[512], config[PATH_MAX];
+	char err[ERRBUF_SIZE], config[PATH_MAX];
 	make_config(run, &cfg);
 	if (run_dir_write(&run->dir, "config.bin", &cfg, sizeof(cfg), err, sizeof(err)) ||
 	    run_dir_file(&run->dir, "config.bin", config, sizeof(config)))
@@ -149,7 +150,7 @@ static int create_domains(struct lv_run *run)
 			 i);
 		snprintf(serial, sizeof(serial), "serial-%u.log", i);
 		if (run_dir_file(&run->dir, serial, d->serial_path, sizeof(d->serial_path))) {
-			snprintf(err, sizeof(err), "run directory path too long");
+			errbuf_printf(err, sizeof(err), "run directory path too long");
 			rc = -1;
 			break;
 		}
@@ -188,7 +189,7 @@ static int create_domains(struct lv_run *run)
 
 static int resume_all(struct lv_run *run)
 {
-	char err[512];
+	char err[ERRBUF_SIZE];
 	for (unsigned i = 0; i < run->nr_doms; i++)
 		if (lv_domain_resume(&run->doms[i], err, sizeof(err)))
 			return run_fail(run->r, "%s", err);
@@ -265,7 +266,7 @@ static int check_guest_end(struct lv_run *run, const struct lv_domain *d)
  */
 static void keep_serial_log(struct lv_run *run, const struct lv_domain *d, char *out, size_t len)
 {
-	char dir[PATH_MAX + 16], err[256] = "";
+	char dir[PATH_MAX + 16], err[ERRBUF_SIZE] = "";
 	unsigned char *data = NULL;
 	size_t n = 0;
 	snprintf(dir, sizeof(dir), "%s/failed-serial", run->b->cache);
@@ -534,7 +535,7 @@ static virDomainPtr *settle_slot(struct lv_backend *b)
 static int lv_run_variant(struct backend *base, const struct variant *v, struct variant_result *r)
 {
 	struct lv_run run = {.b = (struct lv_backend *)base, .v = v, .r = r, .t0 = monotonic_ns()};
-	char err[512];
+	char err[ERRBUF_SIZE];
 	if (variant_result_init(r, v))
 		return -1;
 	if (v->ple == PLE_OFF && run.b->tcg)
@@ -591,28 +592,26 @@ static int load_files(struct lv_backend *b, const struct libvirt_backend_options
 	char tpl[PATH_MAX + 32];
 	unsigned char *data;
 	size_t len;
-	if (!realpath(o->guest_path, b->guest_path)) {
-		snprintf(err, errlen, "guest image %s: %s (rebuild it with make, or pass --guest)",
-			 o->guest_path, strerror(errno));
-		return -1;
-	}
+	if (!realpath(o->guest_path, b->guest_path))
+		return errbuf_printf(err, errlen,
+				     "guest image %s: %s (rebuild it with make, or pass --guest)",
+				     o->guest_path, strerror(errno));
 	if (read_whole_file(b->guest_path, IMAGE_MAX, &data, &len, err, errlen))
 		return -1;
 	const bool elf = len > 4 && !memcmp(data, "\177ELF", 4);
 	free(data);
-	if (!elf) {
-		snprintf(err, errlen, "guest image %s is not an ELF file: not a plerig guest",
-			 b->guest_path);
-		return -1;
-	}
+	if (!elf)
+		return errbuf_printf(err, errlen,
+				     "guest image %s is not an ELF file: not a plerig guest",
+				     b->guest_path);
 	if (o->template_path)
 		snprintf(tpl, sizeof(tpl), "%s", o->template_path);
 	else /* shipped with plerig, whichever --guest runs */
 		data_path("images", "plerig-domain.xml", tpl, sizeof(tpl));
 	if (read_whole_file(tpl, TEMPLATE_MAX, &data, &len, err, errlen)) {
 		size_t n = strlen(err);
-		snprintf(err + n, errlen - n, " (the domain template: set PLERIG_DOMAIN_TEMPLATE)");
-		return -1;
+		return errbuf_printf(err + n, errlen - n,
+				     " (the domain template: set PLERIG_DOMAIN_TEMPLATE)");
 	}
 	b->template_text = (char *)data;
 	return 0;
@@ -624,19 +623,19 @@ struct backend *libvirt_backend_open(const struct libvirt_backend_options *o, ch
 	char cache[PATH_MAX];
 	struct lv_backend *b = calloc(1, sizeof(*b));
 	if (!b) {
-		snprintf(err, errlen, "out of memory");
+		errbuf_printf(err, errlen, "out of memory");
 		return NULL;
 	}
 	b->tcg = o->tcg;
 	if (!o->tcg && access("/dev/kvm", R_OK | W_OK) && !o->uri) {
 		/* the working combination at once: without root the embedded driver is out too */
-		snprintf(err, errlen,
-			 "libvirt backend: /dev/kvm is not usable (%s): pass %s to run under "
-			 "QEMU's emulator instead (figures then say emulated)%s",
-			 strerror(errno),
-			 geteuid() ? "--accel tcg --connect qemu:///session" : "--accel tcg",
-			 geteuid() ? "; without root, libvirt's embedded driver is not an option"
-				   : "");
+		errbuf_printf(
+		    err, errlen,
+		    "libvirt backend: /dev/kvm is not usable (%s): pass %s to run under "
+		    "QEMU's emulator instead (figures then say emulated)%s",
+		    strerror(errno),
+		    geteuid() ? "--accel tcg --connect qemu:///session" : "--accel tcg",
+		    geteuid() ? "; without root, libvirt's embedded driver is not an option" : "");
 		free(b);
 		return NULL;
 	}
@@ -671,16 +670,16 @@ struct backend *libvirt_backend_open(const struct libvirt_backend_options *o, ch
 	char *caps = virConnectGetDomainCapabilities(b->lc.conn, NULL, "x86_64", "microvm",
 						     o->tcg ? "qemu" : "kvm", 0);
 	if (!caps) {
-		snprintf(err, errlen, "libvirt cannot run QEMU's microvm with %s: %s%s",
-			 o->tcg ? "TCG" : "KVM", lv_last_error(),
-			 o->tcg ? "" : " (no KVM? try --accel tcg)");
+		errbuf_printf(err, errlen, "libvirt cannot run QEMU's microvm with %s: %s%s",
+			      o->tcg ? "TCG" : "KVM", lv_last_error(),
+			      o->tcg ? "" : " (no KVM? try --accel tcg)");
 		lv_close(&b->base);
 		return NULL;
 	}
 	free(caps);
 	/* the embedded driver's QEMU daemonizes: make it our child, not init's (lv_domain.h) */
 	if (b->lc.embedded && prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) {
-		snprintf(err, errlen, "prctl(PR_SET_CHILD_SUBREAPER): %s", strerror(errno));
+		errbuf_printf(err, errlen, "prctl(PR_SET_CHILD_SUBREAPER): %s", strerror(errno));
 		lv_close(&b->base);
 		return NULL;
 	}
@@ -690,7 +689,7 @@ struct backend *libvirt_backend_open(const struct libvirt_backend_options *o, ch
 	/* the guest TSC runs at the host's under KVM (no TSC scaling asked) and TCG alike */
 	b->tsc_khz = tsc_calibrate_khz(20);
 	if (!b->tsc_khz) {
-		snprintf(err, errlen, "could not measure the TSC rate");
+		errbuf_printf(err, errlen, "could not measure the TSC rate");
 		lv_close(&b->base);
 		return NULL;
 	}

@@ -14,6 +14,7 @@
 
 #include "backends/libvirt/connection.h"
 #include "backends/libvirt/run_dir.h"
+#include "util/errbuf.h"
 
 /* A log longer than the largest report is not a plerig guest's. */
 #define SERIAL_MAX  (2 * PLERIG_FRAME_REPORT_MAX)
@@ -26,10 +27,8 @@ int lv_domain_init(struct lv_domain *d, unsigned index, unsigned nr_vcpus, char 
 	d->nr_vcpus = nr_vcpus;
 	d->vcpus = calloc(nr_vcpus, sizeof(d->vcpus[0]));
 	d->results = calloc(nr_vcpus, sizeof(d->results[0]));
-	if (!d->vcpus || !d->results) {
-		snprintf(err, errlen, "out of memory for VM %u", index);
-		return -1;
-	}
+	if (!d->vcpus || !d->results)
+		return errbuf_printf(err, errlen, "out of memory for VM %u", index);
 	d->rep.nr_vcpus = nr_vcpus;
 	d->rep.vcpus = d->results;
 	return 0;
@@ -43,11 +42,9 @@ int lv_domain_create(struct lv_domain *d, virConnectPtr conn, bool autodestroy, 
 	 * destroys what it left */
 	d->dom = virDomainCreateXML(
 	    conn, xml, VIR_DOMAIN_START_PAUSED | (autodestroy ? VIR_DOMAIN_START_AUTODESTROY : 0));
-	if (!d->dom) {
-		snprintf(err, errlen, "VM %u: creating domain %s: %s", d->index, d->name,
-			 lv_last_error());
-		return -1;
-	}
+	if (!d->dom)
+		return errbuf_printf(err, errlen, "VM %u: creating domain %s: %s", d->index,
+				     d->name, lv_last_error());
 	return 0;
 }
 
@@ -55,8 +52,8 @@ static char *monitor(struct lv_domain *d, const char *cmd, char *err, size_t err
 {
 	char *reply = NULL;
 	if (virDomainQemuMonitorCommand(d->dom, cmd, &reply, 0) < 0) {
-		snprintf(err, errlen, "VM %u: QEMU monitor command %.40s: %s", d->index, cmd,
-			 lv_last_error());
+		errbuf_printf(err, errlen, "VM %u: QEMU monitor command %.40s: %s", d->index, cmd,
+			      lv_last_error());
 		return NULL;
 	}
 	return reply;
@@ -64,13 +61,13 @@ static char *monitor(struct lv_domain *d, const char *cmd, char *err, size_t err
 
 int lv_domain_query_vcpus(struct lv_domain *d, char *err, size_t errlen)
 {
-	char why[256];
+	char why[ERRBUF_SIZE];
 	char *reply = monitor(d, "{\"execute\":\"query-cpus-fast\"}", err, errlen);
 	if (!reply)
 		return -1;
 	int rc = qmp_parse_cpus_fast(reply, d->vcpus, d->nr_vcpus, why, sizeof(why));
 	if (rc)
-		snprintf(err, errlen, "VM %u: %s", d->index, why);
+		errbuf_printf(err, errlen, "VM %u: %s", d->index, why);
 	free(reply);
 	return rc;
 }
@@ -78,7 +75,7 @@ int lv_domain_query_vcpus(struct lv_domain *d, char *err, size_t errlen)
 /* The process a thread belongs to: the Tgid line of /proc/TID/status. */
 static pid_t process_of(pid_t tid)
 {
-	char path[64], err[128];
+	char path[64], err[ERRBUF_SIZE];
 	unsigned char *text;
 	size_t len;
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
@@ -109,11 +106,9 @@ void lv_domain_start_reaper(struct lv_domain *d)
 
 int lv_domain_resume(struct lv_domain *d, char *err, size_t errlen)
 {
-	if (virDomainResume(d->dom) < 0) {
-		snprintf(err, errlen, "VM %u: resuming domain %s: %s", d->index, d->name,
-			 lv_last_error());
-		return -1;
-	}
+	if (virDomainResume(d->dom) < 0)
+		return errbuf_printf(err, errlen, "VM %u: resuming domain %s: %s", d->index,
+				     d->name, lv_last_error());
 	return 0;
 }
 
@@ -145,7 +140,7 @@ void lv_domain_poll_serial(struct lv_domain *d, uint64_t now_ns)
 void lv_domain_snapshot(struct lv_domain *d, bool local, struct counter_snapshot *out)
 {
 	struct kvm_stats_snapshot kvm[PLERIG_MAX_VCPUS];
-	char err[256];
+	char err[ERRBUF_SIZE];
 	for (unsigned i = 0; i < d->nr_vcpus; i++)
 		if (!local || schedstat_read_any(d->vcpus[i].tid, &out[i].sched, err, sizeof(err)))
 			memset(&out[i].sched, 0, sizeof(out[i].sched));

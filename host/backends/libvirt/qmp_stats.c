@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/errbuf.h"
+
 const char *qmp_query_stats_command(void)
 {
 	static char cmd[1024];
@@ -30,9 +32,10 @@ static json_object *reply_return(json_object *root, const char *what, char *err,
 		return ret;
 	if (json_object_object_get_ex(root, "error", &error) &&
 	    json_object_object_get_ex(error, "desc", &desc))
-		snprintf(err, errlen, "%s: QEMU answered: %s", what, json_object_get_string(desc));
+		errbuf_printf(err, errlen, "%s: QEMU answered: %s", what,
+			      json_object_get_string(desc));
 	else
-		snprintf(err, errlen, "%s: the reply has no \"return\"", what);
+		errbuf_printf(err, errlen, "%s: the reply has no \"return\"", what);
 	return NULL;
 }
 
@@ -40,7 +43,7 @@ static json_object *parse(const char *reply, const char *what, char *err, size_t
 {
 	json_object *root = json_tokener_parse(reply);
 	if (!root)
-		snprintf(err, errlen, "%s: the reply is not JSON: %.60s", what, reply);
+		errbuf_printf(err, errlen, "%s: the reply is not JSON: %.60s", what, reply);
 	return root;
 }
 
@@ -56,7 +59,7 @@ int qmp_parse_cpus_fast(const char *reply, struct qmp_vcpu *vcpus, unsigned nr, 
 	if (!ret)
 		goto out;
 	if (!json_object_is_type(ret, json_type_array)) {
-		snprintf(err, errlen, "query-cpus-fast: \"return\" is not an array");
+		errbuf_printf(err, errlen, "query-cpus-fast: \"return\" is not an array");
 		goto out;
 	}
 	memset(vcpus, 0, nr * sizeof(vcpus[0]));
@@ -75,7 +78,7 @@ int qmp_parse_cpus_fast(const char *reply, struct qmp_vcpu *vcpus, unsigned nr, 
 		found++;
 	}
 	if (found != nr)
-		snprintf(err, errlen, "query-cpus-fast: %u of %u vCPUs listed", found, nr);
+		errbuf_printf(err, errlen, "query-cpus-fast: %u of %u vCPUs listed", found, nr);
 	else
 		rc = 0;
 out:
@@ -112,7 +115,7 @@ int qmp_parse_stats(const char *reply, const struct qmp_vcpu *vcpus, unsigned nr
 	if (!ret)
 		goto out;
 	if (!json_object_is_type(ret, json_type_array)) {
-		snprintf(err, errlen, "query-stats: \"return\" is not an array");
+		errbuf_printf(err, errlen, "query-stats: \"return\" is not an array");
 		goto out;
 	}
 	for (size_t i = 0; i < json_object_array_length(ret); i++) {

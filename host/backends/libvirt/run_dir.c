@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "backends/libvirt/orphans.h"
+#include "util/errbuf.h"
 
 int run_dir_create(struct run_dir *d, char *err, size_t errlen)
 {
@@ -23,18 +24,17 @@ int run_dir_create(struct run_dir *d, char *err, size_t errlen)
 	if (snprintf(d->path, sizeof(d->path), "%s/plerig-libvirt-%d-XXXXXX", tmp, (int)getpid()) >=
 	    (int)sizeof(d->path)) {
 		d->path[0] = '\0';
-		snprintf(err, errlen, "TMPDIR path too long");
-		return -1;
+		return errbuf_printf(err, errlen, "TMPDIR path too long");
 	}
 	if (!mkdtemp(d->path)) {
-		snprintf(err, errlen, "creating a run directory in %s: %s (set TMPDIR)", tmp,
-			 strerror(errno));
+		errbuf_printf(err, errlen, "creating a run directory in %s: %s (set TMPDIR)", tmp,
+			      strerror(errno));
 		d->path[0] = '\0';
 		return -1;
 	}
 	/* QEMU reads the config and image from here, as libvirt's QEMU user */
 	if (chmod(d->path, 0755)) {
-		snprintf(err, errlen, "chmod %s: %s", d->path, strerror(errno));
+		errbuf_printf(err, errlen, "chmod %s: %s", d->path, strerror(errno));
 		run_dir_remove(d);
 		return -1;
 	}
@@ -42,7 +42,7 @@ int run_dir_create(struct run_dir *d, char *err, size_t errlen)
 	if (orphans_process_tag(getpid(), tag, sizeof(tag)) ||
 	    run_dir_write(d, "owner", tag, strlen(tag), err, errlen)) {
 		if (!err[0])
-			snprintf(err, errlen, "reading /proc/self/stat: %s", strerror(errno));
+			errbuf_printf(err, errlen, "reading /proc/self/stat: %s", strerror(errno));
 		run_dir_remove(d);
 		return -1;
 	}
@@ -59,32 +59,26 @@ int run_dir_write(const struct run_dir *d, const char *name, const void *data, s
 		  char *err, size_t errlen)
 {
 	char path[PATH_MAX];
-	if (run_dir_file(d, name, path, sizeof(path))) {
-		snprintf(err, errlen, "run directory path too long");
-		return -1;
-	}
+	if (run_dir_file(d, name, path, sizeof(path)))
+		return errbuf_printf(err, errlen, "run directory path too long");
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		snprintf(err, errlen, "creating %s: %s", path, strerror(errno));
-		return -1;
-	}
+	if (fd < 0)
+		return errbuf_printf(err, errlen, "creating %s: %s", path, strerror(errno));
 	const unsigned char *p = data;
 	while (len) {
 		ssize_t w = write(fd, p, len);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
-			snprintf(err, errlen, "writing %s: %s", path, strerror(errno));
+			errbuf_printf(err, errlen, "writing %s: %s", path, strerror(errno));
 			close(fd);
 			return -1;
 		}
 		p += w;
 		len -= (size_t)w;
 	}
-	if (close(fd)) {
-		snprintf(err, errlen, "writing %s: %s", path, strerror(errno));
-		return -1;
-	}
+	if (close(fd))
+		return errbuf_printf(err, errlen, "writing %s: %s", path, strerror(errno));
 	return 0;
 }
 
@@ -94,23 +88,21 @@ int read_whole_file(const char *path, size_t max, unsigned char **data, size_t *
 	*data = NULL;
 	*len = 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* no FIFO hangs */
-	if (fd < 0) {
-		snprintf(err, errlen, "opening %s: %s", path, strerror(errno));
-		return -1;
-	}
+	if (fd < 0)
+		return errbuf_printf(err, errlen, "opening %s: %s", path, strerror(errno));
 	/* read to the end rather than trust st_size: /proc files say 0 */
 	size_t cap = 4096, got = 0;
 	unsigned char *buf = malloc(cap + 1);
 	for (;;) {
 		if (!buf) {
-			snprintf(err, errlen, "out of memory reading %s", path);
+			errbuf_printf(err, errlen, "out of memory reading %s", path);
 			close(fd);
 			return -1;
 		}
 		if (got == cap) {
 			if (cap > max) {
-				snprintf(err, errlen, "%s is more than the %zu bytes expected",
-					 path, max);
+				errbuf_printf(err, errlen, "%s is more than the %zu bytes expected",
+					      path, max);
 				free(buf);
 				close(fd);
 				return -1;
@@ -126,7 +118,7 @@ int read_whole_file(const char *path, size_t max, unsigned char **data, size_t *
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
-			snprintf(err, errlen, "reading %s: %s", path, strerror(errno));
+			errbuf_printf(err, errlen, "reading %s: %s", path, strerror(errno));
 			free(buf);
 			close(fd);
 			return -1;
@@ -137,8 +129,8 @@ int read_whole_file(const char *path, size_t max, unsigned char **data, size_t *
 	}
 	close(fd);
 	if (got > max) {
-		snprintf(err, errlen, "%s is %zu bytes, more than the %zu expected", path, got,
-			 max);
+		errbuf_printf(err, errlen, "%s is %zu bytes, more than the %zu expected", path, got,
+			      max);
 		free(buf);
 		return -1;
 	}
