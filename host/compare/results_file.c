@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "util/atomic_file.h"
+#include "output/host_json.h"
 #include "output/json_writer.h"
 
 /* 1 GiB: far above any real results file, far below INT_MAX for json-c. */
@@ -398,26 +399,14 @@ static int load_variant(const struct where *w, json_object *obj, unsigned index,
 	return 0;
 }
 
-/* "ple_gap=128 ple_window=4096", to show and to compare as text. */
+/* "ple_gap=128 ple_window=4096", to show and to compare as text (keys escaped too). */
 static void ple_params_text(json_object *host, char *buf, size_t len)
 {
-	json_object *p = NULL;
-	size_t used = 0;
-
-	buf[0] = '\0';
-	if (!host || !json_object_object_get_ex(host, "ple_params", &p) ||
-	    !json_object_is_type(p, json_type_object))
-		return;
-	json_object_object_foreach(p, key, val)
-	{
-		char *ekey = escape_controls(key);
-		int n = snprintf(buf + used, len - used, "%s%s=%s", used ? " " : "",
-				 ekey ? ekey : key, val ? json_object_get_string(val) : "null");
-		free(ekey);
-		if (n < 0 || (size_t)n >= len - used)
-			break;
-		used += (size_t)n;
-	}
+	struct host_info h;
+	host_from_json(host, &h);
+	char *e = escape_controls(h.ple_params);
+	snprintf(buf, len, "%s", e ? e : h.ple_params);
+	free(e);
 }
 
 int results_file_load(const char *path, const struct metric *const *metrics, unsigned nr_metrics,

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "output/host_json.h"
 #include "output/json_util.h"
 #include "util/atomic_file.h"
 #include "util/errbuf.h"
@@ -74,36 +75,6 @@ static void copy_member(json_object *o, const char *key, char *dst, size_t len)
 {
 	const char *v = str_member(o, key);
 	snprintf(dst, len, "%s", v ? v : "");
-}
-
-static void host_from_json(json_object *o, struct host_info *h)
-{
-	json_object *v;
-	memset(h, 0, sizeof(*h));
-	copy_member(o, "kernel", h->kernel, sizeof(h->kernel));
-	copy_member(o, "kvm_module", h->kvm_module, sizeof(h->kvm_module));
-	copy_member(o, "cpu_model", h->cpu_model, sizeof(h->cpu_model));
-	copy_member(o, "ple_params", h->ple_params, sizeof(h->ple_params));
-	if (json_object_object_get_ex(o, "cpus", &v))
-		h->cpus = (unsigned)json_object_get_int(v);
-	if (json_object_object_get_ex(o, "cpus_online", &v))
-		h->cpus_online = json_object_get_int(v);
-	h->smt = json_object_object_get_ex(o, "smt", &v) && !json_object_is_type(v, json_type_null)
-		     ? json_object_get_boolean(v)
-		     : -1;
-}
-
-static json_object *host_to_json(const struct host_info *h)
-{
-	json_object *o = json_object_new_object();
-	json_add_str(o, "kernel", h->kernel);
-	json_add_str(o, "kvm_module", h->kvm_module);
-	json_add_str(o, "cpu_model", h->cpu_model);
-	json_add_u64(o, "cpus", h->cpus);
-	json_add(o, "cpus_online", json_object_new_int64(h->cpus_online));
-	json_add(o, "smt", h->smt < 0 ? NULL : json_object_new_boolean(h->smt));
-	json_add_str(o, "ple_params", h->ple_params);
-	return o;
 }
 
 static int entry_from_json(json_object *e, unsigned i, struct baseline *b, const char *path,
@@ -196,7 +167,7 @@ int baseline_save(const char *dir, const struct baseline *b, char *err, size_t e
 	json_add_str(root, "key", b->key);
 	json_add_str(root, "recorded_at", b->recorded_at);
 	json_add_str(root, "suite", b->suite);
-	json_add(root, "host", host_to_json(&b->host));
+	json_add(root, "host", host_json(&b->host));
 	json_object *entries = json_object_new_array();
 	for (unsigned i = 0; i < b->nr_entries; i++) {
 		const struct baseline_entry *e = &b->entries[i];

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "util/cpulist.h"
 #include "output/json_util.h"
+#include "output/host_json.h"
 #include "output/json_writer.h"
 
-#include <ctype.h>
-#include <errno.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
@@ -16,7 +15,6 @@
 #include "plerig/histogram.h"
 #include "util/atomic_file.h"
 #include "model/verdict.h"
-#include "model/verdict.h"
 
 #ifndef PLERIG_VERSION
 #define PLERIG_VERSION "0.1.0"
@@ -25,52 +23,6 @@
 /* ---- values ----------------------------------------------------------- */
 
 /* ---- host ------------------------------------------------------------- */
-
-/* A sysfs value: integers as numbers ("128" -> 128), anything else ("Y") as text. */
-static json_object *param_value(const char *v)
-{
-	char *end;
-
-	errno = 0;
-	long long n = strtoll(v, &end, 10);
-	if (*v && !isspace((unsigned char)*v) && !*end && !errno)
-		return json_object_new_int64(n);
-	return json_object_new_string(v);
-}
-
-/* "ple_gap=128 ple_window=4096" -> {"ple_gap": 128, "ple_window": 4096} */
-static json_object *ple_params_json(const char *text)
-{
-	json_object *o = json_object_new_object();
-	char *copy = strdup(text ? text : "");
-	char *save = NULL;
-
-	if (!copy)
-		return o;
-	for (char *tok = strtok_r(copy, " \t\n", &save); tok;
-	     tok = strtok_r(NULL, " \t\n", &save)) {
-		char *eq = strchr(tok, '=');
-		if (eq)
-			*eq = '\0';
-		json_add(o, tok, eq ? param_value(eq + 1) : NULL);
-	}
-	free(copy);
-	return o;
-}
-
-static json_object *host_json(const struct host_info *h)
-{
-	json_object *o = json_object_new_object();
-
-	json_add_str(o, "kernel", h->kernel);
-	json_add_str(o, "kvm_module", h->kvm_module);
-	json_add_str(o, "cpu_model", h->cpu_model);
-	json_add(o, "cpus", json_object_new_int64(h->cpus));
-	json_add(o, "cpus_online",
-		 h->cpus_online > 0 ? json_object_new_int64(h->cpus_online) : NULL);
-	json_add(o, "ple_params", ple_params_json(h->ple_params));
-	return o;
-}
 
 /* The --order vocabulary (cli/run_options.c parses the same words). */
 static const char *order_name(enum run_order order)

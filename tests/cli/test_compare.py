@@ -114,7 +114,8 @@ def document(*variants):
     return {"schema": "plerig-results", "schema_version": 2, "plerig_version": "0.1.0",
             "command_line": "plerig run --repeat 5 --json x.json",
             "host": {"kernel": "6.1.0", "kvm_module": "kvm_intel", "cpu_model": "Test CPU",
-                     "cpus": 2, "cpus_online": 2, "ple_params": {"ple_gap": 128, "ple_window": 4096}},
+                     "cpus": 2, "cpus_online": 2, "smt": False,
+                     "ple_params": {"ple_gap": 128, "ple_window": 4096}},
             "repeat": max(len(v["runs"]) for v in variants) if variants else 1,
             "discard_rounds": 1, "order": "interleave", "seed": None, "baseline": None,
             "interrupted": False, "variants": list(variants), "comparisons": []}

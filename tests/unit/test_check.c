@@ -13,6 +13,8 @@
 #include "cli/suite_file.h"
 #include "experiment/baseline_store.h"
 #include "model/check_result.h"
+#include "model/outcome.h"
+#include "output/json_writer.h"
 #include "output/tap_junit.h"
 #include "stats/holm.h"
 #include "support/check_main.h"
@@ -252,6 +254,65 @@ START_TEST(test_baseline_store)
 }
 END_TEST
 
+static json_object *host_of(json_object *doc)
+{
+	json_object *h = NULL;
+	ck_assert(json_object_object_get_ex(doc, "host", &h));
+	return h;
+}
+
+/* A baseline names its host as a results file does: one shape, and older baselines still read. */
+START_TEST(test_baseline_host_as_results)
+{
+	char dir[] = "/tmp/plerig-baseline-XXXXXX", path[512];
+	struct host_info h = {.kernel = "6.1",
+			      .kvm_module = "kvm_intel",
+			      .cpu_model = "Xeon",
+			      .cpus = 2,
+			      .cpus_online = 2,
+			      .smt = 0,
+			      .ple_params = "ple_gap=128 ple_window=4096 odd=Y"};
+	struct baseline b, back;
+	struct outcome o;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	memset(&b, 0, sizeof(b));
+	snprintf(b.key, sizeof(b.key), "k");
+	b.host = h;
+	ck_assert_msg(!baseline_save(dir, &b, err, sizeof(err)), "%s", err);
+	baseline_path(dir, "k", path, sizeof(path));
+	json_object *saved = json_object_from_file(path);
+	memset(&o, 0, sizeof(o));
+	o.host = h;
+	json_object *results = json_results_document(&o);
+	ck_assert_ptr_nonnull(saved);
+	ck_assert_ptr_nonnull(results);
+	ck_assert_msg(json_object_equal(host_of(saved), host_of(results)), "%s\nvs\n%s",
+		      json_object_to_json_string(host_of(saved)),
+		      json_object_to_json_string(host_of(results)));
+	json_object_put(saved);
+	json_object_put(results);
+	ck_assert_msg(!baseline_load(dir, "k", &back, err, sizeof(err)), "%s", err);
+	ck_assert_str_eq(back.host.ple_params, h.ple_params);
+	ck_assert_int_eq(back.host.smt, 0);
+	ck_assert_int_eq(back.host.cpus_online, 2);
+	baseline_free(&back);
+
+	/* as plerig wrote baselines before: ple_params one string, smt absent */
+	FILE *f = fopen(path, "w");
+	fputs("{\"schema\": \"plerig-baseline\", \"schema_version\": 1, \"host\": {\"kernel\": "
+	      "\"6.1\", \"cpus_online\": 2, \"ple_params\": \"ple_gap=128\"}, \"entries\": []}",
+	      f);
+	fclose(f);
+	ck_assert_msg(!baseline_load(dir, "k", &back, err, sizeof(err)), "%s", err);
+	ck_assert_str_eq(back.host.ple_params, "ple_gap=128");
+	ck_assert_int_eq(back.host.smt, -1);
+	baseline_free(&back);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 static struct check_result result(void)
 {
 	struct check_result r;
@@ -346,6 +407,7 @@ static Suite *check_suite(void)
 	tcase_add_loop_test(t, test_suite_errors, 0, N(bad_suites));
 	tcase_add_test(t, test_holm);
 	tcase_add_test(t, test_baseline_store);
+	tcase_add_test(t, test_baseline_host_as_results);
 	tcase_add_test(t, test_status);
 	tcase_add_test(t, test_tap);
 	tcase_add_test(t, test_junit);

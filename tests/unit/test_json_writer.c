@@ -244,6 +244,7 @@ START_TEST(test_host)
 	ck_assert_str_eq(get_str(host, "cpu_model"), "Test CPU @ 2.00GHz");
 	ck_assert_int_eq(get_int(host, "cpus"), 2);
 	ck_assert_int_eq(get_int(host, "cpus_online"), 4);
+	ck_assert(!json_object_get_boolean(get(host, "smt", json_type_boolean)));
 	json_object *ple = get(host, "ple_params", json_type_object);
 	ck_assert_int_eq(json_object_object_length(ple), 4);
 	ck_assert_int_eq(get_int(ple, "ple_gap"), 128);
@@ -262,6 +263,7 @@ START_TEST(test_nulls_when_not_applicable)
 	rep.command_line = NULL;
 	rep.host.ple_params[0] = '\0';
 	rep.host.cpus_online = -1;
+	rep.host.smt = -1;
 	rep.interrupted = true;
 	rep.nr_comparisons = 0;
 	json_object *root = write_and_read();
@@ -274,6 +276,7 @@ START_TEST(test_nulls_when_not_applicable)
 	json_object *host = get(root, "host", json_type_object);
 	ck_assert_int_eq(json_object_object_length(get(host, "ple_params", json_type_object)), 0);
 	get(host, "cpus_online", json_type_null);
+	get(host, "smt", json_type_null);
 	ck_assert_uint_eq(json_object_array_length(get(root, "comparisons", json_type_array)), 0);
 	json_object_put(root);
 
