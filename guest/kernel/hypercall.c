@@ -1,24 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * storm_yield_to() for the guest: KVM_HC_SCHED_YIELD, a directed yield to
- * the vCPU with that APIC ID (our vCPU index). Only ring 0 may make a
- * hypercall (KVM answers -KVM_EPERM at CPL 3), so the host runs pv-yield
- * at --ring kernel. Intel's instruction is vmcall and AMD's vmmcall; KVM
- * would emulate the wrong one after a #UD and patch the guest's code, so
- * the guest picks its CPU's own, once.
+ * The storm's hypercalls: storm_yield_to() (relax pv-yield) with
+ * KVM_HC_SCHED_YIELD, a directed yield to the vCPU with that APIC ID (our
+ * vCPU index), and storm_kick() (lock pvqspin) with KVM_HC_KICK_CPU. Only
+ * ring 0 may make a hypercall (KVM answers -KVM_EPERM at CPL 3), so the
+ * host runs both at --ring kernel. Intel's instruction is vmcall and AMD's
+ * vmmcall; KVM would emulate the wrong one after a #UD and patch the
+ * guest's code, so the guest picks its CPU's own, once.
  */
 #include <stdint.h>
 
 #include "storm/storm.h"
 
+#define KVM_HC_KICK_CPU		   5
 #define KVM_HC_SCHED_YIELD	   11
 #define KVM_CPUID_FEATURES	   0x40000001u
 #define KVM_FEATURE_PV_SCHED_YIELD 13
 #define AMD_EBX			   0x68747541u /* "Auth" of AuthenticAMD */
 #define HYGON_EBX		   0x6f677948u /* "Hygo" of HygonGenuine */
 
-enum hypercall { UNKNOWN = 0, NONE, VMCALL, VMMCALL };
+enum hypercall { UNKNOWN = 0, VMCALL, VMMCALL };
 static enum hypercall how; /* every vCPU computes the same answer */
+static int can_yield;	   /* likewise: KVM offers KVM_FEATURE_PV_SCHED_YIELD */
 
 static uint32_t cpuid_eax_ebx(uint32_t leaf, uint32_t *ebx)
 {
@@ -27,32 +30,43 @@ static uint32_t cpuid_eax_ebx(uint32_t leaf, uint32_t *ebx)
 	return eax;
 }
 
-/* Only a KVM that offers KVM_FEATURE_PV_SCHED_YIELD is asked; elsewhere the spin goes on. */
-static enum hypercall probe(void)
+static void probe(void)
 {
 	uint32_t ebx;
-	if (!(cpuid_eax_ebx(KVM_CPUID_FEATURES, &ebx) & (1u << KVM_FEATURE_PV_SCHED_YIELD)))
-		return NONE;
+	can_yield = (cpuid_eax_ebx(KVM_CPUID_FEATURES, &ebx) >> KVM_FEATURE_PV_SCHED_YIELD) & 1;
 	cpuid_eax_ebx(0, &ebx);
-	return ebx == AMD_EBX || ebx == HYGON_EBX ? VMMCALL : VMCALL;
+	how = ebx == AMD_EBX || ebx == HYGON_EBX ? VMMCALL : VMCALL;
 }
 
-void storm_yield_to(unsigned vcpu)
+/* KVM's hypercall ABI: number in rax, arguments in rbx, rcx, result in rax. */
+static long hypercall2(long nr, long a0, long a1)
 {
 	long ret;
 	if (how == UNKNOWN)
-		how = probe();
-	if (how == NONE)
-		return;
+		probe();
 	if (how == VMMCALL)
-		__asm__ volatile("vmmcall"
-				 : "=a"(ret)
-				 : "a"((long)KVM_HC_SCHED_YIELD), "b"((long)vcpu)
-				 : "memory");
+		__asm__ volatile("vmmcall" : "=a"(ret) : "a"(nr), "b"(a0), "c"(a1) : "memory");
 	else
-		__asm__ volatile("vmcall"
-				 : "=a"(ret)
-				 : "a"((long)KVM_HC_SCHED_YIELD), "b"((long)vcpu)
-				 : "memory");
-	(void)ret; /* a yield that did not happen is no error: the spin goes on */
+		__asm__ volatile("vmcall" : "=a"(ret) : "a"(nr), "b"(a0), "c"(a1) : "memory");
+	return ret;
+}
+
+/* Only a KVM that offers KVM_FEATURE_PV_SCHED_YIELD is asked; elsewhere the spin goes on. */
+void storm_yield_to(unsigned vcpu)
+{
+	if (how == UNKNOWN)
+		probe();
+	if (can_yield) /* a yield that did not happen is no error: the spin goes on */
+		(void)hypercall2(KVM_HC_SCHED_YIELD, (long)vcpu, 0);
+}
+
+/*
+ * The host sets PLERIG_CONFIG_PV_UNHALT only where KVM offers
+ * KVM_FEATURE_PV_UNHALT, so the kick needs no probe of its own.
+ * Arguments: flags (none), the APIC ID to wake (our vCPU index).
+ */
+void storm_kick(struct plerig_lock_state *l, unsigned vcpu)
+{
+	(void)l;
+	(void)hypercall2(KVM_HC_KICK_CPU, 0, (long)vcpu);
 }

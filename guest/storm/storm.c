@@ -5,13 +5,7 @@
 #include "storm/locks.h"
 #include "storm/relax.h"
 #include "storm/storm.h"
-
-static inline uint64_t rdtsc(void)
-{
-	uint32_t lo, hi;
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((uint64_t)hi << 32) | lo;
-}
+#include "storm/tsc.h"
 
 /* Busy work of a given length that is not a lock spin: no relax inside. */
 static inline uint64_t spin_until(uint64_t deadline)
@@ -79,10 +73,23 @@ struct storm {
 	uint64_t cs_cycles;
 	uint64_t think_cycles;
 	struct thresholds t;
-	uint64_t measure_from;		/* self-timed: TSC where MEASURE starts */
-	uint64_t measure_until;		/* self-timed: TSC where STOP starts */
-	const volatile uint64_t *steal; /* this vCPU's steal time (ns), or no_steal_time */
+	uint64_t measure_from;		 /* self-timed: TSC where MEASURE starts */
+	uint64_t measure_until;		 /* self-timed: TSC where STOP starts */
+	const volatile uint64_t *steal;	 /* this vCPU's steal time (ns), or no_steal_time */
+	struct plerig_pv_node *pv;	 /* lock pvqspin: this vCPU's halt-path counts, else NULL */
+	struct plerig_pv_counts pv_base; /* pv's counts where the measured interval began */
 };
+
+/* The halt path of the measured interval so far, after a measured iteration. */
+static inline void pv_account(struct plerig_vcpu_result *r, const struct plerig_pv_node *pv,
+			      const struct plerig_pv_counts *base)
+{
+	r->pv.halts = pv->counts.halts - base->halts;
+	r->pv.kicks_sent = pv->counts.kicks_sent - base->kicks_sent;
+	r->pv.kicks_received = pv->counts.kicks_received - base->kicks_received;
+	r->pv.spurious_wakeups = pv->counts.spurious_wakeups - base->spurious_wakeups;
+	r->pv.early_halts = pv->counts.early_halts - base->early_halts;
+}
 
 /* The phase of a self-timed run at TSC @now: the same answer on every vCPU. */
 static inline uint32_t phase_at(const struct storm *s, uint64_t now)
@@ -97,7 +104,7 @@ static inline uint32_t phase_at(const struct storm *s, uint64_t now)
  * copy): the phase comes from the host's word in memory, or from the TSC
  * this loop reads anyway, and neither copy pays for the other's test.
  */
-static inline __attribute__((always_inline)) void storm_loop(const struct storm *s, uint32_t phase,
+static inline __attribute__((always_inline)) void storm_loop(struct storm *s, uint32_t phase,
 							     const int self_timed)
 {
 	struct plerig_shared *sh = s->sh;
@@ -116,6 +123,8 @@ static inline __attribute__((always_inline)) void storm_loop(const struct storm 
 		if (measured_start && !started) {
 			started = 1;
 			r->measure_start_tsc = rdtsc();
+			if (s->pv)
+				s->pv_base = s->pv->counts;
 		}
 		const uint64_t s0 = *s->steal;
 		const uint64_t t0 = rdtsc();
@@ -132,24 +141,57 @@ static inline __attribute__((always_inline)) void storm_loop(const struct storm 
 		if (measured_start && phase == PLERIG_PHASE_MEASURE) {
 			record(r, &s->t, contended, t1 - t0, t2 - t1, s1 != s0, s2 != s1);
 			r->measure_end_tsc = t2;
+			if (s->pv)
+				pv_account(r, s->pv, &s->pv_base);
 		} else
 			r->unmeasured_acquisitions++;
+		if (s->pv && s->pv->kick_latency) {
+			if (measured_start && phase == PLERIG_PHASE_MEASURE)
+				r->hist_kick[plerig_hist_bucket(s->pv->kick_latency)]++;
+			s->pv->kick_latency = 0;
+		}
 		spin_until(t2 + s->think_cycles);
 	}
+}
+
+/*
+ * pvqspin halts and kicks only where the host said it may; elsewhere it is
+ * test-and-set, as Linux's virt_spin_lock() makes it, and the host, which
+ * set the flag, says so in the results.
+ */
+static unsigned lock_to_run(const struct plerig_config *cfg)
+{
+	if (cfg->lock == PLERIG_LOCK_PVQSPIN && !(cfg->flags & PLERIG_CONFIG_PV_UNHALT))
+		return PLERIG_LOCK_TAS;
+	return cfg->lock;
+}
+
+/* Lock pvqspin's settings, in the lock's read-mostly line: every vCPU writes the same values. */
+static void pv_setup(struct plerig_shared *sh)
+{
+	const struct plerig_config *cfg = &sh->config;
+	struct plerig_lock_state *l = &sh->lock;
+	__atomic_store_n(&l->pv_spin_threshold, cfg->pv_spin_threshold, __ATOMIC_RELAXED);
+	__atomic_store_n(&l->pv_unhalt, (cfg->flags & PLERIG_CONFIG_PV_UNHALT) != 0,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&l->pv_preempt_check, (cfg->flags & PLERIG_CONFIG_STEAL_TIME) != 0,
+			 __ATOMIC_RELAXED);
 }
 
 void storm_run(struct plerig_shared *sh, unsigned me)
 {
 	const struct plerig_config *cfg = &sh->config;
+	const unsigned lock = lock_to_run(cfg);
 	struct storm s = {
 	    .sh = sh,
 	    .r = &sh->vcpu[me],
-	    .ops = lock_ops_for(cfg->lock, cfg->relax),
+	    .ops = lock_ops_for(lock, cfg->relax),
 	    .me = me,
 	    .cs_cycles = cfg->cs_cycles,
 	    .think_cycles = cfg->think_cycles,
 	    .t = {cfg->stall_cycles, cfg->hold_preempt_cycles},
 	    .steal = cfg->flags & PLERIG_CONFIG_STEAL_TIME ? &sh->steal[me].steal : &no_steal_time,
+	    .pv = lock == PLERIG_LOCK_PVQSPIN ? &sh->lock.pv_nodes[me] : 0,
 	};
 	const int self_timed = (cfg->flags & PLERIG_CONFIG_SELF_TIMED) != 0;
 	uint32_t phase;
@@ -158,6 +200,7 @@ void storm_run(struct plerig_shared *sh, unsigned me)
 	/* every vCPU writes the same value: no vCPU has to come first */
 	__atomic_store_n(&sh->lock.pv_yield_spins, cfg->pv_yield_spins ? cfg->pv_yield_spins : 1,
 			 __ATOMIC_RELAXED);
+	pv_setup(sh);
 	__atomic_store_n(&s.r->state, PLERIG_VCPU_READY, __ATOMIC_RELEASE);
 	while ((phase = phase_of(sh)) == PLERIG_PHASE_BOOT)
 		RELAX_pause();

@@ -25,4 +25,19 @@ void storm_run(struct plerig_shared *sh, unsigned me);
  */
 void storm_yield_to(unsigned vcpu);
 
+/*
+ * Lock pvqspin's halt and kick, from the environment too: the guest halts
+ * with HLT (interrupts on) and kicks with KVM_HC_KICK_CPU, the native
+ * baseline stands in for KVM with a futex on the node's unhalted word.
+ *
+ * storm_halt(): halt vCPU @me while *@state == @val, looked at with
+ * interrupts off (as kvm_wait does), until a kick or an interrupt wakes
+ * it; a kick that came earlier makes it return at once, as KVM's
+ * pv_unhalted does. Returns 1 if it halted, 0 if *@state had changed.
+ * storm_kick(): wake vCPU @vcpu of @l's VM from its halt, or make its
+ * next halt return at once.
+ */
+int storm_halt(struct plerig_lock_state *l, unsigned me, const uint32_t *state, uint32_t val);
+void storm_kick(struct plerig_lock_state *l, unsigned vcpu);
+
 #endif

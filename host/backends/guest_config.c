@@ -14,6 +14,7 @@ void guest_config_fill(struct plerig_config *cfg, const struct variant *v)
 	cfg->ring = v->ring;
 	cfg->inject = v->inject;
 	cfg->pv_yield_spins = v->pv_yield_spins;
+	cfg->pv_spin_threshold = v->pv_spin_threshold;
 	cfg->cs_cycles = v->cs_cycles;
 	cfg->think_cycles = v->think_cycles;
 }

@@ -16,12 +16,13 @@
 
 #define SEE_HELP "see `plerig run --help`"
 
-#define MAX_SECONDS    3600.0
-#define MAX_CYCLES     1000000000ull
-#define MAX_STALL_US   1e9
-#define MAX_REPEAT     10000u
-#define MAX_DISCARD    100u
-#define MAX_YIELD_SPIN 100000000u
+#define MAX_SECONDS	      3600.0
+#define MAX_CYCLES	      1000000000ull
+#define MAX_STALL_US	      1e9
+#define MAX_REPEAT	      10000u
+#define MAX_DISCARD	      100u
+#define MAX_YIELD_SPIN	      100000000u
+#define MAX_PV_SPIN_THRESHOLD 100000000u
 
 static const struct real_range positive_seconds = {0.0, true, MAX_SECONDS};
 static const struct real_range seconds = {0.0, false, MAX_SECONDS};
@@ -99,6 +100,11 @@ static const struct opt_entry run_table[] = {
      .metavar = "N",
      UNSIGNED(common.pv_yield_spins, 1, MAX_YIELD_SPIN),
      .help = "relax pv-yield: PAUSEs between two yields, {range}"},
+    {.name = "pv-spin-threshold",
+     .metavar = "N",
+     UNSIGNED(common.pv_spin_threshold, 1, MAX_PV_SPIN_THRESHOLD),
+     .help = "lock pvqspin: relaxes a waiter spins before it halts (Linux's SPIN_THRESHOLD), "
+	     "{range}"},
     {.name = "ple",
      .metavar = "LIST",
      NAMES(ples, nr_ples, ple_names),

@@ -57,6 +57,12 @@ int plan_expand(const struct run_plan *o, const enum plerig_ring ring_auto[BACKE
 							v[n].ring = PLERIG_RING_USER;
 						v[n].vcpus = o->vcpu_counts[c];
 						v[n].lock = o->locks[l];
+						/* pvqspin halts and makes hypercalls: only
+						 * ring 0 may */
+						if (o->ring == RING_CHOICE_AUTO &&
+						    v[n].lock == PLERIG_LOCK_PVQSPIN &&
+						    v[n].backend != BACKEND_NATIVE)
+							v[n].ring = PLERIG_RING_KERNEL;
 						v[n].ple = o->ples[p];
 						v[n].relax = o->relaxes[r];
 						n++;

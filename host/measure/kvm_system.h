@@ -23,6 +23,7 @@ void kvm_system_close(struct kvm_system *s);
 
 /* KVM paravirtual features, CPUID 0x40000001 EAX, as KVM_GET_SUPPORTED_CPUID offers them. */
 #define KVM_FEATURE_STEAL_TIME	   5
+#define KVM_FEATURE_PV_UNHALT	   7
 #define KVM_FEATURE_PV_SCHED_YIELD 13
 bool kvm_feature_supported(const struct kvm_system *s, unsigned bit);
 

@@ -15,9 +15,8 @@
 /* Changing a word breaks scripts and stored results. */
 TABLE(backend_names, "backend", [BACKEND_KVM] = "kvm", [BACKEND_NATIVE] = "native",
       [BACKEND_LIBVIRT] = "libvirt", [BACKEND_LIBVIRT_TCG] = "libvirt-emulated");
-TABLE(
-    lock_names,
-    "lock", [PLERIG_LOCK_TICKET] = "ticket", [PLERIG_LOCK_TAS] = "tas", [PLERIG_LOCK_MCS] = "mcs");
+TABLE(lock_names, "lock", [PLERIG_LOCK_TICKET] = "ticket", [PLERIG_LOCK_TAS] = "tas",
+      [PLERIG_LOCK_MCS] = "mcs", [PLERIG_LOCK_PVQSPIN] = "pvqspin");
 TABLE(relax_names, "relax", [PLERIG_RELAX_PAUSE] = "pause", [PLERIG_RELAX_NOP] = "nop",
       [PLERIG_RELAX_REP_PAUSE] = "rep-pause", [PLERIG_RELAX_NONE] = "none",
       [PLERIG_RELAX_PV_YIELD] = "pv-yield");

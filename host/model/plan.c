@@ -61,6 +61,7 @@ void run_plan_defaults(struct run_plan *p)
 	c->cs_cycles = 100;
 	c->think_cycles = 100;
 	c->pv_yield_spins = 1024;
+	c->pv_spin_threshold = 1u << 15; /* Linux's SPIN_THRESHOLD */
 	run_plan_default_vcpus(p);
 
 	p->repeat = 1;

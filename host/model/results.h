@@ -66,6 +66,9 @@ struct variant_result {
 	char ple_why[512];	     /* why PAUSE-loop exits are not counted ("" when they are) */
 	char ple_note[160]; /* what a reader of the count must know (e.g. CPL > 0 on VMX) */
 	bool steal_time;    /* the guests registered steal time: *_self_preempted counts hold */
+	/* lock pvqspin halted and kicked; else why not (it ran as test-and-set) */
+	bool pv_unhalt;
+	char pv_why[192];
 	/* --exit-times: why exit times are not measured ("" when they are or were not asked for) */
 	char exit_times_why[256];
 	/* kvm_exit's reason for a PAUSE-loop exit (40 VMX, 0x77 SVM); 0: none on this host */

@@ -10,7 +10,7 @@ const char *backend_name(enum backend_kind b)
 
 bool lock_is_fair(enum plerig_lock_kind l)
 {
-	return l == PLERIG_LOCK_TICKET || l == PLERIG_LOCK_MCS;
+	return l == PLERIG_LOCK_TICKET || l == PLERIG_LOCK_MCS || l == PLERIG_LOCK_PVQSPIN;
 }
 
 const char *lock_name(enum plerig_lock_kind l)

@@ -45,6 +45,7 @@ struct variant {
 	enum plerig_inject inject; /* tests of plerig itself: a guest that faults or hangs */
 	enum ple_mode ple;
 	unsigned pv_yield_spins; /* relax pv-yield: PAUSEs between two yields */
+	unsigned pv_spin_threshold; /* lock pvqspin: relaxes before a waiter halts */
 	bool exit_times;	 /* time every KVM exit (kvm_exit to kvm_entry): costs time */
 };
 

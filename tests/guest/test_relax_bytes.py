@@ -27,7 +27,8 @@ RELAX_BYTES = {
     "none": None,
     "pv_yield": "f3 90",  # PAUSE in the loop; the hypercall sits behind a call
 }
-LOCKS = ("ticket", "tas", "mcs")
+LOCKS = ("ticket", "tas", "mcs", "pvqspin")
+QUEUED = ("mcs", "pvqspin")  # their releases spin too
 RELAX_LIKE = {"90", "f3 90", "f3 f3 90"}
 FUNC_RE = re.compile(r"^([0-9a-f]+) <(plerig_(?:acquire|release)_\w+)>:$")
 INSN_RE = re.compile(r"^\s*([0-9a-f]+):\t((?:[0-9a-f]{2} )+)\s*\t?(.*)$")
@@ -145,7 +146,7 @@ def check_image(path):
     errors, checked = [], 0
     for relax in RELAX_BYTES:
         names = [f"plerig_acquire_{lock}_{relax}" for lock in LOCKS]
-        names.append(f"plerig_release_mcs_{relax}")
+        names += [f"plerig_release_{lock}_{relax}" for lock in QUEUED]
         for name in names:
             if name not in functions:
                 errors.append(f"{path}: {name} missing from the image")

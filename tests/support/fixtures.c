@@ -24,6 +24,7 @@ struct variant fixture_variant(enum backend_kind backend, unsigned vcpus,
 	v.warmup_s = 0.2;
 	v.duration_s = 2.0;
 	v.timeout_s = 10.0;
+	v.pv_spin_threshold = 1u << 15;
 	return v;
 }
 

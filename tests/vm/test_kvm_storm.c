@@ -22,6 +22,8 @@
 
 /* pause, nop, rep-pause, none: the relax kinds that run at any ring on any KVM */
 #define PLAIN_RELAXES PLERIG_RELAX_PV_YIELD
+/* ticket, tas, mcs: likewise the locks (pvqspin halts: ring 0 only) */
+#define PLAIN_LOCKS PLERIG_LOCK_PVQSPIN
 
 static struct backend *backend;
 static unsigned cpus[2];
@@ -286,6 +288,62 @@ START_TEST(pv_yield_is_refused_where_it_cannot_work)
 }
 END_TEST
 
+/*
+ * Over-committed on one CPU with a spin threshold of one relax, a pvqspin
+ * waiter halts at nearly every wait, and every hand-over to a halted waiter
+ * is a kick. Where the kick cannot work (no KVM_FEATURE_PV_UNHALT, or PVM,
+ * whose guest hypercalls never reach KVM) it runs as test-and-set and says
+ * so. Either way the lock excludes and every vCPU finishes: a lost wake-up
+ * would end in the watchdog.
+ */
+START_TEST(pvqspin_halts_and_kicks_or_says_why_not)
+{
+	struct variant v = base_variant(3, PLERIG_LOCK_PVQSPIN, PLERIG_RELAX_PAUSE);
+	struct variant_result r;
+	v.ring = PLERIG_RING_KERNEL;
+	v.nr_pcpus = 1;
+	v.pv_spin_threshold = 1;
+	v.timeout_s = 60;
+	run_and_check_lock(&v, &r);
+	if (!r.pv_unhalt) {
+		ck_assert_msg(strstr(r.pv_why, "test-and-set"), "reason: '%s'", r.pv_why);
+		if (on_pvm())
+			ck_assert_msg(strstr(r.pv_why, "kvm_pvm"), "reason: '%s'", r.pv_why);
+		for (unsigned i = 0; i < r.nr_records; i++)
+			ck_assert_uint_eq(r.records[i].guest.pv.halts, 0);
+		printf("pvqspin_halts_and_kicks_or_says_why_not: %s\n", r.pv_why);
+		variant_result_free(&r);
+		return;
+	}
+	uint64_t halts = 0, sent = 0, received = 0, latencies = 0;
+	for (unsigned i = 0; i < r.nr_records; i++) {
+		const struct plerig_vcpu_result *g = &r.records[i].guest;
+		halts += g->pv.halts;
+		sent += g->pv.kicks_sent;
+		received += g->pv.kicks_received;
+		latencies += hist_total(g->hist_kick, PLERIG_HIST_BUCKETS);
+		ck_assert_uint_le(g->pv.spurious_wakeups, g->pv.halts);
+	}
+	ck_assert_msg(halts > 0 && sent > 0, "halts %llu, kicks %llu", (unsigned long long)halts,
+		      (unsigned long long)sent);
+	/* the interval's edges may split a kick from its receipt: one per vCPU at most */
+	ck_assert_uint_le(received, sent + r.nr_records);
+	ck_assert_uint_le(latencies, received);
+	variant_result_free(&r);
+}
+END_TEST
+
+START_TEST(pvqspin_is_refused_at_ring_3)
+{
+	struct variant v = base_variant(2, PLERIG_LOCK_PVQSPIN, PLERIG_RELAX_PAUSE);
+	struct variant_result r;
+	v.ring = PLERIG_RING_USER;
+	run_checked(&v, &r, false);
+	ck_assert_msg(strstr(r.error, "--ring kernel"), "error: %s", r.error);
+	variant_result_free(&r);
+}
+END_TEST
+
 START_TEST(guest_exception_is_reported)
 {
 	struct variant v = base_variant(2, PLERIG_LOCK_TICKET, PLERIG_RELAX_PAUSE);
@@ -321,7 +379,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, open_backend, close_backend);
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, every_vcpu_progresses_in_every_variant, 0,
-			    PLERIG_LOCK_COUNT * PLAIN_RELAXES);
+			    PLAIN_LOCKS * PLAIN_RELAXES);
 	tcase_add_test(tc, overcommit_on_one_cpu_shows_stalls_and_run_delay);
 	tcase_add_test(tc, single_vcpu_never_stalls);
 	tcase_add_test(tc, several_vms_run_side_by_side);
@@ -329,6 +387,8 @@ int main(void)
 	tcase_add_test(tc, pause_exits_can_be_disabled_per_vm);
 	tcase_add_test(tc, pause_loop_exits_are_counted_or_explained);
 	tcase_add_test(tc, pv_yield_is_refused_where_it_cannot_work);
+	tcase_add_test(tc, pvqspin_halts_and_kicks_or_says_why_not);
+	tcase_add_test(tc, pvqspin_is_refused_at_ring_3);
 	tcase_add_test(tc, guest_exception_is_reported);
 	tcase_add_test(tc, hung_guest_is_stopped_by_the_watchdog);
 	suite_add_tcase(s, tc);

@@ -17,7 +17,7 @@
 #endif
 
 #define PLERIG_ABI_MAGIC   0x31304749524c4550ull /* "PLERIG01" little-endian */
-#define PLERIG_ABI_VERSION 2u
+#define PLERIG_ABI_VERSION 3u
 
 #define PLERIG_MAX_VCPUS 64   /* also used by the guest assembly: no suffixes */
 #define PLERIG_CACHELINE 128u /* two lines: defeats the adjacent-line prefetcher */
@@ -47,6 +47,9 @@ enum plerig_lock_kind {
 	PLERIG_LOCK_TICKET = 0, /* fair FIFO: exposes lock-waiter preemption */
 	PLERIG_LOCK_TAS = 1,	/* test-and-test-and-set: unfair */
 	PLERIG_LOCK_MCS = 2,	/* queued, local spinning */
+	/* MCS queue with the paravirtual slow path of Linux's pv qspinlock: spin, then halt
+	 * until the releasing holder kicks (KVM_HC_KICK_CPU) */
+	PLERIG_LOCK_PVQSPIN = 3,
 	PLERIG_LOCK_COUNT
 };
 
@@ -123,7 +126,10 @@ struct plerig_config {
 	/* PLERIG_CONFIG_SERIAL_RESULTS: how long vCPU 0 waits for the others to come up
 	 * (and to stop) before it reports what it has */
 	uint64_t wait_cycles;
-	uint64_t reserved[3];
+	/* lock pvqspin: relaxes before a waiter halts (Linux's SPIN_THRESHOLD) */
+	uint32_t pv_spin_threshold;
+	uint32_t reserved32;
+	uint64_t reserved[2];
 };
 
 /*
@@ -144,6 +150,10 @@ struct plerig_config {
  * a stall or a long hold during which it grew is this vCPU's own preemption.
  * Only where CPUID 0x40000001 offers KVM_FEATURE_STEAL_TIME. */
 #define PLERIG_CONFIG_STEAL_TIME 0x4u
+/* Lock pvqspin may halt and kick: the host offers KVM_FEATURE_PV_UNHALT and the guest's
+ * KVM_HC_KICK_CPU reaches it. Without it pvqspin is test-and-set, as Linux's
+ * virt_spin_lock() falls back, and the host says so in the results. */
+#define PLERIG_CONFIG_PV_UNHALT 0x8u
 
 struct plerig_fault {
 	uint64_t vector;
@@ -153,6 +163,18 @@ struct plerig_fault {
 	uint64_t rflags;
 	uint64_t rsp;
 	uint64_t cr2;
+};
+
+/*
+ * Lock pvqspin's halt path, counted by the lock from the vCPU's start and
+ * turned into the measured interval's figures by the storm.
+ */
+struct plerig_pv_counts {
+	uint64_t halts;		   /* halted (HLT executed) waiting for the lock */
+	uint64_t kicks_sent;	   /* as releasing holder, kicked a halted successor */
+	uint64_t kicks_received;   /* found its state KICKED: a holder kicked it */
+	uint64_t spurious_wakeups; /* came back from a halt with the lock still not handed over */
+	uint64_t early_halts;	   /* halted before the spin threshold: predecessor preempted */
 };
 
 struct plerig_vcpu_result {
@@ -177,8 +199,12 @@ struct plerig_vcpu_result {
 	uint64_t measure_start_tsc; /* guest TSC at the first measured iteration */
 	uint64_t measure_end_tsc;   /* guest TSC at the end of the last one */
 	struct plerig_fault fault;
+	struct plerig_pv_counts pv; /* lock pvqspin only */
 	uint64_t hist_wait[PLERIG_HIST_BUCKETS];
 	uint64_t hist_hold[PLERIG_HIST_BUCKETS];
+	/* lock pvqspin: cycles from the kicker's TSC at its kick to the kicked waiter's after
+	 * its halt, one value per kick received */
+	uint64_t hist_kick[PLERIG_HIST_BUCKETS];
 } __attribute__((aligned(PLERIG_CACHELINE)));
 
 /* One MCS queue node per vCPU; links are vCPU index + 1, 0 = none, so the
@@ -186,6 +212,24 @@ struct plerig_vcpu_result {
 struct plerig_mcs_node {
 	uint32_t next;
 	uint32_t locked;
+} __attribute__((aligned(PLERIG_CACHELINE)));
+
+/* Where a pvqspin waiter is, as the releasing holder sees it (Linux's vcpu_running,
+ * vcpu_halted; KICKED is the holder's claim on the one kick). */
+enum plerig_pv_state {
+	PLERIG_PV_RUNNING = 0,
+	PLERIG_PV_HALTED = 1, /* about to halt or halted: a releasing holder must kick */
+	PLERIG_PV_KICKED = 2, /* the holder handed over and kicked */
+};
+
+/* Lock pvqspin's per-vCPU half, beside its MCS node. */
+struct plerig_pv_node {
+	uint32_t state;	       /* enum plerig_pv_state */
+	uint32_t unhalted;     /* native baseline and tests only: their stand-in for KVM's
+				* pv_unhalted, set by a kick, consumed by the next halt */
+	uint64_t kick_tsc;     /* the kicker's TSC at its kick */
+	uint64_t kick_latency; /* cycles kick -> running of the last kick received, 0 none */
+	struct plerig_pv_counts counts; /* running totals since the vCPU started */
 } __attribute__((aligned(PLERIG_CACHELINE)));
 
 struct plerig_lock_state {
@@ -205,9 +249,14 @@ struct plerig_lock_state {
 	uint32_t ticket_owner[PLERIG_MAX_VCPUS];
 	/* read by every pv-yield spin: a line of its own that nobody writes while spinning */
 	uint32_t pv_yield_spins __attribute__((aligned(PLERIG_CACHELINE)));
+	uint32_t pv_spin_threshold; /* pvqspin: relaxes before halting */
+	uint32_t pv_unhalt;	    /* pvqspin: 1 halt and kick, 0 test-and-set (no PV_UNHALT) */
+	uint32_t pv_preempt_check;  /* pvqspin: the steal areas' preempted bytes are live */
+	struct plerig_pv_node pv_nodes[PLERIG_MAX_VCPUS];
 };
 
 /* KVM's struct kvm_steal_time: KVM writes it, 64-byte aligned, per vCPU. */
+#define PLERIG_STEAL_PREEMPTED 0x1u /* KVM_VCPU_PREEMPTED in .preempted: scheduled out */
 struct plerig_steal_time {
 	uint64_t steal; /* ns runnable but not running */
 	uint32_t version;

@@ -53,6 +53,30 @@ static struct kvm_vcpu *vcpu_at(struct run *run, unsigned g)
 	return &run->vms[g / run->v->vcpus].vcpus[g % run->v->vcpus];
 }
 
+/*
+ * Lock pvqspin halts and kicks only where KVM offers KVM_FEATURE_PV_UNHALT
+ * and the guest's KVM_HC_KICK_CPU reaches it; elsewhere the guest runs it
+ * as test-and-set, as Linux's virt_spin_lock() does, and the results say
+ * so (pv_why).
+ */
+static void pv_unhalt_offer(struct run *run, struct plerig_config *cfg)
+{
+	struct variant_result *r = run->r;
+	if (run->v->lock != PLERIG_LOCK_PVQSPIN)
+		return;
+	if (!kvm_feature_supported(&run->kb->sys, KVM_FEATURE_PV_UNHALT))
+		snprintf(r->pv_why, sizeof(r->pv_why),
+			 "ran as test-and-set: KVM does not offer KVM_FEATURE_PV_UNHALT");
+	else if (!strcmp(run->kb->sys.module, "kvm_pvm"))
+		snprintf(r->pv_why, sizeof(r->pv_why),
+			 "ran as test-and-set: under PVM (kvm_pvm) the guest's hypercall does not "
+			 "reach KVM_HC_KICK_CPU (tried: the first halted vCPU was never woken)");
+	if (r->pv_why[0])
+		return;
+	cfg->flags |= PLERIG_CONFIG_PV_UNHALT;
+	r->pv_unhalt = true;
+}
+
 static int create_vms(struct run *run)
 {
 	struct plerig_config cfg;
@@ -63,9 +87,13 @@ static int create_vms(struct run *run)
 		cfg.flags |= PLERIG_CONFIG_STEAL_TIME;
 		run->r->steal_time = true;
 	}
+	pv_unhalt_offer(run, &cfg);
 	const struct vm_options opts = {
 	    .disable_pause_exits = run->v->ple == PLE_OFF,
-	    .in_kernel_apic = run->v->relax == PLERIG_RELAX_PV_YIELD,
+	    /* KVM's hypercalls find their target vCPU through its local APIC, and only an
+	     * in-kernel one keeps a halted vCPU in KVM until its kick */
+	    .in_kernel_apic =
+		run->v->relax == PLERIG_RELAX_PV_YIELD || run->v->lock == PLERIG_LOCK_PVQSPIN,
 	};
 	run->vms = calloc(run->v->vms, sizeof(run->vms[0]));
 	if (!run->vms)
@@ -249,6 +277,15 @@ static int check_pv_yield(struct run *run)
 	return 0;
 }
 
+/* pvqspin halts (HLT, cli, sti) and kicks with a hypercall: guest ring 0 only. */
+static int check_pvqspin(struct run *run)
+{
+	if (run->v->lock == PLERIG_LOCK_PVQSPIN && run->v->ring != PLERIG_RING_KERNEL)
+		return run_fail(run->r, "lock pvqspin halts and kicks, which guest ring 3 may not: "
+					"add --ring kernel (or leave --ring auto)");
+	return 0;
+}
+
 static void prepare_ple_counts(struct run *run)
 {
 	const unsigned n = run->v->vms * run->v->vcpus;
@@ -299,7 +336,7 @@ static int kvm_run_variant(struct backend *b, const struct variant *v, struct va
 	    .ops = &kvm_unit_ops, .ctx = &run, .v = v, .r = r, .t0 = monotonic_ns()};
 	if (variant_result_init(r, v))
 		return -1;
-	if (check_pv_yield(&run))
+	if (check_pv_yield(&run) || check_pvqspin(&run))
 		return -1;
 	start_gate_init(&run.gate);
 	prepare_ple_counts(&run);

@@ -87,6 +87,8 @@ static int make_shared(struct native_run *run, uint64_t tsc_khz)
 		guest_config_fill(c, v);
 		guest_config_set_tsc(c, v, tsc_khz);
 		c->ring = PLERIG_RING_USER; /* host user space */
+		/* pvqspin's halt and kick: a futex stands in (native_halt.c) */
+		c->flags |= PLERIG_CONFIG_PV_UNHALT;
 	}
 	return 0;
 }
@@ -221,6 +223,7 @@ static int native_run_variant(struct backend *b, const struct variant *v, struct
 	if (v->inject != PLERIG_INJECT_NONE)
 		return run_fail(r, "--inject applies to VM backends, not native");
 	r->tsc_khz = nb->tsc_khz;
+	r->pv_unhalt = v->lock == PLERIG_LOCK_PVQSPIN;
 	snprintf(r->ple_why, sizeof(r->ple_why), "no VM, so no PAUSE-loop exits");
 	start_gate_init(&run.gate);
 	if (!make_shared(&run, nb->tsc_khz)) {
