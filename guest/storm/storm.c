@@ -146,8 +146,11 @@ static inline __attribute__((always_inline)) void storm_loop(struct storm *s, ui
 		} else
 			r->unmeasured_acquisitions++;
 		if (s->pv && s->pv->kick_latency) {
-			if (measured_start && phase == PLERIG_PHASE_MEASURE)
+			if (measured_start && phase == PLERIG_PHASE_MEASURE) {
 				r->hist_kick[plerig_hist_bucket(s->pv->kick_latency)]++;
+				if (s->pv->kick_latency > r->kick_latency_max_cycles)
+					r->kick_latency_max_cycles = s->pv->kick_latency;
+			}
 			s->pv->kick_latency = 0;
 		}
 		spin_until(t2 + s->think_cycles);

@@ -69,6 +69,18 @@ static int nest(uint64_t part, const char *part_name, uint64_t whole, const char
 		   ULL(whole));
 }
 
+/* pvqspin's halt path: a spurious or early halt is a halt; each kick latency is a kick received. */
+static int check_halt_path(const struct plerig_vcpu_result *g, char *why, size_t len)
+{
+	uint64_t timed;
+	if (!hist_sum(g->hist_kick, &timed))
+		return bad(why, len,
+			   "its kick latency histogram's buckets add up to more than 2^64");
+	return nest(g->pv.spurious_wakeups, "spurious wake-ups", g->pv.halts, "halts", why, len) ||
+	       nest(g->pv.early_halts, "early halts", g->pv.halts, "halts", why, len) ||
+	       nest(timed, "kick latencies", g->pv.kicks_received, "kicks received", why, len);
+}
+
 static int check_counts(const struct plerig_vcpu_result *g, char *why, size_t len)
 {
 	return nest(g->contended, "contended acquisitions", g->acquisitions, "acquisitions", why,
@@ -87,7 +99,8 @@ static int check_counts(const struct plerig_vcpu_result *g, char *why, size_t le
 	       nest(g->wait_max_cycles, "cycles in the longest wait", g->wait_total_cycles,
 		    "cycles of waiting", why, len) ||
 	       nest(g->hold_max_cycles, "cycles in the longest hold", g->hold_total_cycles,
-		    "cycles of holding", why, len);
+		    "cycles of holding", why, len) ||
+	       check_halt_path(g, why, len);
 }
 
 /* Times: every measured iteration lies inside the vCPU's window, which lies in the interval. */

@@ -38,6 +38,11 @@ static const char *const stat_names[KVM_STAT_COUNT] = {
     [KVM_STAT_PREEMPTION_OTHER] = "preemption_other",
     [KVM_STAT_INSN_EMULATION] = "insn_emulation",
     [KVM_STAT_INSN_EMULATION_FAIL] = "insn_emulation_fail",
+    [KVM_STAT_HALT_SUCCESSFUL_POLL] = "halt_successful_poll",
+    [KVM_STAT_HALT_ATTEMPTED_POLL] = "halt_attempted_poll",
+    [KVM_STAT_HALT_POLL_INVALID] = "halt_poll_invalid",
+    [KVM_STAT_HALT_POLL_SUCCESS_NS] = "halt_poll_success_ns",
+    [KVM_STAT_HALT_POLL_FAIL_NS] = "halt_poll_fail_ns",
 };
 
 const char *kvm_stat_name(enum kvm_vcpu_stat s)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/halt_path.h"
 #include "output/exit_times_writer.h"
 #include "util/atomic_file.h"
 
@@ -61,12 +62,31 @@ static const char *const header[] = {
     "ple_exit_ns",
     "exit_records_lost",
     "exit_reasons_top",
+    /* lock pvqspin's halt path (model/halt_path.h), empty where the guest did not halt */
+    "halts",
+    "kicks_sent",
+    "kicks_received",
+    "spurious_wakeups",
+    "early_halts",
+    "kick_latency_p50_ns",
+    "kick_latency_p99_ns",
+    "kick_latency_max_ns",
+    /* KVM's halt stats, empty where the host's KVM lacks one */
+    "halt_exits",
+    "halt_wakeup",
+    "halt_successful_poll",
+    "halt_attempted_poll",
+    "halt_poll_invalid",
+    "halt_poll_success_ns",
+    "halt_poll_fail_ns",
 };
 
 #define NR_COLUMNS	  (sizeof(header) / sizeof(header[0]))
 #define FIRST_VCPU_COLUMN 10 /* "vm": where the per-vCPU fields start */
 #define TRAILING_COLUMNS  2  /* interval_s, ple: after the per-vCPU fields */
-#define LATE_VCPU_COLUMNS (11 + EXIT_TIMES_CSV_COLUMNS) /* irq_exits ... : after ple */
+#define HALT_PATH_COLUMNS (8 + HALT_STAT_COUNT)
+/* irq_exits ... : after ple */
+#define LATE_VCPU_COLUMNS (11 + EXIT_TIMES_CSV_COLUMNS + HALT_PATH_COLUMNS)
 
 /* A row being written: separators come before every field but the first. */
 struct row {
@@ -191,6 +211,23 @@ static void field_count(struct row *r, bool valid, uint64_t v)
 		field_empty(r);
 }
 
+static void halt_path_fields(struct row *r, const struct variant_result *res,
+			     const struct vcpu_record *rec)
+{
+	struct halt_path h;
+	halt_path_for_vcpu(res, rec, &h);
+	field_count(r, h.valid, h.halts);
+	field_count(r, h.valid, h.kicks_sent);
+	field_count(r, h.valid, h.kicks_received);
+	field_count(r, h.valid, h.spurious_wakeups);
+	field_count(r, h.early_halts_valid, h.early_halts);
+	field_double(r, h.kick_p50_ns); /* empty without a kick */
+	field_double(r, h.kick_p99_ns);
+	field_double(r, h.kick_max_ns);
+	for (unsigned s = 0; s < HALT_STAT_COUNT; s++)
+		field_count(r, h.kvm_valid[s], h.kvm[s]);
+}
+
 /* Every other per-vCPU figure the JSON has. */
 static void late_vcpu_fields(struct row *r, const struct variant_result *res,
 			     const struct vcpu_record *rec)
@@ -216,6 +253,7 @@ static void late_vcpu_fields(struct row *r, const struct variant_result *res,
 	exit_times_csv_fields(res, rec, exit_fields);
 	for (unsigned c = 0; c < EXIT_TIMES_CSV_COLUMNS; c++)
 		field_str(r, exit_fields[c], 0);
+	halt_path_fields(r, res, rec);
 }
 
 static void run_rows(struct row *r, unsigned index, const struct variant *v,

@@ -12,6 +12,7 @@
 
 #include "model/plan.h"
 #include "output/exit_times_writer.h"
+#include "output/halt_path_writer.h"
 #include "plerig/histogram.h"
 #include "util/atomic_file.h"
 #include "model/verdict.h"
@@ -113,6 +114,9 @@ static json_object *summary_json(const struct variant_result *r)
 		json_add_str(o, "pause_loop_exits_unavailable",
 			     r->ple_why[0] ? r->ple_why : "not counted for every vCPU");
 	exit_times_json_add(o, r, NULL);
+	struct halt_path h;
+	halt_path_for_variant(r, &h);
+	json_add(o, "halt_path", halt_path_json(r, &h));
 	return o;
 }
 
@@ -171,6 +175,11 @@ static json_object *vcpu_json(const struct variant_result *r, const struct vcpu_
 	json_add_u64(o, "timeslices", rec->sched.timeslices);
 	json_add(o, "kvm_stats", kvm_stats_json(&rec->kvm));
 	exit_times_json_add(o, r, rec);
+	struct halt_path h;
+	halt_path_for_vcpu(r, rec, &h);
+	json_add(o, "halt_path", halt_path_json(r, &h));
+	if (h.valid)
+		json_add(o, "kick_latency_histogram", histogram_json(rec->guest.hist_kick));
 	if (rec->lifetime.valid)
 		json_add(o, "lifetime", lifetime_json(&rec->lifetime));
 	json_add(o, "wait_histogram", histogram_json(rec->guest.hist_wait));

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "output/exit_times_writer.h"
+#include "output/halt_path_writer.h"
 
 #define MAX_NOTES 16
 
@@ -54,4 +55,5 @@ void ple_notes_print(FILE *f, const struct outcome *rep)
 		fprintf(f, "): %s\n", notes[k].text);
 	}
 	exit_times_print(f, rep);
+	halt_path_print(f, rep);
 }

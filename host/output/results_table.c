@@ -40,8 +40,10 @@ static const struct {
     [COL_BACKEND] = {"backend", 16, LEFT,
 		     "VMM running the guests (kvm: plerig's own, on /dev/kvm; libvirt: QEMU; "
 		     "libvirt-emulated: QEMU's TCG, no KVM: emulated timings)"},
-    [COL_LOCK] = {"lock", 6, LEFT,
-		  "spin lock: ticket (fair FIFO), tas (test-and-test-and-set), mcs (queued)"},
+    [COL_LOCK] =
+	{"lock", 6, LEFT,
+	 "spin lock: ticket (fair FIFO), tas (test-and-test-and-set), mcs (queued), pvqspin "
+	 "(queued, halts and is kicked)"},
     [COL_RELAX] = {"relax", 9, LEFT,
 		   "spin-loop body: pause, nop, rep-pause or none (PAUSE is what PLE counts)"},
     [COL_RING] = {"ring", 6, LEFT, "guest privilege level the lock storm runs at"},

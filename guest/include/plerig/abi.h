@@ -199,7 +199,8 @@ struct plerig_vcpu_result {
 	uint64_t measure_start_tsc; /* guest TSC at the first measured iteration */
 	uint64_t measure_end_tsc;   /* guest TSC at the end of the last one */
 	struct plerig_fault fault;
-	struct plerig_pv_counts pv; /* lock pvqspin only */
+	struct plerig_pv_counts pv;	  /* lock pvqspin only */
+	uint64_t kick_latency_max_cycles; /* the longest of hist_kick's values */
 	uint64_t hist_wait[PLERIG_HIST_BUCKETS];
 	uint64_t hist_hold[PLERIG_HIST_BUCKETS];
 	/* lock pvqspin: cycles from the kicker's TSC at its kick to the kicked waiter's after

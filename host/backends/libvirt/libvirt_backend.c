@@ -128,6 +128,11 @@ static int create_domains(struct lv_run *run)
 	struct plerig_config cfg;
 	char err[ERRBUF_SIZE], config[PATH_MAX];
 	make_config(run, &cfg);
+	/* the guest halts only with PLERIG_CONFIG_PV_UNHALT, which make_config never sets */
+	if (run->v->lock == PLERIG_LOCK_PVQSPIN)
+		snprintf(run->r->pv_why, sizeof(run->r->pv_why),
+			 "ran as test-and-set: the libvirt backend does not give the guest "
+			 "kvm-pv-unhalt yet");
 	if (run_dir_write(&run->dir, "config.bin", &cfg, sizeof(cfg), err, sizeof(err)) ||
 	    run_dir_file(&run->dir, "config.bin", config, sizeof(config)))
 		return run_fail(run->r, "%s", err);
