@@ -17,6 +17,44 @@ static const char *vector_name(uint64_t v)
 	return v < sizeof(names) / sizeof(names[0]) ? names[v] : "exception";
 }
 
+static const char *pv_state_name(uint32_t state)
+{
+	static const char *const names[] = {"running", "halted", "kicked"};
+	return state < sizeof(names) / sizeof(names[0]) ? names[state] : "?";
+}
+
+void guest_lock_describe(const struct plerig_shared *sh, unsigned vcpu, char *buf, size_t len)
+{
+	const struct plerig_lock_state *l = &sh->lock;
+	const struct plerig_mcs_node *n = &l->mcs_nodes[vcpu % PLERIG_MAX_VCPUS];
+	const struct plerig_pv_node *pv = &l->pv_nodes[vcpu % PLERIG_MAX_VCPUS];
+	const uint32_t lock = __atomic_load_n(&sh->config.lock, __ATOMIC_RELAXED);
+	/* the guest may still run: each word read once, as it was then */
+	switch (lock) {
+	case PLERIG_LOCK_TICKET:
+		snprintf(buf, len, "ticket head %u tail %u",
+			 __atomic_load_n(&l->ticket_head, __ATOMIC_RELAXED),
+			 __atomic_load_n(&l->ticket_tail, __ATOMIC_RELAXED));
+		break;
+	case PLERIG_LOCK_TAS:
+		snprintf(buf, len, "tas word %u", __atomic_load_n(&l->tas_word, __ATOMIC_RELAXED));
+		break;
+	case PLERIG_LOCK_MCS:
+	case PLERIG_LOCK_PVQSPIN:
+		snprintf(buf, len, "queue tail link %u, its node locked %u next link %u%s%s",
+			 __atomic_load_n(&l->mcs_tail, __ATOMIC_RELAXED),
+			 __atomic_load_n(&n->locked, __ATOMIC_RELAXED),
+			 __atomic_load_n(&n->next, __ATOMIC_RELAXED),
+			 lock == PLERIG_LOCK_PVQSPIN ? ", pv state " : "",
+			 lock == PLERIG_LOCK_PVQSPIN
+			     ? pv_state_name(__atomic_load_n(&pv->state, __ATOMIC_RELAXED))
+			     : "");
+		break;
+	default:
+		snprintf(buf, len, "lock kind %u unknown", lock);
+	}
+}
+
 void guest_fault_describe(const struct plerig_fault *f, char *buf, size_t len)
 {
 	snprintf(buf, len,

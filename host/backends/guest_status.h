@@ -12,5 +12,11 @@
 const char *guest_state_name(uint32_t state);
 /* "guest exception #GP (vector 13) error code 0x0 at rip ..." of @f, into @buf. */
 void guest_fault_describe(const struct plerig_fault *f, char *buf, size_t len);
+/*
+ * The lock as a hung vCPU @vcpu left it, for the watchdog: the lock word,
+ * and for the queued locks its queue node (pvqspin: its halt state too),
+ * "" for a lock with nothing of the vCPU's own; into @buf.
+ */
+void guest_lock_describe(const struct plerig_shared *sh, unsigned vcpu, char *buf, size_t len);
 
 #endif

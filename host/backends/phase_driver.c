@@ -109,11 +109,14 @@ static int report_hang(struct phase_driver *d, const char *stage)
 	for (unsigned g = 0; g < nr_units(d); g++) {
 		if (d->ops->outcome(d->ctx, g, NULL) == UNIT_DONE)
 			continue;
+		char lock[160];
+		guest_lock_describe(d->ops->shared(d->ctx, g / d->v->vcpus), g % d->v->vcpus, lock,
+				    sizeof(lock));
 		return run_fail(d->r,
 				"watchdog: VM %u vCPU %u did not %s within %.1f s (guest "
-				"state %s); stopped it",
+				"state %s; %s); stopped it",
 				g / d->v->vcpus, g % d->v->vcpus, stage, d->v->timeout_s,
-				guest_state_name(guest_result(d, g)->state));
+				guest_state_name(guest_result(d, g)->state), lock);
 	}
 	return run_fail(d->r, "watchdog: the VMs did not %s within %.1f s", stage, d->v->timeout_s);
 }
