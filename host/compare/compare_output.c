@@ -276,7 +276,7 @@ static json_object *row_json(const struct metric_comparison *r)
 	const struct judgement *j = &r->judgement;
 
 	json_add_str(o, "metric", r->metric->name);
-	json_add_str(o, "better", r->metric->better > 0 ? "higher" : "lower");
+	json_add_str(o, "better", metric_better_name(r->metric));
 	json_add(o, "base", side_json(&r->base));
 	json_add(o, "new", side_json(&r->cand));
 	json_add(o, "delta", json_double(j->delta));

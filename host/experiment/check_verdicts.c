@@ -84,7 +84,9 @@ int check_emit_verdict(struct check_ctx *k, const struct check_tested *t)
 					"no spread: every run gave the same value (%s -> %s)",
 					units_count(t->base.mean, a, sizeof(a)),
 					units_count(t->cand.mean, b, sizeof(b)));
-	const bool bad = x->metric->better > 0 ? d < 0.0 : d > 0.0;
+	/* a metric with no better direction (behaviour) is harmed by a change either way */
+	const int better = x->metric->better ? x->metric->better : (d < 0.0 ? 1 : -1);
+	const bool bad = better > 0 ? d < 0.0 : d > 0.0;
 	const char *scenario = x->scenario->name;
 	int rc;
 	/*
@@ -93,7 +95,7 @@ int check_emit_verdict(struct check_ctx *k, const struct check_tested *t)
 	 * threshold. A point estimate just past it is what drift between
 	 * invocations makes of a few percent.
 	 */
-	const double near = x->metric->better > 0 ? -hi : lo; /* the smallest harm the CI allows */
+	const double near = better > 0 ? -hi : lo; /* the smallest harm the CI allows */
 	const bool regressed = t->p_adj < VERDICT_ALPHA && bad && near >= thr;
 	double delay_then, delay_now;
 	if (regressed && host_busier_than_baseline(k, t, &delay_then, &delay_now)) {

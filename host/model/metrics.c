@@ -54,6 +54,26 @@ static double exits(const struct figures *f)
 	return f->exits_valid ? (double)f->exits : NAN;
 }
 
+/*
+ * What the hypervisor did per acquisition of the lock: behaviour, not
+ * speed. A PLE change may move them either way on purpose, so neither
+ * direction is better: a change beyond the threshold is flagged both ways.
+ */
+static double per_acquisition(uint64_t n, bool valid, const struct figures *f)
+{
+	return valid && f->acquisitions ? (double)n / (double)f->acquisitions : NAN;
+}
+
+static double ple_exits_per_acq(const struct figures *f)
+{
+	return per_acquisition(f->pause_loop_exits, f->pause_loop_exits_valid, f);
+}
+
+static double ple_window_updates_per_acq(const struct figures *f)
+{
+	return per_acquisition(f->ple_window_updates, f->ple_window_updates_valid, f);
+}
+
 const struct metric metrics[] = {
     {"acq_per_s", "acq/s", +1, 1, acq_per_s},
     {"acq_per_cpu_s", "acq/cpu-s", +1, 0, acq_per_cpu_s},
@@ -65,6 +85,8 @@ const struct metric metrics[] = {
     {"holder_preemptions", "lhp", -1, 1, holder_preemptions},
     {"run_delay_share", "run-delay", -1, 1, run_delay_share},
     {"exits", "exits", -1, 0, exits},
+    {"ple_exits_per_acq", "ple/acq", 0, 0, ple_exits_per_acq},
+    {"ple_window_updates_per_acq", "win/acq", 0, 0, ple_window_updates_per_acq},
 };
 
 const unsigned nr_metrics = sizeof(metrics) / sizeof(metrics[0]);
@@ -75,4 +97,9 @@ const struct metric *metric_by_name(const char *name)
 		if (!strcmp(metrics[i].name, name))
 			return &metrics[i];
 	return NULL;
+}
+
+const char *metric_better_name(const struct metric *m)
+{
+	return m->better > 0 ? "higher" : m->better < 0 ? "lower" : "either";
 }

@@ -11,14 +11,18 @@
 struct metric {
 	const char *name;  /* as in the JSON summary: "acq_per_s", ... */
 	const char *label; /* short column title */
-	int better;	   /* +1: higher is better; -1: lower is better */
-	int headline;	   /* shown in the comparison table (all of them go to JSON) */
+	/* +1: higher is better; -1: lower is better; 0: neither, any change counts */
+	int better;
+	int headline; /* shown in the comparison table (all of them go to JSON) */
 	/* the value for one run; NaN where the run has none (e.g. exits on native) */
 	double (*get)(const struct figures *f);
 };
 
 extern const struct metric metrics[];
 extern const unsigned nr_metrics;
+
+/* "higher", "lower", or "either" (no better direction: any change counts) */
+const char *metric_better_name(const struct metric *m);
 
 /* NULL if unknown. */
 const struct metric *metric_by_name(const char *name);

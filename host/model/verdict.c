@@ -34,7 +34,9 @@ void verdict_judge_paired(const struct welch_result *paired, unsigned n, int bet
 		out->verdict = no_finding(out, threshold_pct);
 		return;
 	}
-	out->verdict = (paired->diff > 0.0) == (better > 0) ? VERDICT_BETTER : VERDICT_WORSE;
+	/* no better direction (a behaviour figure): a change is flagged as worse either way */
+	out->verdict =
+	    better && (paired->diff > 0.0) == (better > 0) ? VERDICT_BETTER : VERDICT_WORSE;
 }
 
 const char *verdict_name(enum verdict v)
@@ -100,7 +102,8 @@ void verdict_judge(const struct sample_stats *base, const struct sample_stats *c
 		out->verdict = no_finding(out, threshold_pct);
 		return;
 	}
-	out->verdict = (out->delta > 0.0) == (better > 0) ? VERDICT_BETTER : VERDICT_WORSE;
+	out->verdict =
+	    better && (out->delta > 0.0) == (better > 0) ? VERDICT_BETTER : VERDICT_WORSE;
 }
 
 void comparison_judge(const struct comparison *c, double threshold_pct, struct judgement *out)

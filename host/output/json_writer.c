@@ -355,7 +355,7 @@ static json_object *comparison_json(const struct comparison *c)
 	json_add(o, "baseline", json_object_new_int64(c->baseline));
 	json_add(o, "candidate", json_object_new_int64(c->candidate));
 	json_add_str(o, "metric", c->metric->name);
-	json_add_str(o, "better", c->metric->better > 0 ? "higher" : "lower");
+	json_add_str(o, "better", metric_better_name(c->metric));
 	json_add_double(o, "baseline_mean", c->base.n ? c->base.mean : NAN);
 	json_add_double(o, "candidate_mean", c->cand.n ? c->cand.mean : NAN);
 	json_add_double(o, "delta", welch.delta);

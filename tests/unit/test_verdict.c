@@ -11,15 +11,21 @@
 #include "stats/sample_stats.h"
 #include "support/check_main.h"
 
-static void judge(const double *a, const double *b, unsigned n, double threshold,
-		  struct judgement *j)
+static void judge_better(const double *a, const double *b, unsigned n, int better, double threshold,
+			 struct judgement *j)
 {
 	struct sample_stats sa, sb;
 	struct welch_result w;
 	sample_stats_compute(a, n, &sa);
 	sample_stats_compute(b, n, &sb);
 	welch_test(a, n, b, n, VERDICT_CONFIDENCE, &w);
-	verdict_judge(&sa, &sb, &w, +1, threshold, j);
+	verdict_judge(&sa, &sb, &w, better, threshold, j);
+}
+
+static void judge(const double *a, const double *b, unsigned n, double threshold,
+		  struct judgement *j)
+{
+	judge_better(a, b, n, +1, threshold, j);
 }
 
 /* Spread ~0.8 %, 5 runs a side: the CI of a zero change is ~2.3 % wide. */
@@ -59,6 +65,22 @@ START_TEST(a_significant_change_beyond_the_threshold_is_judged)
 }
 END_TEST
 
+/* A behaviour figure (PLE exits per acquisition): no better direction, either change is flagged. */
+START_TEST(a_metric_without_a_better_direction_is_worse_either_way)
+{
+	double lower[5];
+	struct judgement j;
+	for (unsigned i = 0; i < 5; i++)
+		lower[i] = spread[i] - 0.10;
+	judge_better(spread, lower, 5, 0, 2.0, &j);
+	ck_assert_int_eq(j.verdict, VERDICT_WORSE);
+	judge_better(lower, spread, 5, 0, 2.0, &j);
+	ck_assert_int_eq(j.verdict, VERDICT_WORSE);
+	judge_better(tight, tight, 5, 0, 2.0, &j);
+	ck_assert_int_eq(j.verdict, VERDICT_NO_CHANGE);
+}
+END_TEST
+
 START_TEST(the_paired_test_follows_the_same_rule)
 {
 	/* per-round ratios - 1: mean 0, sd 0.8 %: the CI is 1.96 % wide over 5 rounds */
@@ -80,6 +102,7 @@ static Suite *verdict_suite(void)
 	TCase *t = tcase_create("rule");
 	tcase_add_test(t, a_wide_ci_is_too_noisy_a_narrow_one_no_change);
 	tcase_add_test(t, a_significant_change_beyond_the_threshold_is_judged);
+	tcase_add_test(t, a_metric_without_a_better_direction_is_worse_either_way);
 	tcase_add_test(t, the_paired_test_follows_the_same_rule);
 	suite_add_tcase(s, t);
 	return s;
