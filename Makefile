@@ -19,17 +19,21 @@ build: setup $(BUILD)/build.ninja
 run: build
 	$(BUILD)/plerig run $(RUN_ARGS)
 
+# Every test but the slow end-to-end ones (make vm-test): about two minutes on 2 CPUs.
 test: build
 	scripts/run-tests $(BUILD)
 
+# The tests that boot no VM: tests/unit, build, guest and native (seconds).
 unit-test: build
-	scripts/run-tests $(BUILD) unit
+	scripts/run-tests $(BUILD) unit build guest native
 
-# plerig's own VM tests, then `plerig check` (the default suite) as a regression
-# gate: JUnit and TAP in $(BUILD)/vm-test/; PLERIG_BASELINES=DIR compares with
-# this machine's baseline.
+# plerig's own tests that boot VMs (suites vm and cli, the slow end-to-end
+# cases that `make test` leaves out included; VM_TEST_SUITES=slow: only those),
+# then `plerig check` (the default suite) as a regression gate: JUnit and TAP in
+# $(BUILD)/vm-test/; PLERIG_BASELINES=DIR compares with this machine's baseline.
+VM_TEST_SUITES ?=
 vm-test: build
-	scripts/vm-test $(BUILD)
+	scripts/vm-test $(BUILD) $(VM_TEST_SUITES)
 
 # plerig against the real kvm_intel with PAUSE-loop exiting, under Bochs' emulated
 # VMX CPU: no /dev/kvm needed (about 10 minutes).

@@ -17,6 +17,9 @@ import tempfile
 import unittest
 import xml.etree.ElementTree as ET
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import slow_cases  # noqa: E402
+
 PLERIG = DEFAULT_SUITE = None
 
 # One scenario, one metric: a regression is exactly one failure.
@@ -139,6 +142,7 @@ class Check(unittest.TestCase):
         p = subprocess.run(["prove", "-e", "cat", tap], capture_output=True, text=True)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
 
+    @slow_cases.slow  # --budget 90, twice: about 100 s with both CPUs busy
     def test_regression_against_baseline(self):
         self.need_kvm()
         # --budget on both sides: the comparison's CI holds the baseline's spread too,
@@ -244,4 +248,4 @@ class Check(unittest.TestCase):
 
 if __name__ == "__main__":
     PLERIG, DEFAULT_SUITE = sys.argv[1], sys.argv[2]
-    unittest.main(argv=sys.argv[:1], verbosity=2)
+    unittest.main(argv=sys.argv[:1], verbosity=2, testLoader=slow_cases.Loader())

@@ -2,7 +2,8 @@
 """`meson setup B --prefix P && meson install -C B` gives a working P/bin/plerig:
 the guest image, the domain template and the schemas in P/share/plerig/, found
 through the data directory compiled in; a man page per command in
-P/share/man/man1/, each naming every option its --help prints.
+P/share/man/man1/, each naming every option its --help prints. The man
+pages are checked in `make test`, the install in `make vm-test`.
 
 usage: test_install.py PLERIG SOURCE_ROOT
 """
@@ -13,6 +14,9 @@ import subprocess
 import sys
 import tempfile
 import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import slow_cases  # noqa: E402
 
 PLERIG = SOURCE = None
 HELP_OPTION = re.compile(r"^  (?:-\w, )?(--[a-z][a-z0-9-]*)", re.M)
@@ -45,6 +49,7 @@ class ManPages(unittest.TestCase):
                 self.assertIn(opt, text, f"{page} lacks {opt}: run scripts/make-man")
 
 
+@slow_cases.slow  # a build of its own: 15-25 s on 2 CPUs
 class Install(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -99,4 +104,4 @@ class Install(unittest.TestCase):
 
 if __name__ == "__main__":
     PLERIG, SOURCE = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    unittest.main(argv=sys.argv[:1], verbosity=2)
+    unittest.main(argv=sys.argv[:1], verbosity=2, testLoader=slow_cases.Loader())

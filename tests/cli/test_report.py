@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """`plerig report` as a browser shows it: a real `plerig run` (kvm and native,
-1x and 2x over-commit, PAUSE and NOP, 3 repeats) drawn to HTML, loaded by
-headless Chromium, screenshot not blank, the DOM holding the expected charts
-and labels; `run --report`; a sweep file; broken input refused with one line,
-exit 2 and no report.
+1x and 2x over-commit, PAUSE and NOP, 3 repeats: support/shared_results.py)
+drawn to HTML, loaded by headless Chromium, screenshot not blank, the DOM
+holding the expected charts and labels; `run --report`; a sweep file; broken
+input refused with one line, exit 2 and no report.
 
 usage: test_report.py PLERIG
 """
@@ -16,6 +16,9 @@ import sys
 import tempfile
 import unittest
 import zlib
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import shared_results  # noqa: E402
 
 PLERIG = None
 TMP = None
@@ -84,16 +87,8 @@ def setUpModule():
     # unittest runs no tearDownModule after a skip or failure here: nothing made before it
     if not os.access("/dev/kvm", os.R_OK | os.W_OK):
         raise unittest.SkipTest("no usable /dev/kvm: the known results file needs real VMs")
+    RESULTS = shared_results.get(PLERIG)
     TMP = tempfile.mkdtemp(prefix="plerig-report-")
-    RESULTS = os.path.join(TMP, "results.json")
-    r = plerig("run", "--backend", "kvm,native", "--vcpus", "2,4", "--pcpus", "0-1",
-               "--relax", "pause,nop", "--repeat", "3", "--duration", "0.2", "--warmup",
-               "0.05", "--timeout", "60", "--quiet", "--json", RESULTS)
-    # --timeout 60: with the load average at 14 a run's stop once took over the
-    # default 10 s, and the watchdog failed it
-    if r.returncode != 0:
-        shutil.rmtree(TMP, ignore_errors=True)
-        raise AssertionError(r.stdout + r.stderr)
 
 
 def tearDownModule():
