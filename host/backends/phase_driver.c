@@ -179,6 +179,7 @@ static int measure(struct phase_driver *d)
 	struct interval_snapshots snap = {0};
 	if (interval_snapshots_alloc(&snap, d->r))
 		return -1;
+	interval_snapshots_load(&snap, d->r, false);
 	take_snapshots(d, snap.before);
 	const uint64_t m0 = monotonic_ns();
 	if (d->ops->interval)
@@ -195,6 +196,7 @@ static int measure(struct phase_driver *d)
 		phase_driver_set_phase(d, PLERIG_PHASE_STOP);
 		const uint64_t m1 = monotonic_ns();
 		take_snapshots(d, snap.after);
+		interval_snapshots_load(&snap, d->r, true);
 		d->r->interval_s = (double)(m1 - m0) / 1e9;
 		d->r->window_s = d->r->interval_s; /* MEASURE to STOP, as the units saw it */
 		interval_snapshots_delta(&snap, d->r);

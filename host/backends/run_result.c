@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/strfmt.h"
+
 /* Exit times where a backend cannot have them: say why not. */
 static void note_exit_times(struct variant_result *r, const struct variant *v)
 {
@@ -57,6 +59,45 @@ int interval_snapshots_alloc(struct interval_snapshots *s, struct variant_result
 	return 0;
 }
 
+void interval_snapshots_load(struct interval_snapshots *s, struct variant_result *r, bool after)
+{
+	const struct variant *v = &r->variant;
+	char err[256];
+	if (r->foreign_why[0])
+		return;
+	if (cpu_load_read(v->pcpus, v->nr_pcpus, after ? &s->load_after : &s->load_before, err,
+			  sizeof(err)))
+		(void)pathf(r->foreign_why, sizeof(r->foreign_why), "not measured: %s", err);
+}
+
+/*
+ * The CPUs' busy time less what the vCPU threads ran there: the rest is
+ * other work's (plerig's own control thread mostly sleeps). Clamped at 0:
+ * the tick-based busy time can fall a few ms short of the threads' exact
+ * run time.
+ */
+static void foreign_load(const struct interval_snapshots *s, struct variant_result *r)
+{
+	if (r->foreign_why[0])
+		return;
+	if (!s->load_before.valid || !s->load_after.valid) {
+		snprintf(r->foreign_why, sizeof(r->foreign_why), "not measured by this backend");
+		return;
+	}
+	double vcpu_ns = 0.0;
+	for (unsigned g = 0; g < r->nr_records; g++) {
+		if (!r->records[g].sched.run_ns) {
+			snprintf(r->foreign_why, sizeof(r->foreign_why),
+				 "not measured: no run time of vCPU thread %u", g);
+			return;
+		}
+		vcpu_ns += (double)r->records[g].sched.run_ns;
+	}
+	const double busy = (double)(s->load_after.busy_ns - s->load_before.busy_ns);
+	r->foreign_cpu_ns = busy > vcpu_ns ? busy - vcpu_ns : 0.0;
+	r->foreign_nr_cpus = s->load_after.nr_cpus;
+}
+
 void interval_snapshots_delta(const struct interval_snapshots *s, struct variant_result *r)
 {
 	for (unsigned g = 0; g < r->nr_records; g++) {
@@ -65,6 +106,7 @@ void interval_snapshots_delta(const struct interval_snapshots *s, struct variant
 		kvm_stats_delta(&b->kvm, &a->kvm, &r->records[g].kvm);
 		ple_counts_delta(&b->ple, &a->ple, &r->records[g].ple);
 	}
+	foreign_load(s, r);
 }
 
 void interval_snapshots_free(struct interval_snapshots *s)

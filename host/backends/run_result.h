@@ -9,6 +9,7 @@
 #ifndef PLERIG_RUN_RESULT_H
 #define PLERIG_RUN_RESULT_H
 
+#include "measure/cpu_load.h"
 #include "model/results.h"
 
 /* Allocate r's records for @v; 0 or -1 with r->error set. */
@@ -26,11 +27,17 @@ struct counter_snapshot {
 /* Every vCPU's counters at both ends of the measured interval (r->nr_records each). */
 struct interval_snapshots {
 	struct counter_snapshot *before, *after;
+	struct cpu_load load_before, load_after; /* the variant's host CPUs */
 };
 
 /* 0, or -1 with the failure recorded in @r. */
 int interval_snapshots_alloc(struct interval_snapshots *s, struct variant_result *r);
-/* Each record's sched, kvm and ple: after - before. */
+/*
+ * The busy time of the variant's host CPUs, next to the vCPU snapshots
+ * (before or after the interval); a failed read leaves r->foreign_why.
+ */
+void interval_snapshots_load(struct interval_snapshots *s, struct variant_result *r, bool after);
+/* Each record's sched, kvm and ple: after - before; and the foreign load. */
 void interval_snapshots_delta(const struct interval_snapshots *s, struct variant_result *r);
 void interval_snapshots_free(struct interval_snapshots *s);
 

@@ -19,13 +19,14 @@ struct check_sample {
 	const struct scenario *scenario;
 	char variant[160];
 	const struct metric *metric;
-	double *values, *run_delay; /* run_delay: the runs' run-delay shares, for the reason */
-	unsigned n, nd, cap, capd;
+	/* foreign: the runs' foreign loads, whether the host was as busy as the baseline's */
+	double *values, *foreign;
+	unsigned n, nf, cap, capf;
 	bool contended; /* more than one vCPU per VM: a lock holder can be preempted */
 };
 
 /* The metric whose per-run values are the host's interference: kept with each baseline. */
-#define RUN_DELAY_METRIC "run_delay_share"
+#define FOREIGN_LOAD_METRIC "foreign_cpu_share" /* foreign_load_metric's, in the store */
 
 struct check_ctx {
 	const struct check_config *c;

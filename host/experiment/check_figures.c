@@ -51,7 +51,7 @@ int check_gather_figures(struct check_ctx *k, const struct scenario *s, const st
 {
 	unsigned nm;
 	const struct metric *const *m = check_scenario_metrics(k, s, &nm);
-	const struct metric *delay = metric_by_name(RUN_DELAY_METRIC);
+	const struct metric *foreign = &foreign_load_metric;
 	char label[160];
 	for (unsigned i = 0; i < rep->nr_series; i++) {
 		const struct series *se = &rep->series[i];
@@ -72,9 +72,9 @@ int check_gather_figures(struct check_ctx *k, const struct scenario *s, const st
 					free(v);
 					return -1;
 				}
-			n = series_values(se, delay, v);
+			n = series_values(se, foreign, v);
 			for (unsigned r = 0; r < n; r++)
-				if (push(&x->run_delay, &x->nd, &x->capd, v[r])) {
+				if (push(&x->foreign, &x->nf, &x->capf, v[r])) {
 					free(v);
 					return -1;
 				}
@@ -239,8 +239,8 @@ int check_record_baseline(struct check_ctx *k)
 			return -1;
 		/* the host's interference then, so that a later check knows whether it compares
 		 * like with like */
-		if (x->nd && baseline_put(k->c->baseline, x->scenario->name, x->variant,
-					  RUN_DELAY_METRIC, x->run_delay, x->nd))
+		if (x->nf && baseline_put(k->c->baseline, x->scenario->name, x->variant,
+					  FOREIGN_LOAD_METRIC, x->foreign, x->nf))
 			return -1;
 	}
 	return 0;
@@ -250,7 +250,7 @@ void check_free_samples(struct check_ctx *k)
 {
 	for (unsigned i = 0; i < k->nr_samples; i++) {
 		free(k->samples[i].values);
-		free(k->samples[i].run_delay);
+		free(k->samples[i].foreign);
 	}
 	free(k->samples);
 }

@@ -49,6 +49,11 @@ static double run_delay_share(const struct figures *f)
 	return f->run_delay_share;
 }
 
+static double foreign_cpu_share(const struct figures *f)
+{
+	return f->foreign_cpu_share;
+}
+
 static double exits(const struct figures *f)
 {
 	return f->exits_valid ? (double)f->exits : NAN;
@@ -90,6 +95,9 @@ const struct metric metrics[] = {
 };
 
 const unsigned nr_metrics = sizeof(metrics) / sizeof(metrics[0]);
+
+const struct metric foreign_load_metric = {"foreign_cpu_share", "foreign", -1, 0,
+					   foreign_cpu_share};
 
 const struct metric *metric_by_name(const char *name)
 {

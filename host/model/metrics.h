@@ -24,6 +24,13 @@ extern const unsigned nr_metrics;
 /* "higher", "lower", or "either" (no better direction: any change counts) */
 const char *metric_better_name(const struct metric *m);
 
+/*
+ * The foreign load (results.h): a condition of the host the runs met, kept
+ * with a baseline to tell whether a later check compares like with like.
+ * Not a figure to judge, so not in metrics[]: no comparison, no --metric.
+ */
+extern const struct metric foreign_load_metric;
+
 /* NULL if unknown. */
 const struct metric *metric_by_name(const char *name);
 

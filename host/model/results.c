@@ -102,6 +102,7 @@ void figures_for_vcpu(const struct variant_result *r, const struct vcpu_record *
 	out->run_time_ns = (double)rec->sched.run_ns;
 	out->run_delay_share = queued_share(out->run_delay_ns, out->run_time_ns);
 	out->acq_per_cpu_s = per_cpu_second((double)g->acquisitions, out->run_time_ns);
+	out->foreign_cpu_share = NAN; /* a figure of the CPUs, not of one vCPU */
 	out->exits_valid = rec->kvm.valid[KVM_STAT_EXITS];
 	out->exits = out->exits_valid ? rec->kvm.value[KVM_STAT_EXITS] : 0;
 	out->irq_exits_valid = rec->kvm.valid[KVM_STAT_IRQ_EXITS];
@@ -176,6 +177,9 @@ void figures_for_variant(const struct variant_result *r, struct figures *out)
 	out->wait_mean_ns = mean(wait_total_ns, out->acquisitions);
 	out->stalled_share = share_of(out->stalled_ns, r->nr_records, r->interval_s);
 	out->run_delay_share = queued_share(out->run_delay_ns, out->run_time_ns);
+	const double capacity_ns = r->interval_s * 1e9 * r->foreign_nr_cpus;
+	out->foreign_cpu_share =
+	    !r->foreign_why[0] && capacity_ns > 0.0 ? r->foreign_cpu_ns / capacity_ns : NAN;
 }
 
 void variant_result_free(struct variant_result *r)

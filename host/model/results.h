@@ -73,6 +73,15 @@ struct variant_result {
 	char exit_times_why[256];
 	/* kvm_exit's reason for a PAUSE-loop exit (40 VMX, 0x77 SVM); 0: none on this host */
 	uint32_t ple_exit_reason;
+	/*
+	 * The foreign load: CPU time other work took on the variant's host
+	 * CPUs in the measured interval (their busy time less the vCPU
+	 * threads' run time, measure/cpu_load.h), and how many CPUs that is
+	 * of. foreign_why says why it was not measured ("" when it was).
+	 */
+	double foreign_cpu_ns;
+	unsigned foreign_nr_cpus;
+	char foreign_why[160];
 };
 
 /* Per-vCPU or per-variant figures, in ns where time. */
@@ -103,6 +112,8 @@ struct figures {
 	double run_delay_ns;		   /* host run-queue wait of the vCPU thread(s) */
 	double run_delay_share;		   /* run_delay / (run_delay + run_time) */
 	double run_time_ns;
+	double foreign_cpu_share; /* of the CPUs' time in the interval; NaN: not measured, or per
+				     vCPU */
 	uint64_t exits;
 	bool exits_valid;
 	uint64_t irq_exits; /* exits for host interrupts; on PVM nearly all exits (exits - 1) */

@@ -108,6 +108,9 @@ static json_object *summary_json(const struct variant_result *r)
 	add_figures(o, r, &f);
 	json_add_double(o, "stalled_share", f.stalled_share);
 	json_add_double(o, "run_delay_share", f.run_delay_share);
+	json_add_double(o, "foreign_cpu_share", f.foreign_cpu_share);
+	if (r->foreign_why[0])
+		json_add_str(o, "foreign_cpu_unavailable", r->foreign_why);
 	json_add(o, "exits_valid", json_object_new_boolean(f.exits_valid));
 	/* a count that cannot be had is null with its reason, never a 0 */
 	if (!f.pause_loop_exits_valid)

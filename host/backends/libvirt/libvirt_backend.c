@@ -462,6 +462,11 @@ static int measure(struct lv_run *run)
 	const uint64_t m0 = last_hello + AP_BOOT_MARGIN_NS + (uint64_t)(run->v->warmup_s * 1e9);
 	if (wait_all(run, WAIT_NOTHING, m0, POLL_RUN_NS) < 0)
 		goto out;
+	if (!run->b->lc.local)
+		snprintf(
+		    run->r->foreign_why, sizeof(run->r->foreign_why),
+		    "not measured: QEMU runs on another host, whose CPUs cannot be read from here");
+	interval_snapshots_load(&snap, run->r, false);
 	snapshot_all(run, counters, snap.before);
 	/* exits are timed between the snapshots: the exits stat holds all of them */
 	t0 = monotonic_ns();
@@ -471,6 +476,7 @@ static int measure(struct lv_run *run)
 		goto out;
 	const uint64_t t1 = monotonic_ns();
 	snapshot_all(run, counters, snap.after);
+	interval_snapshots_load(&snap, run->r, true);
 	interval_snapshots_delta(&snap, run->r);
 	run_exit_timers_interval(&run->exit_timers, run->r, t0, t1,
 				 run->b->ple.module[0] ? run->b->ple.module : "this host's KVM");

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The foreign load's input: busy time of a set of CPUs from /proc/stat
+ * text (recorded from this development host), and its figure per run.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "measure/cpu_load.h"
+#include "model/results.h"
+#include "support/check_main.h"
+
+/* user nice system idle iowait irq softirq steal guest guest_nice */
+static const char stat_text[] = "cpu  90677 2073 11373 31224 397 0 82 56 12043 0\n"
+				"cpu0 45721 967 5092 16097 41 0 13 20 9159 0\n"
+				"cpu1 44955 1106 6281 15127 356 0 69 36 2883 0\n"
+				"cpu12 1 2 3 4 5 6 7 8 0 0\n"
+				"intr 123 4 5\n";
+
+START_TEST(busy_is_everything_but_idle_and_iowait)
+{
+	struct cpu_load l;
+	char err[256];
+	const unsigned one[] = {1};
+	ck_assert_int_eq(cpu_load_parse(stat_text, one, 1, 100, &l, err, sizeof(err)), 0);
+	ck_assert(l.valid);
+	ck_assert_uint_eq(l.nr_cpus, 1);
+	/* 44955 + 1106 + 6281 + 0 + 69 + 36 ticks of 10 ms; guest time is inside user */
+	ck_assert_uint_eq(l.busy_ns, (44955ull + 1106 + 6281 + 69 + 36) * 10000000ull);
+}
+END_TEST
+
+START_TEST(a_set_sums_its_cpus_and_no_prefix_matches)
+{
+	struct cpu_load l;
+	char err[256];
+	const unsigned both[] = {0, 1};
+	ck_assert_int_eq(cpu_load_parse(stat_text, both, 2, 100, &l, err, sizeof(err)), 0);
+	ck_assert_uint_eq(l.busy_ns,
+			  (45721ull + 967 + 5092 + 13 + 20 + 44955 + 1106 + 6281 + 69 + 36) *
+			      10000000ull);
+	/* "cpu1 " must not match "cpu12": CPU 12's line is its own */
+	const unsigned twelve[] = {12};
+	ck_assert_int_eq(cpu_load_parse(stat_text, twelve, 1, 100, &l, err, sizeof(err)), 0);
+	ck_assert_uint_eq(l.busy_ns, (1ull + 2 + 3 + 6 + 7 + 8) * 10000000ull);
+}
+END_TEST
+
+START_TEST(a_missing_cpu_or_a_bad_line_is_an_error)
+{
+	struct cpu_load l;
+	char err[256];
+	const unsigned absent[] = {5};
+	ck_assert_int_eq(cpu_load_parse(stat_text, absent, 1, 100, &l, err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "/proc/stat has no line for CPU 5");
+	ck_assert(!l.valid);
+	const unsigned zero[] = {0};
+	ck_assert_int_eq(cpu_load_parse("cpu0 1 2\n", zero, 1, 100, &l, err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "/proc/stat: CPU 0's line does not parse");
+}
+END_TEST
+
+START_TEST(the_real_file_reads)
+{
+	struct cpu_load l;
+	char err[256];
+	const unsigned zero[] = {0};
+	ck_assert_msg(cpu_load_read(zero, 1, &l, err, sizeof(err)) == 0, "%s", err);
+	ck_assert(l.valid && l.busy_ns > 0);
+}
+END_TEST
+
+START_TEST(the_share_is_of_the_cpus_time_and_nan_with_a_reason)
+{
+	struct variant_result r = {0};
+	struct figures f;
+	r.interval_s = 2.0;
+	r.foreign_nr_cpus = 2;
+	r.foreign_cpu_ns = 1e9; /* 1 s of 4 CPU-seconds */
+	figures_for_variant(&r, &f);
+	ck_assert_double_eq_tol(f.foreign_cpu_share, 0.25, 1e-12);
+	strcpy(r.foreign_why, "not measured: QEMU runs on another host");
+	figures_for_variant(&r, &f);
+	ck_assert(isnan(f.foreign_cpu_share));
+}
+END_TEST
+
+static Suite *cpu_load_suite(void)
+{
+	Suite *s = suite_create("cpu_load");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, busy_is_everything_but_idle_and_iowait);
+	tcase_add_test(tc, a_set_sums_its_cpus_and_no_prefix_matches);
+	tcase_add_test(tc, a_missing_cpu_or_a_bad_line_is_an_error);
+	tcase_add_test(tc, the_real_file_reads);
+	tcase_add_test(tc, the_share_is_of_the_cpus_time_and_nan_with_a_reason);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_MAIN(cpu_load_suite)
