@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+#include "storm/tsc.h" /* rdtsc(), the storm's clock */
+
 static inline void outb(uint16_t port, uint8_t v)
 {
 	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
@@ -35,13 +37,6 @@ static inline void mmio_write32(uint64_t addr, uint32_t v)
 static inline void mmio_write8(uint64_t addr, uint8_t v)
 {
 	*(volatile uint8_t *)addr = v;
-}
-
-static inline uint64_t rdtsc(void)
-{
-	uint32_t lo, hi;
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((uint64_t)hi << 32) | lo;
 }
 
 static inline __attribute__((noreturn)) void halt_forever(void)

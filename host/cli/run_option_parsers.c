@@ -41,6 +41,51 @@ int parse_vcpu_counts(const struct opt_entry *e, const char *value, void *target
 	return 0;
 }
 
+/* --halt-poll: ns values or "host", in the order given, each once. */
+int parse_halt_polls(const struct opt_entry *e, const char *value, void *target, char *err,
+		     size_t errlen)
+{
+	struct run_plan *o = target;
+	char item[LIST_ITEM_MAX], allowed[80];
+	int64_t ns[PLAN_MAX_HALT_POLLS];
+	const char *p = value;
+	unsigned n = 0;
+	int rc;
+
+	while ((rc = list_next(&p, item, sizeof(item))) > 0) {
+		unsigned long long v;
+		if (n == PLAN_MAX_HALT_POLLS)
+			return errbuf_printf(err, errlen,
+					     "--halt-poll: more than %u values in '%s'",
+					     PLAN_MAX_HALT_POLLS, value);
+		if (!strcmp(item, "host"))
+			ns[n] = HALT_POLL_HOST;
+		else if (item[strspn(item, "0123456789")])
+			return errbuf_printf(err, errlen,
+					     "--halt-poll: '%s' is neither host nor a number of ns "
+					     "(allowed: host or %llu..%llu)",
+					     item, e->min, e->max);
+		else if (opt_parse_u64("--halt-poll", item, e->min, e->max, &v, err, errlen))
+			return -1;
+		else
+			ns[n] = (int64_t)v;
+		for (unsigned i = 0; i < n; i++)
+			if (ns[i] == ns[n])
+				return errbuf_printf(err, errlen,
+						     "--halt-poll: '%s' listed twice in '%s'", item,
+						     value);
+		n++;
+	}
+	if (rc < 0) {
+		snprintf(allowed, sizeof(allowed), "host or %llu..%llu ns, e.g. host,0,200000",
+			 e->min, e->max);
+		return list_item_error("--halt-poll", value, rc, allowed, err, errlen);
+	}
+	memcpy(o->halt_polls, ns, n * sizeof(ns[0]));
+	o->nr_halt_polls = n;
+	return 0;
+}
+
 /*
  * Each CPU must be one this process may run on: pinning a vCPU thread
  * elsewhere would fail at run time, deep inside a VM boot.

@@ -23,6 +23,7 @@
 #define MAX_DISCARD	      100u
 #define MAX_YIELD_SPIN	      100000000u
 #define MAX_PV_SPIN_THRESHOLD 100000000u
+#define MAX_HALT_POLL_NS      1000000000u /* 1 s: KVM keeps it in an unsigned int */
 
 static const struct real_range positive_seconds = {0.0, true, MAX_SECONDS};
 static const struct real_range seconds = {0.0, false, MAX_SECONDS};
@@ -111,6 +112,15 @@ static const struct opt_entry run_table[] = {
      .help = "hardware PAUSE interception per VM: on (as the host is set up) or off "
 	     "(KVM_CAP_X86_DISABLE_EXITS, PAUSE bit); an axis; the native baseline runs only "
 	     "'on'"},
+    {.name = "halt-poll",
+     .metavar = "LIST",
+     CUSTOM(parse_halt_polls),
+     .min = 0,
+     .max = MAX_HALT_POLL_NS,
+     .help = "KVM's halt polling per VM in ns (KVM_CAP_HALT_POLL, Linux >= 5.19; no module "
+	     "parameter touched), or host (kvm.halt_poll_ns as it is); an axis; each {range}; "
+	     "the native baseline runs only 'host'",
+     .def = "host"},
     {.name = "ring",
      .metavar = "user|kernel|auto",
      NAME(ring, ring_choice_names),

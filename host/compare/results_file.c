@@ -361,9 +361,19 @@ static int load_identity(const struct where *w, const char *at, struct loaded_va
 	int n = snprintf(lv->key + used, sizeof(lv->key) - used, " ple=%s", ple);
 	if (n < 0 || (size_t)n >= sizeof(lv->key) - used)
 		return bad(w, at, "identity fields are too long");
-	snprintf(lv->label, sizeof(lv->label), "%s %s %s %s %sx%s on %s pin=%s cs=%s think=%s%s",
+	/* "halt_poll_ns" likewise: absent or null is the host's setting */
+	json_object *poll = NULL;
+	char poll_text[48] = "";
+	if (json_object_object_get_ex(lv->obj, "halt_poll_ns", &poll) && poll)
+		snprintf(poll_text, sizeof(poll_text), " halt-poll=%sns",
+			 json_object_get_string(poll));
+	used += (size_t)n;
+	n = snprintf(lv->key + used, sizeof(lv->key) - used, "%s", poll_text);
+	if (n < 0 || (size_t)n >= sizeof(lv->key) - used)
+		return bad(w, at, "identity fields are too long");
+	snprintf(lv->label, sizeof(lv->label), "%s %s %s %s %sx%s on %s pin=%s cs=%s think=%s%s%s",
 		 text[0], text[1], text[2], text[3], text[4], text[5], text[6], text[7], text[8],
-		 text[9], strcmp(ple, "off") ? "" : " ple=off");
+		 text[9], strcmp(ple, "off") ? "" : " ple=off", poll_text);
 	return 0;
 }
 

@@ -8,9 +8,10 @@ void check_variant_label(const struct variant *v, char *buf, size_t len)
 {
 	char cpus[256];
 	cpulist_format(v->pcpus, v->nr_pcpus, cpus, sizeof(cpus));
-	(void)pathf(buf, len, "%s %s %s %s %ux%u ple=%s pcpus=%s", backend_name(v->backend),
+	char poll[48];
+	(void)pathf(buf, len, "%s %s %s %s %ux%u ple=%s%s pcpus=%s", backend_name(v->backend),
 		    lock_name(v->lock), relax_name(v->relax), ring_name(v->ring), v->vms, v->vcpus,
-		    ple_name(v->ple), cpus);
+		    ple_name(v->ple), halt_poll_label(v, poll, sizeof(poll)), cpus);
 }
 
 const struct metric *const *check_scenario_metrics(const struct check_ctx *k,

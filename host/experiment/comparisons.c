@@ -137,7 +137,7 @@ static bool partners(const struct variant *a, const struct variant *b, enum base
 	       (axis == BASELINE_LOCK || a->lock == b->lock) &&
 	       (axis == BASELINE_RELAX || a->relax == b->relax) &&
 	       (axis == BASELINE_VCPUS || a->vcpus == b->vcpus) &&
-	       (axis == BASELINE_PLE || a->ple == b->ple) &&
+	       (axis == BASELINE_PLE || a->ple == b->ple) && a->halt_poll_ns == b->halt_poll_ns &&
 	       (axis == BASELINE_BACKEND || a->ring == b->ring) && a->vms == b->vms;
 }
 

@@ -142,9 +142,11 @@ static void progress(const struct engine *e, unsigned k, unsigned n, const struc
 			 e->plan->repeat);
 	char eta[64];
 	time_left(k, n, start_ns, eta, sizeof(eta));
-	fprintf(stderr, "[%u/%u]%s %s %s/%s ring %s: %u VM x %u vCPU on CPUs %s, %.1f s%s\n", k + 1,
-		n, round, backend_name(v->backend), lock_name(v->lock), relax_name(v->relax),
-		ring_name(v->ring), v->vms, v->vcpus, cpus, v->warmup_s + v->duration_s, eta);
+	char poll[48];
+	fprintf(stderr, "[%u/%u]%s %s %s/%s ring %s%s: %u VM x %u vCPU on CPUs %s, %.1f s%s\n",
+		k + 1, n, round, backend_name(v->backend), lock_name(v->lock), relax_name(v->relax),
+		ring_name(v->ring), halt_poll_label(v, poll, sizeof(poll)), v->vms, v->vcpus, cpus,
+		v->warmup_s + v->duration_s, eta);
 }
 
 /* One run; a failed discarded run still stops nothing, a failed measured one is kept. */

@@ -27,8 +27,8 @@ static void fill_common(struct variant *v, const struct run_plan *o, enum plerig
 int plan_expand(const struct run_plan *o, const enum plerig_ring ring_auto[BACKEND_COUNT],
 		struct variant **out, unsigned *nr)
 {
-	size_t total =
-	    (size_t)o->nr_backends * o->nr_vcpu_counts * o->nr_locks * o->nr_ples * o->nr_relaxes;
+	size_t total = (size_t)o->nr_backends * o->nr_vcpu_counts * o->nr_locks * o->nr_ples *
+		       o->nr_relaxes * o->nr_halt_polls;
 	struct variant *v;
 	unsigned n = 0;
 
@@ -44,29 +44,34 @@ int plan_expand(const struct run_plan *o, const enum plerig_ring ring_auto[BACKE
 		for (unsigned c = 0; c < o->nr_vcpu_counts; c++)
 			for (unsigned l = 0; l < o->nr_locks; l++)
 				for (unsigned p = 0; p < o->nr_ples; p++)
-					for (unsigned r = 0; r < o->nr_relaxes; r++) {
-						/* no VM, no PAUSE interception to switch off */
-						if (o->backends[b] == BACKEND_NATIVE &&
-						    o->ples[p] == PLE_OFF)
-							continue;
-						fill_common(&v[n], o, ring_auto[o->backends[b]]);
-						v[n].backend = o->backends[b];
-						/* the native baseline runs in host user space,
-						 * whatever --ring says */
-						if (v[n].backend == BACKEND_NATIVE)
-							v[n].ring = PLERIG_RING_USER;
-						v[n].vcpus = o->vcpu_counts[c];
-						v[n].lock = o->locks[l];
-						/* pvqspin halts and makes hypercalls: only
-						 * ring 0 may */
-						if (o->ring == RING_CHOICE_AUTO &&
-						    v[n].lock == PLERIG_LOCK_PVQSPIN &&
-						    v[n].backend != BACKEND_NATIVE)
-							v[n].ring = PLERIG_RING_KERNEL;
-						v[n].ple = o->ples[p];
-						v[n].relax = o->relaxes[r];
-						n++;
-					}
+					for (unsigned r = 0; r < o->nr_relaxes; r++)
+						for (unsigned h = 0; h < o->nr_halt_polls; h++) {
+							/* no VM, no PAUSE interception to switch
+							 * off, no halt polling to set */
+							if (o->backends[b] == BACKEND_NATIVE &&
+							    (o->ples[p] == PLE_OFF ||
+							     o->halt_polls[h] != HALT_POLL_HOST))
+								continue;
+							fill_common(&v[n], o,
+								    ring_auto[o->backends[b]]);
+							v[n].backend = o->backends[b];
+							/* the native baseline runs in host user
+							 * space, whatever --ring says */
+							if (v[n].backend == BACKEND_NATIVE)
+								v[n].ring = PLERIG_RING_USER;
+							v[n].vcpus = o->vcpu_counts[c];
+							v[n].lock = o->locks[l];
+							/* pvqspin halts and makes hypercalls: only
+							 * ring 0 may */
+							if (o->ring == RING_CHOICE_AUTO &&
+							    v[n].lock == PLERIG_LOCK_PVQSPIN &&
+							    v[n].backend != BACKEND_NATIVE)
+								v[n].ring = PLERIG_RING_KERNEL;
+							v[n].ple = o->ples[p];
+							v[n].relax = o->relaxes[r];
+							v[n].halt_poll_ns = o->halt_polls[h];
+							n++;
+						}
 	*out = v;
 	*nr = n;
 	return 0;

@@ -5,12 +5,7 @@
 
 #include <stdint.h>
 
-static inline uint64_t rdtsc_host(void)
-{
-	uint32_t lo, hi;
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((uint64_t)hi << 32) | lo;
-}
+#include "storm/tsc.h" /* rdtsc(): the native storm's clock is the same */
 
 /*
  * TSC kHz measured against CLOCK_MONOTONIC_RAW over @window_ms; the

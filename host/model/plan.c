@@ -48,6 +48,8 @@ void run_plan_defaults(struct run_plan *p)
 	p->nr_relaxes = 2;
 	p->ples[0] = PLE_ON;
 	p->nr_ples = 1;
+	p->halt_polls[0] = HALT_POLL_HOST;
+	p->nr_halt_polls = 1;
 	p->ring = RING_CHOICE_AUTO;
 
 	struct variant *c = &p->common;

@@ -13,6 +13,7 @@
 #include "model/variant.h"
 
 #define PLAN_MAX_VCPU_COUNTS 16u
+#define PLAN_MAX_HALT_POLLS  16u
 
 enum ring_choice { RING_CHOICE_AUTO, RING_CHOICE_USER, RING_CHOICE_KERNEL };
 enum pin_mode { PIN_EACH, PIN_FLOAT };
@@ -47,6 +48,8 @@ struct run_plan {
 	unsigned nr_relaxes;
 	enum ple_mode ples[PLE_COUNT];
 	unsigned nr_ples;
+	int64_t halt_polls[PLAN_MAX_HALT_POLLS]; /* ns, or HALT_POLL_HOST; in the order given */
+	unsigned nr_halt_polls;
 	enum ring_choice ring; /* auto: the backend's default ring */
 	/*
 	 * What every variant shares (vms, host CPUs, placement, cycles,

@@ -62,9 +62,11 @@ static void label(const struct variant *v, char *buf, size_t len)
 	char cpus[PLERIG_MAX_PCPUS * 6];
 	cpulist_format(v->pcpus, v->nr_pcpus, cpus, sizeof(cpus));
 	/* a long CPU list is cut, as the label is only for people */
-	int n = snprintf(buf, len, "%s %s %s %s ple-%s %ux%u/", backend_name(v->backend),
-			 lock_name(v->lock), relax_name(v->relax), ring_name(v->ring),
-			 ple_name(v->ple), v->vms, v->vcpus);
+	char poll[48];
+	int n =
+	    snprintf(buf, len, "%s %s %s %s ple-%s%s %ux%u/", backend_name(v->backend),
+		     lock_name(v->lock), relax_name(v->relax), ring_name(v->ring), ple_name(v->ple),
+		     halt_poll_label(v, poll, sizeof(poll)), v->vms, v->vcpus);
 	if (n > 0 && (size_t)n < len)
 		str_copy(buf + n, len - (size_t)n, cpus);
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "model/variant.h"
 
+#include <stdio.h>
+
 #include "model/names.h"
 
 const char *backend_name(enum backend_kind b)
@@ -11,6 +13,14 @@ const char *backend_name(enum backend_kind b)
 bool lock_is_fair(enum plerig_lock_kind l)
 {
 	return l == PLERIG_LOCK_TICKET || l == PLERIG_LOCK_MCS || l == PLERIG_LOCK_PVQSPIN;
+}
+
+const char *halt_poll_label(const struct variant *v, char *buf, size_t len)
+{
+	if (v->halt_poll_ns == HALT_POLL_HOST)
+		return "";
+	snprintf(buf, len, " halt-poll=%lldns", (long long)v->halt_poll_ns);
+	return buf;
 }
 
 const char *lock_name(enum plerig_lock_kind l)

@@ -4,6 +4,7 @@
 #define PLERIG_VARIANT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "plerig/abi.h"
@@ -44,9 +45,12 @@ struct variant {
 	double timeout_s;	   /* watchdog for boot and stop, on top of the run */
 	enum plerig_inject inject; /* tests of plerig itself: a guest that faults or hangs */
 	enum ple_mode ple;
-	unsigned pv_yield_spins; /* relax pv-yield: PAUSEs between two yields */
+	unsigned pv_yield_spins;    /* relax pv-yield: PAUSEs between two yields */
 	unsigned pv_spin_threshold; /* lock pvqspin: relaxes before a waiter halts */
-	bool exit_times;	 /* time every KVM exit (kvm_exit to kvm_entry): costs time */
+	/* KVM's halt polling of this VM's vCPUs in ns (KVM_CAP_HALT_POLL);
+	 * HALT_POLL_HOST: not set, the host's kvm.halt_poll_ns */
+	int64_t halt_poll_ns;
+	bool exit_times; /* time every KVM exit (kvm_exit to kvm_entry): costs time */
 };
 
 /*
@@ -54,6 +58,10 @@ struct variant {
  * after it, so no vCPU that keeps its CPU starves. TAS may starve one.
  */
 bool lock_is_fair(enum plerig_lock_kind l);
+
+#define HALT_POLL_HOST (-1)
+/* " halt-poll=50000ns" for labels, "" where the host's setting holds. */
+const char *halt_poll_label(const struct variant *v, char *buf, size_t len);
 
 /* The names of the axes (model/names.h holds the tables). */
 const char *backend_name(enum backend_kind b);

@@ -79,11 +79,14 @@ static const char *const header[] = {
     "halt_poll_invalid",
     "halt_poll_success_ns",
     "halt_poll_fail_ns",
+    /* --halt-poll: the VM's own halt polling in ns, empty where the host's held */
+    "halt_poll_ns",
 };
 
 #define NR_COLUMNS	  (sizeof(header) / sizeof(header[0]))
 #define FIRST_VCPU_COLUMN 10 /* "vm": where the per-vCPU fields start */
 #define TRAILING_COLUMNS  2  /* interval_s, ple: after the per-vCPU fields */
+#define LAST_COLUMNS	  1  /* halt_poll_ns: after the late per-vCPU fields */
 #define HALT_PATH_COLUMNS (8 + HALT_STAT_COUNT)
 /* irq_exits ... : after ple */
 #define LATE_VCPU_COLUMNS (11 + EXIT_TIMES_CSV_COLUMNS + HALT_PATH_COLUMNS)
@@ -256,6 +259,14 @@ static void late_vcpu_fields(struct row *r, const struct variant_result *res,
 	halt_path_fields(r, res, rec);
 }
 
+static void halt_poll_field(struct row *r, const struct variant *v)
+{
+	if (v->halt_poll_ns == HALT_POLL_HOST)
+		field_empty(r);
+	else
+		field_u64(r, (uint64_t)v->halt_poll_ns);
+}
+
 static void run_rows(struct row *r, unsigned index, const struct variant *v,
 		     const struct variant_result *res, unsigned repeat)
 {
@@ -263,12 +274,13 @@ static void run_rows(struct row *r, unsigned index, const struct variant *v,
 		identity_fields(r, index, v, repeat, res->ok);
 		/* vm .. exits: nothing ran; interval_s: whatever was measured */
 		for (unsigned c = FIRST_VCPU_COLUMN;
-		     c < NR_COLUMNS - TRAILING_COLUMNS - LATE_VCPU_COLUMNS; c++)
+		     c < NR_COLUMNS - TRAILING_COLUMNS - LATE_VCPU_COLUMNS - LAST_COLUMNS; c++)
 			field_empty(r);
 		field_double(r, res->interval_s);
 		field_str(r, ple_name(v->ple), 0);
 		for (unsigned c = 0; c < LATE_VCPU_COLUMNS; c++)
 			field_empty(r);
+		halt_poll_field(r, v);
 		end_row(r);
 		return;
 	}
@@ -277,6 +289,7 @@ static void run_rows(struct row *r, unsigned index, const struct variant *v,
 		vcpu_fields(r, res, &res->records[i]);
 		field_str(r, ple_name(v->ple), 0);
 		late_vcpu_fields(r, res, &res->records[i]);
+		halt_poll_field(r, v);
 		end_row(r);
 	}
 }

@@ -255,6 +255,9 @@ static void add_variant_identity(json_object *o, const struct variant *v)
 	json_add_str(o, "relax", relax_name(v->relax));
 	json_add_str(o, "ring", ring_name(v->ring));
 	json_add_str(o, "ple", ple_name(v->ple));
+	/* null: not set, the host's kvm.halt_poll_ns */
+	json_add(o, "halt_poll_ns",
+		 v->halt_poll_ns == HALT_POLL_HOST ? NULL : json_object_new_int64(v->halt_poll_ns));
 	json_add(o, "vms", json_object_new_int64(v->vms));
 	json_add(o, "vcpus", json_object_new_int64(v->vcpus));
 	json_add_str(o, "pcpus", pcpus);

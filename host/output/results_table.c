@@ -13,6 +13,7 @@ enum column {
 	COL_RELAX,
 	COL_RING,
 	COL_PLE,
+	COL_HALT_POLL,
 	COL_PLACEMENT,
 	COL_ACQ,
 	COL_WAIT_P50,
@@ -49,6 +50,9 @@ static const struct {
     [COL_RING] = {"ring", 6, LEFT, "guest privilege level the lock storm runs at"},
     [COL_PLE] = {"ple", 3, LEFT,
 		 "hardware PAUSE interception of the VM: on (host settings) or off (this VM only)"},
+    [COL_HALT_POLL] = {"halt-poll", 9, LEFT,
+		       "KVM's halt polling of the VM (--halt-poll): host = kvm.halt_poll_ns as the "
+		       "host has it"},
     [COL_PLACEMENT] = {"placement", 10, LEFT,
 		       "VMSxVCPUS/PCPUS: VMs x vCPUs per VM on that many host CPUs "
 		       "(1x4/1: 4 vCPUs share 1 CPU)"},
@@ -96,7 +100,7 @@ void results_table_header(FILE *f)
 
 static void identity_cells(FILE *f, const struct variant *v)
 {
-	char placement[48];
+	char placement[48], poll[UNITS_BUF_SIZE];
 
 	snprintf(placement, sizeof(placement), "%ux%u/%u", v->vms, v->vcpus, v->nr_pcpus);
 	cell(f, COL_BACKEND, backend_name(v->backend));
@@ -104,6 +108,10 @@ static void identity_cells(FILE *f, const struct variant *v)
 	cell(f, COL_RELAX, relax_name(v->relax));
 	cell(f, COL_RING, ring_name(v->ring));
 	cell(f, COL_PLE, ple_name(v->ple));
+	cell(f, COL_HALT_POLL,
+	     v->halt_poll_ns == HALT_POLL_HOST
+		 ? "host"
+		 : units_duration_ns((double)v->halt_poll_ns, poll, sizeof(poll)));
 	cell(f, COL_PLACEMENT, placement);
 }
 

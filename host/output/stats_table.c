@@ -25,9 +25,10 @@ static void variant_title(const struct variant *v, char *buf, size_t len)
 {
 	char cpus[64];
 	cpulist_format(v->pcpus, v->nr_pcpus, cpus, sizeof(cpus));
-	snprintf(buf, len, "%s %s/%s ring %s PLE %s %ux%u on %s", backend_name(v->backend),
+	char poll[48];
+	snprintf(buf, len, "%s %s/%s ring %s PLE %s%s %ux%u on %s", backend_name(v->backend),
 		 lock_name(v->lock), relax_name(v->relax), ring_name(v->ring), ple_name(v->ple),
-		 v->vms, v->vcpus, cpus);
+		 halt_poll_label(v, poll, sizeof(poll)), v->vms, v->vcpus, cpus);
 }
 
 /* A relative stddev in %, 5 characters wide however large: 12.34, 123.4, 1234 */
@@ -80,8 +81,10 @@ void stats_table_print(FILE *f, const struct outcome *rep)
 
 static void short_title(const struct variant *v, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s %s/%s%s %ux%u", backend_name(v->backend), lock_name(v->lock),
-		 relax_name(v->relax), v->ple == PLE_OFF ? " ple-off" : "", v->vms, v->vcpus);
+	char poll[48];
+	snprintf(buf, len, "%s %s/%s%s%s %ux%u", backend_name(v->backend), lock_name(v->lock),
+		 relax_name(v->relax), v->ple == PLE_OFF ? " ple-off" : "",
+		 halt_poll_label(v, poll, sizeof(poll)), v->vms, v->vcpus);
 }
 
 /* delta, p and CI as text: of the paired test where there is one, else of Welch's */

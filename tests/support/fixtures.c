@@ -27,6 +27,7 @@ struct variant fixture_variant(enum backend_kind backend, unsigned vcpus,
 	 * over-committed ring-0 storm once took longer here */
 	v.timeout_s = 60.0;
 	v.pv_spin_threshold = 1u << 15;
+	v.halt_poll_ns = HALT_POLL_HOST;
 	return v;
 }
 

@@ -15,7 +15,7 @@
 #include "support/check_main.h"
 #include "support/fixtures.h"
 
-#define NR_COLUMNS 59
+#define NR_COLUMNS 60
 #define MAX_ROWS   64
 
 static const char *const header =
@@ -28,7 +28,7 @@ static const char *const header =
     "ple_exits_timed,ple_exit_ns,exit_records_lost,exit_reasons_top,halts,kicks_sent,"
     "kicks_received,spurious_wakeups,early_halts,kick_latency_p50_ns,kick_latency_p99_ns,"
     "kick_latency_max_ns,halt_exits,halt_wakeup,halt_successful_poll,halt_attempted_poll,"
-    "halt_poll_invalid,halt_poll_success_ns,halt_poll_fail_ns";
+    "halt_poll_invalid,halt_poll_success_ns,halt_poll_fail_ns,halt_poll_ns";
 
 static struct outcome rep;
 static struct series series[2];

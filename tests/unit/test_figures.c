@@ -276,11 +276,11 @@ static char *capture_row(const struct variant_result *r, bool header)
 START_TEST(test_table_row)
 {
 	static const char *const want[] = {
-	    "kvm", "ticket", "pause", "kernel", "on", "1x2/1", "2.0k", "6ns",
-	    "7ns", "1.5us",  "8",     "20.0%",	"6",  "20.0%", "2.0k", "n/a",
+	    "kvm", "ticket", "pause", "kernel", "on", "host",  "1x2/1", "2.0k", "6ns",
+	    "7ns", "1.5us",  "8",     "20.0%",	"6",  "20.0%", "2.0k",	"n/a",
 	};
 	/* identity columns align on their left edge, figures on their right */
-	static const bool left[] = {1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+	static const bool left[] = {1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 	struct token head[MAX_TOKENS], row[MAX_TOKENS];
 	char *h = capture_row(&res, true);
 	char *r = capture_row(&res, false);
@@ -308,8 +308,8 @@ START_TEST(test_table_row_without_exits)
 
 	res.records[0].kvm.valid[KVM_STAT_EXITS] = false;
 	r = capture_row(&res, false);
-	ck_assert_uint_eq(tokens(r, row), 16);
-	ck_assert_str_eq(row[14].text, "-");
+	ck_assert_uint_eq(tokens(r, row), 17);
+	ck_assert_str_eq(row[15].text, "-");
 	free(r);
 }
 END_TEST

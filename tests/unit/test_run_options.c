@@ -308,6 +308,10 @@ static const struct bad_case bad_cases[] = {
     {{"--pv-yield-spins", "100000001"}, {"--pv-yield-spins", "(1..100000000)"}},
     {{"--ple", "maybe"}, {"--ple", "'maybe'", "on, off"}},
     {{"--ple", "on,on"}, {"--ple", "'on' listed twice"}},
+    {{"--halt-poll", "fast"}, {"--halt-poll", "'fast'", "host or 0..1000000000"}},
+    {{"--halt-poll", "0,host,0"}, {"--halt-poll", "'0' listed twice"}},
+    {{"--halt-poll", "1000000001"}, {"--halt-poll", "0..1000000000"}},
+    {{"--pv-spin-threshold", "0"}, {"--pv-spin-threshold", "'0'"}},
     {{"--repeat", "0"}, {"--repeat", "'0'", "1..10000"}},
     {{"--order", "random"}, {"--order", "'random'", "interleave, shuffle, sequential"}},
     {{"--seed", "x"}, {"--seed", "'x'"}},
@@ -577,6 +581,45 @@ START_TEST(test_matrix_order)
 }
 END_TEST
 
+/*
+ * --halt-poll is an axis, innermost; the native baseline runs only "host"
+ * (no VM, no halt polling); lock pvqspin at ring auto gets guest ring 0
+ * on a VM backend, whatever the backend's default.
+ */
+START_TEST(test_matrix_halt_poll_and_pvqspin_ring)
+{
+	struct variant *v;
+	unsigned nr;
+
+	ck_assert_int_eq(parse("--backend", "kvm,native", "--vcpus", "2", "--lock", "pvqspin",
+			       "--relax", "pause", "--halt-poll", "host,0,200000", NULL),
+			 RUN_OPTIONS_OK);
+	ck_assert_int_eq(plan_expand(&opts, ring_user, &v, &nr), 0);
+	ck_assert_uint_eq(nr, 3 + 1);
+	ck_assert_int_eq(v[0].halt_poll_ns, HALT_POLL_HOST);
+	ck_assert_int_eq(v[1].halt_poll_ns, 0);
+	ck_assert_int_eq(v[2].halt_poll_ns, 200000);
+	for (unsigned i = 0; i < 3; i++) {
+		ck_assert_int_eq(v[i].backend, BACKEND_KVM);
+		ck_assert_int_eq(v[i].ring, PLERIG_RING_KERNEL);
+		ck_assert_uint_eq(v[i].pv_spin_threshold, 1u << 15);
+	}
+	ck_assert_int_eq(v[3].backend, BACKEND_NATIVE);
+	ck_assert_int_eq(v[3].halt_poll_ns, HALT_POLL_HOST);
+	ck_assert_int_eq(v[3].ring, PLERIG_RING_USER);
+	free(v);
+
+	/* an explicit ring is kept: the backend refuses pvqspin at ring 3 with the reason */
+	ck_assert_int_eq(parse("--vcpus", "2", "--lock", "pvqspin,ticket", "--relax", "pause",
+			       "--ring", "user", NULL),
+			 RUN_OPTIONS_OK);
+	ck_assert_int_eq(plan_expand(&opts, ring_user, &v, &nr), 0);
+	ck_assert_uint_eq(nr, 2);
+	ck_assert_int_eq(v[0].ring, PLERIG_RING_USER);
+	free(v);
+}
+END_TEST
+
 START_TEST(test_matrix_ring)
 {
 	struct variant *v;
@@ -651,6 +694,7 @@ static Suite *run_options_suite(void)
 	tcase_add_test(t, test_matrix_order);
 	tcase_add_test(t, test_matrix_ple_axis);
 	tcase_add_test(t, test_matrix_ring);
+	tcase_add_test(t, test_matrix_halt_poll_and_pvqspin_ring);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -94,6 +94,7 @@ static int create_vms(struct run *run)
 	     * in-kernel one keeps a halted vCPU in KVM until its kick */
 	    .in_kernel_apic =
 		run->v->relax == PLERIG_RELAX_PV_YIELD || run->v->lock == PLERIG_LOCK_PVQSPIN,
+	    .halt_poll_ns = run->v->halt_poll_ns,
 	};
 	run->vms = calloc(run->v->vms, sizeof(run->vms[0]));
 	if (!run->vms)

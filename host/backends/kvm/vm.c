@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "backends/kvm/vm.h"
 
+#include "model/variant.h"
+
 #include <errno.h>
 #include <linux/kvm.h>
 #include <stdio.h>
@@ -112,6 +114,28 @@ int kvm_vm_disable_pause_exits(struct kvm_vm *vm, const struct kvm_system *sys, 
 	return 0;
 }
 
+/* --halt-poll: this VM's own maximum halt-polling time, instead of kvm.halt_poll_ns. */
+static int set_halt_poll(struct kvm_vm *vm, const struct kvm_system *sys, int64_t ns, char *err,
+			 size_t errlen)
+{
+	if (ioctl(sys->fd, KVM_CHECK_EXTENSION, KVM_CAP_HALT_POLL) <= 0) {
+		snprintf(err, errlen,
+			 "--halt-poll %lld: this KVM cannot set halt polling per VM (no "
+			 "KVM_CAP_HALT_POLL: needs Linux >= 5.19); use --halt-poll host, or plerig "
+			 "sweep on kvm.halt_poll_ns",
+			 (long long)ns);
+		return -EOPNOTSUPP;
+	}
+	struct kvm_enable_cap cap = {.cap = KVM_CAP_HALT_POLL, .args = {(uint64_t)ns}};
+	if (ioctl(vm->fd, KVM_ENABLE_CAP, &cap) < 0) {
+		int e = errno;
+		snprintf(err, errlen, "KVM_ENABLE_CAP(KVM_CAP_HALT_POLL, %lld) on VM %u: %s",
+			 (long long)ns, vm->index, strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
 int kvm_vm_create(struct kvm_vm *vm, const struct kvm_system *sys, unsigned index,
 		  const struct guest_image *image, const struct plerig_config *cfg,
 		  const struct vm_options *opts, char *err, size_t errlen)
@@ -142,6 +166,11 @@ int kvm_vm_create(struct kvm_vm *vm, const struct kvm_system *sys, unsigned inde
 	vm->shared->config = *cfg;
 	if (opts->disable_pause_exits) {
 		rc = kvm_vm_disable_pause_exits(vm, sys, err, errlen);
+		if (rc)
+			goto fail;
+	}
+	if (opts->halt_poll_ns != HALT_POLL_HOST) {
+		rc = set_halt_poll(vm, sys, opts->halt_poll_ns, err, errlen);
 		if (rc)
 			goto fail;
 	}

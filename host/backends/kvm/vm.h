@@ -19,6 +19,7 @@ struct vm_options {
 	 * target through the APIC map, which only an in-kernel irqchip has.
 	 */
 	bool in_kernel_apic;
+	int64_t halt_poll_ns; /* KVM_CAP_HALT_POLL; HALT_POLL_HOST: left as the host has it */
 };
 
 struct guest_image {

@@ -551,6 +551,9 @@ static int lv_run_variant(struct backend *base, const struct variant *v, struct 
 		return -1;
 	if (v->ple == PLE_OFF && run.b->tcg)
 		return run_fail(r, "--ple off: TCG has no PAUSE interception to turn off");
+	if (v->halt_poll_ns != HALT_POLL_HOST)
+		return run_fail(r, "--halt-poll: the libvirt backend cannot set halt polling per "
+				   "domain yet; use --halt-poll host there");
 	r->tsc_khz = run.b->tsc_khz;
 	run_note_ple(r, &run.b->ple);
 
