@@ -12,6 +12,7 @@
 
 #include "ple/kvm_users.h"
 #include "ple/module_reload.h"
+#include "util/errbuf.h"
 #include "util/strfmt.h"
 #include "util/text_file.h"
 
@@ -139,11 +140,10 @@ int ple_host_detect(struct ple_host *h, const char *root, char *err, size_t errl
 	snprintf(path, sizeof(path), "%s/module", root);
 	if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode)) {
 		int e = errno ? errno : ENOTDIR;
-		snprintf(err, errlen,
-			 "%s is not a sysfs tree (no %s: %s); is sysfs mounted, or "
-			 "PLERIG_SYSFS_ROOT wrong?",
-			 root, path, strerror(e));
-		return -e;
+		return errbuf_errno(err, errlen, -e,
+				    "%s is not a sysfs tree (no %s: %s); is sysfs mounted, or "
+				    "PLERIG_SYSFS_ROOT wrong?",
+				    root, path, strerror(e));
 	}
 	for (size_t i = 0; i < NR_MODULES; i++) {
 		snprintf(path, sizeof(path), "%s/module/%s", root, modules[i].module);
@@ -193,15 +193,15 @@ const char *ple_param_missing(const struct ple_host *h, const char *name, char *
 	if (ple_host_param(h, name))
 		return NULL;
 	if (!owner)
-		snprintf(why, len, "%s is not a PLE parameter plerig knows (%s)", name,
-			 ple_params_known());
+		errbuf_printf(why, len, "%s is not a PLE parameter plerig knows (%s)", name,
+			      ple_params_known());
 	else if (!h->module[0])
-		snprintf(why, len,
-			 "no parameter %s: no KVM module under %s/module (it belongs to %s, "
-			 "which is not loaded)",
-			 name, h->root, owner);
+		errbuf_printf(why, len,
+			      "no parameter %s: no KVM module under %s/module (it belongs to %s, "
+			      "which is not loaded)",
+			      name, h->root, owner);
 	else if (strcmp(owner, h->module))
-		snprintf(
+		errbuf_printf(
 		    why, len,
 		    "no parameter %s on this host: it belongs to %s, but KVM here is %s%s", name,
 		    owner, h->module,
@@ -209,9 +209,9 @@ const char *ple_param_missing(const struct ple_host *h, const char *name, char *
 			? " (no hardware PLE on this host: no PAUSE intercept, nothing to tune)"
 			: "");
 	else
-		snprintf(why, len,
-			 "%s has no parameter %s in this kernel (%s/module/%s/parameters)",
-			 h->module, name, h->root, h->module);
+		errbuf_printf(why, len,
+			      "%s has no parameter %s in this kernel (%s/module/%s/parameters)",
+			      h->module, name, h->root, h->module);
 	return why;
 }
 
@@ -236,51 +236,53 @@ enum ple_method ple_decide(const struct ple_host *h, const char *name, char *why
 		return PLE_METHOD_REFUSED;
 	}
 	if (p->writable) {
-		snprintf(why, len, "%s is writable (mode %04o): written at run time", name,
-			 p->mode);
+		errbuf_printf(why, len, "%s is writable (mode %04o): written at run time", name,
+			      p->mode);
 		return PLE_METHOD_RUNTIME;
 	}
 	if (p->mode & 0222) {
-		snprintf(why, len,
-			 "%s/module/%s/parameters/%s is writable only by its owner: run plerig "
-			 "as root",
-			 h->root, h->module, name);
+		errbuf_printf(
+		    why, len,
+		    "%s/module/%s/parameters/%s is writable only by its owner: run plerig "
+		    "as root",
+		    h->root, h->module, name);
 		return PLE_METHOD_REFUSED;
 	}
 	if (!h->loadable) {
-		snprintf(why, len,
-			 "%s is read-only (mode %04o) and %s is built into the kernel (no "
-			 "refcnt): it can only be set at boot, with %s.%s=VALUE on the kernel "
-			 "command line",
-			 name, p->mode, h->module, h->module, name);
+		errbuf_printf(why, len,
+			      "%s is read-only (mode %04o) and %s is built into the kernel (no "
+			      "refcnt): it can only be set at boot, with %s.%s=VALUE on the kernel "
+			      "command line",
+			      name, p->mode, h->module, h->module, name);
 		return PLE_METHOD_REFUSED;
 	}
 	if (h->holders[0]) {
-		snprintf(why, len,
-			 "%s is read-only (mode %04o) and %s cannot be reloaded: module(s) %s "
-			 "depend on it; unload them first (modprobe -r)",
-			 name, p->mode, h->module, h->holders);
+		errbuf_printf(why, len,
+			      "%s is read-only (mode %04o) and %s cannot be reloaded: module(s) %s "
+			      "depend on it; unload them first (modprobe -r)",
+			      name, p->mode, h->module, h->holders);
 		return PLE_METHOD_REFUSED;
 	}
 	if (h->refcnt > h->self_refs) {
-		snprintf(why, len,
-			 "%s is read-only (mode %04o) and %s is in use (refcnt %ld): %s; stop "
-			 "those VMs (or whatever holds /dev/kvm) and retry",
-			 name, p->mode, h->module, h->refcnt,
-			 h->users[0] ? h->users
-				     : "held by no process visible here (another PID namespace?)");
+		errbuf_printf(why, len,
+			      "%s is read-only (mode %04o) and %s is in use (refcnt %ld): %s; stop "
+			      "those VMs (or whatever holds /dev/kvm) and retry",
+			      name, p->mode, h->module, h->refcnt,
+			      h->users[0]
+				  ? h->users
+				  : "held by no process visible here (another PID namespace?)");
 		return PLE_METHOD_REFUSED;
 	}
 	/* modprobe needs root; under a fake sysfs root (tests) so does nothing real */
 	if (geteuid() != 0 && strcmp(h->root, "/sys") == 0) {
-		snprintf(why, len, "%s is read-only (mode %04o): reloading %s needs root", name,
-			 p->mode, h->module);
+		errbuf_printf(why, len, "%s is read-only (mode %04o): reloading %s needs root",
+			      name, p->mode, h->module);
 		return PLE_METHOD_REFUSED;
 	}
-	snprintf(why, len,
-		 "%s is read-only (mode %04o): %s is unused and will be reloaded with the new "
-		 "value",
-		 name, p->mode, h->module);
+	errbuf_printf(why, len,
+		      "%s is read-only (mode %04o): %s is unused and will be reloaded with the new "
+		      "value",
+		      name, p->mode, h->module);
 	return PLE_METHOD_RELOAD;
 }
 
@@ -296,18 +298,16 @@ static int verify(const struct ple_host *h, const struct ple_setting *s, const c
 		  size_t errlen)
 {
 	const struct ple_param *p = ple_host_param(h, s->name);
-	if (!p) {
-		snprintf(err, errlen, "after the %s, %s/module/%s/parameters/%s is gone", how,
-			 h->root, h->module, s->name);
-		return -ENOENT;
-	}
-	if (!same_value(p->value, s->value)) {
-		snprintf(err, errlen,
-			 "after the %s, %s reads back %s instead of %s (the kernel clamps or "
-			 "rejects this value)",
-			 how, s->name, p->value, s->value);
-		return -EIO;
-	}
+	if (!p)
+		return errbuf_errno(err, errlen, -ENOENT,
+				    "after the %s, %s/module/%s/parameters/%s is gone", how,
+				    h->root, h->module, s->name);
+	if (!same_value(p->value, s->value))
+		return errbuf_errno(
+		    err, errlen, -EIO,
+		    "after the %s, %s reads back %s instead of %s (the kernel clamps or "
+		    "rejects this value)",
+		    how, s->name, p->value, s->value);
 	return 0;
 }
 
@@ -318,11 +318,10 @@ static int write_runtime(struct ple_host *h, const struct ple_setting *s, char *
 	    pathf(path, sizeof(path), "%s/module/%s/parameters/%s", h->root, h->module, s->name);
 	if (!rc)
 		rc = text_file_write(path, s->value);
-	if (rc) {
-		snprintf(err, errlen, "writing %s to %s: %s%s", s->value, path, strerror(-rc),
-			 rc == -EACCES || rc == -EPERM ? " (run plerig as root)" : "");
-		return rc;
-	}
+	if (rc)
+		return errbuf_errno(err, errlen, rc, "writing %s to %s: %s%s", s->value, path,
+				    strerror(-rc),
+				    rc == -EACCES || rc == -EPERM ? " (run plerig as root)" : "");
 	return 0;
 }
 
@@ -343,19 +342,16 @@ static int reload(struct ple_host *h, const struct ple_setting *set, unsigned n,
 	snprintf(module, sizeof(module), "%s", h->module);
 	snprintf(root, sizeof(root), "%s", h->root);
 	int rc = module_reload(module, all, nr, err, errlen);
-	char derr[256];
+	char derr[ERRBUF_SIZE];
 	int drc = ple_host_detect(h, root, derr, sizeof(derr));
 	if (rc)
 		return rc;
-	if (drc) {
-		snprintf(err, errlen, "after reloading %s: %s", module, derr);
-		return drc;
-	}
-	if (strcmp(h->module, module)) {
-		snprintf(err, errlen, "after reloading %s, %s/module/%s is missing", module, root,
-			 module);
-		return -ENOENT;
-	}
+	if (drc)
+		return errbuf_errno(err, errlen, drc, "after reloading %s: %s", module, derr);
+	if (strcmp(h->module, module))
+		return errbuf_errno(err, errlen, -ENOENT,
+				    "after reloading %s, %s/module/%s is missing", module, root,
+				    module);
 	for (unsigned i = 0; i < nr; i++) {
 		rc = verify(h, &all[i], "module reload", err, errlen);
 		if (rc)
@@ -370,16 +366,14 @@ int ple_apply(struct ple_host *h, const struct ple_setting *set, unsigned n, cha
 	char why[512];
 	bool need_reload = false;
 	for (unsigned i = 0; i < n; i++) {
-		if (!ple_value_valid(set[i].value)) {
-			snprintf(err, errlen, "%s=%s: the value must be a decimal number up to %u",
-				 set[i].name, set[i].value, 0xffffffffu);
-			return -EINVAL;
-		}
+		if (!ple_value_valid(set[i].value))
+			return errbuf_errno(err, errlen, -EINVAL,
+					    "%s=%s: the value must be a decimal number up to %u",
+					    set[i].name, set[i].value, 0xffffffffu);
 		switch (ple_decide(h, set[i].name, why, sizeof(why))) {
 		case PLE_METHOD_REFUSED:
-			snprintf(err, errlen, "cannot set %s=%s: %s", set[i].name, set[i].value,
-				 why);
-			return -EPERM;
+			return errbuf_errno(err, errlen, -EPERM, "cannot set %s=%s: %s",
+					    set[i].name, set[i].value, why);
 		case PLE_METHOD_RELOAD:
 			need_reload = true;
 			break;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/errbuf.h"
 #include "util/spawn.h"
 
 /* rmmod waits for nothing; a minute means something is badly stuck */
@@ -39,20 +40,16 @@ static const char *last_line(char *out)
 
 static int run(char *const argv[], const char *what, char *err, size_t errlen)
 {
-	char out[1024], serr[256];
+	char out[1024], serr[ERRBUF_SIZE];
 	int rc = spawn_capture(argv, out, sizeof(out), MODPROBE_TIMEOUT_MS, serr, sizeof(serr));
-	if (rc < 0) {
-		snprintf(err, errlen, "%s: %s%s", what, serr,
-			 rc == -ENOENT ? " (install kmod, or point PLERIG_MODPROBE and "
-					 "PLERIG_RMMOD at modprobe and rmmod)"
-				       : "");
-		return rc;
-	}
-	if (rc != 0) {
-		snprintf(err, errlen, "%s failed (exit status %d): %s", what, rc,
-			 *out ? last_line(out) : "no message");
-		return -EIO;
-	}
+	if (rc < 0)
+		return errbuf_errno(err, errlen, rc, "%s: %s%s", what, serr,
+				    rc == -ENOENT ? " (install kmod, or point PLERIG_MODPROBE and "
+						    "PLERIG_RMMOD at modprobe and rmmod)"
+						  : "");
+	if (rc != 0)
+		return errbuf_errno(err, errlen, -EIO, "%s failed (exit status %d): %s", what, rc,
+				    *out ? last_line(out) : "no message");
 	return 0;
 }
 
@@ -64,11 +61,9 @@ int module_reload(const char *module, const struct ple_setting *params, unsigned
 	char *argv[PLE_MAX_PARAMS + 4];
 	char args[PLE_MAX_PARAMS][PLE_NAME_LEN + PLE_VALUE_LEN + 2];
 
-	if (n > PLE_MAX_PARAMS) {
-		snprintf(err, errlen, "reloading %s: %u parameters, at most %d", module, n,
-			 PLE_MAX_PARAMS);
-		return -E2BIG;
-	}
+	if (n > PLE_MAX_PARAMS)
+		return errbuf_errno(err, errlen, -E2BIG, "reloading %s: %u parameters, at most %d",
+				    module, n, PLE_MAX_PARAMS);
 	argv[0] = (char *)module_rmmod_command();
 	argv[1] = (char *)module;
 	argv[2] = NULL;
@@ -76,9 +71,8 @@ int module_reload(const char *module, const struct ple_setting *params, unsigned
 	int rc = run(argv, what, err, errlen);
 	if (rc) {
 		size_t len = strlen(err);
-		snprintf(err + len, errlen - len,
-			 "; is a VM still running? (plerig doctor lists who holds KVM)");
-		return rc;
+		return errbuf_errno(err + len, errlen - len, rc,
+				    "; is a VM still running? (plerig doctor lists who holds KVM)");
 	}
 
 	argv[0] = (char *)modprobe;
@@ -95,19 +89,19 @@ int module_reload(const char *module, const struct ple_setting *params, unsigned
 		return 0;
 
 	/* never leave the host without KVM: load it back as the configuration says */
-	char again_err[256];
+	char again_err[ERRBUF_SIZE];
 	argv[2] = NULL;
 	snprintf(what, sizeof(what), "%s %s", modprobe, module);
 	size_t len = strlen(err);
 	if (run(argv, what, again_err, sizeof(again_err)))
-		snprintf(err + len, errlen - len,
-			 "; loading it again without the new values failed too (%s): KVM is "
-			 "unloaded, run `modprobe %s`",
-			 again_err, module);
+		errbuf_printf(err + len, errlen - len,
+			      "; loading it again without the new values failed too (%s): KVM is "
+			      "unloaded, run `modprobe %s`",
+			      again_err, module);
 	else
-		snprintf(err + len, errlen - len,
-			 "; %s was loaded again with its configured values (run plerig sweep "
-			 "--restore to get the originals back)",
-			 module);
+		errbuf_printf(err + len, errlen - len,
+			      "; %s was loaded again with its configured values (run plerig sweep "
+			      "--restore to get the originals back)",
+			      module);
 	return rc;
 }

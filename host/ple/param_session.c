@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/errbuf.h"
 #include "util/strfmt.h"
 
 static bool pid_alive(pid_t pid)
@@ -18,27 +19,24 @@ static bool pid_alive(pid_t pid)
 static int check_no_state(char *err, size_t errlen)
 {
 	struct ple_state old;
-	char path[PATH_MAX], lerr[512];
+	char path[PATH_MAX], lerr[ERRBUF_SIZE];
 	int rc = ple_state_load(&old, lerr, sizeof(lerr));
 	if (rc == -ENOENT)
 		return 0;
 	ple_state_path(path, sizeof(path));
-	if (rc) {
-		snprintf(err, errlen, "%s", lerr);
-		return rc;
-	}
-	if (old.pid != getpid() && pid_alive(old.pid)) {
-		snprintf(err, errlen,
-			 "another plerig sweep (pid %d) is changing the %s parameters (%s); wait "
-			 "for it to end",
-			 (int)old.pid, old.module, path);
-		return -EBUSY;
-	}
-	snprintf(err, errlen,
-		 "a previous sweep (pid %d) ended without restoring the %s parameters (%s): run "
-		 "`plerig sweep --restore` first",
-		 (int)old.pid, old.module, path);
-	return -EBUSY;
+	if (rc)
+		return errbuf_errno(err, errlen, rc, "%s", lerr);
+	if (old.pid != getpid() && pid_alive(old.pid))
+		return errbuf_errno(
+		    err, errlen, -EBUSY,
+		    "another plerig sweep (pid %d) is changing the %s parameters (%s); wait "
+		    "for it to end",
+		    (int)old.pid, old.module, path);
+	return errbuf_errno(
+	    err, errlen, -EBUSY,
+	    "a previous sweep (pid %d) ended without restoring the %s parameters (%s): run "
+	    "`plerig sweep --restore` first",
+	    (int)old.pid, old.module, path);
 }
 
 int ple_session_begin(struct ple_session *s, const char *const *names, unsigned n, char *err,
@@ -49,15 +47,13 @@ int ple_session_begin(struct ple_session *s, const char *const *names, unsigned 
 	int rc = ple_host_detect(&s->host, ple_sysfs_root(), err, errlen);
 	if (rc)
 		return rc;
-	if (n > PLE_MAX_PARAMS) {
-		snprintf(err, errlen, "at most %d parameters", PLE_MAX_PARAMS);
-		return -E2BIG;
-	}
+	if (n > PLE_MAX_PARAMS)
+		return errbuf_errno(err, errlen, -E2BIG, "at most %d parameters", PLE_MAX_PARAMS);
 	for (unsigned i = 0; i < n; i++) {
-		if (ple_decide(&s->host, names[i], why, sizeof(why)) == PLE_METHOD_REFUSED) {
-			snprintf(err, errlen, "cannot change %s: %s", names[i], why);
-			return ple_host_param(&s->host, names[i]) ? -EPERM : -ENOENT;
-		}
+		if (ple_decide(&s->host, names[i], why, sizeof(why)) == PLE_METHOD_REFUSED)
+			return errbuf_errno(err, errlen,
+					    ple_host_param(&s->host, names[i]) ? -EPERM : -ENOENT,
+					    "cannot change %s: %s", names[i], why);
 	}
 	rc = check_no_state(err, errlen);
 	if (rc)
@@ -84,10 +80,9 @@ int ple_session_begin(struct ple_session *s, const char *const *names, unsigned 
 int ple_session_apply(struct ple_session *s, const struct ple_setting *set, unsigned n, char *err,
 		      size_t errlen)
 {
-	if (!s->active) {
-		snprintf(err, errlen, "internal error: parameters applied outside a session");
-		return -EINVAL;
-	}
+	if (!s->active)
+		return errbuf_errno(err, errlen, -EINVAL,
+				    "internal error: parameters applied outside a session");
 	return ple_apply(&s->host, set, n, err, errlen);
 }
 
@@ -126,9 +121,9 @@ int ple_session_restore(struct ple_session *s, char *err, size_t errlen)
 		char path[PATH_MAX];
 		size_t len = strlen(err);
 		ple_state_path(path, sizeof(path));
-		snprintf(err + len, errlen - len,
-			 "; the originals are kept in %s for `plerig sweep --restore`", path);
-		return rc;
+		return errbuf_errno(err + len, errlen - len, rc,
+				    "; the originals are kept in %s for `plerig sweep --restore`",
+				    path);
 	}
 	s->active = false;
 	return ple_state_remove(err, errlen);
@@ -138,7 +133,7 @@ int ple_restore_from_state(char *msg, size_t msglen)
 {
 	struct ple_state st;
 	struct ple_host h;
-	char err[512], done[512];
+	char err[ERRBUF_SIZE], done[512];
 	int rc = ple_state_load(&st, err, sizeof(err));
 	if (rc == -ENOENT) {
 		char path[PATH_MAX];
@@ -166,10 +161,10 @@ int ple_restore_from_state(char *msg, size_t msglen)
 	}
 	rc = ple_host_detect(&h, st.root, err, sizeof(err));
 	if (!rc && strcmp(h.module, st.module)) {
-		snprintf(err, sizeof(err),
-			 "the state file holds %s parameters but KVM here is %s; load %s, or "
-			 "delete the state file if the values no longer matter",
-			 st.module, h.module[0] ? h.module : "not loaded", st.module);
+		errbuf_printf(err, sizeof(err),
+			      "the state file holds %s parameters but KVM here is %s; load %s, or "
+			      "delete the state file if the values no longer matter",
+			      st.module, h.module[0] ? h.module : "not loaded", st.module);
 		rc = -ENODEV;
 	}
 	if (!rc)

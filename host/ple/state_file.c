@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/errbuf.h"
 #include "util/text_file.h"
 
 #define STATE_MAGIC "plerig-ple-state 1"
@@ -48,10 +49,8 @@ int ple_state_format(const struct ple_state *s, char *buf, size_t len)
 static int copy_word(char *dst, size_t len, const char *src, char *err, size_t errlen,
 		     unsigned line)
 {
-	if (!*src || strlen(src) >= len) {
-		snprintf(err, errlen, "line %u: empty or too long value", line);
-		return -1;
-	}
+	if (!*src || strlen(src) >= len)
+		return errbuf_printf(err, errlen, "line %u: empty or too long value", line);
 	memcpy(dst, src, strlen(src) + 1);
 	return 0;
 }
@@ -59,18 +58,14 @@ static int copy_word(char *dst, size_t len, const char *src, char *err, size_t e
 static int parse_line(char *line, unsigned no, struct ple_state *s, char *err, size_t errlen)
 {
 	char *val = strchr(line, ' ');
-	if (!val) {
-		snprintf(err, errlen, "line %u: \"%s\" has no value", no, line);
-		return -1;
-	}
+	if (!val)
+		return errbuf_printf(err, errlen, "line %u: \"%s\" has no value", no, line);
 	*val++ = '\0';
 	if (!strcmp(line, "pid")) {
 		char *end;
 		long pid = strtol(val, &end, 10);
-		if (*end || pid <= 0) {
-			snprintf(err, errlen, "line %u: bad pid \"%s\"", no, val);
-			return -1;
-		}
+		if (*end || pid <= 0)
+			return errbuf_printf(err, errlen, "line %u: bad pid \"%s\"", no, val);
 		s->pid = (pid_t)pid;
 		return 0;
 	}
@@ -80,47 +75,42 @@ static int parse_line(char *line, unsigned no, struct ple_state *s, char *err, s
 		return copy_word(s->module, sizeof(s->module), val, err, errlen, no);
 	if (!strcmp(line, "param")) {
 		char *v = strchr(val, ' ');
-		if (!v || s->n >= PLE_MAX_PARAMS) {
-			snprintf(err, errlen, "line %u: param needs NAME VALUE (at most %d)", no,
-				 PLE_MAX_PARAMS);
-			return -1;
-		}
+		if (!v || s->n >= PLE_MAX_PARAMS)
+			return errbuf_printf(err, errlen,
+					     "line %u: param needs NAME VALUE (at most %d)", no,
+					     PLE_MAX_PARAMS);
 		*v++ = '\0';
 		struct ple_setting *p = &s->orig[s->n];
 		if (copy_word(p->name, sizeof(p->name), val, err, errlen, no) ||
 		    copy_word(p->value, sizeof(p->value), v, err, errlen, no))
 			return -1;
-		if (!ple_value_valid(p->value)) {
-			snprintf(err, errlen, "line %u: %s has a bad value \"%s\"", no, p->name, v);
-			return -1;
-		}
+		if (!ple_value_valid(p->value))
+			return errbuf_printf(err, errlen, "line %u: %s has a bad value \"%s\"", no,
+					     p->name, v);
 		s->n++;
 		return 0;
 	}
-	snprintf(err, errlen, "line %u: unknown key \"%s\"", no, line);
-	return -1;
+	return errbuf_printf(err, errlen, "line %u: unknown key \"%s\"", no, line);
 }
 
 int ple_state_parse(const char *text, struct ple_state *s, char *err, size_t errlen)
 {
 	memset(s, 0, sizeof(*s));
 	char *copy = strdup(text);
-	if (!copy) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
+	if (!copy)
+		return errbuf_printf(err, errlen, "out of memory");
 	char *save, *line = strtok_r(copy, "\n", &save);
 	int rc = 0;
 	if (!line || strcmp(line, STATE_MAGIC)) {
-		snprintf(err, errlen, "not a plerig state file (first line is not \"%s\")",
-			 STATE_MAGIC);
+		errbuf_printf(err, errlen, "not a plerig state file (first line is not \"%s\")",
+			      STATE_MAGIC);
 		rc = -1;
 	}
 	for (unsigned no = 2; !rc && (line = strtok_r(NULL, "\n", &save)); no++)
 		if (line[0] != '#')
 			rc = parse_line(line, no, s, err, errlen);
 	if (!rc && (!s->pid || !s->root[0] || !s->module[0])) {
-		snprintf(err, errlen, "incomplete: pid, root and module are all required");
+		errbuf_printf(err, errlen, "incomplete: pid, root and module are all required");
 		rc = -1;
 	}
 	free(copy);
@@ -133,41 +123,36 @@ int ple_state_save(const struct ple_state *s, char *err, size_t errlen)
 	const char *dir = ple_state_dir();
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
 		int e = errno;
-		snprintf(err, errlen,
-			 "creating %s for the state file: %s (run as root, or set "
-			 "PLERIG_STATE_DIR to a writable directory)",
-			 dir, strerror(e));
-		return -e;
+		return errbuf_errno(err, errlen, -e,
+				    "creating %s for the state file: %s (run as root, or set "
+				    "PLERIG_STATE_DIR to a writable directory)",
+				    dir, strerror(e));
 	}
-	if (ple_state_format(s, text, sizeof(text))) {
-		snprintf(err, errlen, "state file text too long");
-		return -E2BIG;
-	}
+	if (ple_state_format(s, text, sizeof(text)))
+		return errbuf_errno(err, errlen, -E2BIG, "state file text too long");
 	ple_state_path(path, sizeof(path));
 	int rc = text_file_replace(path, text, 0600);
 	if (rc)
-		snprintf(err, errlen, "writing the state file %s: %s", path, strerror(-rc));
+		errbuf_printf(err, errlen, "writing the state file %s: %s", path, strerror(-rc));
 	return rc;
 }
 
 int ple_state_load(struct ple_state *s, char *err, size_t errlen)
 {
-	char path[PATH_MAX], text[4096], perr[256];
+	char path[PATH_MAX], text[4096], perr[ERRBUF_SIZE];
 	ple_state_path(path, sizeof(path));
 	ssize_t n = text_file_read(path, text, sizeof(text));
 	if (n == -ENOENT)
 		return -ENOENT;
-	if (n < 0) {
-		snprintf(err, errlen, "reading the state file %s: %s", path, strerror((int)-n));
-		return (int)n;
-	}
-	if (ple_state_parse(text, s, perr, sizeof(perr))) {
-		snprintf(err, errlen,
-			 "the state file %s is damaged (%s): restore the values by hand and "
-			 "delete it",
-			 path, perr);
-		return -EINVAL;
-	}
+	if (n < 0)
+		return errbuf_errno(err, errlen, (int)n, "reading the state file %s: %s", path,
+				    strerror((int)-n));
+	if (ple_state_parse(text, s, perr, sizeof(perr)))
+		return errbuf_errno(
+		    err, errlen, -EINVAL,
+		    "the state file %s is damaged (%s): restore the values by hand and "
+		    "delete it",
+		    path, perr);
 	return 0;
 }
 
@@ -177,8 +162,8 @@ int ple_state_remove(char *err, size_t errlen)
 	ple_state_path(path, sizeof(path));
 	if (unlink(path) < 0 && errno != ENOENT) {
 		int e = errno;
-		snprintf(err, errlen, "removing the state file %s: %s", path, strerror(e));
-		return -e;
+		return errbuf_errno(err, errlen, -e, "removing the state file %s: %s", path,
+				    strerror(e));
 	}
 	return 0;
 }
