@@ -12,6 +12,7 @@
 
 #include "measure/trace_counter.h"
 #include "measure/tracefs.h"
+#include "util/errbuf.h"
 
 struct exit_reason_time exit_times_reason(const struct exit_times *t, uint32_t reason)
 {
@@ -152,8 +153,8 @@ static int sample_open(struct perf_event_attr *attr, uint64_t sample_type,
 		return fd;
 	if (ioctl(fd, PERF_EVENT_IOC_ID, id) < 0) {
 		int e = errno;
-		snprintf(err, errlen, "PERF_EVENT_IOC_ID on %s:%s: %s", ev->system, event,
-			 strerror(e));
+		errbuf_printf(err, errlen, "PERF_EVENT_IOC_ID on %s:%s: %s", ev->system, event,
+			      strerror(e));
 		close(fd);
 		return -e;
 	}
@@ -200,8 +201,8 @@ int exit_timer_open(struct exit_timer *t, const struct exit_timer_events *ev, pi
 	/* one buffer for both: the thread's exits and entries in the order it made them */
 	if (ioctl(t->entry_fd, PERF_EVENT_IOC_SET_OUTPUT, t->exit_fd) < 0) {
 		rc = -errno;
-		snprintf(err, errlen, "PERF_EVENT_IOC_SET_OUTPUT from %s:%s to %s: %s", ev->system,
-			 ev->entry_event, what, strerror(-rc));
+		errbuf_printf(err, errlen, "PERF_EVENT_IOC_SET_OUTPUT from %s:%s to %s: %s",
+			      ev->system, ev->entry_event, what, strerror(-rc));
 		goto fail;
 	}
 	return 0;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "measure/device_access.h"
+#include "util/errbuf.h"
 
 #define CPUID_MAX_ENTRIES 256
 
@@ -55,32 +56,29 @@ static int open_device(const char *path, char *err, size_t errlen)
 		return fd;
 	int e = errno;
 	if (e == ENOENT)
-		snprintf(err, errlen,
-			 "%s not found: KVM is not available on this host "
-			 "(load kvm_intel or kvm_amd, enable virtualisation in the firmware, "
-			 "or use nested virtualisation)",
-			 path);
+		errbuf_printf(err, errlen,
+			      "%s not found: KVM is not available on this host "
+			      "(load kvm_intel or kvm_amd, enable virtualisation in the firmware, "
+			      "or use nested virtualisation)",
+			      path);
 	else if (e == EACCES || e == EPERM) {
 		const struct device_identity me = device_identity_self();
 		device_access_advice(path, &me, err, errlen);
 	} else
-		snprintf(err, errlen, "cannot open %s: %s", path, strerror(e));
+		errbuf_printf(err, errlen, "cannot open %s: %s", path, strerror(e));
 	return -e;
 }
 
 static int get_supported_cpuid(struct kvm_system *s, char *err, size_t errlen)
 {
 	s->cpuid = calloc(1, sizeof(*s->cpuid) + CPUID_MAX_ENTRIES * sizeof(s->cpuid->entries[0]));
-	if (!s->cpuid) {
-		snprintf(err, errlen, "out of memory for the CPUID table");
-		return -ENOMEM;
-	}
+	if (!s->cpuid)
+		return errbuf_errno(err, errlen, -ENOMEM, "out of memory for the CPUID table");
 	s->cpuid->nent = CPUID_MAX_ENTRIES;
 	if (ioctl(s->fd, KVM_GET_SUPPORTED_CPUID, s->cpuid) < 0) {
 		int e = errno;
-		snprintf(err, errlen, "KVM_GET_SUPPORTED_CPUID on %s: %s", kvm_device_path(),
-			 strerror(e));
-		return -e;
+		return errbuf_errno(err, errlen, -e, "KVM_GET_SUPPORTED_CPUID on %s: %s",
+				    kvm_device_path(), strerror(e));
 	}
 	return 0;
 }
@@ -97,29 +95,30 @@ int kvm_system_open(struct kvm_system *s, char *err, size_t errlen)
 	struct stat st;
 	if (fstat(s->fd, &st) == 0 && !S_ISCHR(st.st_mode)) {
 		rc = -ENOTTY;
-		snprintf(err, errlen, "%s is not a KVM device: not a character device",
-			 kvm_device_path());
+		errbuf_printf(err, errlen, "%s is not a KVM device: not a character device",
+			      kvm_device_path());
 		goto fail;
 	}
 	int version = ioctl(s->fd, KVM_GET_API_VERSION, 0);
 	if (version < 0) {
 		rc = -errno;
-		snprintf(err, errlen,
-			 "%s is not a KVM device: KVM_GET_API_VERSION: %s (check "
-			 "PLERIG_KVM_DEVICE)",
-			 kvm_device_path(), strerror(errno));
+		errbuf_printf(err, errlen,
+			      "%s is not a KVM device: KVM_GET_API_VERSION: %s (check "
+			      "PLERIG_KVM_DEVICE)",
+			      kvm_device_path(), strerror(errno));
 		goto fail;
 	}
 	if (version != KVM_API_VERSION) {
 		rc = version < 0 ? -errno : -EINVAL;
-		snprintf(err, errlen, "%s speaks KVM API %d, plerig needs %d (is it a KVM device?)",
-			 kvm_device_path(), version, KVM_API_VERSION);
+		errbuf_printf(err, errlen,
+			      "%s speaks KVM API %d, plerig needs %d (is it a KVM device?)",
+			      kvm_device_path(), version, KVM_API_VERSION);
 		goto fail;
 	}
 	s->vcpu_mmap_size = ioctl(s->fd, KVM_GET_VCPU_MMAP_SIZE, 0);
 	if (s->vcpu_mmap_size < (int)sizeof(struct kvm_run)) {
 		rc = -errno;
-		snprintf(err, errlen, "KVM_GET_VCPU_MMAP_SIZE: %s", strerror(errno));
+		errbuf_printf(err, errlen, "KVM_GET_VCPU_MMAP_SIZE: %s", strerror(errno));
 		goto fail;
 	}
 	s->has_tss_addr = ioctl(s->fd, KVM_CHECK_EXTENSION, KVM_CAP_SET_TSS_ADDR) > 0;

@@ -9,6 +9,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "util/errbuf.h"
+
 #define MAX_RECORD 65536 /* a record's size is a u16 */
 
 int perf_ring_map(struct perf_ring *r, int fd, unsigned data_pages, const char *what, char *err,
@@ -16,24 +18,23 @@ int perf_ring_map(struct perf_ring *r, int fd, unsigned data_pages, const char *
 {
 	const size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	memset(r, 0, sizeof(*r));
-	if (!data_pages || (data_pages & (data_pages - 1))) {
-		snprintf(err, errlen, "the sample buffer needs a power-of-two page count, not %u",
-			 data_pages);
-		return -EINVAL;
-	}
+	if (!data_pages || (data_pages & (data_pages - 1)))
+		return errbuf_errno(err, errlen, -EINVAL,
+				    "the sample buffer needs a power-of-two page count, not %u",
+				    data_pages);
 	r->rec = malloc(MAX_RECORD);
-	if (!r->rec) {
-		snprintf(err, errlen, "out of memory for the sample buffer of %s", what);
-		return -ENOMEM;
-	}
+	if (!r->rec)
+		return errbuf_errno(err, errlen, -ENOMEM,
+				    "out of memory for the sample buffer of %s", what);
 	r->data_len = (size_t)data_pages * page;
 	r->map_len = r->data_len + page;
 	r->map = mmap(NULL, r->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (r->map == MAP_FAILED) {
 		int e = errno;
-		snprintf(err, errlen, "mmap of the %zu-byte perf ring buffer for %s: %s%s",
-			 r->map_len, what, strerror(e),
-			 e == EPERM ? " (raise kernel.perf_event_mlock_kb, or run as root)" : "");
+		errbuf_printf(err, errlen, "mmap of the %zu-byte perf ring buffer for %s: %s%s",
+			      r->map_len, what, strerror(e),
+			      e == EPERM ? " (raise kernel.perf_event_mlock_kb, or run as root)"
+					 : "");
 		r->map = NULL;
 		perf_ring_unmap(r);
 		return -e;

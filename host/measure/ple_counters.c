@@ -7,6 +7,7 @@
 
 #include "measure/trace_filter.h"
 #include "measure/tracefs.h"
+#include "util/errbuf.h"
 #include "util/strfmt.h"
 
 /* Is PAUSE interception switched off host-wide by a zero parameter? */
@@ -37,7 +38,7 @@ void ple_probe_init(struct ple_probe *p)
 	struct ple_host h;
 	struct trace_format fmt;
 	struct trace_filter filter;
-	char err[256], why[300];
+	char err[ERRBUF_SIZE], why[300];
 
 	memset(p, 0, sizeof(*p));
 	if (ple_host_detect(&h, ple_sysfs_root(), err, sizeof(err))) {
@@ -48,11 +49,13 @@ void ple_probe_init(struct ple_probe *p)
 	p->vendor = h.vendor;
 	if (h.vendor == PLE_VENDOR_NONE) {
 		if (h.module[0])
-			snprintf(why, sizeof(why), "no hardware PLE on this host (%s)", h.module);
+			errbuf_printf(why, sizeof(why), "no hardware PLE on this host (%s)",
+				      h.module);
 		else
-			snprintf(why, sizeof(why),
-				 "no hardware PLE on this host (neither kvm_intel nor kvm_amd is "
-				 "loaded)");
+			errbuf_printf(
+			    why, sizeof(why),
+			    "no hardware PLE on this host (neither kvm_intel nor kvm_amd is "
+			    "loaded)");
 		unavailable(p, why);
 		return;
 	}
@@ -67,8 +70,8 @@ void ple_probe_init(struct ple_probe *p)
 	if (trace_format_load(p->tracefs, "kvm", "kvm_exit", &fmt, err, sizeof(err))) {
 		str_copy(p->pause_exits_why, sizeof(p->pause_exits_why), err);
 	} else if (trace_filter_parse(p->pause_filter, &fmt, &filter, err, sizeof(err))) {
-		snprintf(p->pause_exits_why, sizeof(p->pause_exits_why),
-			 "cannot filter kvm:kvm_exit on the PAUSE exit reason: %s", err);
+		errbuf_printf(p->pause_exits_why, sizeof(p->pause_exits_why),
+			      "cannot filter kvm:kvm_exit on the PAUSE exit reason: %s", err);
 	} else {
 		p->pause_exits_ok = true;
 	}
@@ -98,10 +101,8 @@ static int open_one(struct trace_counter *c, char *why, size_t whylen, bool ok,
 {
 	c->fd = -1;
 	why[0] = '\0';
-	if (!ok) {
-		snprintf(why, whylen, "%s", probe_why);
-		return -EOPNOTSUPP;
-	}
+	if (!ok)
+		return errbuf_errno(why, whylen, -EOPNOTSUPP, "%s", probe_why);
 	return trace_counter_open(c, tracefs, "kvm", event, tid, filter, why, whylen);
 }
 
@@ -118,7 +119,7 @@ int ple_counters_open(struct ple_counters *c, const struct ple_probe *p, pid_t t
 
 static void read_one(const struct trace_counter *c, uint64_t *v, bool *valid)
 {
-	char err[128];
+	char err[ERRBUF_SIZE];
 	*valid = c->fd >= 0 && trace_counter_read(c, v, err, sizeof(err)) == 0;
 	if (!*valid)
 		*v = 0;

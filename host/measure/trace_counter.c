@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "measure/tracefs.h"
+#include "util/errbuf.h"
 #include "util/strfmt.h"
 #include "util/text_file.h"
 
@@ -51,27 +52,23 @@ static void explain_open_error(int e, const char *system, const char *event, pid
 		fix = ": too many open files (ulimit -n)";
 		break;
 	}
-	snprintf(err, errlen, "perf_event_open(%s:%s) for thread %d: %s%s", system, event, (int)tid,
-		 strerror(e), fix);
+	errbuf_printf(err, errlen, "perf_event_open(%s:%s) for thread %d: %s%s", system, event,
+		      (int)tid, strerror(e), fix);
 }
 
 int trace_perf_open(struct perf_event_attr *attr, const char *tracefs, const char *system,
 		    const char *event, pid_t tid, char *err, size_t errlen)
 {
 	char path[4096], id[32];
-	if (pathf(path, sizeof(path), "%s/events/%s/%s/id", tracefs, system, event)) {
-		snprintf(err, errlen, "tracefs path too long");
-		return -ENAMETOOLONG;
-	}
+	if (pathf(path, sizeof(path), "%s/events/%s/%s/id", tracefs, system, event))
+		return errbuf_errno(err, errlen, -ENAMETOOLONG, "tracefs path too long");
 	ssize_t n = text_file_read(path, id, sizeof(id));
-	if (n < 0) {
-		snprintf(err, errlen, "%s:%s: cannot read %s: %s%s", system, event, path,
-			 strerror((int)-n),
-			 n == -ENOENT	? " (this kernel has no such tracepoint)"
-			 : n == -EACCES ? " (run as root: tracefs is root-only)"
-					: "");
-		return (int)n;
-	}
+	if (n < 0)
+		return errbuf_errno(err, errlen, (int)n, "%s:%s: cannot read %s: %s%s", system,
+				    event, path, strerror((int)-n),
+				    n == -ENOENT   ? " (this kernel has no such tracepoint)"
+				    : n == -EACCES ? " (run as root: tracefs is root-only)"
+						   : "");
 	attr->type = PERF_TYPE_TRACEPOINT;
 	attr->size = sizeof(*attr);
 	attr->config = strtoull(id, NULL, 10);
@@ -99,10 +96,11 @@ int trace_counter_open(struct trace_counter *c, const char *tracefs, const char 
 		return fd;
 	if (filter && *filter && ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter) < 0) {
 		int e = errno;
-		snprintf(err, errlen,
-			 "PERF_EVENT_IOC_SET_FILTER \"%s\" on %s:%s: %s (check the field names "
-			 "in %s/events/%s/%s/format)",
-			 filter, system, event, strerror(e), tracefs, system, event);
+		errbuf_printf(
+		    err, errlen,
+		    "PERF_EVENT_IOC_SET_FILTER \"%s\" on %s:%s: %s (check the field names "
+		    "in %s/events/%s/%s/format)",
+		    filter, system, event, strerror(e), tracefs, system, event);
 		close(fd);
 		return -e;
 	}
@@ -118,9 +116,8 @@ int trace_counter_read(const struct trace_counter *c, uint64_t *count, char *err
 	while (n < 0 && errno == EINTR);
 	if (n != (ssize_t)sizeof(*count)) {
 		int e = n < 0 ? errno : EIO;
-		snprintf(err, errlen, "reading the perf counter of thread %d: %s", (int)c->tid,
-			 n < 0 ? strerror(e) : "short read");
-		return -e;
+		return errbuf_errno(err, errlen, -e, "reading the perf counter of thread %d: %s",
+				    (int)c->tid, n < 0 ? strerror(e) : "short read");
 	}
 	return 0;
 }

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/errbuf.h"
+
 int trace_filter_parse(const char *text, const struct trace_format *fmt, struct trace_filter *f,
 		       char *err, size_t errlen)
 {
@@ -20,10 +22,8 @@ int trace_filter_parse(const char *text, const struct trace_format *fmt, struct 
 	name[n] = '\0';
 	while (isspace((unsigned char)*p))
 		p++;
-	if (!n || strncmp(p, "==", 2)) {
-		snprintf(err, errlen, "filter \"%s\": expected FIELD == NUMBER", text);
-		return -1;
-	}
+	if (!n || strncmp(p, "==", 2))
+		return errbuf_printf(err, errlen, "filter \"%s\": expected FIELD == NUMBER", text);
 	p += 2;
 	while (isspace((unsigned char)*p))
 		p++;
@@ -32,16 +32,12 @@ int trace_filter_parse(const char *text, const struct trace_format *fmt, struct 
 	unsigned long long v = strtoull(p, &end, 0);
 	while (isspace((unsigned char)*end))
 		end++;
-	if (end == p || *end || errno || *p == '-') {
-		snprintf(err, errlen, "filter \"%s\": \"%s\" is not a number", text, p);
-		return -1;
-	}
-	char why[256];
+	if (end == p || *end || errno || *p == '-')
+		return errbuf_printf(err, errlen, "filter \"%s\": \"%s\" is not a number", text, p);
+	char why[ERRBUF_SIZE];
 	const struct trace_field *field = trace_format_integer_field(fmt, name, why, sizeof(why));
-	if (!field) {
-		snprintf(err, errlen, "filter \"%s\": %s", text, why);
-		return -1;
-	}
+	if (!field)
+		return errbuf_printf(err, errlen, "filter \"%s\": %s", text, why);
 	f->field = *field;
 	f->value = v;
 	return 0;

@@ -13,6 +13,7 @@
 #include <traceevent/event-utils.h>
 #include <unistd.h>
 
+#include "util/errbuf.h"
 #include "util/strfmt.h"
 #include "util/text_file.h"
 
@@ -36,11 +37,9 @@ int tracefs_locate(char *path, size_t len, char *note, size_t notelen, char *err
 {
 	const char *env = getenv("PLERIG_TRACEFS_ROOT");
 	if (env && *env) {
-		if (!has_events(env)) {
-			snprintf(err, errlen, "PLERIG_TRACEFS_ROOT=%s has no events/ directory",
-				 env);
-			return -ENOENT;
-		}
+		if (!has_events(env))
+			return errbuf_errno(err, errlen, -ENOENT,
+					    "PLERIG_TRACEFS_ROOT=%s has no events/ directory", env);
 		str_copy(path, len, env);
 		set_note(note, notelen, "from PLERIG_TRACEFS_ROOT");
 		return 0;
@@ -65,13 +64,12 @@ int tracefs_locate(char *path, size_t len, char *note, size_t notelen, char *err
 		set_note(note, notelen, "under debugfs");
 		return 0;
 	}
-	snprintf(err, errlen,
-		 "tracefs is not mounted at " TRACEFS_MOUNT " and mounting it failed (%s), nor "
-		 "is it under " DEBUGFS_TRACE
-		 ": run as root, or `mount -t tracefs nodev " TRACEFS_MOUNT
-		 "` (kernel needs CONFIG_FTRACE)",
-		 strerror(mount_errno ? mount_errno : ENOENT));
-	return -(mount_errno ? mount_errno : ENOENT);
+	return errbuf_errno(
+	    err, errlen, -(mount_errno ? mount_errno : ENOENT),
+	    "tracefs is not mounted at " TRACEFS_MOUNT " and mounting it failed (%s), nor "
+	    "is it under " DEBUGFS_TRACE ": run as root, or `mount -t tracefs nodev " TRACEFS_MOUNT
+	    "` (kernel needs CONFIG_FTRACE)",
+	    strerror(mount_errno ? mount_errno : ENOENT));
 }
 
 /*
@@ -103,16 +101,12 @@ static bool readable_integer(const struct trace_field *f)
 static int copy_field(const struct tep_event *ev, const struct tep_format_field *tf,
 		      struct trace_field *out, char *err, size_t errlen)
 {
-	if (strlen(tf->name) >= sizeof(out->name)) {
-		snprintf(err, errlen, "%s:%s: field name %s longer than %zu characters", ev->system,
-			 ev->name, tf->name, sizeof(out->name) - 1);
-		return -1;
-	}
-	if (tf->offset < 0 || tf->size < 0) {
-		snprintf(err, errlen, "%s:%s: field %s at offset %d, %d bytes", ev->system,
-			 ev->name, tf->name, tf->offset, tf->size);
-		return -1;
-	}
+	if (strlen(tf->name) >= sizeof(out->name))
+		return errbuf_printf(err, errlen, "%s:%s: field name %s longer than %zu characters",
+				     ev->system, ev->name, tf->name, sizeof(out->name) - 1);
+	if (tf->offset < 0 || tf->size < 0)
+		return errbuf_printf(err, errlen, "%s:%s: field %s at offset %d, %d bytes",
+				     ev->system, ev->name, tf->name, tf->offset, tf->size);
 	memset(out, 0, sizeof(*out));
 	str_copy(out->name, sizeof(out->name), tf->name);
 	str_copy(out->type, sizeof(out->type), tf->type);
@@ -133,11 +127,9 @@ static int copy_fields(const struct tep_event *ev, const struct tep_format_field
 		       struct trace_format *f, char *err, size_t errlen)
 {
 	for (; list; list = list->next) {
-		if (f->nr_fields == TRACE_MAX_FIELDS) {
-			snprintf(err, errlen, "%s:%s: more than %d fields", ev->system, ev->name,
-				 TRACE_MAX_FIELDS);
-			return -1;
-		}
+		if (f->nr_fields == TRACE_MAX_FIELDS)
+			return errbuf_printf(err, errlen, "%s:%s: more than %d fields", ev->system,
+					     ev->name, TRACE_MAX_FIELDS);
 		if (copy_field(ev, list, &f->fields[f->nr_fields], err, errlen))
 			return -1;
 		f->nr_fields++;
@@ -151,12 +143,10 @@ static int parse_event(const char *system, const char *text, struct trace_format
 {
 	static const char empty_print[] = "print fmt: \"\"\n";
 	const char *print = strstr(text, "\nprint fmt:");
-	if (!print) {
-		snprintf(err, errlen,
-			 "no print fmt line after the fields: the file is cut short, "
-			 "or no tracepoint format");
-		return -1;
-	}
+	if (!print)
+		return errbuf_printf(err, errlen,
+				     "no print fmt line after the fields: the file is cut short, "
+				     "or no tracepoint format");
 	/*
 	 * Only the fields matter to plerig, and libtraceevent 1.7.1 cannot parse
 	 * every print fmt (kvm:kvm_inj_exception's on 6.18): it would mark the
@@ -168,8 +158,7 @@ static int parse_event(const char *system, const char *text, struct trace_format
 	if (!buf || !tep) {
 		free(buf);
 		tep_free(tep);
-		snprintf(err, errlen, "out of memory");
-		return -1;
+		return errbuf_printf(err, errlen, "out of memory");
 	}
 	memcpy(buf, text, head);
 	memcpy(buf + head, empty_print, sizeof(empty_print));
@@ -186,9 +175,10 @@ static int parse_event(const char *system, const char *text, struct trace_format
 
 	int ret = -1;
 	if (rc || !ev || (ev->flags & TEP_EVENT_FL_FAILED))
-		snprintf(err, errlen, "libtraceevent cannot read it%s%s", why[0] ? ": " : "", why);
+		errbuf_printf(err, errlen, "libtraceevent cannot read it%s%s", why[0] ? ": " : "",
+			      why);
 	else if (strlen(ev->name) >= sizeof(f->name) || strlen(system) >= sizeof(f->system))
-		snprintf(err, errlen, "event name %s:%s too long", system, ev->name);
+		errbuf_printf(err, errlen, "event name %s:%s too long", system, ev->name);
 	else if (!copy_fields(ev, ev->format.common_fields, f, err, errlen) &&
 		 !copy_fields(ev, ev->format.fields, f, err, errlen)) {
 		str_copy(f->name, sizeof(f->name), ev->name);
@@ -206,50 +196,39 @@ int trace_format_parse(const char *system, const char *text, struct trace_format
 	memset(f, 0, sizeof(*f));
 	if (parse_event(system, text, f, err, errlen))
 		return -1;
-	if (!f->nr_fields) {
-		snprintf(err, errlen, "%s:%s has no fields", f->system, f->name);
-		return -1;
-	}
+	if (!f->nr_fields)
+		return errbuf_printf(err, errlen, "%s:%s has no fields", f->system, f->name);
 	return 0;
 }
 
 int trace_format_load(const char *tracefs, const char *system, const char *event,
 		      struct trace_format *f, char *err, size_t errlen)
 {
-	char path[PATH_MAX], perr[512];
+	char path[PATH_MAX], perr[ERRBUF_SIZE];
 	char id[32];
 	const size_t text_len = 65536; /* kvm_exit's print fmt alone is ~6 KiB */
 
-	if (pathf(path, sizeof(path), "%s/events/%s/%s/format", tracefs, system, event)) {
-		snprintf(err, errlen, "tracefs path too long");
-		return -ENAMETOOLONG;
-	}
+	if (pathf(path, sizeof(path), "%s/events/%s/%s/format", tracefs, system, event))
+		return errbuf_errno(err, errlen, -ENAMETOOLONG, "tracefs path too long");
 	char *text = malloc(text_len);
-	if (!text) {
-		snprintf(err, errlen, "out of memory reading %s", path);
-		return -ENOMEM;
-	}
+	if (!text)
+		return errbuf_errno(err, errlen, -ENOMEM, "out of memory reading %s", path);
 	ssize_t n = text_file_read(path, text, text_len);
 	if (n < 0) {
 		free(text);
-		snprintf(err, errlen, "%s:%s: cannot read %s: %s%s", system, event, path,
-			 strerror((int)-n),
-			 n == -ENOENT ? " (this kernel has no such tracepoint)" : "");
-		return (int)n;
+		return errbuf_errno(err, errlen, (int)n, "%s:%s: cannot read %s: %s%s", system,
+				    event, path, strerror((int)-n),
+				    n == -ENOENT ? " (this kernel has no such tracepoint)" : "");
 	}
 	int rc = trace_format_parse(system, text, f, perr, sizeof(perr));
 	free(text);
-	if (rc) {
-		snprintf(err, errlen, "%s: %s", path, perr);
-		return -EINVAL;
-	}
+	if (rc)
+		return errbuf_errno(err, errlen, -EINVAL, "%s: %s", path, perr);
 	pathf(path, sizeof(path), "%s/events/%s/%s/id", tracefs, system, event);
 	n = text_file_read(path, id, sizeof(id));
-	if (n < 0) {
-		snprintf(err, errlen, "%s:%s: cannot read %s: %s", system, event, path,
-			 strerror((int)-n));
-		return (int)n;
-	}
+	if (n < 0)
+		return errbuf_errno(err, errlen, (int)n, "%s:%s: cannot read %s: %s", system, event,
+				    path, strerror((int)-n));
 	f->id = (unsigned)strtoul(id, NULL, 10);
 	return 0;
 }
@@ -267,21 +246,22 @@ const struct trace_field *trace_format_integer_field(const struct trace_format *
 {
 	const struct trace_field *f = trace_format_field(fmt, name);
 	if (!f)
-		snprintf(err, errlen, "%s:%s has no field %s", fmt->system, fmt->name, name);
+		errbuf_printf(err, errlen, "%s:%s has no field %s", fmt->system, fmt->name, name);
 	else if (f->is_dynamic)
-		snprintf(err, errlen,
-			 "%s:%s: field %s (%s) is %s: where in the record its data of variable "
-			 "length lies, not a number",
-			 fmt->system, fmt->name, name, f->type,
-			 f->is_relative ? "__rel_loc" : "__data_loc");
+		errbuf_printf(
+		    err, errlen,
+		    "%s:%s: field %s (%s) is %s: where in the record its data of variable "
+		    "length lies, not a number",
+		    fmt->system, fmt->name, name, f->type,
+		    f->is_relative ? "__rel_loc" : "__data_loc");
 	else if (f->is_array)
-		snprintf(err, errlen,
-			 "%s:%s: field %s (%s) is an array of %u elements, not a number",
-			 fmt->system, fmt->name, name, f->type, f->array_len);
+		errbuf_printf(err, errlen,
+			      "%s:%s: field %s (%s) is an array of %u elements, not a number",
+			      fmt->system, fmt->name, name, f->type, f->array_len);
 	else if (!readable_integer(f))
-		snprintf(err, errlen,
-			 "%s:%s: field %s (%s) is %u bytes, not a 1, 2, 4 or 8-byte number",
-			 fmt->system, fmt->name, name, f->type, f->size);
+		errbuf_printf(err, errlen,
+			      "%s:%s: field %s (%s) is %u bytes, not a 1, 2, 4 or 8-byte number",
+			      fmt->system, fmt->name, name, f->type, f->size);
 	else
 		return f;
 	return NULL;
