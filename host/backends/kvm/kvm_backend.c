@@ -22,6 +22,7 @@
 #include "measure/kvm_system.h"
 #include "backends/kvm/vm.h"
 #include "util/clock.h"
+#include "util/errbuf.h"
 
 struct kvm_backend {
 	struct backend base; /* first: the runner sees only this */
@@ -80,7 +81,7 @@ static void pv_unhalt_offer(struct run *run, struct plerig_config *cfg)
 static int create_vms(struct run *run)
 {
 	struct plerig_config cfg;
-	char err[256];
+	char err[ERRBUF_SIZE];
 	guest_config_fill(&cfg, run->v);
 	/* steal time tells a stall's own preemption from the others' */
 	if (kvm_feature_supported(&run->kb->sys, KVM_FEATURE_STEAL_TIME)) {
@@ -132,7 +133,7 @@ static void open_vcpu_counters(struct kvm_vcpu *vcpu, void *arg)
 static int start_vcpus(struct run *run)
 {
 	const struct variant *v = run->v;
-	char err[256];
+	char err[ERRBUF_SIZE];
 	for (unsigned g = 0; g < v->vms * v->vcpus; g++) {
 		const unsigned *cpus;
 		const unsigned nr = placement_cpus(v, g, &cpus);
@@ -190,7 +191,7 @@ static int unit_host_cpu(void *ctx, unsigned g)
 static bool unit_kvm_stats(void *ctx, unsigned g, struct kvm_stats_snapshot *out)
 {
 	struct kvm_vcpu *vcpu = vcpu_at(ctx, g);
-	char err[256];
+	char err[ERRBUF_SIZE];
 	return vcpu->stats_open && kvm_stats_read(&vcpu->stats, out, err, sizeof(err)) == 0;
 }
 
@@ -366,19 +367,20 @@ static int validate_image(const char *path, const void *data, size_t size, char 
 {
 	uint8_t *scratch = calloc(1, PLERIG_GUEST_MEM_SIZE);
 	struct elf_image_info info;
-	char why[192];
+	char why[ERRBUF_SIZE];
 	int rc = -1;
 	if (!scratch)
-		snprintf(err, errlen, "out of memory validating %s", path);
+		errbuf_printf(err, errlen, "out of memory validating %s", path);
 	else if (elf_image_load(data, size, scratch, 0, PLERIG_GUEST_MEM_SIZE, PLERIG_IMAGE_BASE,
 				PLERIG_SHARED_GPA, &info, why, sizeof(why)))
-		snprintf(err, errlen, "guest image %s: %s (rebuild it with make, or pass --guest)",
-			 path, why);
+		errbuf_printf(err, errlen,
+			      "guest image %s: %s (rebuild it with make, or pass --guest)", path,
+			      why);
 	else if (!info.pvh_entry)
-		snprintf(err, errlen,
-			 "guest image %s has no PVH entry note (XEN_ELFNOTE_PHYS32_ENTRY): "
-			 "not a plerig guest",
-			 path);
+		errbuf_printf(err, errlen,
+			      "guest image %s has no PVH entry note (XEN_ELFNOTE_PHYS32_ENTRY): "
+			      "not a plerig guest",
+			      path);
 	else
 		rc = 0;
 	free(scratch);
@@ -389,7 +391,7 @@ struct backend *kvm_backend_open(const char *guest_path, char *err, size_t errle
 {
 	struct kvm_backend *kb = calloc(1, sizeof(*kb));
 	if (!kb) {
-		snprintf(err, errlen, "out of memory");
+		errbuf_printf(err, errlen, "out of memory");
 		return NULL;
 	}
 	/* /dev/kvm first: without it, nothing about the image matters */
@@ -405,7 +407,7 @@ struct backend *kvm_backend_open(const char *guest_path, char *err, size_t errle
 		return NULL;
 	}
 	if (sched_getaffinity(0, sizeof(kb->boot_cpus), &kb->boot_cpus)) {
-		snprintf(err, errlen, "sched_getaffinity: %s", strerror(errno));
+		errbuf_printf(err, errlen, "sched_getaffinity: %s", strerror(errno));
 		kvm_close(&kb->base);
 		return NULL;
 	}

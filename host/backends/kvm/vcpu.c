@@ -18,6 +18,7 @@
 #include "measure/kvm_system.h"
 #include "backends/kvm/vm.h"
 #include "plerig/abi.h"
+#include "util/errbuf.h"
 #include "util/pinned_thread.h"
 
 /* SIGUSR1 has no handler of its own in plerig: it only interrupts KVM_RUN. */
@@ -32,10 +33,8 @@ int kvm_vcpu_install_kick_signal(char *err, size_t errlen)
 {
 	struct sigaction sa = {.sa_handler = kick_handler}; /* no SA_RESTART: KVM_RUN must return */
 	sigemptyset(&sa.sa_mask);
-	if (sigaction(KICK_SIGNAL, &sa, NULL) < 0) {
-		snprintf(err, errlen, "sigaction(SIGUSR1): %s", strerror(errno));
-		return -errno;
-	}
+	if (sigaction(KICK_SIGNAL, &sa, NULL) < 0)
+		return errbuf_errno(err, errlen, -errno, "sigaction(SIGUSR1): %s", strerror(errno));
 	return 0;
 }
 
@@ -43,10 +42,8 @@ static int set_cpuid(struct kvm_vcpu *vcpu, const struct kvm_system *sys, char *
 {
 	const size_t size = sizeof(*sys->cpuid) + sys->cpuid->nent * sizeof(sys->cpuid->entries[0]);
 	struct kvm_cpuid2 *cpuid = malloc(size);
-	if (!cpuid) {
-		snprintf(err, errlen, "out of memory for CPUID");
-		return -ENOMEM;
-	}
+	if (!cpuid)
+		return errbuf_errno(err, errlen, -ENOMEM, "out of memory for CPUID");
 	memcpy(cpuid, sys->cpuid, size);
 	/* the guest learns its vCPU index from its initial APIC ID */
 	for (unsigned i = 0; i < cpuid->nent; i++) {
@@ -59,8 +56,8 @@ static int set_cpuid(struct kvm_vcpu *vcpu, const struct kvm_system *sys, char *
 	int rc = 0;
 	if (ioctl(vcpu->fd, KVM_SET_CPUID2, cpuid) < 0) {
 		rc = -errno;
-		snprintf(err, errlen, "KVM_SET_CPUID2 on vCPU %u: %s", vcpu->index,
-			 strerror(errno));
+		errbuf_printf(err, errlen, "KVM_SET_CPUID2 on vCPU %u: %s", vcpu->index,
+			      strerror(errno));
 	}
 	free(cpuid);
 	return rc;
@@ -86,10 +83,9 @@ static void flat_segment(struct kvm_segment *s, uint8_t type, uint16_t selector)
 static int set_pvh_entry_state(struct kvm_vcpu *vcpu, uint64_t entry, char *err, size_t errlen)
 {
 	struct kvm_sregs sregs;
-	if (ioctl(vcpu->fd, KVM_GET_SREGS, &sregs) < 0) {
-		snprintf(err, errlen, "KVM_GET_SREGS on vCPU %u: %s", vcpu->index, strerror(errno));
-		return -errno;
-	}
+	if (ioctl(vcpu->fd, KVM_GET_SREGS, &sregs) < 0)
+		return errbuf_errno(err, errlen, -errno, "KVM_GET_SREGS on vCPU %u: %s",
+				    vcpu->index, strerror(errno));
 	flat_segment(&sregs.cs, 0xb, 0x8);
 	flat_segment(&sregs.ds, 0x3, 0x10);
 	sregs.es = sregs.fs = sregs.gs = sregs.ss = sregs.ds;
@@ -97,15 +93,13 @@ static int set_pvh_entry_state(struct kvm_vcpu *vcpu, uint64_t entry, char *err,
 	sregs.cr0 = 0x11; /* PE | ET */
 	sregs.cr4 = 0;
 	sregs.efer = 0;
-	if (ioctl(vcpu->fd, KVM_SET_SREGS, &sregs) < 0) {
-		snprintf(err, errlen, "KVM_SET_SREGS on vCPU %u: %s", vcpu->index, strerror(errno));
-		return -errno;
-	}
+	if (ioctl(vcpu->fd, KVM_SET_SREGS, &sregs) < 0)
+		return errbuf_errno(err, errlen, -errno, "KVM_SET_SREGS on vCPU %u: %s",
+				    vcpu->index, strerror(errno));
 	struct kvm_regs regs = {.rip = entry, .rflags = 0x2, .rbx = 0};
-	if (ioctl(vcpu->fd, KVM_SET_REGS, &regs) < 0) {
-		snprintf(err, errlen, "KVM_SET_REGS on vCPU %u: %s", vcpu->index, strerror(errno));
-		return -errno;
-	}
+	if (ioctl(vcpu->fd, KVM_SET_REGS, &regs) < 0)
+		return errbuf_errno(err, errlen, -errno, "KVM_SET_REGS on vCPU %u: %s", vcpu->index,
+				    strerror(errno));
 	return 0;
 }
 
@@ -116,11 +110,9 @@ static int set_pvh_entry_state(struct kvm_vcpu *vcpu, uint64_t entry, char *err,
 static int make_runnable(struct kvm_vcpu *vcpu, char *err, size_t errlen)
 {
 	struct kvm_mp_state mp = {.mp_state = KVM_MP_STATE_RUNNABLE};
-	if (ioctl(vcpu->fd, KVM_SET_MP_STATE, &mp) < 0) {
-		snprintf(err, errlen, "KVM_SET_MP_STATE on vCPU %u: %s", vcpu->index,
-			 strerror(errno));
-		return -errno;
-	}
+	if (ioctl(vcpu->fd, KVM_SET_MP_STATE, &mp) < 0)
+		return errbuf_errno(err, errlen, -errno, "KVM_SET_MP_STATE on vCPU %u: %s",
+				    vcpu->index, strerror(errno));
 	return 0;
 }
 
@@ -128,21 +120,18 @@ static int make_runnable(struct kvm_vcpu *vcpu, char *err, size_t errlen)
 static int set_real_mode_state(struct kvm_vcpu *vcpu, uint64_t rip, char *err, size_t errlen)
 {
 	struct kvm_sregs sregs;
-	if (ioctl(vcpu->fd, KVM_GET_SREGS, &sregs) < 0) {
-		snprintf(err, errlen, "KVM_GET_SREGS on vCPU %u: %s", vcpu->index, strerror(errno));
-		return -errno;
-	}
+	if (ioctl(vcpu->fd, KVM_GET_SREGS, &sregs) < 0)
+		return errbuf_errno(err, errlen, -errno, "KVM_GET_SREGS on vCPU %u: %s",
+				    vcpu->index, strerror(errno));
 	sregs.cs.base = 0;
 	sregs.cs.selector = 0;
-	if (ioctl(vcpu->fd, KVM_SET_SREGS, &sregs) < 0) {
-		snprintf(err, errlen, "KVM_SET_SREGS on vCPU %u: %s", vcpu->index, strerror(errno));
-		return -errno;
-	}
+	if (ioctl(vcpu->fd, KVM_SET_SREGS, &sregs) < 0)
+		return errbuf_errno(err, errlen, -errno, "KVM_SET_SREGS on vCPU %u: %s",
+				    vcpu->index, strerror(errno));
 	struct kvm_regs regs = {.rip = rip, .rflags = 0x2};
-	if (ioctl(vcpu->fd, KVM_SET_REGS, &regs) < 0) {
-		snprintf(err, errlen, "KVM_SET_REGS on vCPU %u: %s", vcpu->index, strerror(errno));
-		return -errno;
-	}
+	if (ioctl(vcpu->fd, KVM_SET_REGS, &regs) < 0)
+		return errbuf_errno(err, errlen, -errno, "KVM_SET_REGS on vCPU %u: %s", vcpu->index,
+				    strerror(errno));
 	return 0;
 }
 
@@ -158,17 +147,16 @@ static int open_vcpu(struct kvm_vcpu *vcpu, struct kvm_vm *vm, const struct kvm_
 	vcpu->fd = ioctl(vm->fd, KVM_CREATE_VCPU, (unsigned long)index);
 	if (vcpu->fd < 0) {
 		int e = errno;
-		snprintf(err, errlen, "KVM_CREATE_VCPU %u in VM %u: %s%s", index, vm->index,
-			 strerror(e),
-			 e == EINVAL ? " (more vCPUs than KVM_CAP_MAX_VCPUS allows?)" : "");
-		return -e;
+		return errbuf_errno(
+		    err, errlen, -e, "KVM_CREATE_VCPU %u in VM %u: %s%s", index, vm->index,
+		    strerror(e), e == EINVAL ? " (more vCPUs than KVM_CAP_MAX_VCPUS allows?)" : "");
 	}
 	vcpu->run_size = (size_t)sys->vcpu_mmap_size;
 	vcpu->run = mmap(NULL, vcpu->run_size, PROT_READ | PROT_WRITE, MAP_SHARED, vcpu->fd, 0);
 	if (vcpu->run == MAP_FAILED) {
 		int e = errno;
-		snprintf(err, errlen, "mmap of kvm_run for vCPU %u: %s", index, strerror(e));
-		return -e;
+		return errbuf_errno(err, errlen, -e, "mmap of kvm_run for vCPU %u: %s", index,
+				    strerror(e));
 	}
 	return set_cpuid(vcpu, sys, err, errlen);
 }
@@ -358,11 +346,9 @@ int kvm_vcpu_start(struct kvm_vcpu *vcpu, struct start_gate *gate, const cpu_set
 	vcpu->host_cpu = nr_run_cpus == 1 ? (int)run_cpus[0] : -1;
 
 	int rc = pinned_thread_create(&vcpu->thread, boot_cpus, vcpu_thread, vcpu);
-	if (rc) {
-		snprintf(err, errlen, "starting the thread of VM %u vCPU %u: %s", vcpu->vm->index,
-			 vcpu->index, strerror(rc));
-		return -rc;
-	}
+	if (rc)
+		return errbuf_errno(err, errlen, -rc, "starting the thread of VM %u vCPU %u: %s",
+				    vcpu->vm->index, vcpu->index, strerror(rc));
 	vcpu->thread_started = true;
 	return 0;
 }

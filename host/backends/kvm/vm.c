@@ -14,6 +14,7 @@
 
 #include "backends/kvm/elf_image.h"
 #include "measure/kvm_system.h"
+#include "util/errbuf.h"
 
 /* Where KVM may put the real-mode TSS on VMX: the top of the 32-bit space, as QEMU does. */
 #define VMX_TSS_ADDR 0xfffbd000ul
@@ -29,9 +30,9 @@ static int map_memory(struct kvm_vm *vm, size_t size, char *err, size_t errlen)
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (vm->mem == MAP_FAILED) {
 		vm->mem = NULL;
-		snprintf(err, errlen, "mmap of %zu MiB guest memory for VM %u: %s",
-			 vm->mem_size >> 20, vm->index, strerror(errno));
-		return -errno;
+		return errbuf_errno(err, errlen, -errno,
+				    "mmap of %zu MiB guest memory for VM %u: %s",
+				    vm->mem_size >> 20, vm->index, strerror(errno));
 	}
 	struct kvm_userspace_memory_region region = {
 	    .slot = 0,
@@ -39,11 +40,9 @@ static int map_memory(struct kvm_vm *vm, size_t size, char *err, size_t errlen)
 	    .memory_size = vm->mem_size,
 	    .userspace_addr = (uintptr_t)vm->mem,
 	};
-	if (ioctl(vm->fd, KVM_SET_USER_MEMORY_REGION, &region) < 0) {
-		snprintf(err, errlen, "KVM_SET_USER_MEMORY_REGION for VM %u: %s", vm->index,
-			 strerror(errno));
-		return -errno;
-	}
+	if (ioctl(vm->fd, KVM_SET_USER_MEMORY_REGION, &region) < 0)
+		return errbuf_errno(err, errlen, -errno, "KVM_SET_USER_MEMORY_REGION for VM %u: %s",
+				    vm->index, strerror(errno));
 	return 0;
 }
 
@@ -54,14 +53,13 @@ int kvm_vm_open(struct kvm_vm *vm, const struct kvm_system *sys, unsigned index,
 	memset(vm, 0, sizeof(*vm));
 	vm->index = index;
 	vm->fd = ioctl(sys->fd, KVM_CREATE_VM, 0);
-	if (vm->fd < 0) {
-		snprintf(err, errlen, "KVM_CREATE_VM (VM %u): %s", index, strerror(errno));
-		return -errno;
-	}
+	if (vm->fd < 0)
+		return errbuf_errno(err, errlen, -errno, "KVM_CREATE_VM (VM %u): %s", index,
+				    strerror(errno));
 	if (sys->has_tss_addr && ioctl(vm->fd, KVM_SET_TSS_ADDR, VMX_TSS_ADDR) < 0) {
 		int e = errno;
-		snprintf(err, errlen, "KVM_SET_TSS_ADDR (VM %u): %s", index, strerror(e));
-		return -e;
+		return errbuf_errno(err, errlen, -e, "KVM_SET_TSS_ADDR (VM %u): %s", index,
+				    strerror(e));
 	}
 	return 0;
 }
@@ -70,10 +68,8 @@ static int create_vcpus(struct kvm_vm *vm, const struct kvm_system *sys, unsigne
 			uint64_t entry, bool in_kernel_apic, char *err, size_t errlen)
 {
 	vm->vcpus = calloc(nr, sizeof(vm->vcpus[0]));
-	if (!vm->vcpus) {
-		snprintf(err, errlen, "out of memory for %u vCPUs", nr);
-		return -ENOMEM;
-	}
+	if (!vm->vcpus)
+		return errbuf_errno(err, errlen, -ENOMEM, "out of memory for %u vCPUs", nr);
 	for (unsigned i = 0; i < nr; i++) {
 		/* count it first: a half-created vCPU is released by destroy too */
 		vm->nr_vcpus = i + 1;
@@ -93,23 +89,20 @@ int kvm_vm_disable_pause_exits(struct kvm_vm *vm, const struct kvm_system *sys, 
 			       size_t errlen)
 {
 	int allowed = ioctl(sys->fd, KVM_CHECK_EXTENSION, KVM_CAP_X86_DISABLE_EXITS);
-	if (allowed < 0 || !(allowed & KVM_X86_DISABLE_EXITS_PAUSE)) {
-		snprintf(err, errlen,
-			 "--ple off: this KVM cannot disable PAUSE exits per VM "
-			 "(KVM_CAP_X86_DISABLE_EXITS answers %d; needs Linux >= 4.19)",
-			 allowed);
-		return -EOPNOTSUPP;
-	}
+	if (allowed < 0 || !(allowed & KVM_X86_DISABLE_EXITS_PAUSE))
+		return errbuf_errno(err, errlen, -EOPNOTSUPP,
+				    "--ple off: this KVM cannot disable PAUSE exits per VM "
+				    "(KVM_CAP_X86_DISABLE_EXITS answers %d; needs Linux >= 4.19)",
+				    allowed);
 	struct kvm_enable_cap cap = {
 	    .cap = KVM_CAP_X86_DISABLE_EXITS,
 	    .args = {KVM_X86_DISABLE_EXITS_PAUSE},
 	};
 	if (ioctl(vm->fd, KVM_ENABLE_CAP, &cap) < 0) {
 		int e = errno;
-		snprintf(err, errlen,
-			 "KVM_ENABLE_CAP(KVM_CAP_X86_DISABLE_EXITS, PAUSE) on VM %u: %s", vm->index,
-			 strerror(e));
-		return -e;
+		return errbuf_errno(err, errlen, -e,
+				    "KVM_ENABLE_CAP(KVM_CAP_X86_DISABLE_EXITS, PAUSE) on VM %u: %s",
+				    vm->index, strerror(e));
 	}
 	return 0;
 }
@@ -148,18 +141,18 @@ int kvm_vm_create(struct kvm_vm *vm, const struct kvm_system *sys, unsigned inde
 	vm->shared = (struct plerig_shared *)(vm->mem + PLERIG_SHARED_GPA);
 
 	struct elf_image_info info;
-	char why[192];
+	char why[ERRBUF_SIZE];
 	if (elf_image_load(image->data, image->size, vm->mem, 0, vm->mem_size, PLERIG_IMAGE_BASE,
 			   PLERIG_SHARED_GPA, &info, why, sizeof(why))) {
-		snprintf(err, errlen, "guest image %s: %s", image->path, why);
+		errbuf_printf(err, errlen, "guest image %s: %s", image->path, why);
 		rc = -EINVAL;
 		goto fail;
 	}
 	if (!info.pvh_entry) {
-		snprintf(err, errlen,
-			 "guest image %s has no PVH entry note (XEN_ELFNOTE_PHYS32_ENTRY): "
-			 "not a plerig guest?",
-			 image->path);
+		errbuf_printf(err, errlen,
+			      "guest image %s has no PVH entry note (XEN_ELFNOTE_PHYS32_ENTRY): "
+			      "not a plerig guest?",
+			      image->path);
 		rc = -EINVAL;
 		goto fail;
 	}
@@ -176,7 +169,8 @@ int kvm_vm_create(struct kvm_vm *vm, const struct kvm_system *sys, unsigned inde
 	}
 	if (opts->in_kernel_apic && ioctl(vm->fd, KVM_CREATE_IRQCHIP, 0) < 0) {
 		rc = -errno;
-		snprintf(err, errlen, "KVM_CREATE_IRQCHIP (VM %u): %s", index, strerror(errno));
+		errbuf_printf(err, errlen, "KVM_CREATE_IRQCHIP (VM %u): %s", index,
+			      strerror(errno));
 		goto fail;
 	}
 	rc =
@@ -194,7 +188,7 @@ int kvm_vm_create_raw(struct kvm_vm *vm, const struct kvm_system *sys, const voi
 {
 	int rc = kvm_vm_open(vm, sys, 0, err, errlen);
 	if (!rc && len > RAW_MEM_SIZE - RAW_CODE_GPA) {
-		snprintf(err, errlen, "%zu bytes of code do not fit a raw VM", len);
+		errbuf_printf(err, errlen, "%zu bytes of code do not fit a raw VM", len);
 		rc = -EINVAL;
 	}
 	if (!rc)
@@ -204,7 +198,7 @@ int kvm_vm_create_raw(struct kvm_vm *vm, const struct kvm_system *sys, const voi
 		vm->vcpus = calloc(1, sizeof(vm->vcpus[0]));
 		rc = vm->vcpus ? 0 : -ENOMEM;
 		if (rc)
-			snprintf(err, errlen, "out of memory for a vCPU");
+			errbuf_printf(err, errlen, "out of memory for a vCPU");
 	}
 	if (!rc) {
 		vm->nr_vcpus = 1;
