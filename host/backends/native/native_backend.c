@@ -18,6 +18,7 @@
 #include "measure/tsc.h"
 #include "storm/storm.h"
 #include "util/clock.h"
+#include "util/errbuf.h"
 #include "util/pinned_thread.h"
 #include "util/start_gate.h"
 
@@ -246,12 +247,12 @@ struct backend *native_backend_open(char *err, size_t errlen)
 {
 	struct native_backend *nb = calloc(1, sizeof(*nb));
 	if (!nb) {
-		snprintf(err, errlen, "out of memory");
+		errbuf_printf(err, errlen, "out of memory");
 		return NULL;
 	}
 	nb->tsc_khz = tsc_calibrate_khz(TSC_CALIBRATION_MS);
 	if (!nb->tsc_khz) {
-		snprintf(err, errlen, "cannot calibrate the TSC against CLOCK_MONOTONIC_RAW");
+		errbuf_printf(err, errlen, "cannot calibrate the TSC against CLOCK_MONOTONIC_RAW");
 		free(nb);
 		return NULL;
 	}
