@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "backends/guest_figures.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 
 #include "backends/guest_status.h"
 #include "backends/run_result.h"
+#include "util/errbuf.h"
 
 #define SLACK_SHARE 0.02 /* of the interval: the host's reads around its phase flips */
 #define SLACK_S	    0.01
@@ -25,16 +25,6 @@ uint64_t guest_figures_max_cycles(const struct variant_result *r)
 	return cycles >= 0x1p63 ? (uint64_t)1 << 63 : (uint64_t)cycles;
 }
 
-static int bad(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int bad(char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 /* The sum of a histogram's buckets into *total; false when it overflows. */
 static bool hist_sum(const uint64_t *hist, uint64_t *total)
 {
@@ -50,10 +40,12 @@ static int check_histogram(const uint64_t *hist, const char *name, uint64_t acqu
 {
 	uint64_t total;
 	if (!hist_sum(hist, &total))
-		return bad(why, len, "its %s histogram's buckets add up to more than 2^64", name);
+		return errbuf_printf(why, len,
+				     "its %s histogram's buckets add up to more than 2^64", name);
 	if (total != acquisitions)
-		return bad(why, len, "its %s histogram holds %llu values for %llu acquisitions",
-			   name, (unsigned long long)total, (unsigned long long)acquisitions);
+		return errbuf_printf(
+		    why, len, "its %s histogram holds %llu values for %llu acquisitions", name,
+		    (unsigned long long)total, (unsigned long long)acquisitions);
 	return 0;
 }
 
@@ -65,8 +57,8 @@ static int nest(uint64_t part, const char *part_name, uint64_t whole, const char
 {
 	if (part <= whole)
 		return 0;
-	return bad(why, len, "more %s (%llu) than %s (%llu)", part_name, ULL(part), whole_name,
-		   ULL(whole));
+	return errbuf_printf(why, len, "more %s (%llu) than %s (%llu)", part_name, ULL(part),
+			     whole_name, ULL(whole));
 }
 
 /* pvqspin's halt path: a spurious or early halt is a halt; each kick latency is a kick received. */
@@ -74,8 +66,8 @@ static int check_halt_path(const struct plerig_vcpu_result *g, char *why, size_t
 {
 	uint64_t timed;
 	if (!hist_sum(g->hist_kick, &timed))
-		return bad(why, len,
-			   "its kick latency histogram's buckets add up to more than 2^64");
+		return errbuf_printf(
+		    why, len, "its kick latency histogram's buckets add up to more than 2^64");
 	return nest(g->pv.spurious_wakeups, "spurious wake-ups", g->pv.halts, "halts", why, len) ||
 	       nest(g->pv.early_halts, "early halts", g->pv.halts, "halts", why, len) ||
 	       nest(timed, "kick latencies", g->pv.kicks_received, "kicks received", why, len);
@@ -110,33 +102,35 @@ static int check_times(const struct variant_result *r, const struct plerig_vcpu_
 	const uint64_t most = guest_figures_max_cycles(r);
 	uint64_t busy;
 	if (__builtin_add_overflow(g->wait_total_cycles, g->hold_total_cycles, &busy))
-		return bad(why, len, "its wait and hold cycles add up to more than 2^64");
+		return errbuf_printf(why, len, "its wait and hold cycles add up to more than 2^64");
 	if (!g->acquisitions) {
 		if (busy)
-			return bad(why, len,
-				   "%llu cycles of waiting and holding without an "
-				   "acquisition",
-				   ULL(busy));
+			return errbuf_printf(why, len,
+					     "%llu cycles of waiting and holding without an "
+					     "acquisition",
+					     ULL(busy));
 		return 0;
 	}
 	if (g->measure_end_tsc < g->measure_start_tsc)
-		return bad(why, len, "its measured window ends (TSC %llu) before it starts (%llu)",
-			   ULL(g->measure_end_tsc), ULL(g->measure_start_tsc));
+		return errbuf_printf(why, len,
+				     "its measured window ends (TSC %llu) before it starts (%llu)",
+				     ULL(g->measure_end_tsc), ULL(g->measure_start_tsc));
 	const uint64_t window = g->measure_end_tsc - g->measure_start_tsc;
 	if (busy > window)
-		return bad(why, len,
-			   "%llu cycles of waiting and holding in a measured window of %llu",
-			   ULL(busy), ULL(window));
+		return errbuf_printf(
+		    why, len, "%llu cycles of waiting and holding in a measured window of %llu",
+		    ULL(busy), ULL(window));
 	if (!most) /* no time scale: nothing more to compare with */
 		return 0;
 	if (window > most)
-		return bad(why, len,
-			   "a measured window of %llu TSC cycles, longer than the %.3f s interval "
-			   "allows (%llu)",
-			   ULL(window), r->interval_s, ULL(most));
+		return errbuf_printf(
+		    why, len,
+		    "a measured window of %llu TSC cycles, longer than the %.3f s interval "
+		    "allows (%llu)",
+		    ULL(window), r->interval_s, ULL(most));
 	/* every acquisition takes at least a cycle */
 	if (g->acquisitions > most)
-		return bad(
+		return errbuf_printf(
 		    why, len,
 		    "%llu acquisitions, more than the %llu TSC cycles of the %.3f s interval",
 		    ULL(g->acquisitions), ULL(most), r->interval_s);
@@ -144,7 +138,8 @@ static int check_times(const struct variant_result *r, const struct plerig_vcpu_
 	 * host flips the phases at once): impossible, whatever the sums say */
 	const double share = cycles_to_ns(r, (double)g->stalled_cycles) / (window_s(r) * 1e9);
 	if (share > 1.0 + SLACK_SHARE + SLACK_S / window_s(r))
-		return bad(why, len, "stalled %.1f %% of the measured interval", 100.0 * share);
+		return errbuf_printf(why, len, "stalled %.1f %% of the measured interval",
+				     100.0 * share);
 	return 0;
 }
 
@@ -153,14 +148,15 @@ int guest_figures_check_vcpu(const struct variant_result *r, const struct vcpu_r
 {
 	const struct plerig_vcpu_result *g = &rec->guest;
 	if (g->state != PLERIG_VCPU_DONE)
-		return bad(why, len, "state %s (%u) after the storm, not DONE",
-			   guest_state_name(g->state), g->state);
+		return errbuf_printf(why, len, "state %s (%u) after the storm, not DONE",
+				     guest_state_name(g->state), g->state);
 	uint64_t all;
 	if (__builtin_add_overflow(g->acquisitions, g->unmeasured_acquisitions, &all))
-		return bad(why, len,
-			   "acquisitions (%llu) and unmeasured acquisitions (%llu) add up to more "
-			   "than 2^64",
-			   ULL(g->acquisitions), ULL(g->unmeasured_acquisitions));
+		return errbuf_printf(
+		    why, len,
+		    "acquisitions (%llu) and unmeasured acquisitions (%llu) add up to more "
+		    "than 2^64",
+		    ULL(g->acquisitions), ULL(g->unmeasured_acquisitions));
 	return check_counts(g, why, len) ||
 	       check_histogram(g->hist_wait, "wait", g->acquisitions, why, len) ||
 	       check_histogram(g->hist_hold, "hold", g->acquisitions, why, len) ||

@@ -8,6 +8,7 @@
 #include "backends/guest_status.h"
 #include "backends/run_result.h"
 #include "util/clock.h"
+#include "util/errbuf.h"
 #include "util/interrupt.h"
 
 #define POLL_FAST_NS 20000ull	 /* while waiting for boot and the first acquisition */
@@ -163,7 +164,7 @@ static int warm_up(struct phase_driver *d)
 
 static void take_snapshots(struct phase_driver *d, struct counter_snapshot *s)
 {
-	char err[256];
+	char err[ERRBUF_SIZE];
 	for (unsigned g = 0; g < nr_units(d); g++) {
 		/* an unreadable counter is reported as invalid, not as a failed run */
 		if (schedstat_read(d->ops->tid(d->ctx, g), &s[g].sched, err, sizeof(err)))

@@ -1,22 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "backends/run_exit_timers.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backends/run_result.h"
+#include "util/errbuf.h"
+#include "util/strfmt.h"
 
 static void why(struct variant_result *r, const char *text)
 {
 	if (!r->exit_times_why[0])
-		snprintf(r->exit_times_why, sizeof(r->exit_times_why), "%s", text);
+		str_copy(r->exit_times_why, sizeof(r->exit_times_why), text);
 }
 
 void run_exit_timers_prepare(struct run_exit_timers *x, struct variant_result *r,
 			     const struct ple_probe *ple)
 {
-	char err[256];
+	char err[ERRBUF_SIZE];
 	memset(x, 0, sizeof(*x));
 	if (!r->variant.exit_times || r->exit_times_why[0])
 		return;
@@ -52,7 +53,7 @@ static bool running(const struct run_exit_timers *x, unsigned g)
 void run_exit_timers_open(struct run_exit_timers *x, struct variant_result *r, unsigned g,
 			  pid_t tid)
 {
-	char err[256];
+	char err[ERRBUF_SIZE];
 	if (g >= x->n || x->tried[g])
 		return;
 	x->tried[g] = true;
