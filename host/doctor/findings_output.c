@@ -6,6 +6,7 @@
 
 #include "doctor/doctor.h"
 #include "ple/host_params.h"
+#include "util/errbuf.h"
 
 #ifndef PLERIG_VERSION
 #define PLERIG_VERSION "unknown"
@@ -93,7 +94,7 @@ int doctor_print_json(FILE *out, const struct doctor_findings *r, char *err, siz
 								    JSON_C_TO_STRING_NOSLASHESCAPE);
 	int rc = 0;
 	if (!text || fprintf(out, "%s\n", text) < 0 || fflush(out)) {
-		snprintf(err, errlen, "writing the JSON to stdout failed");
+		errbuf_printf(err, errlen, "writing the JSON to stdout failed");
 		rc = -1;
 	}
 	json_object_put(root);

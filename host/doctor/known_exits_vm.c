@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/errbuf.h"
+
 #define PROBE_PORT 0x10
 
 int known_exits_vm_open(struct known_exits_vm *p, unsigned nr_outs, char *err, size_t errlen)
@@ -14,10 +16,9 @@ int known_exits_vm_open(struct known_exits_vm *p, unsigned nr_outs, char *err, s
 	p->sys.fd = -1;
 	p->vm.fd = -1;
 	p->nr_outs = nr_outs;
-	if (nr_outs == 0 || nr_outs > 0xffff) {
-		snprintf(err, errlen, "exit probe: 1 to 65535 port writes, not %u", nr_outs);
-		return -EINVAL;
-	}
+	if (nr_outs == 0 || nr_outs > 0xffff)
+		return errbuf_errno(err, errlen, -EINVAL,
+				    "exit probe: 1 to 65535 port writes, not %u", nr_outs);
 	int rc = kvm_system_open(&p->sys, err, errlen);
 	if (rc)
 		return rc;
@@ -37,7 +38,7 @@ int known_exits_vm_run(struct known_exits_vm *p, struct known_exits_result *r, c
 {
 	struct kvm_vcpu *vcpu = &p->vm.vcpus[0];
 	struct kvm_stats_snapshot before = {0}, after = {0};
-	char serr[256];
+	char serr[ERRBUF_SIZE];
 	memset(r, 0, sizeof(*r));
 	if (vcpu->stats_open && kvm_stats_read(&vcpu->stats, &before, serr, sizeof(serr)))
 		memset(&before, 0, sizeof(before));
@@ -46,10 +47,9 @@ int known_exits_vm_run(struct known_exits_vm *p, struct known_exits_result *r, c
 		int rc = kvm_vcpu_enter(vcpu);
 		if (rc == -EINTR || rc == -EAGAIN)
 			continue;
-		if (rc) {
-			snprintf(err, errlen, "KVM_RUN of the exit probe: %s", strerror(-rc));
-			return rc;
-		}
+		if (rc)
+			return errbuf_errno(err, errlen, rc, "KVM_RUN of the exit probe: %s",
+					    strerror(-rc));
 		r->kvm_run_returns++;
 		if (vcpu->run->exit_reason == KVM_EXIT_IO) {
 			r->io_exits++;
@@ -57,15 +57,14 @@ int known_exits_vm_run(struct known_exits_vm *p, struct known_exits_result *r, c
 		}
 		if (vcpu->run->exit_reason == KVM_EXIT_HLT)
 			break;
-		snprintf(err, errlen,
-			 "the exit probe's guest stopped with exit reason %u instead of IO or HLT",
-			 vcpu->run->exit_reason);
-		return -EIO;
+		return errbuf_errno(
+		    err, errlen, -EIO,
+		    "the exit probe's guest stopped with exit reason %u instead of IO or HLT",
+		    vcpu->run->exit_reason);
 	}
-	if (vcpu->run->exit_reason != KVM_EXIT_HLT) {
-		snprintf(err, errlen, "the exit probe's guest never reached its HLT");
-		return -EIO;
-	}
+	if (vcpu->run->exit_reason != KVM_EXIT_HLT)
+		return errbuf_errno(err, errlen, -EIO,
+				    "the exit probe's guest never reached its HLT");
 	if (vcpu->stats_open && !kvm_stats_read(&vcpu->stats, &after, serr, sizeof(serr)))
 		kvm_stats_delta(&before, &after, &r->stats);
 	return 0;

@@ -12,10 +12,11 @@
 #include "backends/kvm/vm.h"
 #include "measure/device_access.h"
 #include "measure/kvm_system.h"
+#include "util/errbuf.h"
 
 static void check_module(struct doctor_findings *r)
 {
-	char err[512];
+	char err[ERRBUF_SIZE];
 	struct ple_host *h = &r->host;
 	if (ple_host_detect(h, ple_sysfs_root(), err, sizeof(err))) {
 		doctor_add(r, "kvm_module", "KVM module", DOCTOR_NO, "%s", err);
@@ -58,7 +59,7 @@ static int try_disable_pause(int kvm, char *err, size_t errlen)
 
 static void check_caps(struct doctor_findings *r, int kvm)
 {
-	char err[256];
+	char err[ERRBUF_SIZE];
 	int mask = ioctl(kvm, KVM_CHECK_EXTENSION, KVM_CAP_X86_DISABLE_EXITS);
 	if (mask < 0 || !(mask & KVM_X86_DISABLE_EXITS_PAUSE)) {
 		doctor_add(r, "disable_exits", "per-VM PLE off", DOCTOR_NO,

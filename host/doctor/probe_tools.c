@@ -7,6 +7,7 @@
 
 #include "doctor/probes.h"
 #include "ple/module_reload.h"
+#include "util/errbuf.h"
 #include "util/spawn.h"
 #include "util/strfmt.h"
 
@@ -15,7 +16,7 @@
 /* First line of `@prog @arg`; 0, or -errno (-ENOENT: not installed). */
 static int version_of(const char *prog, const char *arg, char *line, size_t len)
 {
-	char out[512], err[256];
+	char out[512], err[ERRBUF_SIZE];
 	char *argv[] = {(char *)prog, (char *)arg, NULL};
 	int rc = spawn_capture(argv, out, sizeof(out), TOOL_TIMEOUT_MS, err, sizeof(err));
 	if (rc < 0) {

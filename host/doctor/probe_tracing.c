@@ -15,6 +15,7 @@
 #include "measure/ple_counters.h"
 #include "measure/trace_counter.h"
 #include "measure/tracefs.h"
+#include "util/errbuf.h"
 #include "util/text_file.h"
 
 #define PROBE_OUTS 100
@@ -22,7 +23,7 @@
 static void check_events(struct doctor_findings *r, const char *tracefs)
 {
 	struct trace_format fmt;
-	char err[512];
+	char err[ERRBUF_SIZE];
 	if (trace_format_load(tracefs, "kvm", "kvm_exit", &fmt, err, sizeof(err))) {
 		doctor_add(r, "tp_kvm_exit", "kvm:kvm_exit", DOCTOR_NO, "%s", err);
 		doctor_fix(r, "a kernel with KVM tracepoints (CONFIG_KVM, CONFIG_TRACEPOINTS)");
@@ -47,7 +48,7 @@ static void check_events(struct doctor_findings *r, const char *tracefs)
 static bool check_perf(struct doctor_findings *r, const char *tracefs)
 {
 	struct trace_counter c;
-	char err[512], paranoid[16];
+	char err[ERRBUF_SIZE], paranoid[16];
 	if (text_file_read("/proc/sys/kernel/perf_event_paranoid", paranoid, sizeof(paranoid)) < 0)
 		snprintf(paranoid, sizeof(paranoid), "?");
 	if (trace_counter_open(&c, tracefs, "kvm", "kvm_exit", gettid(), NULL, err, sizeof(err))) {
@@ -90,7 +91,7 @@ static void check_filter(struct doctor_findings *r)
 
 static void count(struct trace_counter *c, uint64_t *v)
 {
-	char err[128];
+	char err[ERRBUF_SIZE];
 	if (c->fd < 0 || trace_counter_read(c, v, err, sizeof(err)))
 		*v = 0;
 }
@@ -101,7 +102,7 @@ static void check_fires(struct doctor_findings *r, const char *tracefs)
 	struct known_exits_vm probe;
 	struct known_exits_result res;
 	struct trace_counter exits, uexits;
-	char err[512];
+	char err[ERRBUF_SIZE];
 	uint64_t e0 = 0, e1 = 0, u0 = 0, u1 = 0;
 
 	if (known_exits_vm_open(&probe, PROBE_OUTS, err, sizeof(err))) {
@@ -153,7 +154,7 @@ static void check_fires(struct doctor_findings *r, const char *tracefs)
 
 void doctor_probe_tracing(struct doctor_findings *r)
 {
-	char tracefs[4096], note[64], err[512];
+	char tracefs[4096], note[64], err[ERRBUF_SIZE];
 	if (tracefs_locate(tracefs, sizeof(tracefs), note, sizeof(note), err, sizeof(err))) {
 		doctor_add(r, "tracefs", "tracefs", DOCTOR_NO, "%s", err);
 		doctor_fix(r, "mount -t tracefs nodev /sys/kernel/tracing (as root)");
