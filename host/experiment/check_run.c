@@ -96,7 +96,7 @@ static int run_scenario(struct check_ctx *k, const struct scenario *s)
 {
 	struct run_plan *plan = malloc(sizeof(*plan));
 	struct outcome rep;
-	char err[512], why[512];
+	char err[ERRBUF_SIZE], why[512];
 	const struct experiment_output out = {.rows = NULL, .who = "plerig check"};
 	uint64_t start = monotonic_ns();
 	int rc = 0;
@@ -195,9 +195,9 @@ static int order_cases(struct check_ctx *k)
 static void probe_kvm(struct check_ctx *k)
 {
 	struct kvm_system sys;
-	char err[200];
+	char err[ERRBUF_SIZE];
 	if (kvm_system_open(&sys, err, sizeof(err))) {
-		snprintf(k->kvm_why, sizeof(k->kvm_why), "no usable KVM: %s", err);
+		errbuf_printf(k->kvm_why, sizeof(k->kvm_why), "no usable KVM: %s", err);
 		return;
 	}
 	k->kvm_ok = true;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "stats/holm.h"
+#include "util/errbuf.h"
 
 #define CONFIDENCE 0.95
 
@@ -82,10 +83,9 @@ int baseline_resolve(const struct run_plan *o, enum baseline_axis *axis, unsigne
 		unsigned n = axis_values(o, o->baseline_axis, values);
 		char desc[48];
 		baseline_describe(o->baseline_axis, o->baseline_value, desc, sizeof(desc));
-		if (!contains(values, n, o->baseline_value)) {
-			snprintf(err, errlen, "--baseline %s: no variant has that value", desc);
-			return -1;
-		}
+		if (!contains(values, n, o->baseline_value))
+			return errbuf_printf(err, errlen,
+					     "--baseline %s: no variant has that value", desc);
 		*axis = o->baseline_axis;
 		*value = o->baseline_value;
 		return 0;

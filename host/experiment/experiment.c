@@ -24,6 +24,7 @@
 #include "output/units.h"
 #include "util/clock.h"
 #include "util/cpulist.h"
+#include "util/errbuf.h"
 #include "util/interrupt.h"
 
 struct engine {
@@ -65,7 +66,7 @@ static struct backend *open_backend(const struct engine *e, enum backend_kind ki
 	case BACKEND_COUNT:
 		break;
 	}
-	snprintf(err, errlen, "backend %d is not built in", kind);
+	errbuf_printf(err, errlen, "backend %d is not built in", kind);
 	return NULL;
 }
 
@@ -75,10 +76,8 @@ static int open_backends(struct engine *e, char *err, size_t errlen)
 	orphans_sweep(stderr);
 	for (unsigned i = 0; i < e->plan->nr_backends; i++) {
 		enum backend_kind k = e->plan->backends[i];
-		if ((unsigned)k >= BACKEND_COUNT) {
-			snprintf(err, errlen, "backend %d is not built in", k);
-			return -1;
-		}
+		if ((unsigned)k >= BACKEND_COUNT)
+			return errbuf_printf(err, errlen, "backend %d is not built in", k);
 		e->backends[k] = open_backend(e, k, err, errlen);
 		if (!e->backends[k])
 			return -1;
@@ -259,7 +258,7 @@ int experiment_run(const struct run_plan *plan, const char *guest_path, const ch
 	if (open_backends(&e, err, errlen))
 		goto out;
 	if (make_series(&e) || run_all(&e) || summarise(&e)) {
-		snprintf(err, errlen, "out of memory");
+		errbuf_printf(err, errlen, "out of memory");
 		goto out;
 	}
 	rep->planned_runs = e.nr_variants * plan->repeat;

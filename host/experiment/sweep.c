@@ -10,6 +10,7 @@
 #include "ple/param_session.h"
 #include "output/ple_notes.h"
 #include "output/stats_table.h"
+#include "util/errbuf.h"
 #include "util/interrupt.h"
 
 struct sweep {
@@ -38,7 +39,7 @@ static int run_point(struct sweep *s, const struct ple_setting *set, const char 
 {
 	const struct experiment_output out = {.rows = stderr, .who = "plerig sweep"};
 	struct outcome rep;
-	char err[512], command_line[320];
+	char err[ERRBUF_SIZE], command_line[320];
 	snprintf(command_line, sizeof(command_line), "plerig sweep at %s", what);
 	int status = 1;
 	if (experiment_run(s->plan, s->guest_path, command_line, &out, &rep, err, sizeof(err))) {
@@ -75,7 +76,7 @@ static int sweep_all(struct sweep *s)
 	const unsigned rounds = s->curve->rounds;
 	unsigned total;
 	int status = 0;
-	char err[1024], what[256];
+	char err[ERRBUF_SIZE], what[256];
 	struct slot *slots =
 	    schedule_plan(rounds > 1 ? ORDER_SHUFFLE : ORDER_INTERLEAVE, sweep_points(s->grid), 0,
 			  rounds, s->curve->seed, &total);
@@ -116,7 +117,7 @@ int sweep_run(const struct sweep_grid *grid, const struct run_plan *plan, const 
 	static struct sweep s;
 	const char *names[PLE_MAX_PARAMS];
 	struct ple_setting axes[PLE_MAX_PARAMS];
-	char err[1024];
+	char err[ERRBUF_SIZE];
 
 	memset(&s, 0, sizeof(s));
 	s.grid = grid;
