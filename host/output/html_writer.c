@@ -11,6 +11,7 @@
 #include "output/svg_chart.h"
 #include "util/atomic_file.h"
 #include "util/cpulist.h"
+#include "util/errbuf.h"
 
 #define MAX_VARIANTS 4096
 
@@ -45,7 +46,7 @@ static double overcommit(json_object *v)
 {
 	static unsigned cpus[4096];
 	unsigned nr = 0;
-	char err[128];
+	char err[ERRBUF_SIZE];
 	const char *p = jstr(v, "pcpus");
 
 	if (!p || cpulist_parse(p, cpus, 4096, &nr, err, sizeof(err)) || !nr)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "util/atomic_file.h"
+#include "util/errbuf.h"
 
 #ifndef PLERIG_VERSION
 #define PLERIG_VERSION "unknown"
@@ -208,10 +209,8 @@ json_object *sweep_curve_json(const struct sweep_curve *c)
 int sweep_curve_write_json(const struct sweep_curve *c, const char *path, char *err, size_t errlen)
 {
 	json_object *root = sweep_curve_json(c);
-	if (!root) {
-		snprintf(err, errlen, "out of memory for the sweep JSON");
-		return -1;
-	}
+	if (!root)
+		return errbuf_printf(err, errlen, "out of memory for the sweep JSON");
 	const char *text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 								    JSON_C_TO_STRING_NOSLASHESCAPE);
 	char *copy = text ? malloc(strlen(text) + 2) : NULL;
@@ -220,7 +219,7 @@ int sweep_curve_write_json(const struct sweep_curve *c, const char *path, char *
 		sprintf(copy, "%s\n", text);
 		rc = atomic_file_write(path, "JSON", copy, strlen(copy), err, errlen);
 	} else {
-		snprintf(err, errlen, "out of memory for the sweep JSON");
+		errbuf_printf(err, errlen, "out of memory for the sweep JSON");
 	}
 	free(copy);
 	json_object_put(root);
@@ -253,10 +252,8 @@ int sweep_curve_write_csv(const struct sweep_curve *c, const char *path, char *e
 	size_t cap = 512 + (size_t)c->n * 512;
 	char *text = malloc(cap), *p = text;
 	size_t left = cap;
-	if (!text) {
-		snprintf(err, errlen, "out of memory for the sweep CSV");
-		return -1;
-	}
+	if (!text)
+		return errbuf_printf(err, errlen, "out of memory for the sweep CSV");
 	for (unsigned i = 0; i < c->nr_params; i++)
 		csv_field(&p, &left, c->names[i], false);
 	csv_field(&p, &left, "variant", false);
