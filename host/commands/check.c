@@ -19,6 +19,7 @@
 #include "measure/kvm_system.h"
 #include "output/tap_junit.h"
 #include "output/html_writer.h"
+#include "util/errbuf.h"
 #include "util/interrupt.h"
 #include "util/data_path.h"
 #include "util/strfmt.h"
@@ -103,7 +104,7 @@ struct baselines {
 static int open_baselines(const struct check_options *o, struct check_result *res,
 			  struct baselines *bl)
 {
-	char err[1200];
+	char err[ERRBUF_SIZE];
 	memset(bl, 0, sizeof(*bl));
 	bl->dir = baseline_store_dir(o->baselines_dir);
 	if (!bl->dir)
@@ -134,7 +135,7 @@ static int open_baselines(const struct check_options *o, struct check_result *re
 static int save_baseline(struct baselines *bl, const struct check_result *res,
 			 const char *suite_path)
 {
-	char err[1200];
+	char err[ERRBUF_SIZE];
 	time_t t = time(NULL);
 	struct tm tm;
 	gmtime_r(&t, &tm);
@@ -153,7 +154,7 @@ static int save_baseline(struct baselines *bl, const struct check_result *res,
 
 static int write_outputs(const struct check_options *o, const struct check_result *res)
 {
-	char err[1024];
+	char err[ERRBUF_SIZE];
 	int status = 0;
 	if (o->tap_path && verdicts_tap_write(o->tap_path, res, err, sizeof(err))) {
 		fprintf(stderr, "plerig check: %s\n", err);
@@ -169,7 +170,7 @@ static int write_outputs(const struct check_options *o, const struct check_resul
 /* Every scenario's results on one page, headed by the scenario's name. */
 static int write_report(const char *path, json_object *results)
 {
-	char err[1024];
+	char err[ERRBUF_SIZE];
 	size_t n = json_object_array_length(results);
 	struct html_input *in = calloc(n ? n : 1, sizeof(*in));
 	if (!in) {
@@ -195,7 +196,7 @@ int cmd_check(int argc, char **argv, const char *guest_path)
 	struct suite suite;
 	struct check_result res;
 	struct baselines bl;
-	char err[1200], buf[PATH_MAX];
+	char err[ERRBUF_SIZE], buf[PATH_MAX];
 	json_object *results = NULL; /* --report: every scenario's results */
 	int status;
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands/commands.h"
+#include "util/errbuf.h"
 #include "util/output_path.h"
 #include "util/text_file.h"
 
@@ -27,7 +28,7 @@ char *command_line_join(const char *prefix, int argc, char **argv)
 int check_outputs(const char *who, const char *json_opt, const char *json_path, const char *csv_opt,
 		  const char *csv_path)
 {
-	char err[PATH_MAX + 256];
+	char err[ERRBUF_SIZE];
 
 	if (json_path && csv_path && !strcmp(json_path, "-") && !strcmp(csv_path, "-")) {
 		fprintf(stderr, "%s: %s - and %s -: only one of them can have stdout\n", who,
@@ -45,7 +46,7 @@ int check_outputs(const char *who, const char *json_opt, const char *json_path, 
 int check_guest(const char *who, const char *option_path, const char *path)
 {
 	const char *env = getenv("PLERIG_GUEST");
-	char err[256];
+	char err[ERRBUF_SIZE];
 
 	if (!option_path && !(env && !strcmp(env, path)))
 		return 0;

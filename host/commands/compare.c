@@ -8,6 +8,7 @@
 #include "cli/compare_options.h"
 #include "compare/compare.h"
 #include "compare/compare_output.h"
+#include "util/errbuf.h"
 
 static void explain_bad_set(const struct comparison_set *c)
 {
@@ -30,7 +31,7 @@ int cmd_compare(int argc, char **argv, const char *guest_path)
 	struct compare_options o;
 	struct results_file base, cand;
 	struct comparison_set c;
-	char err[1024];
+	char err[ERRBUF_SIZE];
 	int status;
 
 	(void)guest_path;

@@ -6,12 +6,13 @@
 #include <string.h>
 
 #include "cli/doctor_options.h"
+#include "util/errbuf.h"
 #include "doctor/doctor.h"
 
 int cmd_doctor(int argc, char **argv, const char *guest_path)
 {
 	struct doctor_options o;
-	char err[256];
+	char err[ERRBUF_SIZE];
 	(void)guest_path;
 	switch (doctor_options_parse(argc, argv, &o, err, sizeof(err))) {
 	case 1:

@@ -6,12 +6,13 @@
 
 #include "cli/report_options.h"
 #include "compare/html_inputs.h"
+#include "util/errbuf.h"
 
 int cmd_report(int argc, char **argv, const char *guest_path)
 {
 	struct report_options o;
 	struct html_input in[REPORT_MAX_INPUTS];
-	char err[1024];
+	char err[ERRBUF_SIZE];
 	unsigned n = 0;
 	int status = EXIT_OK;
 

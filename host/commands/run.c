@@ -14,11 +14,12 @@
 #include "output/ple_notes.h"
 #include "output/stats_table.h"
 #include "output/results_table.h"
+#include "util/errbuf.h"
 #include "util/interrupt.h"
 
 static int write_outputs(const struct run_plan *plan, const struct outcome *rep)
 {
-	char err[512];
+	char err[ERRBUF_SIZE];
 	int status = 0;
 	if (plan->json_path && json_results_write(plan->json_path, rep, err, sizeof(err))) {
 		fprintf(stderr, "plerig run: %s\n", err);
@@ -43,7 +44,7 @@ int cmd_run(int argc, char **argv, const char *guest_path)
 {
 	static struct run_plan plan; /* the template variant holds a 4 KiB CPU list */
 	struct outcome rep;
-	char err[512];
+	char err[ERRBUF_SIZE];
 
 	switch (run_options_parse(argc, argv, &plan, err, sizeof(err))) {
 	case RUN_OPTIONS_HELP:

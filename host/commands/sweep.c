@@ -15,12 +15,13 @@
 #include "ple/param_session.h"
 #include "output/html_writer.h"
 #include "output/sweep_writer.h"
+#include "util/errbuf.h"
 #include "util/interrupt.h"
 
 /* The run options after --, parsed once into the plan every point runs. */
 static int parse_plan(const struct sweep_options *o, struct run_plan *plan)
 {
-	char err[512];
+	char err[ERRBUF_SIZE];
 	char *argv[o->run_argc + 2];
 	argv[0] = "run";
 	for (int i = 0; i < o->run_argc; i++)
@@ -54,7 +55,7 @@ static int parse_plan(const struct sweep_options *o, struct run_plan *plan)
 
 static int write_outputs(const struct sweep_options *o, const struct sweep_curve *curve)
 {
-	char err[512];
+	char err[ERRBUF_SIZE];
 	int rc = 0;
 	/* the table goes to stdout unless a file took stdout */
 	bool stdout_taken = (o->json_path && !strcmp(o->json_path, "-")) ||
@@ -97,7 +98,7 @@ int cmd_sweep(int argc, char **argv, const char *guest_path)
 	static struct sweep_options o;
 	static struct run_plan plan;
 	struct sweep_curve curve;
-	char err[1024];
+	char err[ERRBUF_SIZE];
 
 	switch (sweep_options_parse(argc, argv, &o, err, sizeof(err))) {
 	case SWEEP_OPTIONS_HELP:
