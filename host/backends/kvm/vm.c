@@ -111,20 +111,19 @@ int kvm_vm_disable_pause_exits(struct kvm_vm *vm, const struct kvm_system *sys, 
 static int set_halt_poll(struct kvm_vm *vm, const struct kvm_system *sys, int64_t ns, char *err,
 			 size_t errlen)
 {
-	if (ioctl(sys->fd, KVM_CHECK_EXTENSION, KVM_CAP_HALT_POLL) <= 0) {
-		snprintf(err, errlen,
-			 "--halt-poll %lld: this KVM cannot set halt polling per VM (no "
-			 "KVM_CAP_HALT_POLL: needs Linux >= 5.19); use --halt-poll host, or plerig "
-			 "sweep on kvm.halt_poll_ns",
-			 (long long)ns);
-		return -EOPNOTSUPP;
-	}
+	if (ioctl(sys->fd, KVM_CHECK_EXTENSION, KVM_CAP_HALT_POLL) <= 0)
+		return errbuf_errno(
+		    err, errlen, -EOPNOTSUPP,
+		    "--halt-poll %lld: this KVM cannot set halt polling per VM (no "
+		    "KVM_CAP_HALT_POLL: needs Linux >= 5.19); use --halt-poll host, or plerig "
+		    "sweep on kvm.halt_poll_ns",
+		    (long long)ns);
 	struct kvm_enable_cap cap = {.cap = KVM_CAP_HALT_POLL, .args = {(uint64_t)ns}};
 	if (ioctl(vm->fd, KVM_ENABLE_CAP, &cap) < 0) {
 		int e = errno;
-		snprintf(err, errlen, "KVM_ENABLE_CAP(KVM_CAP_HALT_POLL, %lld) on VM %u: %s",
-			 (long long)ns, vm->index, strerror(e));
-		return -e;
+		return errbuf_errno(err, errlen, -e,
+				    "KVM_ENABLE_CAP(KVM_CAP_HALT_POLL, %lld) on VM %u: %s",
+				    (long long)ns, vm->index, strerror(e));
 	}
 	return 0;
 }
