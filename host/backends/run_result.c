@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/errbuf.h"
 #include "util/strfmt.h"
 
 /* Exit times where a backend cannot have them: say why not. */
@@ -62,7 +63,7 @@ int interval_snapshots_alloc(struct interval_snapshots *s, struct variant_result
 void interval_snapshots_load(struct interval_snapshots *s, struct variant_result *r, bool after)
 {
 	const struct variant *v = &r->variant;
-	char err[256];
+	char err[ERRBUF_SIZE];
 	if (r->foreign_why[0])
 		return;
 	if (cpu_load_read(v->pcpus, v->nr_pcpus, after ? &s->load_after : &s->load_before, err,
