@@ -36,6 +36,7 @@ struct check_ctx {
 	bool kvm_ok;
 	char kvm_why[256];
 	bool pv_yield;
+	bool pv_unhalt; /* lock pvqspin halts and kicks on the kvm backend here */
 	uint64_t t0;
 };
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/halt_path.h"
 #include "output/units.h"
 #include "util/strfmt.h"
 
@@ -202,6 +203,20 @@ static void judge_run(const struct check_ctx *k, enum expectation e, const struc
 			note_failure(j, label, run, "0 directed yields attempted");
 		return;
 	}
+	case EXPECT_HALTS: {
+		struct halt_path h;
+		halt_path_for_variant(r, &h);
+		if (!h.valid) {
+			snprintf(j->skip_why, sizeof(j->skip_why), "%s", h.why);
+			return;
+		}
+		j->judged++;
+		if (!h.halts || !h.kicks_sent)
+			note_failure(j, label, run, "no halt and kick: a waiter never halted");
+		else if (h.spurious_wakeups > h.halts)
+			note_failure(j, label, run, "more spurious wake-ups than halts");
+		return;
+	}
 	case EXPECT_COUNT:
 		break;
 	}
@@ -230,6 +245,15 @@ static void describe_pass(enum expectation e, const struct outcome *rep, char *b
 				snprintf(buf, len, "e.g. %" PRIu64 " PAUSE-loop exits",
 					 (uint64_t)f.pause_loop_exits);
 				return;
+			case EXPECT_HALTS: {
+				struct halt_path h;
+				halt_path_for_variant(res, &h);
+				snprintf(buf, len,
+					 "e.g. %" PRIu64 " halts, %" PRIu64 " kicks sent, %" PRIu64
+					 " received",
+					 h.halts, h.kicks_sent, h.kicks_received);
+				return;
+			}
 			default:
 				snprintf(buf, len, "e.g. %s acq/s, %" PRIu64 " stalls",
 					 units_count(f.acq_per_s, a, 32), (uint64_t)f.stalls);

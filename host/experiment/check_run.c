@@ -61,6 +61,14 @@ static const char *skip_reason(const struct check_ctx *k, const struct scenario 
 			: "needs pv-yield: KVM here does not offer KVM_FEATURE_PV_SCHED_YIELD");
 		return buf;
 	}
+	if (s->requires & (1u << REQUIRE_PV_UNHALT) && !k->pv_unhalt) {
+		snprintf(buf, len,
+			 !strcmp(h->kvm_module, "kvm_pvm")
+			     ? "needs pv-unhalt: under PVM the guest's KVM_HC_KICK_CPU never "
+			       "reaches KVM (pvqspin runs as test-and-set)"
+			     : "needs pv-unhalt: KVM here does not offer KVM_FEATURE_PV_UNHALT");
+		return buf;
+	}
 	return NULL;
 }
 
@@ -203,6 +211,8 @@ static void probe_kvm(struct check_ctx *k)
 	k->kvm_ok = true;
 	k->pv_yield = strcmp(sys.module, "kvm_pvm") &&
 		      kvm_feature_supported(&sys, KVM_FEATURE_PV_SCHED_YIELD);
+	k->pv_unhalt =
+	    strcmp(sys.module, "kvm_pvm") && kvm_feature_supported(&sys, KVM_FEATURE_PV_UNHALT);
 	kvm_system_close(&sys);
 }
 

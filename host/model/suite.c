@@ -11,12 +11,14 @@ static const char *const expectation_names[EXPECT_COUNT] = {
     [EXPECT_PLE_EXITS] = "ple-exits",
     [EXPECT_NO_PLE_EXITS] = "no-ple-exits",
     [EXPECT_DIRECTED_YIELDS] = "directed-yields",
+    [EXPECT_HALTS] = "halts",
 };
 
 static const char *const requirement_names[REQUIRE_COUNT] = {
     [REQUIRE_PLE] = "ple",
     [REQUIRE_HW_VIRT] = "hw-virt",
     [REQUIRE_PV_YIELD] = "pv-yield",
+    [REQUIRE_PV_UNHALT] = "pv-unhalt",
 };
 
 static int index_of(const char *const *names, int n, const char *name)

@@ -23,14 +23,16 @@ enum expectation {
 	EXPECT_PLE_EXITS,	/* PAUSE-loop exits > 0, where the host has PLE */
 	EXPECT_NO_PLE_EXITS,	/* 0 PAUSE-loop exits, where countable */
 	EXPECT_DIRECTED_YIELDS, /* directed_yield_attempted > 0 */
+	EXPECT_HALTS,		/* lock pvqspin halted and was kicked: halts, kicks > 0 */
 	EXPECT_COUNT
 };
 
 /* Host conditions: a scenario whose condition fails is skipped, with the reason. */
 enum requirement {
-	REQUIRE_PLE,	  /* hardware PAUSE interception: kvm_intel or kvm_amd */
-	REQUIRE_HW_VIRT,  /* VMX/SVM: guest ring 0 native (not PVM) */
-	REQUIRE_PV_YIELD, /* KVM offers KVM_FEATURE_PV_SCHED_YIELD and the hypercall reaches it */
+	REQUIRE_PLE,	   /* hardware PAUSE interception: kvm_intel or kvm_amd */
+	REQUIRE_HW_VIRT,   /* VMX/SVM: guest ring 0 native (not PVM) */
+	REQUIRE_PV_YIELD,  /* KVM offers KVM_FEATURE_PV_SCHED_YIELD and the hypercall reaches it */
+	REQUIRE_PV_UNHALT, /* KVM offers KVM_FEATURE_PV_UNHALT and the hypercall reaches it */
 	REQUIRE_COUNT
 };
 

@@ -33,9 +33,9 @@ static const char *const good_suite = "# a comment\n"
 				      "\n"
 				      "[over]\n"
 				      "options = --vcpus 4 --pcpus 0 --lock tas\n"
-				      "requires = ple, pv-yield\n"
+				      "requires = ple, pv-yield, pv-unhalt\n"
 				      "min_cpus = 1\n"
-				      "expect = stalls, no-ple-exits\n"
+				      "expect = stalls, no-ple-exits, halts\n"
 				      "metrics = none\n";
 
 START_TEST(test_suite_parse)
@@ -63,8 +63,10 @@ START_TEST(test_suite_parse)
 	ck_assert_str_eq(a->metrics[0]->name, "acq_per_cpu_s");
 	ck_assert_uint_eq(b->nr_metrics, 0);
 	ck_assert(b->metrics_given);
-	ck_assert_uint_eq(b->requires, (1u << REQUIRE_PLE) | (1u << REQUIRE_PV_YIELD));
-	ck_assert_uint_eq(b->expects, (1u << EXPECT_STALLS) | (1u << EXPECT_NO_PLE_EXITS));
+	ck_assert_uint_eq(b->requires, (1u << REQUIRE_PLE) | (1u << REQUIRE_PV_YIELD) |
+					   (1u << REQUIRE_PV_UNHALT));
+	ck_assert_uint_eq(b->expects, (1u << EXPECT_STALLS) | (1u << EXPECT_NO_PLE_EXITS) |
+					  (1u << EXPECT_HALTS));
 	ck_assert_uint_eq(b->min_cpus, 1);
 	ck_assert_int_eq(b->plan->locks[0], PLERIG_LOCK_TAS);
 	suite_free(&s);
