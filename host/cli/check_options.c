@@ -9,6 +9,7 @@
 #include "cli/metric_options.h"
 #include "cli/option_table.h"
 #include "experiment/check.h"
+#include "model/verdict.h"
 #include "util/errbuf.h"
 
 #define SEE_HELP "see plerig check --help"
@@ -109,6 +110,7 @@ static void usage(FILE *out)
 	      "Runs a suite of scenarios (plerig run option sets, each with the expectations\n"
 	      "that hold on every correct host) through the experiment engine, and judges\n"
 	      "their figures against this machine's baseline and/or against themselves.\n"
+	      "\n" VERDICT_RULE_HELP "A worse figure is a regression.\n"
 	      "\n"
 	      "options:\n",
 	      out);

@@ -7,6 +7,7 @@
 
 #include "cli/metric_options.h"
 #include "cli/option_table.h"
+#include "model/verdict.h"
 #include "util/errbuf.h"
 
 #define SEE_HELP "see plerig compare --help"
@@ -38,12 +39,8 @@ static void usage(FILE *out)
 	      "best with --repeat 5 or more. Variants are matched by backend, lock, relax,\n"
 	      "ring, vms, vcpus, pcpus, pin, cs_cycles, think_cycles and ple; for each match and\n"
 	      "metric, Welch's t-test on the per-run values of the ok runs gives the change\n"
-	      "of the mean, its p-value and 95% confidence interval. A metric is worse\n"
-	      "when p < 0.05 (Holm-adjusted across the comparisons) and it moved at least\n"
-	      "the threshold in its bad direction; it is too noisy to judge when it is\n"
-	      "neither worse nor better and its confidence interval is wider than the\n"
-	      "threshold (the runs could not have shown such a change).\n"
-	      "\n"
+	      "of the mean, its p-value and 95% confidence interval.\n"
+	      "\n" VERDICT_RULE_HELP "\n"
 	      "options:\n",
 	      out);
 	option_table_usage(compare_table, NULL, out);

@@ -12,6 +12,7 @@
 #include "cli/option_table.h"
 #include "cli/run_option_parsers.h"
 #include "model/names.h"
+#include "model/verdict.h"
 #include "util/errbuf.h"
 
 #define SEE_HELP "see `plerig run --help`"
@@ -186,9 +187,9 @@ static const struct opt_entry run_table[] = {
      .metavar = "N",
      UNSIGNED(repeat, 1, MAX_REPEAT),
      .help = "measured runs of every variant, {range}; with N >= 2 plerig prints mean +- "
-	     "stddev per metric and compares variants: a paired t-test by round (on the log "
-	     "ratios) where runs are interleaved or shuffled, Welch's t-test with --order "
-	     "sequential"},
+	     "stddev per metric and compares variants: a paired t-test by round (on the per-round "
+	     "differences, every round kept) where runs are interleaved or shuffled and every "
+	     "run has its partner, else Welch's t-test"},
     {.name = "order",
      .metavar = "interleave|shuffle|sequential",
      NAME(order, order_names),
@@ -276,7 +277,8 @@ void run_options_usage(FILE *out)
 	      "Boot tiny VMs whose vCPUs fight over one spin lock and report how the lock\n"
 	      "behaves: wait times, stalls, lock-holder preemptions, host run-queue delay\n"
 	      "and KVM exits. Options that take a LIST are axes of the experiment matrix:\n"
-	      "every combination of backend x vcpus x lock x relax x ple is one variant.\n",
+	      "every combination of backend x vcpus x lock x relax x ple is one variant.\n"
+	      "\n" VERDICT_RULE_HELP,
 	      out);
 	if (defaults)
 		run_plan_defaults(defaults);

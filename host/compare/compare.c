@@ -79,6 +79,7 @@ static int judge_rows(struct comparison_set *c)
 		for (unsigned r = 0; r < c->nr_metrics; r++) {
 			const struct welch_result *w = &c->matches[i].rows[r].welch;
 			p[k++] = w->valid ? w->p : NAN;
+			c->nr_tested += w->valid;
 		}
 	holm_adjust(p, n, p);
 	k = 0;

@@ -6,9 +6,10 @@
  * relax, ring, vms, vcpus, pcpus, pin, cs_cycles, think_cycles); for each
  * match and metric, Welch's t-test on the per-run values of the ok runs
  * gives the difference of the means with its p-value and 95% confidence
- * interval. A metric is worse when p < 0.05 after Holm's correction
- * across every variant x metric compared, and the change is at least
- * --threshold percent in the metric's bad direction.
+ * interval. The verdict is model/verdict.h's rule, with p Holm-adjusted
+ * across every variant x metric that has a p-value: worse when
+ * significant and the whole 95 % CI of the change at least --threshold
+ * percent in the metric's bad direction.
  *
  * Exit status: 0 nothing got worse; 1 something did (or NEW has more
  * failed runs than BASE); 2 bad input: unreadable or malformed files,
@@ -54,7 +55,8 @@ struct comparison_set {
 	const struct loaded_variant **only_base, **only_cand;
 	unsigned nr_only_base, nr_only_cand;
 	unsigned verdicts[VERDICT_WORSE + 1]; /* rows per verdict */
-	unsigned more_failures;		      /* matches where NEW failed more */
+	unsigned nr_tested;	/* rows with a p-value: the family Holm corrects over */
+	unsigned more_failures; /* matches where NEW failed more */
 };
 
 /* The process exit status for a finished comparison. */

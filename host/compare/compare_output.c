@@ -58,6 +58,8 @@ static const char *delta_text(const struct metric_comparison *r, char *buf, size
 
 	if (isfinite(j->delta_pct))
 		pct_text(j->delta_pct, buf, len);
+	else if (j->delta == 0.0) /* 0 -> 0: no change, and no percentage of a base of 0 */
+		snprintf(buf, len, "none");
 	else if (!isnan(j->delta)) /* the base mean is 0: no percentage of it */
 		snprintf(buf, len, "from 0");
 	else
@@ -192,13 +194,13 @@ void compare_print_table(FILE *f, const struct comparison_set *c)
 	print_file(f, "base", c->base);
 	print_file(f, "new ", c->cand);
 	print_host_note(f, c->base, c->cand);
-	fprintf(
-	    f,
-	    "Welch's t-test over the ok runs; worse/better: p < %.2f after Holm's correction "
-	    "across the %u\ncomparisons, and at least %g%% change; too noisy to judge: neither, "
-	    "and the 95%% CI wider\nthan %g%%; +- is the sample standard deviation relative to "
-	    "the mean; delta and 95%% CI\nin %% of the base mean\n",
-	    VERDICT_ALPHA, c->nr_matches * c->nr_metrics, c->threshold_pct, c->threshold_pct);
+	fprintf(f,
+		"Welch's t-test over the ok runs; worse/better: p < %.2f after Holm's correction "
+		"across the %u\ncomparisons with a p-value, and the whole 95%% CI of the change "
+		"beyond %g%%; too noisy\nto judge: neither, and the CI wider than %g%%; +- is the "
+		"sample standard deviation\nrelative to the mean; delta and 95%% CI in %% of the "
+		"base mean\n",
+		VERDICT_ALPHA, c->nr_tested, c->threshold_pct, c->threshold_pct);
 	if (c->nr_matches) {
 		fputc('\n', f);
 		fprintf(f, ROW_FORMAT, "metric", "base", "new", "delta", "p", "95% CI of delta",
@@ -281,6 +283,7 @@ static json_object *row_json(const struct metric_comparison *r)
 	json_add(o, "new", side_json(&r->cand));
 	json_add(o, "delta", json_double(j->delta));
 	json_add(o, "delta_pct", json_double(j->delta_pct));
+	json_add_str(o, "delta_pct_why", j->pct_why);
 	json_add(o, "p_value", json_double(w->valid ? w->p : NAN));
 	json_add(o, "p_holm", json_double(r->p_holm));
 	json_add(o, "ci95_low", json_double(w->valid ? w->ci_low : NAN));

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "experiment/check_verdicts.h"
 
-#include <math.h>
-
 #include "model/verdict.h"
 #include "output/units.h"
 #include "util/strfmt.h"
@@ -21,11 +19,6 @@
  * not excuse itself.
  */
 #define FOREIGN_LOAD_MARGIN 0.05
-
-static double pct(double v, double base)
-{
-	return base != 0.0 ? 100.0 * v / fabs(base) : NAN;
-}
 
 static double mean_of(const double *v, unsigned n)
 {
@@ -72,9 +65,18 @@ int check_emit_verdict(struct check_ctx *k, const struct check_tested *t)
 		return check_result_add(k->out, x->scenario->name, name, CHECK_SKIP,
 					"untestable: %u vs %u ok runs with a value (needs 2 each)",
 					t->base.n, t->cand.n);
-	const double d = pct(t->w.diff, t->base.mean), lo = pct(t->w.ci_low, t->base.mean),
-		     hi = pct(t->w.ci_high, t->base.mean),
-		     width = verdict_ci_width_pct(&t->w, t->base.mean);
+	if (!t->w.valid)
+		return check_result_add(k->out, x->scenario->name, name,
+					t->w.diff == 0.0 ? CHECK_PASS : CHECK_NOISY,
+					"no spread: every run gave the same value (%s -> %s)",
+					units_count(t->base.mean, a, sizeof(a)),
+					units_count(t->cand.mean, b, sizeof(b)));
+	/* the one rule (model/verdict.h), significance after Holm across the check */
+	struct welch_result w = t->w;
+	struct judgement j;
+	w.p = t->p_adj;
+	verdict_judge(&t->base, &t->cand, &w, x->metric->better, thr, &j);
+	const double d = j.delta_pct, lo = j.ci_low_pct, hi = j.ci_high_pct;
 	char figures[512];
 	snprintf(figures, sizeof(figures),
 		 "%s: %s %s -> %s (%+.1f %%, 95 %% CI [%+.1f %%, %+.1f %%], p %.3g, Holm %.3g; "
@@ -82,27 +84,11 @@ int check_emit_verdict(struct check_ctx *k, const struct check_tested *t)
 		 against, x->metric->name, units_count(t->base.mean, a, sizeof(a)),
 		 units_count(t->cand.mean, b, sizeof(b)), d, lo, hi, t->w.p, t->p_adj, t->base.n,
 		 t->cand.n, 100.0 * t->base.rel, 100.0 * t->cand.rel, thr);
-	if (!t->w.valid)
-		return check_result_add(k->out, x->scenario->name, name,
-					t->w.diff == 0.0 ? CHECK_PASS : CHECK_NOISY,
-					"no spread: every run gave the same value (%s -> %s)",
-					units_count(t->base.mean, a, sizeof(a)),
-					units_count(t->cand.mean, b, sizeof(b)));
-	/* a metric with no better direction (behaviour) is harmed by a change either way */
-	const int better = x->metric->better ? x->metric->better : (d < 0.0 ? 1 : -1);
-	const bool bad = better > 0 ? d < 0.0 : d > 0.0;
 	const char *scenario = x->scenario->name;
 	int rc;
-	/*
-	 * A regression larger than the threshold, shown: significant after
-	 * Holm, and even the favourable end of the 95 % CI beyond the
-	 * threshold. A point estimate just past it is what drift between
-	 * invocations makes of a few percent.
-	 */
-	const double near = better > 0 ? -hi : lo; /* the smallest harm the CI allows */
-	const bool regressed = t->p_adj < VERDICT_ALPHA && bad && near >= thr;
 	double foreign_then, foreign_now;
-	if (regressed && host_busier_than_baseline(k, t, &foreign_then, &foreign_now)) {
+	if (j.verdict == VERDICT_WORSE &&
+	    host_busier_than_baseline(k, t, &foreign_then, &foreign_now)) {
 		char then[32];
 		units_percent(foreign_now, load, sizeof(load));
 		units_percent(foreign_then, then, sizeof(then));
@@ -114,12 +100,13 @@ int check_emit_verdict(struct check_ctx *k, const struct check_tested *t)
 		    "on a host as quiet as the baseline's, or record the baseline under the same "
 		    "load; %s",
 		    load, then, figures);
-		check_result_brief(k->out, "%+.1f %%, not comparable (foreign load %s now, %s then)",
-				   d, load, then);
-	} else if (regressed) {
+		check_result_brief(k->out,
+				   "%+.1f %%, not comparable (foreign load %s now, %s then)", d,
+				   load, then);
+	} else if (j.verdict == VERDICT_WORSE) {
 		rc =
 		    check_result_add(k->out, scenario, name, CHECK_FAIL, "regression: %s", figures);
-	} else if (width > thr) {
+	} else if (j.verdict == VERDICT_TOO_NOISY) {
 		if (x->nf)
 			units_percent(mean_of(x->foreign, x->nf), load, sizeof(load));
 		else
@@ -128,13 +115,12 @@ int check_emit_verdict(struct check_ctx *k, const struct check_tested *t)
 				      "too noisy to judge: the CI is %.1f %% wide, wider than the "
 				      "threshold; other work took %s of the CPUs' time (foreign "
 				      "load); %s",
-				      width, load, figures);
+				      j.ci_width_pct, load, figures);
 		check_result_brief(k->out, "%+.1f %%, CI %.1f %% wide > %.3g %% (foreign load %s)",
-				   d, width, thr, load);
+				   d, j.ci_width_pct, thr, load);
 	} else {
-		rc = check_result_add(
-		    k->out, scenario, name, CHECK_PASS, "%s%s", figures,
-		    t->p_adj < VERDICT_ALPHA && !bad && fabs(d) >= thr ? " (better)" : "");
+		rc = check_result_add(k->out, scenario, name, CHECK_PASS, "%s%s", figures,
+				      j.verdict == VERDICT_BETTER ? " (better)" : "");
 		check_result_brief(k->out, "%+.1f %%, 95 %% CI [%+.1f %%, %+.1f %%]", d, lo, hi);
 	}
 	return rc;

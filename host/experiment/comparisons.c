@@ -152,11 +152,14 @@ static double run_value(const struct series *s, unsigned i, const struct metric 
 }
 
 /*
- * Run i of every variant ran in round i: pair them. The test is on the
- * log of the ratios, so that a round twice as fast and one half as fast
- * weigh the same, and comes back as fractions (geometric mean ratio - 1).
- * Rounds where either value is 0 have no ratio; with fewer than two
- * pairs, the comparison falls back to Welch's test.
+ * Run i of every variant ran in round i: pair them, and test the
+ * per-round differences (cand - base), which cancel the drift that moves
+ * both runs of a round. Every round is kept, a 0 too (counts such as
+ * holder preemptions are often 0, and a ratio test would have to drop
+ * those rounds and could then point the other way than the means do).
+ * Paired only when every value of either side has its partner: then the
+ * mean of the differences is the difference of the means, and the paired
+ * change can never contradict them. Otherwise Welch's test on all runs.
  */
 static void compare_paired(struct comparison *c, const struct series *base,
 			   const struct series *cand, const struct metric *m, double *d)
@@ -164,16 +167,13 @@ static void compare_paired(struct comparison *c, const struct series *base,
 	unsigned n = 0;
 	for (unsigned i = 0; i < base->nr_runs && i < cand->nr_runs; i++) {
 		const double x = run_value(base, i, m), y = run_value(cand, i, m);
-		if (isfinite(x) && isfinite(y) && x > 0.0 && y > 0.0)
-			d[n++] = log(y / x);
+		if (isfinite(x) && isfinite(y))
+			d[n++] = y - x;
 	}
-	if (n < 2)
+	if (n < 2 || n != c->base.n || n != c->cand.n)
 		return;
 	c->paired_n = n;
 	one_sample_t_test(d, n, CONFIDENCE, &c->paired);
-	c->paired.diff = expm1(c->paired.diff);
-	c->paired.ci_low = expm1(c->paired.ci_low);
-	c->paired.ci_high = expm1(c->paired.ci_high);
 }
 
 static void compare_metric(struct comparison *c, const struct outcome *rep,

@@ -32,10 +32,11 @@ struct comparison {
 	struct welch_result welch; /* cand - base; .valid needs >= 2 runs each */
 	/*
 	 * Interleaved or shuffled runs only: the two runs of each round ran
-	 * next to each other, so their ratio cancels drift that moves both.
-	 * A t-test on the log ratios; diff and CI come back as fractions of
-	 * the baseline (geometric mean ratio - 1). paired_n = 0 where runs
-	 * are not paired or fewer than two rounds have both values.
+	 * next to each other, so their difference cancels drift that moves
+	 * both. A t-test on the per-round differences (cand - base, in the
+	 * metric's unit; every round, 0s included); diff is then the
+	 * difference of the means. paired_n = 0 where runs are not paired,
+	 * some value has no partner, or fewer than two rounds pair.
 	 */
 	struct welch_result paired;
 	unsigned paired_n;

@@ -4,20 +4,65 @@
 #include <math.h>
 #include <string.h>
 
-/* No finding: no change, unless the CI could not have shown one of the threshold's size. */
-static enum verdict no_finding(const struct judgement *j, double threshold_pct)
+static const char *const BASE_OF_ZERO = "the base mean is 0: a change has no size in % of it";
+
+/* An end of the change's CI in % of @base_mean; from a base of 0, only its sign counts. */
+static double ci_end_pct(double end, double base_mean)
 {
-	return threshold_pct > 0.0 && j->ci_width_pct > threshold_pct ? VERDICT_TOO_NOISY
-								      : VERDICT_NO_CHANGE;
+	if (base_mean != 0.0)
+		return 100.0 * end / fabs(base_mean);
+	return end > 0.0 ? INFINITY : end < 0.0 ? -INFINITY : 0.0;
 }
 
-void verdict_judge_paired(const struct welch_result *paired, unsigned n, int better,
-			  double threshold_pct, struct judgement *out)
+/*
+ * The rule of verdict.h, on a valid test @w (absolute change, p as the
+ * caller wants it weighed) of a change from @base_mean.
+ */
+static void decide(const struct welch_result *w, double base_mean, int better, double threshold_pct,
+		   struct judgement *out)
+{
+	out->significant = w->p < VERDICT_ALPHA;
+	out->ci_low_pct = ci_end_pct(w->ci_low, base_mean);
+	out->ci_high_pct = ci_end_pct(w->ci_high, base_mean);
+	out->ci_width_pct = verdict_ci_width_pct(w, base_mean);
+	/* the whole CI below -threshold, or above +threshold */
+	const bool down =
+	    out->significant && out->ci_high_pct < 0.0 && -out->ci_high_pct >= threshold_pct;
+	const bool up =
+	    out->significant && out->ci_low_pct > 0.0 && out->ci_low_pct >= threshold_pct;
+	/* no better direction (a behaviour figure): a change either way is worse */
+	if (better > 0 ? down : better < 0 ? up : down || up)
+		out->verdict = VERDICT_WORSE;
+	else if (better > 0 ? up : better < 0 ? down : false)
+		out->verdict = VERDICT_BETTER;
+	else if (threshold_pct > 0.0 && out->ci_width_pct > threshold_pct)
+		out->verdict = VERDICT_TOO_NOISY;
+	else
+		out->verdict = VERDICT_NO_CHANGE;
+}
+
+static void start(struct judgement *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->delta = NAN; /* relative only: rounds differ in scale, their ratios do not */
-	out->delta_pct = n ? 100.0 * paired->diff : NAN;
-	out->ci_width_pct = NAN;
+	out->delta = out->delta_pct = NAN;
+	out->ci_low_pct = out->ci_high_pct = out->ci_width_pct = NAN;
+}
+
+static void set_delta(struct judgement *out, double delta, double base_mean)
+{
+	out->delta = delta;
+	if (base_mean != 0.0)
+		out->delta_pct = 100.0 * delta / fabs(base_mean);
+	else
+		out->pct_why = BASE_OF_ZERO;
+}
+
+void verdict_judge_paired(const struct welch_result *paired, unsigned n, double base_mean,
+			  int better, double threshold_pct, struct judgement *out)
+{
+	start(out);
+	if (n)
+		set_delta(out, paired->diff, base_mean);
 	if (n < 2) {
 		out->verdict = VERDICT_UNTESTABLE;
 		out->why = "fewer than 2 rounds with both runs ok";
@@ -25,18 +70,10 @@ void verdict_judge_paired(const struct welch_result *paired, unsigned n, int bet
 	}
 	if (!paired->valid) {
 		out->verdict = paired->diff == 0.0 ? VERDICT_NO_CHANGE : VERDICT_UNTESTABLE;
-		out->why = "no spread: every round gave the same ratio";
+		out->why = "no spread: every round gave the same difference";
 		return;
 	}
-	out->significant = paired->p < VERDICT_ALPHA;
-	out->ci_width_pct = 100.0 * (paired->ci_high - paired->ci_low);
-	if (!out->significant || fabs(out->delta_pct) < threshold_pct || paired->diff == 0.0) {
-		out->verdict = no_finding(out, threshold_pct);
-		return;
-	}
-	/* no better direction (a behaviour figure): a change is flagged as worse either way */
-	out->verdict =
-	    better && (paired->diff > 0.0) == (better > 0) ? VERDICT_BETTER : VERDICT_WORSE;
+	decide(paired, base_mean, better, threshold_pct, out);
 }
 
 const char *verdict_name(enum verdict v)
@@ -67,17 +104,9 @@ void verdict_judge(const struct sample_stats *base, const struct sample_stats *c
 		   const struct welch_result *w, int better, double threshold_pct,
 		   struct judgement *out)
 {
-	memset(out, 0, sizeof(*out));
-	out->delta = NAN;
-	out->delta_pct = NAN;
-	out->ci_width_pct = NAN;
-	if (base->n && cand->n) {
-		out->delta = cand->mean - base->mean;
-		if (out->delta == 0.0)
-			out->delta_pct = 0.0;
-		else if (base->mean != 0.0)
-			out->delta_pct = 100.0 * out->delta / fabs(base->mean);
-	}
+	start(out);
+	if (base->n && cand->n)
+		set_delta(out, cand->mean - base->mean, base->mean);
 	if (base->n < 2 || cand->n < 2) {
 		out->verdict = VERDICT_UNTESTABLE;
 		out->why = "fewer than 2 ok runs";
@@ -93,17 +122,7 @@ void verdict_judge(const struct sample_stats *base, const struct sample_stats *c
 		out->why = "no spread: every run gave the same value";
 		return;
 	}
-	out->significant = w->p < VERDICT_ALPHA;
-	if (base->mean != 0.0)
-		out->ci_width_pct = verdict_ci_width_pct(w, base->mean);
-	/* from 0 to anything is larger than any threshold */
-	const double size = isnan(out->delta_pct) ? INFINITY : fabs(out->delta_pct);
-	if (!out->significant || size < threshold_pct || out->delta == 0.0) {
-		out->verdict = no_finding(out, threshold_pct);
-		return;
-	}
-	out->verdict =
-	    better && (out->delta > 0.0) == (better > 0) ? VERDICT_BETTER : VERDICT_WORSE;
+	decide(w, base->mean, better, threshold_pct, out);
 }
 
 void comparison_judge(const struct comparison *c, double threshold_pct, struct judgement *out)
@@ -113,7 +132,8 @@ void comparison_judge(const struct comparison *c, double threshold_pct, struct j
 	if (c->holm && !isnan(c->p_holm))
 		paired.p = welch.p = c->p_holm;
 	if (c->paired_n)
-		verdict_judge_paired(&paired, c->paired_n, c->metric->better, threshold_pct, out);
+		verdict_judge_paired(&paired, c->paired_n, c->base.mean, c->metric->better,
+				     threshold_pct, out);
 	else
 		verdict_judge(&c->base, &c->cand, &welch, c->metric->better, threshold_pct, out);
 }

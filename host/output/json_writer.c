@@ -338,14 +338,15 @@ static json_object *series_json(const struct series *s)
 
 /* ---- comparisons ------------------------------------------------------ */
 
-static json_object *test_json(const struct welch_result *w, unsigned n)
+/* The paired test: its change and CI in % of the base mean, as @j judged them. */
+static json_object *paired_json(const struct welch_result *w, unsigned n, const struct judgement *j)
 {
 	json_object *o = json_object_new_object();
 	json_add(o, "n", json_object_new_int64(n));
-	json_add_double(o, "delta_pct", n ? 100.0 * w->diff : NAN);
+	json_add_double(o, "delta_pct", j->delta_pct);
 	json_add_double(o, "p_value", w->valid ? w->p : NAN);
-	json_add_double(o, "ci95_low_pct", w->valid ? 100.0 * w->ci_low : NAN);
-	json_add_double(o, "ci95_high_pct", w->valid ? 100.0 * w->ci_high : NAN);
+	json_add_double(o, "ci95_low_pct", j->ci_low_pct);
+	json_add_double(o, "ci95_high_pct", j->ci_high_pct);
 	return o;
 }
 
@@ -355,7 +356,7 @@ static json_object *comparison_json(const struct comparison *c)
 	const struct welch_result *w = &c->welch;
 	struct judgement welch, j;
 
-	/* the run's own comparisons: significance alone, no size threshold */
+	/* the run's own comparisons: the one rule (model/verdict.h) with no size threshold */
 	verdict_judge(&c->base, &c->cand, w, c->metric->better, 0.0, &welch);
 	comparison_judge(c, 0.0, &j);
 	json_add(o, "baseline", json_object_new_int64(c->baseline));
@@ -365,14 +366,15 @@ static json_object *comparison_json(const struct comparison *c)
 	json_add_double(o, "baseline_mean", c->base.n ? c->base.mean : NAN);
 	json_add_double(o, "candidate_mean", c->cand.n ? c->cand.mean : NAN);
 	json_add_double(o, "delta", welch.delta);
-	/* the delta the verdict rests on (paired: geometric mean of the ratios); Welch's apart */
+	/* the delta the verdict rests on (paired: mean of the per-round differences) */
 	json_add_double(o, "delta_pct", j.delta_pct);
 	json_add_double(o, "welch_delta_pct", welch.delta_pct);
+	json_add_str(o, "delta_pct_why", welch.pct_why);
 	json_add_double(o, "p_value", w->valid ? w->p : NAN);
 	json_add_double(o, "ci95_low", w->valid ? w->ci_low : NAN);
 	json_add_double(o, "ci95_high", w->valid ? w->ci_high : NAN);
 	/* interleaved runs, paired by round: the test the verdict rests on when present */
-	json_add(o, "paired", c->paired_n ? test_json(&c->paired, c->paired_n) : NULL);
+	json_add(o, "paired", c->paired_n ? paired_json(&c->paired, c->paired_n, &j) : NULL);
 	json_add_str(o, "test", c->paired_n ? "paired" : "welch");
 	json_add_double(o, "p_holm", c->holm ? c->p_holm : NAN);
 	json_add(o, "significant", json_object_new_boolean(j.significant));

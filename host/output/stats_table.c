@@ -9,13 +9,19 @@
 #include "model/plan.h"
 #include "output/units.h"
 #include "model/verdict.h"
-#include "model/verdict.h"
 
-/* A metric's value in the unit people read it in. */
+/*
+ * A metric's value in the unit people read it in. Wait percentiles come
+ * from a log-linear histogram, true to its buckets' 12.5 %: two
+ * significant digits, as the results table prints them; a third would
+ * claim what the bucket cannot tell.
+ */
 static const char *format_value(const struct metric *m, double v, char *buf, size_t len)
 {
 	if (strstr(m->name, "_share"))
 		return units_percent(v, buf, len);
+	if (strstr(m->name, "_p50_ns") || strstr(m->name, "_p99_ns"))
+		return units_duration_ns_2sig(v, buf, len);
 	if (strstr(m->name, "_ns"))
 		return units_duration_ns(v, buf, len);
 	return units_count(v, buf, len);
@@ -87,30 +93,26 @@ static void short_title(const struct variant *v, char *buf, size_t len)
 		 halt_poll_label(v, poll, sizeof(poll)), v->vms, v->vcpus);
 }
 
-/* delta, p and CI as text: of the paired test where there is one, else of Welch's */
-static void test_cells(const struct comparison *c, char *delta, char *p, char *ci, size_t len)
+/* delta, p and CI as text, as @j judged them: of the paired test where there is one */
+static void test_cells(const struct comparison *c, const struct judgement *j, char *delta, char *p,
+		       char *ci, size_t len)
 {
-	const bool paired = c->paired_n > 0;
-	const struct welch_result *w = paired ? &c->paired : &c->welch;
-	/* paired results are fractions of the baseline already; Welch's are absolute */
-	const double scale =
-	    paired ? 100.0 : (c->base.mean != 0.0 ? 100.0 / fabs(c->base.mean) : 0);
-	const double rel = paired ? c->paired.diff : c->welch.rel;
+	const struct welch_result *w = c->paired_n ? &c->paired : &c->welch;
 
-	if (scale != 0.0)
-		snprintf(delta, len, "%+.2f%%", 100.0 * rel);
+	if (!isnan(j->delta_pct))
+		snprintf(delta, len, "%+.2f%%", j->delta_pct);
 	else
 		snprintf(delta, len, "-");
-	if (!w->valid || scale == 0.0) {
-		snprintf(ci, len, "-");
-		snprintf(p, len, w->valid ? "%.3f" : "-", w->p);
-		return;
-	}
-	snprintf(ci, len, "[%+.2f%%, %+.2f%%]", scale * w->ci_low, scale * w->ci_high);
-	if (w->p < 0.001)
+	if (!w->valid)
+		snprintf(p, len, "-");
+	else if (w->p < 0.001)
 		snprintf(p, len, "<0.001");
 	else
 		snprintf(p, len, "%.3f", w->p);
+	if (w->valid && isfinite(j->ci_low_pct) && isfinite(j->ci_high_pct))
+		snprintf(ci, len, "[%+.2f%%, %+.2f%%]", j->ci_low_pct, j->ci_high_pct);
+	else
+		snprintf(ci, len, "-");
 }
 
 void comparison_table_print(FILE *f, const struct outcome *rep)
@@ -120,7 +122,7 @@ void comparison_table_print(FILE *f, const struct outcome *rep)
 	fprintf(f, "\n baseline %s, %u run(s) per variant; %s\n", rep->baseline, rep->repeat,
 		rep->order == ORDER_SEQUENTIAL
 		    ? "Welch's t-test"
-		    : "paired t-test on the per-round ratios (interleaved runs cancel drift)");
+		    : "paired t-test on the per-round differences (interleaved runs cancel drift)");
 	fprintf(f, " %-26s %-26s %-10s %10s %10s %8s %9s  %-20s %s\n", "candidate", "baseline",
 		"metric", "baseline", "candidate", "delta", "p", "95% CI of delta", "verdict");
 	for (unsigned i = 0; i < rep->nr_comparisons; i++) {
@@ -132,9 +134,9 @@ void comparison_table_print(FILE *f, const struct outcome *rep)
 			continue;
 		short_title(&rep->series[c->candidate].variant, cand, sizeof(cand));
 		short_title(&rep->series[c->baseline].variant, base, sizeof(base));
-		test_cells(c, delta, p, ci, sizeof(delta));
 		struct judgement j;
 		comparison_judge(c, 0.0, &j);
+		test_cells(c, &j, delta, p, ci, sizeof(delta));
 		fprintf(f, " %-26s %-26s %-10s %10s %10s %8s %9s  %-20s %s\n", cand, base, m->label,
 			format_value(m, c->base.mean, bv, sizeof(bv)),
 			format_value(m, c->cand.mean, cv, sizeof(cv)), delta, p, ci,

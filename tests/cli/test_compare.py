@@ -251,6 +251,41 @@ class Compare(unittest.TestCase):
         self.assert_status(r, 0)
         self.assertEqual(self.verdicts(r, "acq/s"), ["better"])
 
+    def test_worse_only_when_the_whole_ci_is_beyond_the_threshold(self):
+        # -2.4 %, significant, its point estimate past the 2 % threshold, but its
+        # 95 % CI (about [-2.9 %, -1.9 %]) not wholly beyond it: plerig check's rule
+        # (and now compare's) does not call that worse; the old point-estimate rule did
+        acq = [1.000e6, 1.004e6, 0.996e6, 1.002e6, 0.998e6]
+        base = document(variant("pause", acq=acq))
+        new = scaled(base, "acq_per_s", 0.976)
+        out = os.path.join(self.tmp.name, "cmp.json")
+        r = self.compare(base, new, "--json", out)
+        self.assert_status(r, 0)
+        self.assertEqual(self.verdicts(r, "acq/s"), ["no significant change"])
+        with open(out) as f:
+            row = next(m for m in json.load(f)["variants"][0]["metrics"]
+                       if m["metric"] == "acq_per_s")
+        self.assertTrue(row["significant"])
+        self.assertLess(row["delta_pct"], -2.0)
+        self.assertLess(100 * row["ci95_low"] / 1e6, -2.0)
+        self.assertGreater(100 * row["ci95_high"] / 1e6, -2.0)
+        # a threshold the whole CI clears: worse
+        r = self.compare(base, new, "--threshold", "1.5")
+        self.assert_status(r, 1)
+        self.assertEqual(self.verdicts(r, "acq/s"), ["worse"])
+
+    def test_holm_counts_the_comparisons_with_a_p_value(self):
+        # a single-run variant and metrics without spread have no p-value: Holm's
+        # correction is across the others, and the header says how many
+        mixed = document(variant("pause"), variant("nop", acq=[1e6]))
+        r = self.compare(mixed, scaled(mixed, "acq_per_s", 0.9, variants=[1]), "--json", "-")
+        rows = [m for v in json.loads(r.stdout)["variants"] for m in v["metrics"]]
+        tested = sum(m["p_value"] is not None for m in rows)
+        self.assertLess(tested, len(rows))
+        self.assertIn(f"across the {tested}\ncomparisons with a p-value", r.stderr)
+        for m in rows:
+            self.assertEqual(m["p_holm"] is None, m["p_value"] is None, m)
+
     def test_lower_is_better_for_waits(self):
         p99 = {"wait_p99_ns": [200.0, 202.0, 198.0, 201.0, 199.0]}
         base = document(variant("pause", **p99))

@@ -68,6 +68,31 @@ class Schemas(unittest.TestCase):
         validate(self, doc, "compare.schema.json")
         self.assertEqual(len(doc["only_in_base"]), len(only_in_base))
 
+    def test_significant_is_what_the_schemas_say(self):
+        """significant is p_holm < 0.05 in run's comparisons and compare's rows, and both
+        schemas say so (results.schema.json once said p_value; compare's had no p_holm)."""
+        path = os.path.join(self.tmp, "r.json")
+        r = plerig("run", "--backend", "native", "--vcpus", "2", "--relax", "pause,nop",
+                   "--repeat", "3", "--duration", "0.05", "--warmup", "0.01", "--quiet",
+                   "--json", path)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        r = plerig("compare", path, path, "--json", "-")
+        self.assertIn(r.returncode, (0, 1, 2), r.stderr)
+        with open(path) as f:
+            rows = json.load(f)["comparisons"]
+        rows += [m for v in json.loads(r.stdout)["variants"] for m in v["metrics"]]
+        self.assertTrue(rows)
+        for row in rows:
+            self.assertEqual(row["significant"],
+                             row["p_holm"] is not None and row["p_holm"] < 0.05, row)
+        with open(os.path.join(DOCS, "results.schema.json")) as f:
+            results = json.load(f)["definitions"]["comparison"]["properties"]
+        self.assertIn("p_holm < 0.05", results["significant"]["description"])
+        with open(os.path.join(DOCS, "compare.schema.json")) as f:
+            row = json.load(f)["definitions"]["row"]
+        self.assertIn("p_holm", row["required"])
+        self.assertIn("p_holm < 0.05", row["properties"]["significant"]["description"])
+
     def test_doctor(self):
         r = plerig("doctor", "--json")
         self.assertIn(r.returncode, (0, 1), r.stderr)

@@ -529,18 +529,36 @@ START_TEST(test_comparison)
 	ck_assert_str_eq(get_str(c, "verdict"), "better");
 	json_object_put(root);
 
-	/* paired by round: delta_pct is the paired (geometric) one the verdict used */
+	/* paired by round: the per-round differences, in % of the base mean */
 	comparison.metric = metric_by_name("acq_per_s");
 	comparison.paired = (struct welch_result){
-	    .valid = true, .diff = -0.04, .p = 0.001, .ci_low = -0.05, .ci_high = -0.03};
+	    .valid = true, .diff = -80.0, .p = 0.001, .ci_low = -100.0, .ci_high = -60.0};
 	comparison.paired_n = 5;
 	root = write_and_read();
 	c = at(get(root, "comparisons", json_type_array), 0);
 	ck_assert_str_eq(get_str(c, "test"), "paired");
 	ck_assert_double_eq_tol(get_double(c, "delta_pct"), -4.0, 1e-9);
 	ck_assert_double_eq(get_double(c, "welch_delta_pct"), -10.0);
+	json_object *paired = get(c, "paired", json_type_object);
+	ck_assert_double_eq_tol(get_double(paired, "delta_pct"), -4.0, 1e-9);
+	ck_assert_double_eq_tol(get_double(paired, "ci95_low_pct"), -5.0, 1e-9);
+	ck_assert_double_eq_tol(get_double(paired, "ci95_high_pct"), -3.0, 1e-9);
 	json_object_put(root);
 	comparison.paired_n = 0;
+
+	/* both means 0: no change, and no % of a base of 0 (null, with why), never 0 % */
+	struct comparison saved = comparison;
+	comparison.base.mean = comparison.cand.mean = 0.0;
+	comparison.welch = (struct welch_result){
+	    .valid = true, .diff = 0.0, .p = 1.0, .ci_low = -1.0, .ci_high = 1.0};
+	root = write_and_read();
+	c = at(get(root, "comparisons", json_type_array), 0);
+	ck_assert_double_eq(get_double(c, "delta"), 0.0);
+	get(c, "welch_delta_pct", json_type_null);
+	get(c, "delta_pct", json_type_null);
+	ck_assert_ptr_nonnull(strstr(get_str(c, "delta_pct_why"), "base mean is 0"));
+	json_object_put(root);
+	comparison = saved;
 
 	/* not significant */
 	comparison.welch.p = 0.2;

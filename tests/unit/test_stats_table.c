@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The statistics table stays aligned whatever the relative stddev. */
+/*
+ * The statistics table stays aligned whatever the relative stddev, and
+ * prints wait percentiles with the two significant digits their buckets hold.
+ */
 #include <check.h>
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "plerig/histogram.h"
 
 #include "output/stats_table.h"
 #include "support/check_main.h"
@@ -29,6 +35,20 @@ static void assert_ranges_aligned(const char *text)
 	ck_assert_uint_gt(lines, 0);
 }
 
+/* The statistics table of @rep's series, their stats computed first (free() it). */
+static char *table_of(struct outcome *rep)
+{
+	char *text = NULL;
+	size_t len = 0;
+	for (unsigned i = 0; i < rep->nr_series; i++)
+		ck_assert_int_eq(series_compute_stats(&rep->series[i]), 0);
+	FILE *f = open_memstream(&text, &len);
+	ck_assert_ptr_nonnull(f);
+	stats_table_print(f, rep);
+	fclose(f);
+	return text;
+}
+
 START_TEST(test_aligned_past_100_percent)
 {
 	struct variant v = fixture_variant(BACKEND_KVM, 2, PLERIG_LOCK_TICKET, PLERIG_RELAX_PAUSE);
@@ -43,13 +63,66 @@ START_TEST(test_aligned_past_100_percent)
 		fixture_busy_vcpu(&s.runs[r].records[0], acq[r]);
 	}
 	s.nr_runs = 3;
-	ck_assert_int_eq(series_compute_stats(&s), 0);
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	stats_table_print(f, &rep);
-	fclose(f);
+	char *text = table_of(&rep);
 	assert_ranges_aligned(text);
+	free(text);
+	series_free(&s);
+}
+END_TEST
+
+/* Significant digits of the number at @p ("468ns": 3, "470ns": 2, "1.2us": 2). */
+static unsigned significant_digits(const char *p)
+{
+	unsigned n = 0, zeros = 0;
+	bool leading = true, dot = false;
+	for (; isdigit((unsigned char)*p) || *p == '.'; p++) {
+		if (*p == '.') {
+			dot = true;
+			continue;
+		}
+		if (leading && *p == '0')
+			continue;
+		leading = false;
+		zeros = *p == '0' ? zeros + 1 : 0;
+		n++;
+	}
+	/* trailing zeros of a whole number are not significant */
+	return dot ? n : n - zeros;
+}
+
+START_TEST(test_percentiles_two_significant_digits)
+{
+	struct variant v = fixture_variant(BACKEND_KVM, 2, PLERIG_LOCK_TICKET, PLERIG_RELAX_PAUSE);
+	struct series s;
+	struct outcome rep = {.repeat = 3, .series = &s, .nr_series = 1};
+	/* waits of 468, 1234 and 3333 ns (1 GHz TSC): three digits to print, two held */
+	static const uint64_t wait[] = {468, 1234, 3333};
+	unsigned lines = 0;
+
+	fixture_series(&s, &v, 3);
+	for (unsigned r = 0; r < 3; r++) {
+		fixture_result(&s.runs[r], &v, 1.0);
+		for (unsigned i = 0; i < 2; i++) {
+			fixture_busy_vcpu(&s.runs[r].records[i], 1000);
+			s.runs[r].records[i].guest.hist_wait[plerig_hist_bucket(wait[r])] = 1000;
+		}
+	}
+	s.nr_runs = 3;
+	char *text = table_of(&rep);
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		if (!strstr(line, "wait-p50") && !strstr(line, "wait-p99"))
+			continue;
+		lines++;
+		/* the mean before the label, and the range's two ends */
+		char *mean = line + strspn(line, " "), *lo = strchr(line, '['),
+		     *hi = strstr(line, ".. ");
+		ck_assert_ptr_nonnull(lo);
+		ck_assert_ptr_nonnull(hi);
+		ck_assert_msg(significant_digits(mean) <= 2, "%s", line);
+		ck_assert_msg(significant_digits(lo + 1) <= 2, "%s", line);
+		ck_assert_msg(significant_digits(hi + 3) <= 2, "%s", line);
+	}
+	ck_assert_uint_eq(lines, 2);
 	free(text);
 	series_free(&s);
 }
@@ -61,6 +134,7 @@ static Suite *stats_table_suite(void)
 	TCase *tc = tcase_create("layout");
 
 	tcase_add_test(tc, test_aligned_past_100_percent);
+	tcase_add_test(tc, test_percentiles_two_significant_digits);
 	suite_add_tcase(s, tc);
 	return s;
 }
