@@ -6,9 +6,12 @@
 serial_decode: serial logs as the guest writes them (plerig/frame.h), with
 the harness's leading byte (bit 0: fix up CRCs; the rest: vCPUs - 1, times 2).
 run_options: argv of `plerig run`, NUL-separated.
+suite_file: suites of `plerig check`, good and bad (a NUL byte, a key twice).
+baseline: baseline files of the machine "cpu-2cpu-smt0-kvm_pvm" (fuzz_baseline's key).
 The elf_image and results_file seeds are the real guest image and a real
 `plerig run --json` file (see scripts/fuzz).
 """
+import json
 import os
 import struct
 import sys
@@ -68,3 +71,61 @@ for name, argv in {
     "help": ["-h"],
 }.items():
     write("run_options", name, b"\0".join(a.encode() for a in argv))
+
+SUITES = {
+    "default-like": """# a comment
+[defaults]
+options = --duration 0.3 --warmup 0.05 --repeat 5
+metrics = acq_per_cpu_s
+
+[uncontended]
+groups = quick, solo
+options = --vcpus 1 --pcpus 0 --lock ticket,mcs --relax pause
+expect = progress, no-stalls
+min_cpus = 1
+
+[overcommit]
+groups = lhp
+options = --vcpus 4 --pcpus 0 --lock ticket --relax pause,nop
+requires = ple, hw-virt
+expect = progress, stalls, ple-exits
+metrics = acq_per_cpu_s, stalls, run_delay_share
+""",
+    "paths": "[libvirt]\noptions = --backend libvirt --cache-dir /tmp/c --connect qemu:///system "
+             "--guest /images/g.elf\n[pv]\noptions = --relax pv-yield --ple off\n"
+             "requires = pv-yield\nexpect = directed-yields, no-ple-exits\nmetrics = none\n",
+    "nul": "[a]\noptions=--vcpus 1\n\0\n[b]\noptions=--inject fault\n",
+    "key-twice": "[a]\noptions = --vcpus 1\noptions = --vcpus 2\n",
+    "help": "[a]\noptions = --help\n",
+}
+for name, text in SUITES.items():
+    write("suite_file", name, text.encode())
+
+HOST = {"kernel": "6.1", "kvm_module": "kvm_pvm", "cpu_model": "CPU", "cpus": 2, "cpus_online": 2,
+        "smt": False, "ple_params": {"ple_gap": 128, "ple_window": 4096}}
+
+
+def baseline(entries, **changes):
+    doc = {"schema": "plerig-baseline", "schema_version": 1, "plerig_version": "0.1.0",
+           "key": "cpu-2cpu-smt0-kvm_pvm", "recorded_at": "2026-12-01T18:57:42Z",
+           "suite": "suites/default.cfg", "host": HOST, "entries": entries}
+    doc.update(changes)
+    return json.dumps(doc, indent=2).encode()
+
+
+V = "kvm ticket pause user 1x1 ple=on pcpus=0"
+GOOD = [{"scenario": "solo", "variant": V, "metric": "acq_per_cpu_s",
+         "values": [1234567.5, 1250000.25, 1240000.0]},
+        {"scenario": "solo", "variant": V, "metric": "run_delay_share", "values": [0.0, 0.125, 1]},
+        {"scenario": "crowd", "variant": V.replace("1x1", "1x4"), "metric": "stalls",
+         "values": []}]
+write("baseline", "good", baseline(GOOD))
+# as baselines were written before output/host_json: ple_params one string, smt null
+write("baseline", "older-host", baseline(GOOD[:1], host={**HOST, "smt": None,
+                                                        "ple_params": "ple_gap=128"}).replace(
+    b"smt0", b"smtunknown"))
+write("baseline", "nan", baseline(GOOD[:1]).replace(b"1240000.0", b"NaN"))
+write("baseline", "share-out-of-range", baseline([{**GOOD[1], "values": [-50, -50, -50]}]))
+write("baseline", "twice", baseline(GOOD[:1] + GOOD[:1]))
+write("baseline", "escapes", baseline(GOOD[1:2], recorded_at="\x1b[2J\u009b31m"))
+write("baseline", "version-string", baseline(GOOD, schema_version="1"))

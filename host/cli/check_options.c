@@ -72,7 +72,8 @@ static const struct opt_entry check_table[] = {
      .help = "the baseline store; compares with this machine's baseline when it has one"},
     {.name = "record",
      OPT_FLAG_FIELD(struct check_options, record),
-     .help = "store the figures as this machine's baseline (in DIR)"},
+     .help = "store the figures as this machine's baseline (in DIR): each scenario that "
+	     "completed with every run ok replaces its entries; the others keep theirs"},
     {.name = "aa",
      OPT_FLAG_FIELD(struct check_options, aa),
      .help = "A/A self-check: each scenario's odd rounds against its even rounds; must report "

@@ -22,6 +22,7 @@
 #include "util/errbuf.h"
 #include "util/interrupt.h"
 #include "util/data_path.h"
+#include "util/output_path.h"
 #include "util/strfmt.h"
 
 #ifndef PLERIG_VERSION
@@ -111,6 +112,11 @@ static int open_baselines(const struct check_options *o, struct check_result *re
 		return 0;
 	baseline_key(&res->host, res->baseline_key, sizeof(res->baseline_key));
 	baseline_path(bl->dir, res->baseline_key, bl->path, sizeof(bl->path));
+	/* a store that cannot take the recording is said before anything runs */
+	if (o->record && baseline_store_prepare(bl->dir, err, sizeof(err))) {
+		fprintf(stderr, "plerig check: --record: %s\n", err);
+		return EXIT_USAGE;
+	}
 	int rc = baseline_load(bl->dir, res->baseline_key, &bl->b, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "plerig check: %s\n", err);
@@ -126,6 +132,8 @@ static int open_baselines(const struct check_options *o, struct check_result *re
 			    res->baseline_key, bl->dir);
 		str_copy(res->baseline_note, sizeof(res->baseline_note), bl->no_baseline);
 	} else {
+		/* the recording starts empty: what is in the file then is merged in at the end */
+		baseline_free(&bl->b);
 		(void)pathf(res->baseline_note, sizeof(res->baseline_note),
 			    "recording this machine's baseline into %s", bl->path);
 	}
@@ -144,8 +152,23 @@ static int save_baseline(struct baselines *bl, const struct check_result *res,
 	snprintf(bl->b.plerig_version, sizeof(bl->b.plerig_version), "%s", PLERIG_VERSION);
 	str_copy(bl->b.suite, sizeof(bl->b.suite), suite_path);
 	bl->b.host = res->host;
-	if (baseline_save(bl->dir, &bl->b, err, sizeof(err))) {
-		fprintf(stderr, "plerig check: %s\n", err);
+	if (!bl->b.nr_entries) {
+		fprintf(stderr,
+			"plerig check: no scenario completed with every run ok: nothing "
+			"recorded, %s unchanged\n",
+			bl->path);
+		return 0;
+	}
+	if (baseline_save(bl->dir, &bl->b, stderr, err, sizeof(err))) {
+		char *text = baseline_text(&bl->b), fallback[PATH_MAX];
+		if (text && !output_path_fallback("baseline", "json", text, strlen(text), fallback,
+						  sizeof(fallback)))
+			fprintf(stderr, "plerig check: %s; this recording is in %s instead\n", err,
+				fallback);
+		else
+			fprintf(stderr, "plerig check: %s; no fallback file could be written\n",
+				err);
+		free(text);
 		return EXIT_FAILED;
 	}
 	fprintf(stderr, "plerig check: baseline of this machine written to %s\n", bl->path);
@@ -268,7 +291,7 @@ int cmd_check(int argc, char **argv, const char *guest_path)
 	verdicts_summary_print(stdout, &res);
 	fflush(stdout);
 	status = check_result_status(&res);
-	if (o.record && res.scenarios_run && save_baseline(&bl, &res, suite_path))
+	if (o.record && save_baseline(&bl, &res, suite_path))
 		status = EXIT_FAILED;
 	if (write_outputs(&o, &res))
 		status = EXIT_FAILED;

@@ -6,13 +6,26 @@
  * are not in the key (they are what one compares across) but are recorded
  * in the file and printed with every verdict. Each entry holds the per-run
  * values of one scenario x variant x metric.
+ *
+ * The store may be writable by others (a CI user's): its files are opened
+ * relative to the directory without following symbolic links, and a
+ * recording replaces the file by rename under an flock on the directory,
+ * merged with what is there then, so that two recordings both land.
  */
 #ifndef PLERIG_BASELINE_STORE_H
 #define PLERIG_BASELINE_STORE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "measure/host_info.h"
+
+/* A baseline file of the default suite is some 20 KiB: these are far above any real one. */
+#define BASELINE_FILE_MAX    (4u << 20)
+#define BASELINE_MAX_ENTRIES 20000u
+#define BASELINE_MAX_VALUES  10000u
+/* No figure plerig records comes near this (compare refuses past it too). */
+#define BASELINE_VALUE_MAX 1e15
 
 struct baseline_entry {
 	char scenario[64];
@@ -28,8 +41,9 @@ struct baseline {
 	char plerig_version[32];
 	char suite[512];
 	struct host_info host;
+	/* sorted by scenario, variant, metric: found by binary search */
 	struct baseline_entry *entries;
-	unsigned nr_entries;
+	unsigned nr_entries, cap_entries;
 };
 
 /* The store: --baselines DIR, else $PLERIG_BASELINES; NULL when neither. */
@@ -39,10 +53,30 @@ void baseline_key(const struct host_info *h, char *buf, size_t len);
 /* DIR/KEY.json into @buf. */
 void baseline_path(const char *dir, const char *key, char *buf, size_t len);
 
+/*
+ * The @len bytes of @text, a baseline file named @name (for messages)
+ * that must be the one of @key. Every value checked (finite, 0 to 1e15,
+ * shares 0 to 1) and every string escaped for the terminal. 0, or -1 with
+ * "NAME: json.path: why" in @err.
+ */
+int baseline_parse(const char *name, const char *key, const char *text, size_t len,
+		   struct baseline *b, char *err, size_t errlen);
 /* 0 loaded, 1 no file for @key (no baseline), -1 with @err (bad file: exit 2). */
 int baseline_load(const char *dir, const char *key, struct baseline *b, char *err, size_t errlen);
-/* Write atomically (creating DIR). 0, or -1 with @err. */
-int baseline_save(const char *dir, const struct baseline *b, char *err, size_t errlen);
+/*
+ * Before recording anything: create DIR if missing (its parent must exist)
+ * and create and remove a file in it. 0, or -1 with @err.
+ */
+int baseline_store_prepare(const char *dir, char *err, size_t errlen);
+/*
+ * Merge @b into DIR/KEY.json: every scenario with entries in @b replaces
+ * all of that scenario's entries there; the others stay. Under an flock
+ * on DIR (a line on @note, if not NULL, while another holds it), written
+ * to a new file and renamed over the old one. 0, or -1 with @err.
+ */
+int baseline_save(const char *dir, const struct baseline *b, FILE *note, char *err, size_t errlen);
+/* @b as the file's text (malloc'ed; NULL out of memory): for a fallback file. */
+char *baseline_text(const struct baseline *b);
 
 const struct baseline_entry *baseline_find(const struct baseline *b, const char *scenario,
 					   const char *variant, const char *metric);

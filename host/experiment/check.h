@@ -34,10 +34,11 @@ struct check_config {
 	bool aa;		   /* each scenario against itself: even rounds vs odd rounds */
 	struct baseline *baseline; /* loaded (compared), or to record into; NULL: none */
 	bool baseline_loaded;	   /* @baseline holds a recorded baseline to compare with */
-	bool record;		   /* put the figures into @baseline */
-	const char *no_baseline;   /* a store but no baseline of this machine: why, per case */
-	double budget_s;	   /* adaptive repeats: more rounds until narrow, up to this */
-	FILE *progress;		   /* a line per scenario; NULL: silent */
+	bool record; /* put complete scenarios' figures into @baseline (empty: baseline_save merges)
+		      */
+	const char *no_baseline; /* a store but no baseline of this machine: why, per case */
+	double budget_s;	 /* adaptive repeats: more rounds until narrow, up to this */
+	FILE *progress;		 /* a line per scenario; NULL: silent */
 	/*
 	 * NULL, or an array that gets every scenario's first round as
 	 * {"scenario": NAME, "results": plerig-results document}: what

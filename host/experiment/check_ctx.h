@@ -38,6 +38,12 @@ struct check_ctx {
 	bool pv_yield;
 	bool pv_unhalt; /* lock pvqspin halts and kicks on the kvm backend here */
 	uint64_t t0;
+	/*
+	 * Per scenario of the suite: ran to its end, uninterrupted, every run
+	 * ok. Only these are recorded: a part of a recording, or the zeros of
+	 * failed runs, would replace a good baseline.
+	 */
+	bool *complete;
 };
 
 /* "kvm ticket pause user 1x4 ple=on pcpus=0": a variant's name in cases and in the store. */

@@ -224,16 +224,10 @@ out:
 
 int check_record_baseline(struct check_ctx *k)
 {
-	for (unsigned i = 0; i < k->c->suite->nr_scenarios; i++) {
-		const struct scenario *s = &k->c->suite->scenarios[i];
-		bool ran = false;
-		for (unsigned j = 0; j < k->nr_samples; j++)
-			ran |= k->samples[j].scenario == s;
-		if (ran)
-			baseline_drop_scenario(k->c->baseline, s->name);
-	}
 	for (unsigned j = 0; j < k->nr_samples; j++) {
 		const struct check_sample *x = &k->samples[j];
+		if (!k->complete[x->scenario - k->c->suite->scenarios] || !x->n)
+			continue;
 		if (baseline_put(k->c->baseline, x->scenario->name, x->variant, x->metric->name,
 				 x->values, x->n))
 			return -1;

@@ -33,7 +33,10 @@ int check_scenario_narrow(struct check_ctx *k, const struct scenario *s, bool *n
 /* Every comparison tested, Holm-corrected, and its case added. 0, or -1 out of memory. */
 int check_judge_figures(struct check_ctx *k);
 
-/* The gathered samples into the baseline, replacing each run scenario's. 0, or -1. */
+/*
+ * The samples of every complete scenario (uninterrupted, every run ok)
+ * into the baseline; the others add nothing. 0, or -1 out of memory.
+ */
 int check_record_baseline(struct check_ctx *k);
 
 /* The gathered samples freed. */

@@ -100,6 +100,15 @@ static int keep_results(json_object *all, const char *name, const struct outcome
 	return json_object_array_add(all, o);
 }
 
+static bool every_run_ok(const struct outcome *rep)
+{
+	for (unsigned i = 0; i < rep->nr_series; i++)
+		for (unsigned r = 0; r < rep->series[i].nr_runs; r++)
+			if (!rep->series[i].runs[r].ok)
+				return false;
+	return true;
+}
+
 static int run_scenario(struct check_ctx *k, const struct scenario *s)
 {
 	struct run_plan *plan = malloc(sizeof(*plan));
@@ -107,6 +116,7 @@ static int run_scenario(struct check_ctx *k, const struct scenario *s)
 	char err[ERRBUF_SIZE], why[512];
 	const struct experiment_output out = {.rows = NULL, .who = "plerig check"};
 	uint64_t start = monotonic_ns();
+	bool all_ok = true;
 	int rc = 0;
 
 	if (!plan)
@@ -146,6 +156,7 @@ static int run_scenario(struct check_ctx *k, const struct scenario *s)
 				goto out;
 			}
 		}
+		all_ok &= every_run_ok(&rep);
 		rc = check_judges_metrics(k) ? check_gather_figures(k, s, &rep) : 0;
 		outcome_free(&rep);
 		if (rc || interrupt_requested() || k->c->budget_s <= 0.0 ||
@@ -163,6 +174,7 @@ static int run_scenario(struct check_ctx *k, const struct scenario *s)
 				"check: %-24s wider than %.3g %%: %u more round(s)\n", s->name,
 				k->c->threshold_pct, plan->repeat);
 	}
+	k->complete[s - k->c->suite->scenarios] = !rc && all_ok && !interrupt_requested();
 	if (k->c->progress)
 		fprintf(k->c->progress, "check: %-24s %.1f s\n", s->name,
 			(double)(monotonic_ns() - start) * 1e-9);
@@ -221,6 +233,9 @@ int check_suite_run(const struct check_config *c, struct check_result *out, char
 {
 	struct check_ctx k = {.c = c, .out = out, .t0 = monotonic_ns()};
 	int rc = -1;
+	k.complete = calloc(c->suite->nr_scenarios + 1, sizeof(*k.complete));
+	if (!k.complete)
+		return errbuf_printf(err, errlen, "out of memory");
 	probe_kvm(&k);
 	for (unsigned i = 0; i < c->suite->nr_scenarios && !interrupt_requested(); i++) {
 		const struct scenario *s = &c->suite->scenarios[i];
@@ -234,6 +249,7 @@ int check_suite_run(const struct check_config *c, struct check_result *out, char
 	rc = 0;
 out:
 	check_free_samples(&k);
+	free(k.complete);
 	if (rc)
 		errbuf_printf(err, errlen, "out of memory");
 	return rc;

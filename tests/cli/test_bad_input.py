@@ -7,6 +7,7 @@ usage: test_bad_input.py PLERIG GUEST_ELF
 """
 import json
 import os
+import re
 import signal
 import stat
 import subprocess
@@ -242,6 +243,96 @@ class SuiteFile(Base):
     def test_oversized_suite_is_refused(self):
         p = self.suite("# padding\n" * 30000)
         self.assert_usage(self.check(p), "larger than 256 KiB")
+
+
+class BaselineStore(Base):
+    """Issue 20, items 5, 6, 10, 13: the store's files are checked, never followed, never
+    waited on; a store that cannot take a recording is said before anything runs."""
+
+    SUITE = "[solo]\noptions = --vcpus 1 --duration 60\nmetrics = acq_per_cpu_s\n"
+    NO_KVM = {"PLERIG_KVM_DEVICE": "/nonexistent/kvm", "PLERIG_BASELINES": ""}
+
+    def setUp(self):
+        super().setUp()
+        self.suite = self.path("suite.cfg")
+        with open(self.suite, "w") as f:
+            f.write(self.SUITE)
+        self.store = self.path("store")
+        os.mkdir(self.store)
+
+    def check(self, *args, env=None, timeout=20):
+        return plerig("check", "-q", "--suite", self.suite, "--baselines", self.store, *args,
+                      env={**self.NO_KVM, **(env or {})}, timeout=timeout)
+
+    def key_file(self):
+        """DIR/KEY.json of this machine, as check names it."""
+        r = self.check()
+        self.assertEqual(r.returncode, 77, r.stdout + r.stderr)
+        key = r.stdout.split("no baseline for this machine (", 1)[1].split(")", 1)[0]
+        return os.path.join(self.store, key + ".json"), key
+
+    def test_record_into_a_missing_parent_is_refused_before_running(self):
+        r = self.check("--record", "--baselines", "/nonexistent/a/b", env={"PLERIG_KVM_DEVICE": ""})
+        self.assert_usage(r, "--record", "/nonexistent/a/b", "parent directory must exist")
+
+    def test_fifo_baseline_is_refused_at_once(self):
+        path, _ = self.key_file()
+        os.mkfifo(path)
+        self.assert_usage(self.check(timeout=10), path, "FIFO")
+        self.assert_usage(self.check("--record", timeout=10), path, "FIFO")
+
+    def test_dangling_symlink_is_not_followed(self):
+        path, _ = self.key_file()
+        target = self.path("planted.json")
+        os.symlink(target, path)
+        self.assert_usage(self.check("--record"), path, "symbolic link")
+        self.assertFalse(os.path.exists(target))
+
+    def baseline(self, machine, **changes):
+        """A good baseline of @machine (the key), then @changes."""
+        # the key is the slug of "CPU_MODEL Ncpu smtX MODULE", and a slug is its own slug
+        model, cpus, smt, module = re.fullmatch(r"(.*)-(\d+)cpu-smt(0|1|unknown)-(.*)",
+                                                machine).groups()
+        doc = {"schema": "plerig-baseline", "schema_version": 1, "key": machine,
+               "plerig_version": "0.1", "recorded_at": "2026-12-01T00:00:00Z",
+               "suite": "s.cfg",
+               "host": {"kernel": "6.1", "kvm_module": module, "cpu_model": model, "cpus": 1,
+                        "cpus_online": int(cpus), "smt": {"0": False, "1": True}.get(smt),
+                        "ple_params": ""},
+               "entries": [{"scenario": "solo", "variant": "v", "metric": "acq_per_cpu_s",
+                            "values": [1.0, 2.0]}]}
+        doc.update(changes)
+        return doc
+
+    def test_bad_values_are_refused_with_their_path(self):
+        path, key = self.key_file()
+        entry = {"scenario": "solo", "variant": "v", "metric": "run_delay_share"}
+        cases = [({"schema_version": "1"}, "schema_version: not 1"),
+                 ({"schema_version": 1.9}, "schema_version: not 1"),
+                 ({"key": "another-machine"}, "key: 'another-machine' is not this file's"),
+                 ({"entries": [{**entry, "values": [0.1, float("nan")]}]},
+                  "entries[0].values[1]: NaN out of range"),
+                 ({"entries": [{**entry, "values": [-50, -50, -50]}]},
+                  "entries[0].values[0]: -50 out of range (0 to 1 for run_delay_share)"),
+                 ({"entries": [{**entry, "values": [1e308]}]},
+                  "entries[0].values[0]: 1e+308 out of range")]
+        with open(path, "w") as f:
+            json.dump(self.baseline(key, recorded_at="\x1b[2J\x1b[31mred"), f)
+        r = self.check()
+        self.assertEqual(r.returncode, 77, r.stdout + r.stderr)
+        self.assertIn("recorded \\x1b[2J\\x1b[31mred (plerig 0.1)", r.stdout)
+        self.assertNotIn("\x1b", r.stdout)
+        for change, message in cases:
+            with open(path, "w") as f:
+                json.dump(self.baseline(key, **change), f)
+            r = self.check()
+            self.assert_usage(r, path, message)
+
+    def test_oversized_baseline_is_refused(self):
+        path, key = self.key_file()
+        with open(path, "w") as f:
+            f.write(" " * (4 << 20) + "{}")
+        self.assert_usage(self.check(), path, "larger than 4 MiB")
 
 
 if __name__ == "__main__":

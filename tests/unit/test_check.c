@@ -8,6 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/suite_file.h"
@@ -224,7 +228,7 @@ START_TEST(test_baseline_store)
 	ck_assert_int_eq(baseline_put(&b, "over", "kvm tas pause", "acq_per_cpu_s", v, 2), 0);
 	ck_assert_int_eq(baseline_put(&b, "solo", "kvm ticket pause", "acq_per_cpu_s", v, 1), 0);
 	ck_assert_uint_eq(b.nr_entries, 2); /* replaced, not added */
-	ck_assert_msg(!baseline_save(dir, &b, err, sizeof(err)), "%s", err);
+	ck_assert_msg(!baseline_save(dir, &b, NULL, err, sizeof(err)), "%s", err);
 	ck_assert_msg(!baseline_load(dir, key, &back, err, sizeof(err)), "%s", err);
 	ck_assert_str_eq(back.recorded_at, "2026-11-30T12:00:00Z");
 	ck_assert_str_eq(back.host.kernel, "6.1");
@@ -248,7 +252,7 @@ START_TEST(test_baseline_store)
 	fputs("{\"schema\": \"plerig-results\"}", f);
 	fclose(f);
 	ck_assert_int_eq(baseline_load(dir, "junk", &back, err, sizeof(err)), -1);
-	ck_assert_ptr_nonnull(strstr(err, "not a plerig-baseline version 1 file"));
+	ck_assert_ptr_nonnull(strstr(err, "not a plerig-baseline file"));
 	unlink(path);
 	baseline_path(dir, key, path, sizeof(path));
 	unlink(path);
@@ -266,7 +270,7 @@ static json_object *host_of(json_object *doc)
 /* A baseline names its host as a results file does: one shape, and older baselines still read. */
 START_TEST(test_baseline_host_as_results)
 {
-	char dir[] = "/tmp/plerig-baseline-XXXXXX", path[512];
+	char dir[] = "/tmp/plerig-baseline-XXXXXX", path[512], key[256];
 	struct host_info h = {.kernel = "6.1",
 			      .kvm_module = "kvm_intel",
 			      .cpu_model = "Xeon",
@@ -279,10 +283,11 @@ START_TEST(test_baseline_host_as_results)
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	memset(&b, 0, sizeof(b));
-	snprintf(b.key, sizeof(b.key), "k");
+	baseline_key(&h, key, sizeof(key));
+	snprintf(b.key, sizeof(b.key), "%s", key);
 	b.host = h;
-	ck_assert_msg(!baseline_save(dir, &b, err, sizeof(err)), "%s", err);
-	baseline_path(dir, "k", path, sizeof(path));
+	ck_assert_msg(!baseline_save(dir, &b, NULL, err, sizeof(err)), "%s", err);
+	baseline_path(dir, key, path, sizeof(path));
 	json_object *saved = json_object_from_file(path);
 	memset(&o, 0, sizeof(o));
 	o.host = h;
@@ -294,23 +299,295 @@ START_TEST(test_baseline_host_as_results)
 		      json_object_to_json_string(host_of(results)));
 	json_object_put(saved);
 	json_object_put(results);
-	ck_assert_msg(!baseline_load(dir, "k", &back, err, sizeof(err)), "%s", err);
+	ck_assert_msg(!baseline_load(dir, key, &back, err, sizeof(err)), "%s", err);
 	ck_assert_str_eq(back.host.ple_params, h.ple_params);
 	ck_assert_int_eq(back.host.smt, 0);
 	ck_assert_int_eq(back.host.cpus_online, 2);
 	baseline_free(&back);
+	unlink(path);
 
-	/* as plerig wrote baselines before: ple_params one string, smt absent */
+	/* as plerig wrote baselines before: ple_params one string, smt absent (unknown) */
+	baseline_path(dir, "xeon-2cpu-smtunknown-kvm_intel", path, sizeof(path));
 	FILE *f = fopen(path, "w");
-	fputs("{\"schema\": \"plerig-baseline\", \"schema_version\": 1, \"host\": {\"kernel\": "
-	      "\"6.1\", \"cpus_online\": 2, \"ple_params\": \"ple_gap=128\"}, \"entries\": []}",
+	fputs("{\"schema\": \"plerig-baseline\", \"schema_version\": 1, \"key\": "
+	      "\"xeon-2cpu-smtunknown-kvm_intel\", \"host\": {\"kernel\": \"6.1\", \"cpu_model\": "
+	      "\"Xeon\", \"kvm_module\": \"kvm_intel\", \"cpus_online\": 2, \"ple_params\": "
+	      "\"ple_gap=128\"}, \"entries\": []}",
 	      f);
 	fclose(f);
-	ck_assert_msg(!baseline_load(dir, "k", &back, err, sizeof(err)), "%s", err);
+	ck_assert_msg(
+	    !baseline_load(dir, "xeon-2cpu-smtunknown-kvm_intel", &back, err, sizeof(err)), "%s",
+	    err);
 	ck_assert_str_eq(back.host.ple_params, "ple_gap=128");
 	ck_assert_int_eq(back.host.smt, -1);
 	baseline_free(&back);
 	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
+/* A baseline file of the host "CPU", 2 CPUs online, no SMT, kvm_pvm; @entries spliced in. */
+#define BKEY "cpu-2cpu-smt0-kvm_pvm"
+#define BASELINE_DOC(version, key, model, recorded, entries)                                       \
+	"{\"schema\": \"plerig-baseline\", \"schema_version\": " version ", \"key\": \"" key       \
+	"\", \"plerig_version\": \"0.1\", \"recorded_at\": \"" recorded                            \
+	"\", \"suite\": \"s.cfg\", "                                                               \
+	"\"host\": {\"kernel\": \"6.1\", \"kvm_module\": \"kvm_pvm\", \"cpu_model\": \"" model     \
+	"\", \"cpus\": 2, \"cpus_online\": 2, \"smt\": false, \"ple_params\": \"\"}, "             \
+	"\"entries\": [" entries "]}"
+#define ENTRY(scenario, metric, values)                                                            \
+	"{\"scenario\": \"" scenario                                                               \
+	"\", \"variant\": \"kvm ticket pause\", \"metric\": \"" metric "\", \"values\": [" values  \
+	"]}"
+#define GOOD_ENTRIES ENTRY("a", "acq_per_cpu_s", "1.5, 2") "," ENTRY("a", "run_delay_share", "0, 1")
+
+START_TEST(test_baseline_parse_good)
+{
+	static const char doc[] =
+	    BASELINE_DOC("1", BKEY, "CPU", "2026\\u001b[31m\\u009b2J", GOOD_ENTRIES);
+	struct baseline b;
+
+	ck_assert_msg(!baseline_parse("k.json", BKEY, doc, strlen(doc), &b, err, sizeof(err)), "%s",
+		      err);
+	ck_assert_uint_eq(b.nr_entries, 2);
+	ck_assert_double_eq(baseline_find(&b, "a", "kvm ticket pause", "acq_per_cpu_s")->values[0],
+			    1.5);
+	/* terminal escapes arrive escaped: ESC, and CSI as UTF-8 C1 */
+	ck_assert_str_eq(b.recorded_at, "2026\\x1b[31m\\xc2\\x9b2J");
+	baseline_free(&b);
+}
+END_TEST
+
+static const struct {
+	const char *doc;
+	const char *message;
+} bad_baselines[] = {
+    {BASELINE_DOC("1", BKEY, "CPU", "t", ENTRY("a", "acq_per_cpu_s", "1, NaN")),
+     "k.json: entries[0].values[1]: NaN out of range"},
+    {BASELINE_DOC("1", BKEY, "CPU", "t", ENTRY("a", "acq_per_cpu_s", "Infinity")),
+     "entries[0].values[0]: Infinity out of range"},
+    {BASELINE_DOC("1", BKEY, "CPU", "t", ENTRY("a", "acq_per_cpu_s", "1e308")),
+     "entries[0].values[0]: 1e308 out of range (0 to 1e+15"},
+    {BASELINE_DOC("1", BKEY, "CPU", "t", ENTRY("a", "acq_per_cpu_s", "-3")),
+     "entries[0].values[0]: -3 out of range"},
+    {BASELINE_DOC("1", BKEY, "CPU", "t", ENTRY("a", "run_delay_share", "-50, -50, -50")),
+     "entries[0].values[0]: -50 out of range (0 to 1 for run_delay_share)"},
+    {BASELINE_DOC("1", BKEY, "CPU", "t", ENTRY("a", "run_delay_share", "1.5")),
+     "out of range (0 to 1 for run_delay_share)"},
+    {BASELINE_DOC("1", BKEY, "CPU", "t", ENTRY("a", "speed", "1")),
+     "entries[0]: metric: unknown 'speed'"},
+    {BASELINE_DOC("1", BKEY, "CPU", "t", ENTRY("a", "stalls", "1") "," ENTRY("a", "stalls", "2")),
+     "entries: a / kvm ticket pause / stalls twice"},
+    {BASELINE_DOC("\"1\"", BKEY, "CPU", "t", GOOD_ENTRIES), "schema_version: not 1"},
+    {BASELINE_DOC("1.9", BKEY, "CPU", "t", GOOD_ENTRIES), "schema_version: not 1"},
+    {BASELINE_DOC("1", "other-key", "CPU", "t", GOOD_ENTRIES),
+     "key: 'other-key' is not this file's, " BKEY},
+    {BASELINE_DOC("1", BKEY, "Other CPU", "t", GOOD_ENTRIES),
+     "host: cpu_model 'Other CPU', 2 CPUs online, kvm_module 'kvm_pvm' make the key "
+     "other-cpu-2cpu-smt0-kvm_pvm, not " BKEY},
+    {"{\"schema\": \"plerig-baseline\"", "not JSON: the text ends in the middle of a value"},
+    {"[1] x", "not JSON"},
+};
+
+START_TEST(test_baseline_parse_bad)
+{
+	struct baseline b;
+	const char *doc = bad_baselines[_i].doc;
+
+	ck_assert_int_eq(baseline_parse("k.json", BKEY, doc, strlen(doc), &b, err, sizeof(err)),
+			 -1);
+	ck_assert_msg(strstr(err, bad_baselines[_i].message), "says '%s', not '%s'", err,
+		      bad_baselines[_i].message);
+	ck_assert_uint_eq(b.nr_entries, 0);
+}
+END_TEST
+
+/* More entries than a baseline may have: refused, at once, whatever their order. */
+START_TEST(test_baseline_entry_cap)
+{
+	size_t cap = (BASELINE_MAX_ENTRIES + 1) * 96 + 1024, n;
+	char *doc = malloc(cap);
+	struct baseline b;
+
+	ck_assert_ptr_nonnull(doc);
+	n = (size_t)snprintf(doc, cap, "%s", BASELINE_DOC("1", BKEY, "CPU", "t", ""));
+	n -= 2; /* before "]}" */
+	for (unsigned i = 0; i <= BASELINE_MAX_ENTRIES; i++)
+		n += (size_t)snprintf(doc + n, cap - n,
+				      "%s{\"scenario\": \"s%u\", \"variant\": "
+				      "\"v\", \"metric\": \"stalls\", \"values\": [1]}",
+				      i ? "," : "", BASELINE_MAX_ENTRIES - i);
+	n += (size_t)snprintf(doc + n, cap - n, "]}");
+	ck_assert_int_eq(baseline_parse("k.json", BKEY, doc, n, &b, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "k.json: entries: 20001, more than the 20000"));
+	free(doc);
+}
+END_TEST
+
+/* Entries put in any order are all found (kept sorted, found by binary search). */
+START_TEST(test_baseline_put_find)
+{
+	struct baseline b;
+	char sc[16], va[16];
+	double v = 1.0;
+
+	memset(&b, 0, sizeof(b));
+	for (unsigned i = 0; i < 500; i++) {
+		unsigned x = (i * 7919u) % 500u;
+		snprintf(sc, sizeof(sc), "s%u", x % 37);
+		snprintf(va, sizeof(va), "v%u", x);
+		v = x;
+		ck_assert_int_eq(baseline_put(&b, sc, va, "stalls", &v, 1), 0);
+	}
+	ck_assert_uint_eq(b.nr_entries, 500);
+	for (unsigned x = 0; x < 500; x++) {
+		snprintf(sc, sizeof(sc), "s%u", x % 37);
+		snprintf(va, sizeof(va), "v%u", x);
+		const struct baseline_entry *e = baseline_find(&b, sc, va, "stalls");
+		ck_assert_ptr_nonnull(e);
+		ck_assert_double_eq(e->values[0], (double)x);
+	}
+	baseline_drop_scenario(&b, "s3");
+	ck_assert_ptr_null(baseline_find(&b, "s3", "v3", "stalls"));
+	ck_assert_ptr_nonnull(baseline_find(&b, "s4", "v4", "stalls"));
+	baseline_free(&b);
+}
+END_TEST
+
+static void test_host(struct host_info *h)
+{
+	memset(h, 0, sizeof(*h));
+	snprintf(h->kernel, sizeof(h->kernel), "6.1");
+	snprintf(h->kvm_module, sizeof(h->kvm_module), "kvm_pvm");
+	snprintf(h->cpu_model, sizeof(h->cpu_model), "CPU");
+	h->cpus = h->cpus_online = 2;
+	h->smt = 0;
+}
+
+static void recording(struct baseline *b, const char *scenario, double value)
+{
+	memset(b, 0, sizeof(*b));
+	test_host(&b->host);
+	snprintf(b->key, sizeof(b->key), BKEY);
+	snprintf(b->recorded_at, sizeof(b->recorded_at), "now");
+	ck_assert_int_eq(baseline_put(b, scenario, "v", "acq_per_cpu_s", &value, 1), 0);
+}
+
+/* Two recordings of different scenarios both land; a scenario recorded again replaces its own. */
+START_TEST(test_baseline_save_merges)
+{
+	char dir[] = "/tmp/plerig-baseline-XXXXXX", path[512];
+	struct baseline b, back;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	recording(&b, "x", 1.0);
+	ck_assert_msg(!baseline_save(dir, &b, NULL, err, sizeof(err)), "%s", err);
+	baseline_free(&b);
+	recording(&b, "y", 2.0);
+	ck_assert_msg(!baseline_save(dir, &b, NULL, err, sizeof(err)), "%s", err);
+	baseline_free(&b);
+	recording(&b, "x", 3.0);
+	ck_assert_msg(!baseline_save(dir, &b, NULL, err, sizeof(err)), "%s", err);
+	baseline_free(&b);
+	ck_assert_msg(!baseline_load(dir, BKEY, &back, err, sizeof(err)), "%s", err);
+	ck_assert_uint_eq(back.nr_entries, 2);
+	ck_assert_double_eq(baseline_find(&back, "x", "v", "acq_per_cpu_s")->values[0], 3.0);
+	ck_assert_double_eq(baseline_find(&back, "y", "v", "acq_per_cpu_s")->values[0], 2.0);
+	baseline_free(&back);
+	baseline_path(dir, BKEY, path, sizeof(path));
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
+struct saver {
+	const char *dir;
+	FILE *note;
+	int rc;
+	char err[512];
+};
+
+static void *save_y(void *arg)
+{
+	struct saver *s = arg;
+	struct baseline b;
+	recording(&b, "y", 2.0);
+	s->rc = baseline_save(s->dir, &b, s->note, s->err, sizeof(s->err));
+	baseline_free(&b);
+	fclose(s->note);
+	return NULL;
+}
+
+/*
+ * A recording that finds the store locked waits, says so, and then merges
+ * with what the holder wrote meanwhile: the interleaving forced by holding
+ * the lock here, seen through the note, never by timing.
+ */
+START_TEST(test_baseline_save_waits_for_the_lock)
+{
+	char dir[] = "/tmp/plerig-baseline-XXXXXX", path[512], line[256];
+	int pipefd[2];
+	pthread_t t;
+	struct baseline b, back;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	ck_assert_int_ge(dfd, 0);
+	ck_assert_int_eq(flock(dfd, LOCK_EX), 0);
+	ck_assert_int_eq(pipe(pipefd), 0);
+	struct saver s = {.dir = dir, .note = fdopen(pipefd[1], "w")};
+	FILE *note = fdopen(pipefd[0], "r");
+	ck_assert_int_eq(pthread_create(&t, NULL, save_y, &s), 0);
+	ck_assert_ptr_nonnull(fgets(line, sizeof(line), note));
+	ck_assert_ptr_nonnull(strstr(line, "waiting for another recording into"));
+	/* the holder's recording lands while the other waits */
+	recording(&b, "x", 1.0);
+	char *text = baseline_text(&b);
+	baseline_free(&b);
+	baseline_path(dir, BKEY, path, sizeof(path));
+	FILE *f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+	free(text);
+	ck_assert_int_eq(flock(dfd, LOCK_UN), 0);
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	fclose(note);
+	close(dfd);
+	ck_assert_msg(!s.rc, "%s", s.err);
+	ck_assert_msg(!baseline_load(dir, BKEY, &back, err, sizeof(err)), "%s", err);
+	ck_assert_ptr_nonnull(baseline_find(&back, "x", "v", "acq_per_cpu_s"));
+	ck_assert_ptr_nonnull(baseline_find(&back, "y", "v", "acq_per_cpu_s"));
+	baseline_free(&back);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
+/* Planted symbolic links and FIFOs in the store: refused, never followed, never waited on. */
+START_TEST(test_baseline_store_links_and_fifos)
+{
+	char dir[] = "/tmp/plerig-baseline-XXXXXX", path[512], target[600];
+	struct baseline b, back;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	baseline_path(dir, BKEY, path, sizeof(path));
+	snprintf(target, sizeof(target), "%s/planted", dir);
+	ck_assert_int_eq(symlink(target, path), 0);
+	ck_assert_int_eq(baseline_load(dir, BKEY, &back, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "is a symbolic link, which is not followed"));
+	recording(&b, "x", 1.0);
+	ck_assert_int_eq(baseline_save(dir, &b, NULL, err, sizeof(err)), -1);
+	ck_assert_int_eq(access(target, F_OK), -1); /* the link's target was not created */
+	unlink(path);
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	ck_assert_int_eq(baseline_load(dir, BKEY, &back, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "is a FIFO, not a regular file"));
+	unlink(path);
+	baseline_free(&b);
+	/* a store whose parent is missing: said before anything is recorded */
+	ck_assert_int_eq(baseline_store_prepare("/nonexistent/a/b", err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "its parent directory must exist"));
+	ck_assert_msg(!baseline_store_prepare(dir, err, sizeof(err)), "%s", err);
 	rmdir(dir);
 }
 END_TEST
@@ -403,6 +680,13 @@ static Suite *check_suite(void)
 	TCase *t = tcase_create("check");
 
 	tcase_add_test(t, test_suite_parse);
+	tcase_add_test(t, test_baseline_parse_good);
+	tcase_add_loop_test(t, test_baseline_parse_bad, 0, N(bad_baselines));
+	tcase_add_test(t, test_baseline_entry_cap);
+	tcase_add_test(t, test_baseline_put_find);
+	tcase_add_test(t, test_baseline_save_merges);
+	tcase_add_test(t, test_baseline_save_waits_for_the_lock);
+	tcase_add_test(t, test_baseline_store_links_and_fifos);
 	tcase_add_test(t, test_suite_paths_owned);
 	tcase_add_test(t, test_suite_nul_byte);
 	tcase_add_test(t, test_suite_too_many_scenarios);
