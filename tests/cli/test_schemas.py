@@ -95,15 +95,14 @@ class Schemas(unittest.TestCase):
 
     def test_histogram_buckets_are_what_the_schema_says(self):
         """A bucket [low, count] holds low .. low + width - 1 (8 sub-buckets per power of
-        two); only non-empty buckets are listed, so the next listed low is no bound (the
-        schema once said it was)."""
+        two); only non-empty buckets are listed, so the next listed low is no bound where
+        a bucket between was empty (the schema once said it was the bound)."""
         path = os.path.join(self.tmp, "h.json")
         r = plerig("run", "--backend", "native", "--vcpus", "2", "--duration", "0.05",
                    "--warmup", "0.01", "--quiet", "--json", path)
         self.assertEqual(r.returncode, 0, r.stderr)
         with open(path) as f:
             doc = json.load(f)
-        gaps = 0
         for v in doc["variants"]:
             for run in v["runs"]:
                 for vm in run["vm_results"]:
@@ -114,8 +113,6 @@ class Schemas(unittest.TestCase):
                             self.assertEqual(low % width, 0, low)  # a bucket's low
                             if nxt is not None:
                                 self.assertLessEqual(low + width, nxt)
-                                gaps += low + width < nxt
-        self.assertGreater(gaps, 0)  # empty buckets left out: the next low is not the bound
         with open(os.path.join(DOCS, "results.schema.json")) as f:
             buckets = json.load(f)["definitions"]["histogram"]["properties"]["buckets"]
         self.assertIn("low .. low + width - 1", buckets["description"])
