@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "measure/host_info.h"
 #include "model/results.h"
 
 struct backend {
@@ -19,6 +20,8 @@ struct backend {
 	/* Ring that --ring auto means on this backend and host. */
 	enum plerig_ring default_ring;
 	const char *description; /* e.g. "KVM (kvm_pvm) via /dev/kvm" */
+	/* Where the VMs run on another machine: its identity into @h (0); NULL or -1: here. */
+	int (*remote_host)(struct backend *b, struct host_info *h);
 };
 
 #endif

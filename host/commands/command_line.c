@@ -8,19 +8,22 @@
 #include "util/errbuf.h"
 #include "util/output_path.h"
 #include "util/text_file.h"
+#include "util/uri_redact.h"
 
+/* A libvirt URI's credentials (--connect) never reach results or reports. */
 char *command_line_join(const char *prefix, int argc, char **argv)
 {
 	size_t len = strlen(prefix) + 1;
-	for (int i = 0; i < argc; i++)
-		len += strlen(argv[i]) + 1;
+	for (int i = 0; i < argc; i++) /* "***" can outgrow a one-letter user */
+		len += 2 * strlen(argv[i]) + 8;
 	char *s = malloc(len);
 	if (!s)
 		return NULL;
-	strcpy(s, prefix);
+	size_t n = (size_t)snprintf(s, len, "%s", prefix);
 	for (int i = 0; i < argc; i++) {
-		strcat(s, " ");
-		strcat(s, argv[i]);
+		s[n++] = ' ';
+		uri_redact(argv[i], s + n, len - n);
+		n += strlen(s + n);
 	}
 	return s;
 }

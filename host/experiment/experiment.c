@@ -83,6 +83,9 @@ static int open_backends(struct engine *e, char *err, size_t errlen)
 			return -1;
 		if (verbose(e))
 			fprintf(stderr, "%s: %s\n", e->out->who, e->backends[k]->description);
+		/* the results describe the machine the VMs ran on, not the controller */
+		if (e->backends[k]->remote_host)
+			e->backends[k]->remote_host(e->backends[k], &e->rep->host);
 	}
 	return 0;
 }

@@ -49,6 +49,8 @@ void host_info_collect(struct host_info *h, const char *kvm_module)
 	struct utsname u;
 	cpu_set_t set;
 	memset(h, 0, sizeof(*h));
+	if (gethostname(h->name, sizeof(h->name)))
+		snprintf(h->name, sizeof(h->name), "unknown");
 	snprintf(h->kernel, sizeof(h->kernel), "%s", uname(&u) == 0 ? u.release : "unknown");
 	snprintf(h->kvm_module, sizeof(h->kvm_module), "%s", kvm_module ? kvm_module : "none");
 	read_cpu_model(h->cpu_model, sizeof(h->cpu_model));

@@ -4,6 +4,7 @@
 #define PLERIG_HOST_INFO_H
 
 struct host_info {
+	char name[128]; /* hostname */
 	char kernel[128];
 	char kvm_module[32];
 	char cpu_model[128];
@@ -12,6 +13,11 @@ struct host_info {
 	int smt; /* /sys/devices/system/cpu/smt/active: 1, 0, or -1 unknown */
 	/* PLE / pause-filter module parameters, "name=value" pairs, as found */
 	char ple_params[512];
+	/* where the VMs ran on another host: how plerig reached it (its URI without
+	 * credentials), its hypervisor, and why some fields say "unknown" */
+	char connection[256];
+	char hypervisor[128];
+	char unknown_why[256];
 };
 
 /* Fill @h for this host; @kvm_module is the module that drives KVM (NULL: none). */

@@ -82,6 +82,17 @@ static void latency_figures(const struct variant_result *r, const uint64_t *hist
 	out->hold_max_ns = cycles_to_ns(r, (double)hold_max);
 }
 
+/* Run delay that was never read is no figure at all, not a run delay of 0. */
+static void sched_unmeasured(const struct variant_result *r, struct figures *out)
+{
+	if (!r->sched_why[0])
+		return;
+	out->run_delay_ns = NAN;
+	out->run_time_ns = NAN;
+	out->run_delay_share = NAN;
+	out->acq_per_cpu_s = NAN;
+}
+
 void figures_for_vcpu(const struct variant_result *r, const struct vcpu_record *rec,
 		      struct figures *out)
 {
@@ -103,6 +114,7 @@ void figures_for_vcpu(const struct variant_result *r, const struct vcpu_record *
 	out->run_delay_share = queued_share(out->run_delay_ns, out->run_time_ns);
 	out->acq_per_cpu_s = per_cpu_second((double)g->acquisitions, out->run_time_ns);
 	out->foreign_cpu_share = NAN; /* a figure of the CPUs, not of one vCPU */
+	sched_unmeasured(r, out);
 	out->exits_valid = rec->kvm.valid[KVM_STAT_EXITS];
 	out->exits = out->exits_valid ? rec->kvm.value[KVM_STAT_EXITS] : 0;
 	out->irq_exits_valid = rec->kvm.valid[KVM_STAT_IRQ_EXITS];
@@ -180,6 +192,7 @@ void figures_for_variant(const struct variant_result *r, struct figures *out)
 	const double capacity_ns = r->interval_s * 1e9 * r->foreign_nr_cpus;
 	out->foreign_cpu_share =
 	    !r->foreign_why[0] && capacity_ns > 0.0 ? r->foreign_cpu_ns / capacity_ns : NAN;
+	sched_unmeasured(r, out);
 }
 
 void variant_result_free(struct variant_result *r)

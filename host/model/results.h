@@ -71,6 +71,11 @@ struct variant_result {
 	char pv_why[192];
 	/* --exit-times: why exit times are not measured ("" when they are or were not asked for) */
 	char exit_times_why[256];
+	/* why run delay and run time of the vCPU threads are not measured ("" when they are) */
+	char sched_why[256];
+	/* where they come from when not this host's schedstat, and how precise they are */
+	char sched_note[160];
+	bool timeslices_unknown; /* the source does not count the times a thread ran */
 	/* kvm_exit's reason for a PAUSE-loop exit (40 VMX, 0x77 SVM); 0: none on this host */
 	uint32_t ple_exit_reason;
 	/*
@@ -91,7 +96,8 @@ struct figures {
 	/*
 	 * Acquisitions per second of CPU the vCPU threads actually received
 	 * (schedstat run time): what the host took away does not count. NaN
-	 * without a run time.
+	 * without a run time. NaN too, with run_delay_*, run_time_ns, where
+	 * the backend could not read the scheduler's figures (sched_why).
 	 */
 	double acq_per_cpu_s;
 	double wait_p50_ns;

@@ -53,6 +53,14 @@ json_object *host_json(const struct host_info *h)
 		 h->cpus_online > 0 ? json_object_new_int64(h->cpus_online) : NULL);
 	json_add(o, "smt", h->smt < 0 ? NULL : json_object_new_boolean(h->smt));
 	json_add(o, "ple_params", ple_params_json(h->ple_params));
+	if (h->name[0])
+		json_add_str(o, "name", h->name);
+	if (h->connection[0])
+		json_add_str(o, "connection", h->connection);
+	if (h->hypervisor[0])
+		json_add_str(o, "hypervisor", h->hypervisor);
+	if (h->unknown_why[0])
+		json_add_str(o, "unknown_why", h->unknown_why);
 	return o;
 }
 

@@ -116,6 +116,10 @@ static json_object *summary_json(const struct variant_result *r)
 	if (!f.pause_loop_exits_valid)
 		json_add_str(o, "pause_loop_exits_unavailable",
 			     r->ple_why[0] ? r->ple_why : "not counted for every vCPU");
+	if (r->sched_why[0])
+		json_add_str(o, "run_delay_unavailable", r->sched_why);
+	else if (r->sched_note[0])
+		json_add_str(o, "run_delay_note", r->sched_note);
 	exit_times_json_add(o, r, NULL);
 	struct halt_path h;
 	halt_path_for_variant(r, &h);
@@ -170,12 +174,16 @@ static json_object *vcpu_json(const struct variant_result *r, const struct vcpu_
 	figures_for_vcpu(r, rec, &f);
 	json_add(o, "vcpu", json_object_new_int64(rec->vcpu));
 	json_add(o, "host_cpu", rec->host_cpu >= 0 ? json_object_new_int(rec->host_cpu) : NULL);
-	json_add(o, "tid", json_object_new_int64(rec->tid));
+	/* a thread of another host has no number here */
+	json_add(o, "tid", rec->tid > 0 ? json_object_new_int64(rec->tid) : NULL);
 	json_add_u64(o, "acquisitions", f.acquisitions);
 	json_add_u64(o, "unmeasured_acquisitions", rec->guest.unmeasured_acquisitions);
 	json_add_u64(o, "contended", rec->guest.contended);
 	add_figures(o, r, &f);
-	json_add_u64(o, "timeslices", rec->sched.timeslices);
+	json_add(o, "timeslices",
+		 r->sched_why[0] || r->timeslices_unknown
+		     ? NULL
+		     : json_object_new_uint64(rec->sched.timeslices));
 	json_add(o, "kvm_stats", kvm_stats_json(&rec->kvm));
 	exit_times_json_add(o, r, rec);
 	struct halt_path h;

@@ -11,24 +11,24 @@
 
 struct note {
 	const char *text;
-	bool is_note;		      /* ple_note rather than ple_why */
+	const char *label;	      /* "ple-exits n/a", "note", "run-delay n/a" */
 	bool backends[BACKEND_COUNT]; /* which backends said it */
 };
 
-static void note_add(struct note *notes, unsigned *n, const char *text, bool is_note,
+static void note_add(struct note *notes, unsigned *n, const char *text, const char *label,
 		     enum backend_kind b)
 {
 	if (!text[0])
 		return;
 	for (unsigned k = 0; k < *n; k++) {
-		if (!strcmp(notes[k].text, text) && notes[k].is_note == is_note) {
+		if (!strcmp(notes[k].text, text) && notes[k].label == label) {
 			notes[k].backends[b] = true;
 			return;
 		}
 	}
 	if (*n == MAX_NOTES)
 		return;
-	notes[*n] = (struct note){.text = text, .is_note = is_note};
+	notes[*n] = (struct note){.text = text, .label = label};
 	notes[(*n)++].backends[b] = true;
 }
 
@@ -39,12 +39,15 @@ void ple_notes_print(FILE *f, const struct outcome *rep)
 	for (unsigned i = 0; i < rep->nr_series; i++) {
 		const struct series *s = &rep->series[i];
 		for (unsigned r = 0; r < s->nr_runs; r++) {
-			note_add(notes, &n, s->runs[r].ple_why, false, s->variant.backend);
-			note_add(notes, &n, s->runs[r].ple_note, true, s->variant.backend);
+			const struct variant_result *run = &s->runs[r];
+			note_add(notes, &n, run->ple_why, "ple-exits n/a", s->variant.backend);
+			note_add(notes, &n, run->ple_note, "note", s->variant.backend);
+			note_add(notes, &n, run->sched_why, "run-delay n/a", s->variant.backend);
+			note_add(notes, &n, run->sched_note, "run-delay", s->variant.backend);
 		}
 	}
 	for (unsigned k = 0; k < n; k++) {
-		fprintf(f, "%s (", notes[k].is_note ? "note" : "ple-exits n/a");
+		fprintf(f, "%s (", notes[k].label);
 		const char *sep = "";
 		for (unsigned b = 0; b < BACKEND_COUNT; b++) {
 			if (notes[k].backends[b]) {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "output/results_table.h"
 
+#include <math.h>
+
 #include "output/units.h"
 
 /*
@@ -127,7 +129,9 @@ static void figure_cells(FILE *f, const struct figures *fig)
 	cell(f, COL_STALLS, units_count((double)fig->stalls, b, sizeof(b)));
 	cell(f, COL_STALLED, units_percent(fig->stalled_share, b, sizeof(b)));
 	cell(f, COL_LHP, units_count((double)fig->holder_preemptions, b, sizeof(b)));
-	cell(f, COL_RUN_DELAY, units_percent(fig->run_delay_share, b, sizeof(b)));
+	cell(f, COL_RUN_DELAY,
+	     isnan(fig->run_delay_share) ? "n/a"
+					 : units_percent(fig->run_delay_share, b, sizeof(b)));
 	cell(f, COL_EXITS, fig->exits_valid ? units_count((double)fig->exits, b, sizeof(b)) : "-");
 	cell(f, COL_PLE_EXITS,
 	     fig->pause_loop_exits_valid ? units_count((double)fig->pause_loop_exits, b, sizeof(b))

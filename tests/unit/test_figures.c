@@ -9,6 +9,7 @@
 #define _GNU_SOURCE /* open_memstream */
 #endif
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -314,6 +315,28 @@ START_TEST(test_table_row_without_exits)
 }
 END_TEST
 
+/* Where the scheduler's figures could not be read, they are n/a, never 0. */
+START_TEST(test_unread_run_delay_is_nan_not_zero)
+{
+	struct token row[MAX_TOKENS];
+	struct figures f;
+	char *r;
+
+	snprintf(res.sched_why, sizeof(res.sched_why), "QEMU runs on another host");
+	figures_for_vcpu(&res, &res.records[1], &f);
+	ck_assert(isnan(f.run_delay_ns) && isnan(f.run_time_ns));
+	ck_assert(isnan(f.run_delay_share) && isnan(f.acq_per_cpu_s));
+	figures_for_variant(&res, &f);
+	ck_assert(isnan(f.run_delay_ns) && isnan(f.run_time_ns));
+	ck_assert(isnan(f.run_delay_share) && isnan(f.acq_per_cpu_s));
+	ck_assert_uint_eq(f.acquisitions, 4000); /* the guest's figures stand */
+	r = capture_row(&res, false);
+	ck_assert_uint_eq(tokens(r, row), 17);
+	ck_assert_str_eq(row[14].text, "n/a");
+	free(r);
+}
+END_TEST
+
 START_TEST(test_table_failed_row)
 {
 	char *r;
@@ -381,6 +404,7 @@ static Suite *figures_suite(void)
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_add_test(t, test_table_row);
 	tcase_add_test(t, test_table_row_without_exits);
+	tcase_add_test(t, test_unread_run_delay_is_nan_not_zero);
 	tcase_add_test(t, test_table_failed_row);
 	tcase_add_test(t, test_table_legend);
 	suite_add_tcase(s, t);

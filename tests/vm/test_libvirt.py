@@ -112,7 +112,7 @@ class LibvirtBackend(unittest.TestCase):
             total += v["acquisitions"] + v["unmeasured_acquisitions"]
         self.assertGreater(measured, 0)
         self.assertEqual(run["vm_results"][0]["protected_counter"], total)
-        # ring 0 ran (firmware and boot) and was counted through QMP query-stats
+        # ring 0 ran (firmware and boot) and was counted through libvirt's vCPU stats
         self.assertGreater(run["timing"]["setup_insn_emulated"], 0)
         self.assertGreater(run["timing"]["first_acq_ns"], run["timing"]["created_ns"])
         # --exit-times on QEMU's vCPU threads: figures within the exits stat, or the reason

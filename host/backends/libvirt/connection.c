@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "util/errbuf.h"
+#include "util/uri_redact.h"
 
 /*
  * What the embedded driver needs as root (DESIGN.md): QEMU runs as root
@@ -239,7 +240,12 @@ int lv_connection_open(struct lv_connection *c, const char *uri, const char *cac
 		if (open_embedded(c, cache_dir, err, errlen))
 			return -1;
 	} else {
-		snprintf(c->uri, sizeof(c->uri), "%s", uri);
+		/* ssh must never wait for a password on the terminal: batch mode */
+		const bool ssh = strstr(uri, "+ssh://") && !strstr(uri, "no_tty=");
+		snprintf(c->uri, sizeof(c->uri), "%s%s", uri,
+			 !ssh		    ? ""
+			 : strchr(uri, '?') ? "&no_tty=1"
+					    : "?no_tty=1");
 		/* "qemu:///system" has no host part: QEMU runs here */
 		const char *scheme_end = strstr(uri, "://");
 		c->local = scheme_end && scheme_end[3] == '/';
@@ -250,11 +256,12 @@ int lv_connection_open(struct lv_connection *c, const char *uri, const char *cac
 	if (snprintf(log, sizeof(log), "3:file:%s/libvirt.log", cache_dir) < (int)sizeof(log) &&
 	    !mkdir_p(cache_dir, err, errlen))
 		setenv("LIBVIRT_LOG_OUTPUTS", log, 0);
+	uri_redact(c->uri, c->shown, sizeof(c->shown));
 	if (loop_get(err, errlen))
 		return -1;
 	c->conn = virConnectOpen(c->uri);
 	if (!c->conn) {
-		errbuf_printf(err, errlen, "connecting to %s: %s%s", c->uri, lv_last_error(),
+		errbuf_printf(err, errlen, "connecting to %s: %s%s", c->shown, lv_last_error(),
 			      c->embedded ? " (is another plerig using the same --cache-dir?)"
 					  : "");
 		loop_put();

@@ -17,10 +17,11 @@
 
 struct lv_connection {
 	virConnectPtr conn;
-	bool embedded;		     /* ours: qemu:///embed with root below the cache dir */
-	bool local;		     /* QEMU runs on this machine (no host in the URI) */
-	char uri[3 * PATH_MAX + 64]; /* a root path may be %-escaped whole */
-	char root[PATH_MAX];	     /* the embed root, when embedded */
+	bool embedded;		       /* ours: qemu:///embed with root below the cache dir */
+	bool local;		       /* QEMU runs on this machine (no host in the URI) */
+	char uri[3 * PATH_MAX + 64];   /* a root path may be %-escaped whole */
+	char root[PATH_MAX];	       /* the embed root, when embedded */
+	char shown[3 * PATH_MAX + 64]; /* uri without its credentials (util/uri_redact.h) */
 };
 
 /* The cache dir: --cache-dir, else $XDG_CACHE_HOME/plerig, else ~/.cache/plerig. */

@@ -3,9 +3,10 @@
  * One variant on the libvirt backend: a transient domain per VM, created
  * paused and resumed together; the guest reads its config from fw_cfg,
  * times its own phases, and writes its results to the serial log; the
- * host snapshots its own figures (vCPU thread schedstat, KVM stats over
- * QMP) around the measured interval it expects the guest to keep, waits
- * for every report, and destroys the domains and their files on every path.
+ * host snapshots its own figures (vCPU thread schedstat, or libvirt's
+ * where QEMU runs on another host; KVM stats from libvirt) around the measured interval it expects
+ * the guest to keep, waits for every report, and destroys the domains and their files on every
+ * path.
  */
 #include "backends/libvirt/libvirt_backend.h"
 
@@ -29,6 +30,7 @@
 #include "backends/libvirt/connection.h"
 #include "backends/libvirt/domain_xml.h"
 #include "backends/libvirt/lv_domain.h"
+#include "backends/libvirt/lv_host_info.h"
 #include "backends/libvirt/orphans.h"
 #include "backends/libvirt/run_dir.h"
 #include "measure/tsc.h"
@@ -61,6 +63,7 @@ struct lv_backend {
 	virDomainPtr *settling;
 	unsigned nr_settling;
 	char description[sizeof(((struct lv_connection *)0)->uri) + 160];
+	struct host_info remote; /* the machine QEMU runs on, when not this one */
 };
 
 struct lv_run {
@@ -181,8 +184,8 @@ static int create_domains(struct lv_run *run)
 						   err, sizeof(err))
 				: -1;
 		free(xml);
-		if (!rc)
-			rc = lv_domain_query_vcpus(d, err, sizeof(err));
+		if (!rc && run->b->lc.local)
+			rc = lv_domain_find_threads(d, err, sizeof(err));
 		if (!rc && run->b->lc.local)
 			lv_domain_start_reaper(d);
 		if (!rc && d->qemu_pid > 0)
@@ -376,10 +379,47 @@ static int boot(struct lv_run *run)
 	return rc > 0 ? 0 : rc == 0 ? watchdog(run, WAIT_HELLO) : -1;
 }
 
+/* Why run delay is n/a, or what a reader of it must know, from what the snapshots got. */
+static void note_sched_source(struct lv_run *run, bool sched_ok, const char *stats_err)
+{
+	struct variant_result *r = run->r;
+	if (run->b->lc.local && sched_ok)
+		return;
+	if (!sched_ok && !r->sched_why[0])
+		errbuf_printf(
+		    r->sched_why, sizeof(r->sched_why),
+		    run->b->lc.local ? "the vCPU threads' /proc/TID/schedstat could not be read"
+		    : stats_err[0]   ? "QEMU runs on another host and %s"
+				     : "QEMU runs on another host and its libvirt reports no "
+				       "vcpu.N.delay and vcpu.N.time",
+		    stats_err);
+	if (!run->b->lc.local) {
+		r->timeslices_unknown = true;
+		snprintf(
+		    r->sched_note, sizeof(r->sched_note),
+		    "from libvirt's domain stats of the host QEMU runs on (vcpu.N.delay in ns, "
+		    "vcpu.N.time in whole scheduler ticks, 10 ms at USER_HZ 100)");
+	}
+}
+
 static void snapshot_all(struct lv_run *run, struct ple_counters *c, struct counter_snapshot *s)
 {
-	for (unsigned i = 0; i < run->nr_doms; i++)
-		lv_domain_snapshot(&run->doms[i], run->b->lc.local, &s[i * run->v->vcpus]);
+	const unsigned per = run->v->vcpus;
+	struct lv_vcpu_stats *st = calloc((size_t)run->nr_doms * per, sizeof(*st));
+	virDomainPtr *doms = calloc(run->nr_doms, sizeof(*doms));
+	char err[ERRBUF_SIZE] = "";
+	bool sched_ok = st && doms;
+	for (unsigned i = 0; doms && i < run->nr_doms; i++)
+		doms[i] = run->doms[i].dom;
+	/* no stats (an old libvirt, TCG's missing KVM stats) are absent, not a failed run */
+	if (st && doms && lv_stats_read(doms, run->nr_doms, per, st, err, sizeof(err)))
+		memset(st, 0, (size_t)run->nr_doms * per * sizeof(*st));
+	for (unsigned i = 0; st && i < run->nr_doms; i++)
+		lv_domain_snapshot(&run->doms[i], run->b->lc.local, &st[i * per], &s[i * per],
+				   &sched_ok);
+	note_sched_source(run, sched_ok, st && doms ? err : "out of memory for stats");
+	free(st);
+	free(doms);
 	for (unsigned g = 0; g < run->r->nr_records; g++) {
 		if (c)
 			ple_counters_read(&c[g], &s[g].ple);
@@ -415,7 +455,7 @@ static struct ple_counters *open_ple_counters(struct lv_run *run, unsigned n)
 	}
 	for (unsigned g = 0; g < n; g++) {
 		const struct lv_domain *d = &run->doms[g / run->v->vcpus];
-		run_open_ple_counters(run->r, &c[g], &b->ple, d->vcpus[g % run->v->vcpus].tid);
+		run_open_ple_counters(run->r, &c[g], &b->ple, d->tids[g % run->v->vcpus]);
 	}
 	return c;
 }
@@ -441,7 +481,7 @@ static void open_exit_timers(struct lv_run *run, unsigned n)
 	run_exit_timers_prepare(&run->exit_timers, r, &run->b->ple);
 	for (unsigned g = 0; g < n; g++) {
 		const struct lv_domain *d = &run->doms[g / run->v->vcpus];
-		run_exit_timers_open(&run->exit_timers, r, g, d->vcpus[g % run->v->vcpus].tid);
+		run_exit_timers_open(&run->exit_timers, r, g, d->tids[g % run->v->vcpus]);
 	}
 }
 
@@ -516,7 +556,7 @@ static int collect(struct lv_run *run)
 			rec->vm = i;
 			rec->vcpu = j;
 			rec->host_cpu = placement_cpu(v, i * v->vcpus + j);
-			rec->tid = d->vcpus[j].tid;
+			rec->tid = d->tids[j];
 			rec->guest = d->results[j];
 		}
 		r->protected_counter[i] = d->rep.end.protected_counter;
@@ -570,6 +610,15 @@ static int lv_run_variant(struct backend *base, const struct variant *v, struct 
 	run_dir_remove(&run.dir);
 	r->timing.torn_down_ns = since_start(&run);
 	return r->ok ? 0 : -1;
+}
+
+static int lv_remote_host(struct backend *base, struct host_info *h)
+{
+	const struct lv_backend *b = (const struct lv_backend *)base;
+	if (b->lc.local)
+		return -1;
+	*h = b->remote;
+	return 0;
 }
 
 static void lv_close(struct backend *base)
@@ -697,6 +746,10 @@ struct backend *libvirt_backend_open(const struct libvirt_backend_options *o, ch
 		lv_close(&b->base);
 		return NULL;
 	}
+	if (!b->lc.local && lv_host_info(b->lc.conn, b->lc.shown, &b->remote, err, errlen)) {
+		lv_close(&b->base);
+		return NULL;
+	}
 	destroy_leftovers(b);
 	if (b->lc.embedded)
 		orphans_trim_qemu_logs(b->lc.root, QEMU_LOGS_KEPT);
@@ -710,13 +763,14 @@ struct backend *libvirt_backend_open(const struct libvirt_backend_options *o, ch
 	b->base.kind = o->tcg ? BACKEND_LIBVIRT_TCG : BACKEND_LIBVIRT;
 	b->base.run = lv_run_variant;
 	b->base.close = lv_close;
+	b->base.remote_host = lv_remote_host;
 	/* as for the kvm backend: ring 0 where it is native (Intel PLE counts only
 	 * there), else ring 3; under TCG everything is emulated alike */
 	b->base.default_ring = o->tcg ? PLERIG_RING_USER : kvm_default_ring(kvm_detect_module());
 	ple_probe_init(&b->ple);
 	snprintf(b->description, sizeof(b->description), "QEMU %s through libvirt (%s)",
 		 o->tcg ? "TCG, EMULATED: no KVM, timings are not a machine's" : "with KVM",
-		 b->lc.uri);
+		 b->lc.shown);
 	b->base.description = b->description;
 	return &b->base;
 }

@@ -3,7 +3,7 @@
 #include "backends/libvirt/lv_domain.h"
 
 #include <errno.h>
-#include <libvirt/libvirt-qemu.h>
+#include <dirent.h>
 #include <libvirt/virterror.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,9 +25,9 @@ int lv_domain_init(struct lv_domain *d, unsigned index, unsigned nr_vcpus, char 
 	memset(d, 0, sizeof(*d));
 	d->index = index;
 	d->nr_vcpus = nr_vcpus;
-	d->vcpus = calloc(nr_vcpus, sizeof(d->vcpus[0]));
+	d->tids = calloc(nr_vcpus, sizeof(d->tids[0]));
 	d->results = calloc(nr_vcpus, sizeof(d->results[0]));
-	if (!d->vcpus || !d->results)
+	if (!d->tids || !d->results)
 		return errbuf_printf(err, errlen, "out of memory for VM %u", index);
 	d->rep.nr_vcpus = nr_vcpus;
 	d->rep.vcpus = d->results;
@@ -48,43 +48,80 @@ int lv_domain_create(struct lv_domain *d, virConnectPtr conn, bool autodestroy, 
 	return 0;
 }
 
-static char *monitor(struct lv_domain *d, const char *cmd, char *err, size_t errlen)
+/* Does /proc/PID/cmdline hold "guest=NAME," (QEMU's -name of domain NAME)? */
+static bool runs_domain(const char *pid, const char *name)
 {
-	char *reply = NULL;
-	if (virDomainQemuMonitorCommand(d->dom, cmd, &reply, 0) < 0) {
-		errbuf_printf(err, errlen, "VM %u: QEMU monitor command %.40s: %s", d->index, cmd,
-			      lv_last_error());
-		return NULL;
-	}
-	return reply;
-}
-
-int lv_domain_query_vcpus(struct lv_domain *d, char *err, size_t errlen)
-{
-	char why[ERRBUF_SIZE];
-	char *reply = monitor(d, "{\"execute\":\"query-cpus-fast\"}", err, errlen);
-	if (!reply)
-		return -1;
-	int rc = qmp_parse_cpus_fast(reply, d->vcpus, d->nr_vcpus, why, sizeof(why));
-	if (rc)
-		errbuf_printf(err, errlen, "VM %u: %s", d->index, why);
-	free(reply);
-	return rc;
-}
-
-/* The process a thread belongs to: the Tgid line of /proc/TID/status. */
-static pid_t process_of(pid_t tid)
-{
-	char path[64], err[ERRBUF_SIZE];
+	char path[320], err[ERRBUF_SIZE], want[96];
 	unsigned char *text;
 	size_t len;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	if (tid <= 0 || read_whole_file(path, 1 << 16, &text, &len, err, sizeof(err)))
-		return 0;
-	const char *tgid = strstr((const char *)text, "\nTgid:");
-	pid_t pid = tgid ? (pid_t)strtol(tgid + 6, NULL, 10) : 0;
+	snprintf(path, sizeof(path), "/proc/%s/comm", pid);
+	if (read_whole_file(path, 256, &text, &len, err, sizeof(err)))
+		return false;
+	const bool qemu = !strncmp((const char *)text, "qemu-system-", 12);
 	free(text);
+	snprintf(path, sizeof(path), "/proc/%s/cmdline", pid);
+	if (!qemu || read_whole_file(path, 1 << 16, &text, &len, err, sizeof(err)))
+		return false;
+	snprintf(want, sizeof(want), "guest=%s,", name);
+	bool found = false;
+	for (size_t at = 0; at < len && !found; at += strlen((const char *)text + at) + 1)
+		found = !strncmp((const char *)text + at, want, strlen(want));
+	free(text);
+	return found;
+}
+
+static pid_t find_qemu(const char *name)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *e;
+	pid_t pid = 0;
+	while (proc && !pid && (e = readdir(proc)))
+		if (e->d_name[0] >= '1' && e->d_name[0] <= '9' && runs_domain(e->d_name, name))
+			pid = (pid_t)strtol(e->d_name, NULL, 10);
+	if (proc)
+		closedir(proc);
 	return pid;
+}
+
+int lv_domain_find_threads(struct lv_domain *d, char *err, size_t errlen)
+{
+	char path[64];
+	d->qemu_pid = find_qemu(d->name);
+	if (d->qemu_pid <= 0)
+		return errbuf_printf(
+		    err, errlen,
+		    "VM %u: no QEMU process of domain %s in /proc (is libvirt's "
+		    "QEMU in another PID namespace? then connect as to a remote host)",
+		    d->index, d->name);
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)d->qemu_pid);
+	DIR *tasks = opendir(path);
+	struct dirent *e;
+	unsigned found = 0;
+	while (tasks && (e = readdir(tasks))) {
+		char comm_path[352], comm[64] = "", err2[ERRBUF_SIZE];
+		unsigned char *text;
+		size_t len;
+		unsigned vcpu;
+		snprintf(comm_path, sizeof(comm_path), "%s/%s/comm", path, e->d_name);
+		if (e->d_name[0] == '.' ||
+		    read_whole_file(comm_path, 256, &text, &len, err2, sizeof(err2)))
+			continue;
+		snprintf(comm, sizeof(comm), "%.*s", (int)len, (const char *)text);
+		free(text);
+		/* QEMU names its vCPU threads "CPU N/KVM" (or /TCG) */
+		if (sscanf(comm, "CPU %u/", &vcpu) == 1 && vcpu < d->nr_vcpus && !d->tids[vcpu]) {
+			d->tids[vcpu] = (pid_t)strtol(e->d_name, NULL, 10);
+			found++;
+		}
+	}
+	if (tasks)
+		closedir(tasks);
+	if (found != d->nr_vcpus)
+		return errbuf_printf(err, errlen,
+				     "VM %u: %u of %u vCPU threads (\"CPU N/...\") found in QEMU "
+				     "process %d",
+				     d->index, found, d->nr_vcpus, (int)d->qemu_pid);
+	return 0;
 }
 
 static void *reap(void *arg)
@@ -97,7 +134,6 @@ static void *reap(void *arg)
 
 void lv_domain_start_reaper(struct lv_domain *d)
 {
-	d->qemu_pid = process_of(d->vcpus[0].tid);
 	/* only a child of ours can be waited for; else init reaps it */
 	if (d->qemu_pid <= 0 || waitpid(d->qemu_pid, NULL, WNOHANG) < 0)
 		return;
@@ -137,20 +173,23 @@ void lv_domain_poll_serial(struct lv_domain *d, uint64_t now_ns)
 		d->end_ns = now_ns;
 }
 
-void lv_domain_snapshot(struct lv_domain *d, bool local, struct counter_snapshot *out)
+void lv_domain_snapshot(const struct lv_domain *d, bool local, const struct lv_vcpu_stats *st,
+			struct counter_snapshot *out, bool *sched_ok)
 {
-	struct kvm_stats_snapshot kvm[PLERIG_MAX_VCPUS];
 	char err[ERRBUF_SIZE];
-	for (unsigned i = 0; i < d->nr_vcpus; i++)
-		if (!local || schedstat_read_any(d->vcpus[i].tid, &out[i].sched, err, sizeof(err)))
-			memset(&out[i].sched, 0, sizeof(out[i].sched));
-	/* no stats (TCG, an old QEMU) are reported as absent, not as a failed run */
-	char *reply = monitor(d, qmp_query_stats_command(), err, sizeof(err));
-	if (!reply || qmp_parse_stats(reply, d->vcpus, d->nr_vcpus, kvm, err, sizeof(err)))
-		memset(kvm, 0, d->nr_vcpus * sizeof(kvm[0]));
-	for (unsigned i = 0; i < d->nr_vcpus; i++)
-		out[i].kvm = kvm[i];
-	free(reply);
+	for (unsigned i = 0; i < d->nr_vcpus; i++) {
+		out[i].kvm = st[i].kvm;
+		memset(&out[i].sched, 0, sizeof(out[i].sched));
+		/* ns and timeslices where the thread is ours to read; ticks otherwise */
+		if (local && !schedstat_read_any(d->tids[i], &out[i].sched, err, sizeof(err)))
+			continue;
+		if (!local && st[i].delay_valid && st[i].time_valid) {
+			out[i].sched.wait_ns = st[i].delay_ns;
+			out[i].sched.run_ns = st[i].time_ns;
+			continue;
+		}
+		*sched_ok = false;
+	}
 }
 
 #define SETTLE_WAIT_MS 2000
@@ -208,8 +247,8 @@ void lv_domain_teardown(struct lv_domain *d, virDomainPtr *later)
 			pthread_join(d->reaper, NULL);
 		d->reaping = false;
 	}
-	free(d->vcpus);
+	free(d->tids);
 	free(d->results);
-	d->vcpus = NULL;
+	d->tids = NULL;
 	d->results = NULL;
 }

@@ -11,7 +11,7 @@
 
 #include "backends/run_result.h"
 #include "measure/kvm_stats.h"
-#include "backends/libvirt/qmp_stats.h"
+#include "backends/libvirt/domain_stats.h"
 #include "backends/libvirt/serial_decode.h"
 #include "measure/schedstat.h"
 
@@ -21,7 +21,7 @@ struct lv_domain {
 	virDomainPtr dom;
 	char name[64];
 	char serial_path[PATH_MAX];
-	struct qmp_vcpu *vcpus; /* threads and QOM paths, by vCPU index */
+	pid_t *tids; /* QEMU's vCPU threads, by vCPU index: local QEMU only, else 0 */
 	struct plerig_vcpu_result *results;
 	struct serial_report rep;
 	enum serial_decode_status status;
@@ -38,8 +38,12 @@ int lv_domain_init(struct lv_domain *d, unsigned index, unsigned nr_vcpus, char 
 /* Start it paused from @xml (transient; with @autodestroy, destroyed with the connection). */
 int lv_domain_create(struct lv_domain *d, virConnectPtr conn, bool autodestroy, const char *xml,
 		     char *err, size_t errlen);
-/* Its vCPU threads and QOM paths, from QEMU's monitor. */
-int lv_domain_query_vcpus(struct lv_domain *d, char *err, size_t errlen);
+/*
+ * Local QEMU only: its process (the one whose -name is guest=NAME) and its
+ * vCPU threads ("CPU N/KVM", "CPU N/TCG"), from /proc: no QEMU monitor
+ * command, which would taint the domain. 0, or -1 with @err.
+ */
+int lv_domain_find_threads(struct lv_domain *d, char *err, size_t errlen);
 /*
  * With the embedded driver, QEMU daemonizes and is re-parented to us (a
  * child subreaper, see libvirt_backend.c): reap it the moment it exits,
@@ -51,8 +55,14 @@ int lv_domain_resume(struct lv_domain *d, char *err, size_t errlen);
 bool lv_domain_active(struct lv_domain *d);
 /* Read and decode the serial log again; updates status, hello_ns, end_ns. */
 void lv_domain_poll_serial(struct lv_domain *d, uint64_t now_ns);
-/* Scheduler figures of the vCPU threads (local QEMU only) and KVM stats through QMP. */
-void lv_domain_snapshot(struct lv_domain *d, bool local, struct counter_snapshot *out);
+/*
+ * One VM's counters from libvirt's vCPU stats @st (domain_stats.h): KVM's
+ * from libvirt always; run delay and run time from this host's schedstat
+ * where QEMU runs here (ns, and timeslices), else libvirt's (run time in
+ * whole ticks). Sets *@sched_ok false where a vCPU has neither.
+ */
+void lv_domain_snapshot(const struct lv_domain *d, bool local, const struct lv_vcpu_stats *st,
+			struct counter_snapshot *out, bool *sched_ok);
 /* Destroy the domain if it still runs, release everything; safe on a half-made one. */
 /*
  * Kill QEMU, reap it, forget the domain. Where plerig killed and reaped

@@ -1,0 +1,208 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The libvirt backend through a remote connection: qemu+ssh to an sshd and
+a libvirtd of the test's own (remote_libvirt_host.py), on 127.0.0.1.
+
+Usage: test_libvirt_remote.py PLERIG
+
+A run through qemu+ssh against a local run of the same experiment: both
+complete, the same host figures are present (run delay and run time from
+libvirt's domain stats remotely, never a 0 that was not read), the guest's
+figures are of the same kind. libvirt's vCPU stats against QEMU's own
+query-stats and the thread's schedstat, read around them. A remote run
+killed with SIGKILL leaves nothing the next run does not remove. Nothing
+outlives the test: the daemons, their QEMUs and mounts go with the
+namespace; the test checks the process table and TMPDIR.
+
+The daemon sees the machine's files (the guest image, the run directory):
+runs with plerig's files hidden from it need the guest shipped through
+libvirt (not done yet). Skipped (77) without root, KVM, sshd or libvirtd.
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import remote_libvirt_host  # noqa: E402
+
+PLERIG = os.path.abspath(sys.argv[1])
+HOST = None  # the RemoteHost, set in main
+
+
+def qemu_of(domain):
+    out = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout
+    return [int(l.split()[0]) for l in out.splitlines() if f"guest={domain}," in l]
+
+
+class LibvirtRemote(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="plerig-remote-")
+        self.env = dict(os.environ, TMPDIR=self.tmp)
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def plerig(self, *args, remote=True, timeout=180):
+        where = ["--connect", HOST.uri] if remote else []
+        cache = os.path.join(CACHE, "r" if remote else "l")
+        cmd = [PLERIG, "run", "-q", "--backend", "libvirt", "--cache-dir", cache, *where,
+               "--relax", "pause", "--warmup", "0.05", *args]
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                              env=self.env)
+
+    def run_json(self, *args, remote=True):
+        path = os.path.join(CACHE, "r.json")
+        p = self.plerig(*args, "--json", path, remote=remote)
+        self.assertEqual(p.returncode, 0, p.stderr + p.stdout)
+        with open(path) as f:
+            doc = json.load(f)
+        os.unlink(path)
+        self.assertEqual(os.listdir(self.tmp), [], "a run directory was left in TMPDIR")
+        return doc, p
+
+    def test_remote_run_has_the_local_runs_figures(self):
+        args = ("--vcpus", "2", "--duration", "0.5")
+        local, _ = self.run_json(*args, remote=False)
+        remote, p = self.run_json(*args)
+        self.assertEqual(HOST.domains(), [], "a domain outlived the remote run")
+        lrun, rrun = (d["variants"][0]["runs"][0] for d in (local, remote))
+        self.assertTrue(lrun["ok"] and rrun["ok"], (lrun.get("error"), rrun.get("error")))
+        ls, rs = lrun["summary"], rrun["summary"]
+        # the same host figures present: nothing null remotely that is measured here
+        present = lambda s: {k for k, v in s.items() if v is not None}
+        # what cannot be read from another host is null with its reason, nothing else
+        remote_only = {"run_delay_note", "foreign_cpu_unavailable"}
+        self.assertEqual(present(ls) - {"foreign_cpu_share"}, present(rs) - remote_only)
+        self.assertIn("another host", rs["foreign_cpu_unavailable"])
+        self.assertNotIn("run_delay_unavailable", rs)
+        self.assertIn("vcpu.N.delay", rs["run_delay_note"])
+        # run delay and run time were read, not zeros: the vCPU threads ran and
+        # waited (2 vCPUs on this shared machine) within the wall time they had
+        self.assertGreater(rs["run_time_ns"], 0)
+        wall = rrun["timing"]["torn_down_ns"]
+        self.assertLessEqual(rs["run_delay_ns"] + rs["run_time_ns"], 2 * wall)
+        for doc in (local, remote):
+            vcpus = doc["variants"][0]["runs"][0]["vm_results"][0]["vcpus"]
+            self.assertEqual(len(vcpus), 2)
+            total = sum(v["acquisitions"] + v["unmeasured_acquisitions"] for v in vcpus)
+            self.assertEqual(doc["variants"][0]["runs"][0]["vm_results"][0]
+                             ["protected_counter"], total)
+            self.assertGreater(sum(v["acquisitions"] for v in vcpus), 0)
+            for v in vcpus:
+                self.assertGreater(v["kvm_stats"]["exits"], 0, "no exits read")
+        for v in remote["variants"][0]["runs"][0]["vm_results"][0]["vcpus"]:
+            self.assertIsNone(v["tid"])  # a thread of another host
+            self.assertIsNone(v["timeslices"])  # libvirt does not count them
+        # the results name the machine the VMs ran on, as libvirt reports it
+        host = remote["host"]
+        self.assertEqual(host["name"], HOST.virsh("hostname").stdout.strip())
+        self.assertTrue(host["hypervisor"].startswith("QEMU "), host)
+        self.assertIn("127.0.0.1", host["connection"])
+        self.assertEqual(host["kernel"], "unknown")
+        self.assertIn("libvirt does not report", host["unknown_why"])
+        self.assertNotIn("connection", local["host"])
+        # the keyfile in the URI is not in any output
+        self.assertNotIn(HOST.key, json.dumps(remote) + p.stderr + p.stdout)
+
+    def test_libvirt_vcpu_stats_agree_with_qemu_and_schedstat(self):
+        # what plerig reads through libvirt against QEMU's query-stats (the
+        # monitor passthrough plerig no longer uses) and the thread's schedstat
+        p = subprocess.Popen([PLERIG, "run", "-q", "--backend", "libvirt", "--connect",
+                              HOST.uri, "--cache-dir", os.path.join(CACHE, "r"),
+                              "--vcpus", "2", "--duration", "20"], env=self.env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 60
+            while not HOST.domains() and time.monotonic() < deadline:
+                time.sleep(0.1)
+            doms = HOST.domains()
+            self.assertEqual(len(doms), 1, doms)
+            dom = doms[0]
+            time.sleep(1)  # running, not paused
+
+            def domstats():
+                out = HOST.virsh("domstats", "--vcpu", dom).stdout
+                return dict(l.strip().split("=", 1) for l in out.splitlines() if "=" in l)
+
+            before = domstats()
+            qmp = json.loads(HOST.virsh(
+                "qemu-monitor-command", dom,
+                '{"execute":"query-stats","arguments":{"target":"vcpu",'
+                '"providers":[{"provider":"kvm","names":["exits"]}]}}').stdout)
+            threads = {}
+            for pid in qemu_of(dom):
+                for t in os.listdir(f"/proc/{pid}/task"):
+                    with open(f"/proc/{pid}/task/{t}/comm") as f:
+                        comm = f.read().strip()
+                    if comm.startswith("CPU "):
+                        with open(f"/proc/{pid}/task/{t}/schedstat") as f:
+                            threads[int(comm.split()[1].split("/")[0])] = \
+                                [int(x) for x in f.read().split()]
+            after = domstats()
+            self.assertEqual(len(qmp["return"]), 2)
+            # QEMU names vCPUs by QOM path, libvirt by index: compare the sums
+            exits = sum(e["stats"][0]["value"] for e in qmp["return"])
+            total = lambda st: sum(int(st[f"vcpu.{i}.exits.sum"]) for i in range(2))
+            self.assertLessEqual(total(before), exits)
+            self.assertLessEqual(exits, total(after))
+            self.assertEqual(sorted(threads), [0, 1])
+            for vcpu, (run_ns, wait_ns, _) in threads.items():
+                self.assertLessEqual(int(before[f"vcpu.{vcpu}.delay"]), wait_ns)
+                self.assertLessEqual(wait_ns, int(after[f"vcpu.{vcpu}.delay"]))
+                # vcpu.N.time is in whole ticks (10 ms), cut down from run_ns
+                self.assertLessEqual(int(before[f"vcpu.{vcpu}.time"]), run_ns + 20_000_000)
+        finally:
+            p.send_signal(signal.SIGINT)
+            p.communicate(timeout=60)
+        self.assertEqual(HOST.domains(), [])
+
+    def test_kill_9_of_a_remote_run_is_cleaned_by_the_next(self):
+        p = subprocess.Popen([PLERIG, "run", "-q", "--backend", "libvirt", "--connect",
+                              HOST.uri, "--cache-dir", os.path.join(CACHE, "r"),
+                              "--vcpus", "2", "--duration", "30"], env=self.env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        while not HOST.domains() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        self.assertTrue(HOST.domains(), "the remote domain never started")
+        p.kill()
+        p.wait()
+        self.assertTrue(os.listdir(self.tmp), "nothing left to clean: no run directory")
+        later = self.plerig("--vcpus", "1", "--duration", "0.05")
+        self.assertEqual(later.returncode, 0, later.stderr)
+        self.assertIn(f"removed run directory {self.tmp}/plerig-libvirt-{p.pid}-",
+                      later.stderr)
+        # the dead run's connection closed: libvirtd destroyed its autodestroy domain
+        self.assertEqual(HOST.domains(), [])
+        self.assertEqual(os.listdir(self.tmp), [])
+
+
+def main():
+    global HOST, CACHE
+    why = remote_libvirt_host.skip_reason()
+    if why:
+        print(f"SKIP: {why}")
+        return 77
+    # short: QEMU's monitor socket lies under the embedded driver's root
+    base = tempfile.mkdtemp(prefix="plr-")
+    CACHE = os.path.join(base, "c")
+    os.makedirs(CACHE)
+    HOST = remote_libvirt_host.RemoteHost(os.path.join(base, "host"))
+    try:
+        HOST.start()
+        prog = unittest.main(argv=[sys.argv[0]] + sys.argv[2:], exit=False, verbosity=2)
+        ok = prog.result.wasSuccessful()
+    finally:
+        HOST.stop()
+        shutil.rmtree(base, ignore_errors=True)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
