@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "backends/libvirt/connection.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <libvirt/virterror.h>
 #include <pthread.h>
@@ -11,6 +12,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "backends/libvirt/run_dir.h"
+#include "util/atomic_file.h"
 #include "util/errbuf.h"
 #include "util/uri_redact.h"
 
@@ -211,6 +214,49 @@ static int check_socket_room(const char *root, char *err, size_t errlen)
 	    root, strlen(root), SOCKET_PATH_MAX, room - (sizeof("/libvirt") - 1));
 }
 
+/*
+ * Where a domain starts, libvirt checks the guest CPU QEMU made. With
+ * QEMU's "unavailable-features" (the cpu-unavailable-features flag of its
+ * capabilities) it does so generically: qom-list of the vCPU, then one
+ * qom-get round trip per property, about 400 here (half of a libvirt
+ * run's start-up, measured with libvirt's monitor log). Without the flag
+ * it reads two properties, feature-words and filtered-features, which is
+ * libvirt's x86 way and all an x86 guest needs. The flag lives in
+ * libvirt's capability cache, in our own embed root: dropping it there
+ * before connecting makes every later start take the short way. A cache
+ * without the flag (another libvirt, a fresh probe) is left as it is.
+ */
+#define UNAVAILABLE_FEATURES_FLAG "  <flag name='cpu-unavailable-features'/>\n"
+
+static void drop_generic_cpu_check(const char *root)
+{
+	char dir[PATH_MAX + 32];
+	snprintf(dir, sizeof(dir), "%s/cache/qemu/capabilities", root);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		char path[2 * PATH_MAX], err[ERRBUF_SIZE];
+		unsigned char *text;
+		size_t len;
+		const size_t n = strlen(e->d_name);
+		if (n < 5 || strcmp(e->d_name + n - 4, ".xml"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (read_whole_file(path, 4u << 20, &text, &len, err, sizeof(err)))
+			continue;
+		char *flag = strstr((char *)text, UNAVAILABLE_FEATURES_FLAG);
+		if (flag) {
+			const size_t cut = sizeof(UNAVAILABLE_FEATURES_FLAG) - 1;
+			memmove(flag, flag + cut, len - (size_t)(flag - (char *)text) - cut + 1);
+			atomic_file_write(path, "libvirt's capability cache", (const char *)text,
+					  len - cut, err, sizeof(err));
+		}
+		free(text);
+	}
+	if (d)
+		closedir(d);
+}
+
 static int open_embedded(struct lv_connection *c, const char *cache_dir, char *err, size_t errlen)
 {
 	char esc[PATH_MAX * 3];
@@ -229,6 +275,7 @@ static int open_embedded(struct lv_connection *c, const char *cache_dir, char *e
 		return errbuf_printf(err, errlen, "--cache-dir path too long");
 	snprintf(c->uri, sizeof(c->uri), "qemu:///embed?root=%s", esc);
 	c->embedded = c->local = true;
+	drop_generic_cpu_check(c->root);
 	return 0;
 }
 
