@@ -5,38 +5,28 @@ old-style error report planted: snprintf(err, ...) then return, snprintf(why,
 named with its file and line, and fail with exit 1; the idiom errbuf.h asks
 for, and a why filled before a call, must pass."""
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import planted_tree  # noqa: E402
 
 LINT, HOST = sys.argv[1], sys.argv[2]
 PLANT_IN = "util/errbuf.c"
 
 
-def run(host):
-    return subprocess.run([sys.executable, LINT, host], capture_output=True, text=True)
-
-
 class LintErrors(unittest.TestCase):
     def test_tree_is_clean(self):
-        r = run(HOST)
+        r = planted_tree.run(LINT, HOST)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn("every error through util/errbuf.h", r.stdout)
 
     def planted(self, code):
         """lint-errors on a copy of host/ with @code appended to PLANT_IN, and
         the line @code starts on."""
-        with tempfile.TemporaryDirectory() as d:
-            copy = os.path.join(d, "host")
-            shutil.copytree(HOST, copy)
-            path = os.path.join(copy, PLANT_IN)
-            with open(path) as f:
-                line = f.read().count("\n") + 2
-            with open(path, "a") as f:
-                f.write("\n" + code)
-            return run(copy), line
+        with open(os.path.join(HOST, PLANT_IN)) as f:
+            line = f.read().count("\n") + 2
+        return planted_tree.run_planted(LINT, HOST, PLANT_IN, "\n" + code), line
 
     def assert_refused(self, code, offset, what):
         r, line = self.planted(code)

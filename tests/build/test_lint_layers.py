@@ -3,32 +3,23 @@
 include planted that runs up, sideways between peers, or to a missing file:
 each must be caught, named, and fail with exit 1."""
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import planted_tree  # noqa: E402
 
 CHECK, HOST = sys.argv[1], sys.argv[2]
 
 
-def run(host):
-    return subprocess.run([sys.executable, CHECK, host], capture_output=True, text=True)
-
-
 class CheckLayers(unittest.TestCase):
     def test_tree_is_clean(self):
-        r = run(HOST)
+        r = planted_tree.run(CHECK, HOST)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn("all pointing down", r.stdout)
 
     def planted(self, file, include):
-        with tempfile.TemporaryDirectory() as d:
-            copy = os.path.join(d, "host")
-            shutil.copytree(HOST, copy)
-            with open(os.path.join(copy, file), "a") as f:
-                f.write(f'\n#include "{include}"\n')
-            return run(copy)
+        return planted_tree.run_planted(CHECK, HOST, file, f'\n#include "{include}"\n')
 
     def test_upward_include_fails(self):
         r = self.planted("model/variant.h", "cli/run_options.h")
