@@ -96,7 +96,7 @@ int parse_pcpus(const struct opt_entry *e, const char *value, void *target, char
 	struct run_plan *o = target;
 	unsigned allowed[PLERIG_MAX_PCPUS];
 	bool ok[CPU_SETSIZE] = {false}; /* both lists hold CPUs below CPU_SETSIZE */
-	char why[256], allowed_text[256];
+	char why[ERRBUF_SIZE], allowed_text[256];
 
 	(void)e;
 	if (cpulist_parse(value, o->common.pcpus, PLERIG_MAX_PCPUS, &o->common.nr_pcpus, why,

@@ -171,7 +171,7 @@ static int make_plan(const char *path, const struct section *defaults, struct se
 	struct scenario *s = &sec->s;
 	char *argv[MAX_ARGS + 2];
 	int argc = 0;
-	char why[512];
+	char why[ERRBUF_SIZE];
 
 	if (snprintf(s->options, sizeof(s->options), "%s%s%s", defaults->options,
 		     *defaults->options && *sec->options ? " " : "",
@@ -376,7 +376,7 @@ int suite_parse(const char *path, const char *text, size_t len, struct suite *ou
 
 int suite_load(const char *path, struct suite *out, char *err, size_t errlen)
 {
-	char why[256], *text;
+	char why[ERRBUF_SIZE], *text;
 	size_t len;
 
 	memset(out, 0, sizeof(*out));
