@@ -86,7 +86,7 @@ enum output_kind output_path_classify(const char *path, char *target, size_t tar
 
 int output_path_check(const char *option, const char *path, char *err, size_t errlen)
 {
-	char target[PATH_MAX], dir[PATH_MAX], why[256];
+	char target[PATH_MAX], dir[PATH_MAX], why[ERRBUF_SIZE];
 	struct stat st;
 
 	switch (output_path_classify(path, target, sizeof(target), why, sizeof(why))) {
