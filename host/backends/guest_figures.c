@@ -187,7 +187,7 @@ static int check_exclusion(struct variant_result *r, unsigned vm)
 
 int run_check_guest_figures(struct variant_result *r)
 {
-	char why[200];
+	char why[ERRBUF_SIZE];
 	for (unsigned g = 0; g < r->nr_records; g++) {
 		const struct vcpu_record *rec = &r->records[g];
 		if (guest_figures_check_vcpu(r, rec, why, sizeof(why)))
