@@ -158,12 +158,15 @@ class Results(unittest.TestCase):
                 for c in vm["vcpus"]:
                     for k in VCPU_FIELDS:
                         self.assertIn(k, c)
-                    # 4 vCPUs on 2 CPUs: a busy host may starve one vCPU for the
-                    # whole run, so only the VM as a whole must progress
+                    # 4 vCPUs on 2 CPUs: a busy host may starve one vCPU, or a
+                    # whole VM, for the 0.3 s measured (seen at load 18: a VM of
+                    # ticket with 0 measured acquisitions), so the lock must have
+                    # moved in the run's whole life (warm-up and stop included:
+                    # a queued waiter takes the lock once before it sees STOP)
                     self.assertGreaterEqual(c["acquisitions"], 0)
                     measured += c["acquisitions"]
                     total += c["acquisitions"] + c["unmeasured_acquisitions"]
-                self.assertGreater(measured, 0)
+                self.assertGreater(total, 0)
                 self.assertEqual(vm["protected_counter"], total)
 
     def test_repeats_match_the_schema(self):
