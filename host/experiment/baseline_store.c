@@ -293,7 +293,8 @@ static int entry_from_json(const struct reader *r, json_object *e, unsigned i, s
 	const char *me = va ? string_member(r, at, e, "metric", sizeof(b->entries->metric)) : NULL;
 	if (!me)
 		return -1;
-	if (!metric_by_name(me))
+	/* a metric of the check's, or the host's load that check keeps with each entry */
+	if (!metric_by_name(me) && strcmp(me, foreign_load_metric.name))
 		return bad(r, at, "metric: unknown '%.31s'", me);
 	if (!json_object_object_get_ex(e, "values", &vals) ||
 	    !json_object_is_type(vals, json_type_array))

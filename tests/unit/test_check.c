@@ -339,7 +339,9 @@ END_TEST
 	"{\"scenario\": \"" scenario                                                               \
 	"\", \"variant\": \"kvm ticket pause\", \"metric\": \"" metric "\", \"values\": [" values  \
 	"]}"
-#define GOOD_ENTRIES ENTRY("a", "acq_per_cpu_s", "1.5, 2") "," ENTRY("a", "run_delay_share", "0, 1")
+#define GOOD_ENTRIES                                                                               \
+	ENTRY("a", "acq_per_cpu_s", "1.5, 2")                                                      \
+	"," ENTRY("a", "run_delay_share", "0, 1") "," ENTRY("a", "foreign_cpu_share", "0.25")
 
 START_TEST(test_baseline_parse_good)
 {
@@ -349,7 +351,7 @@ START_TEST(test_baseline_parse_good)
 
 	ck_assert_msg(!baseline_parse("k.json", BKEY, doc, strlen(doc), &b, err, sizeof(err)), "%s",
 		      err);
-	ck_assert_uint_eq(b.nr_entries, 2);
+	ck_assert_uint_eq(b.nr_entries, 3);
 	ck_assert_double_eq(baseline_find(&b, "a", "kvm ticket pause", "acq_per_cpu_s")->values[0],
 			    1.5);
 	/* terminal escapes arrive escaped: ESC, and CSI as UTF-8 C1 */
@@ -374,6 +376,8 @@ static const struct {
      "entries[0].values[0]: -50 out of range (0 to 1 for run_delay_share)"},
     {BASELINE_DOC("1", BKEY, "CPU", "t", ENTRY("a", "run_delay_share", "1.5")),
      "out of range (0 to 1 for run_delay_share)"},
+    {BASELINE_DOC("1", BKEY, "CPU", "t", ENTRY("a", "foreign_cpu_share", "-0.5")),
+     "entries[0].values[0]: -0.5 out of range (0 to 1 for foreign_cpu_share)"},
     {BASELINE_DOC("1", BKEY, "CPU", "t", ENTRY("a", "speed", "1")),
      "entries[0]: metric: unknown 'speed'"},
     {BASELINE_DOC("1", BKEY, "CPU", "t", ENTRY("a", "stalls", "1") "," ENTRY("a", "stalls", "2")),
