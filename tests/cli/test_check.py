@@ -7,6 +7,7 @@ CPUs busy (the scenarios judge acq/CPU-second of one vCPU alone).
 
 usage: test_check.py PLERIG DEFAULT_SUITE
 """
+import fcntl
 import glob
 import json
 import os
@@ -303,6 +304,36 @@ class Check(unittest.TestCase):
         self.assertEqual(self.entries(path, "long"), made_up)
         solo = [e for e in self.entries(path, "solo") if e["metric"] == "acq_per_cpu_s"]
         self.assertTrue(solo and all(e["values"] != [1.0, 2.0, 3.0] for e in solo), solo)
+
+    def test_two_recordings_into_one_store_both_land(self):
+        """A recording that finds the store locked (here by the test, as another recording
+        would hold it) waits, says so, and merges with what landed meanwhile."""
+        self.need_kvm()
+        path = self.record()
+        with open(path) as f:
+            other = json.load(f)
+        made_up = [{"scenario": "other", **self.MADE_UP}]
+        other["entries"] += made_up
+        store = os.open(self.store, os.O_RDONLY | os.O_DIRECTORY)
+        self.addCleanup(os.close, store)
+        fcntl.flock(store, fcntl.LOCK_EX)
+        p = subprocess.Popen([PLERIG, "check", "-q", "--suite", self.suite, "--baselines",
+                              self.store, "--record"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, env={**os.environ, **self.env})
+        seen = []
+        for line in p.stderr:
+            seen.append(line)
+            if "waiting for another recording into" in line:
+                break
+        # the other recording lands while this one waits
+        with open(path, "w") as f:
+            json.dump(other, f)
+        fcntl.flock(store, fcntl.LOCK_UN)
+        out, err = p.communicate(timeout=120)
+        self.assertEqual(p.returncode, 0, "".join(seen) + out + err)
+        self.assertIn("waiting for another recording", "".join(seen))
+        self.assertEqual(self.entries(path, "other"), made_up)
+        self.assertTrue(self.entries(path, "solo"))
 
     def test_junit_one_case_per_expectation_and_metric(self):
         self.need_kvm()
