@@ -168,8 +168,9 @@ void sweep_options_usage(FILE *out)
 	      "                    [--json FILE] [--csv FILE] -- [RUN OPTIONS]\n"
 	      "       plerig sweep --restore\n"
 	      "\n"
-	      "For each value of a host PLE parameter (every combination when several\n"
-	      "are given), set it, run the `plerig run` matrix, and report the curve of\n"
+	      "For each value of a host PLE parameter, or of kvm's halt polling\n"
+	      "(halt_poll_ns...), every combination when several are given,\n"
+	      "set it, run the `plerig run` matrix, and report the curve of\n"
 	      "throughput, stalls and PAUSE-loop exits against the value. The original\n"
 	      "values are put back at the end, on error and on Ctrl-C / SIGTERM; they\n"
 	      "are saved first in $PLERIG_STATE_DIR (/var/lib/plerig), so that after a\n"
@@ -180,7 +181,9 @@ void sweep_options_usage(FILE *out)
 	      "reloaded with the new value (rmmod, then modprobe with every PLE\n"
 	      "parameter; kvm itself stays loaded, its parameters untouched), which is\n"
 	      "refused while anything holds KVM (a VM, an open /dev/kvm) and impossible\n"
-	      "when the module is built into the kernel.\n"
+	      "when the module is built into the kernel. kvm's halt-polling parameters\n"
+	      "are always written at run time (kvm is never reloaded); on PVM, which\n"
+	      "has no PLE parameter, they are what there is to sweep.\n"
 	      "\n",
 	      out);
 	/* no defaults: every option of the sweep is off unless given */

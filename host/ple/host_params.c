@@ -25,6 +25,12 @@ static const char *const svm_params[] = {
     "pause_filter_count_shrink", "pause_filter_count_max", NULL,
 };
 
+#define KVM_CORE_MODULE "kvm"
+
+static const char *const kvm_core_params[] = {
+    "halt_poll_ns", "halt_poll_ns_grow", "halt_poll_ns_grow_start", "halt_poll_ns_shrink", NULL,
+};
+
 /* In the order kvm_detect_module() looks: only one of them can be loaded. */
 static const struct {
 	const char *module;
@@ -53,6 +59,12 @@ const char *ple_params_known(void)
 			used += (size_t)snprintf(text + used, sizeof(text) - used, "%s %s",
 						 i ? "," : "", modules[m].params[i]);
 	}
+	if (used < sizeof(text))
+		used +=
+		    (size_t)snprintf(text + used, sizeof(text) - used, "; %s:", KVM_CORE_MODULE);
+	for (unsigned i = 0; kvm_core_params[i] && used < sizeof(text); i++)
+		used += (size_t)snprintf(text + used, sizeof(text) - used, "%s %s", i ? "," : "",
+					 kvm_core_params[i]);
 	return text;
 }
 
@@ -70,8 +82,18 @@ const char *const *ple_module_params(const char *module)
 	return NULL;
 }
 
+bool ple_param_is_core(const char *name)
+{
+	for (const char *const *p = kvm_core_params; *p; p++)
+		if (!strcmp(*p, name))
+			return true;
+	return false;
+}
+
 const char *ple_param_owner(const char *name)
 {
+	if (ple_param_is_core(name))
+		return KVM_CORE_MODULE;
 	for (size_t i = 0; i < NR_MODULES; i++)
 		for (const char *const *p = modules[i].params; p && *p; p++)
 			if (!strcmp(*p, name))
@@ -110,6 +132,18 @@ static void list_holders(struct ple_host *h)
 	closedir(d);
 }
 
+/* @q from the file at @path (stat'ed into @st): value, mode, whether this process may write it. */
+static void read_param_file(struct ple_param *q, const char *name, const char *path,
+			    const struct stat *st)
+{
+	snprintf(q->name, sizeof(q->name), "%s", name);
+	if (text_file_read(path, q->value, sizeof(q->value)) < 0)
+		snprintf(q->value, sizeof(q->value), "?");
+	q->mode = st->st_mode & 07777;
+	/* root passes access(W_OK) on any file: the mode bits are what sysfs enforces */
+	q->writable = (q->mode & 0222) && access(path, W_OK) == 0;
+}
+
 static void read_params(struct ple_host *h, const char *const *names)
 {
 	for (const char *const *p = names; p && *p && h->nr_params < PLE_MAX_PARAMS; p++) {
@@ -119,14 +153,27 @@ static void read_params(struct ple_host *h, const char *const *names)
 			  *p) ||
 		    stat(path, &st) < 0)
 			continue; /* not in this kernel version */
-		struct ple_param *q = &h->params[h->nr_params++];
-		snprintf(q->name, sizeof(q->name), "%s", *p);
-		if (text_file_read(path, q->value, sizeof(q->value)) < 0)
-			snprintf(q->value, sizeof(q->value), "?");
-		q->mode = st.st_mode & 07777;
-		/* root passes access(W_OK) on any file: the mode bits are what sysfs enforces */
-		q->writable = (q->mode & 0222) && access(path, W_OK) == 0;
+		read_param_file(&h->params[h->nr_params++], *p, path, &st);
 	}
+}
+
+int ple_core_read(const char *root, const char *name, struct ple_param *out, char *err,
+		  size_t errlen)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	memset(out, 0, sizeof(*out));
+	if (pathf(path, sizeof(path), "%s/module/%s/parameters/%s", root, KVM_CORE_MODULE, name))
+		return errbuf_errno(err, errlen, -ENAMETOOLONG, "%s: path too long", root);
+	if (stat(path, &st) < 0) {
+		int e = errno;
+		return errbuf_errno(
+		    err, errlen, -e,
+		    "no parameter %s: %s: %s (kvm not loaded, or a kernel without it)", name, path,
+		    strerror(e));
+	}
+	read_param_file(out, name, path, &st);
+	return 0;
 }
 
 int ple_host_detect(struct ple_host *h, const char *root, char *err, size_t errlen)
@@ -358,6 +405,30 @@ static int reload(struct ple_host *h, const struct ple_setting *set, unsigned n,
 			return rc;
 	}
 	return 0;
+}
+
+int ple_core_write(const char *root, const struct ple_setting *s, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	struct ple_param now;
+	if (!ple_value_valid(s->value))
+		return errbuf_errno(err, errlen, -EINVAL,
+				    "%s=%s: the value must be a decimal number up to %u", s->name,
+				    s->value, 0xffffffffu);
+	if (pathf(path, sizeof(path), "%s/module/%s/parameters/%s", root, KVM_CORE_MODULE, s->name))
+		return errbuf_errno(err, errlen, -ENAMETOOLONG, "%s: path too long", root);
+	int rc = text_file_write(path, s->value);
+	if (rc)
+		return errbuf_errno(err, errlen, rc, "writing %s to %s: %s%s", s->value, path,
+				    strerror(-rc),
+				    rc == -EACCES || rc == -EPERM ? " (run plerig as root)" : "");
+	rc = ple_core_read(root, s->name, &now, err, errlen);
+	if (!rc && !same_value(now.value, s->value))
+		return errbuf_errno(err, errlen, -EIO,
+				    "after the write, %s reads back %s instead of %s (the kernel "
+				    "clamps or rejects this value)",
+				    s->name, now.value, s->value);
+	return rc;
 }
 
 int ple_apply(struct ple_host *h, const struct ple_setting *set, unsigned n, char *err,

@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define PLE_MAX_PARAMS	   8
+#define PLE_MAX_PARAMS	   12 /* a vendor module's five, kvm's halt polling four */
 #define PLE_NAME_LEN	   40
 #define PLE_VALUE_LEN	   24
 #define PLE_MODULE_LEN	   24
@@ -115,5 +115,19 @@ bool ple_value_valid(const char *value);
  */
 int ple_apply(struct ple_host *h, const struct ple_setting *set, unsigned n, char *err,
 	      size_t errlen);
+
+/*
+ * kvm's own halt-polling parameters (halt_poll_ns, halt_poll_ns_grow,
+ * halt_poll_ns_grow_start, halt_poll_ns_shrink): one set for whichever
+ * vendor module runs the vCPUs, PVM's too, and writable at run time, so
+ * they are written, never reloaded (a reload of kvm would take the vendor
+ * module with it). ple_param_owner() names "kvm" for them.
+ */
+bool ple_param_is_core(const char *name);
+/* The parameter under @root/module/kvm/parameters: 0, or -errno with @err saying why not. */
+int ple_core_read(const char *root, const char *name, struct ple_param *out, char *err,
+		  size_t errlen);
+/* Write @s there and read it back: 0, or -errno with @err filled. */
+int ple_core_write(const char *root, const struct ple_setting *s, char *err, size_t errlen);
 
 #endif

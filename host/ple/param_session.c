@@ -39,6 +39,46 @@ static int check_no_state(char *err, size_t errlen)
 	    (int)old.pid, old.module, path);
 }
 
+/* kvm's halt-polling parameter @name exists here, holds a number and this process may write it. */
+static int check_core(const char *root, const char *name, char *err, size_t errlen)
+{
+	struct ple_param p;
+	char why[512];
+	int rc = ple_core_read(root, name, &p, why, sizeof(why));
+	if (rc)
+		return errbuf_errno(err, errlen, rc, "cannot change %s: %s", name, why);
+	if (!ple_value_valid(p.value))
+		return errbuf_errno(err, errlen, -EIO,
+				    "cannot change %s: it reads '%s', not a number", name, p.value);
+	if (!p.writable)
+		return errbuf_errno(
+		    err, errlen, -EPERM,
+		    "cannot change %s: %s/module/kvm/parameters/%s is %s (mode %04o)", name, root,
+		    name,
+		    p.mode & 0222 ? "writable only by its owner: run plerig as root" : "read-only",
+		    p.mode);
+	return 0;
+}
+
+/* kvm's halt polling written at run time, the vendor module's parameters as ple_apply() sets them.
+ */
+static int apply_split(struct ple_host *h, const struct ple_setting *set, unsigned n, char *err,
+		       size_t errlen)
+{
+	struct ple_setting vendor[PLE_MAX_PARAMS];
+	unsigned nv = 0;
+	for (unsigned i = 0; i < n && i < PLE_MAX_PARAMS; i++) {
+		if (!ple_param_is_core(set[i].name)) {
+			vendor[nv++] = set[i];
+			continue;
+		}
+		int rc = ple_core_write(h->root, &set[i], err, errlen);
+		if (rc)
+			return rc;
+	}
+	return nv ? ple_apply(h, vendor, nv, err, errlen) : 0;
+}
+
 int ple_session_begin(struct ple_session *s, const char *const *names, unsigned n, char *err,
 		      size_t errlen)
 {
@@ -50,6 +90,12 @@ int ple_session_begin(struct ple_session *s, const char *const *names, unsigned 
 	if (n > PLE_MAX_PARAMS)
 		return errbuf_errno(err, errlen, -E2BIG, "at most %d parameters", PLE_MAX_PARAMS);
 	for (unsigned i = 0; i < n; i++) {
+		if (ple_param_is_core(names[i])) {
+			rc = check_core(s->host.root, names[i], err, errlen);
+			if (rc)
+				return rc;
+			continue;
+		}
 		if (ple_decide(&s->host, names[i], why, sizeof(why)) == PLE_METHOD_REFUSED)
 			return errbuf_errno(err, errlen,
 					    ple_host_param(&s->host, names[i]) ? -EPERM : -ENOENT,
@@ -70,6 +116,16 @@ int ple_session_begin(struct ple_session *s, const char *const *names, unsigned 
 		str_copy(o->name, sizeof(o->name), s->host.params[i].name);
 		str_copy(o->value, sizeof(o->value), s->host.params[i].value);
 	}
+	/* of kvm's halt polling, only what the sweep changes: nothing else touches it */
+	for (unsigned i = 0; i < n && s->state.n < PLE_MAX_PARAMS; i++) {
+		struct ple_param p;
+		if (!ple_param_is_core(names[i]) ||
+		    ple_core_read(s->host.root, names[i], &p, err, errlen))
+			continue;
+		struct ple_setting *o = &s->state.orig[s->state.n++];
+		str_copy(o->name, sizeof(o->name), p.name);
+		str_copy(o->value, sizeof(o->value), p.value);
+	}
 	rc = ple_state_save(&s->state, err, errlen);
 	if (rc)
 		return rc;
@@ -83,7 +139,7 @@ int ple_session_apply(struct ple_session *s, const struct ple_setting *set, unsi
 	if (!s->active)
 		return errbuf_errno(err, errlen, -EINVAL,
 				    "internal error: parameters applied outside a session");
-	return ple_apply(&s->host, set, n, err, errlen);
+	return apply_split(&s->host, set, n, err, errlen);
 }
 
 /* Only the values that differ: a restore of unchanged values reloads nothing. */
@@ -96,7 +152,13 @@ static int restore_values(struct ple_host *h, const struct ple_state *st, char *
 	if (done && donelen)
 		done[0] = '\0';
 	for (unsigned i = 0; i < st->n; i++) {
+		struct ple_param core;
+		char why[256];
 		const struct ple_param *p = ple_host_param(h, st->orig[i].name);
+		if (ple_param_is_core(st->orig[i].name))
+			p = ple_core_read(h->root, st->orig[i].name, &core, why, sizeof(why))
+				? NULL
+				: &core;
 		if (p && !strcmp(p->value, st->orig[i].value))
 			continue;
 		if (done && used < donelen)
@@ -105,7 +167,7 @@ static int restore_values(struct ple_host *h, const struct ple_state *st, char *
 						 p ? p->value : "(missing)", st->orig[i].value);
 		diff[nd++] = st->orig[i];
 	}
-	return nd ? ple_apply(h, diff, nd, err, errlen) : 0;
+	return nd ? apply_split(h, diff, nd, err, errlen) : 0;
 }
 
 int ple_session_restore(struct ple_session *s, char *err, size_t errlen)

@@ -229,6 +229,25 @@ class SweepRuns(unittest.TestCase):
         self.assertFalse(os.path.exists(host.state))
         self.assertEqual(host.modprobe_calls(), [])
 
+    def test_halt_poll_ns_written_and_restored(self):
+        # kvm's halt polling beside a read-only kvm_intel: written at run time, never a reload
+        host = self.host(mode=0o444)
+        kvm = os.path.join(host.sys, "module", "kvm", "parameters")
+        os.makedirs(kvm)
+        with open(os.path.join(kvm, "halt_poll_ns"), "w") as f:
+            f.write("200000\n")
+        out = os.path.join(host.dir, "curve.json")
+        r = sweep(host, "--param", "halt_poll_ns=0,50000", "--json", out, "--", *RUN)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(out) as f:
+            doc = json.load(f)
+        self.assertEqual(doc["params"], ["halt_poll_ns"])
+        self.assertEqual([p["values"]["halt_poll_ns"] for p in doc["points"]], [0, 50000])
+        with open(os.path.join(kvm, "halt_poll_ns")) as f:
+            self.assertEqual(f.read().strip(), "200000")
+        self.assertFalse(os.path.exists(host.state))
+        self.assertEqual(host.modprobe_calls(), [])
+
     def test_reload(self):
         host = self.host(mode=0o444)
         out = os.path.join(host.dir, "curve.json")

@@ -269,7 +269,10 @@ START_TEST(test_owner_and_values)
 {
 	ck_assert_str_eq(ple_param_owner("ple_gap"), "kvm_intel");
 	ck_assert_str_eq(ple_param_owner("pause_filter_thresh"), "kvm_amd");
-	ck_assert_ptr_null(ple_param_owner("halt_poll_ns"));
+	ck_assert_str_eq(ple_param_owner("halt_poll_ns"), "kvm");
+	ck_assert(ple_param_is_core("halt_poll_ns_shrink"));
+	ck_assert(!ple_param_is_core("ple_window"));
+	ck_assert_ptr_null(ple_param_owner("nx_huge_pages"));
 	ck_assert(ple_value_valid("0"));
 	ck_assert(ple_value_valid("4294967295"));
 	ck_assert(!ple_value_valid("4294967296"));
@@ -636,6 +639,99 @@ START_TEST(test_restore_other_root)
 }
 END_TEST
 
+/* ---- kvm's halt polling: written at run time, beside any vendor module ---- */
+
+static void fake_kvm_core(mode_t mode)
+{
+	fake_module("kvm", "1");
+	set_param("kvm", "halt_poll_ns", "200000", mode);
+	set_param("kvm", "halt_poll_ns_grow", "2", mode);
+}
+
+/* A sweep of halt_poll_ns and ple_window: the first written, the second reloaded, both back. */
+START_TEST(test_session_halt_poll)
+{
+	struct ple_session s;
+	const char *const names[] = {"halt_poll_ns", "ple_window"};
+	struct ple_setting v[] = {{"halt_poll_ns", "0"}, {"ple_window", "8192"}};
+	fake_kvm_intel(0444, "0");
+	fake_kvm_core(0644);
+	ck_assert_msg(ple_session_begin(&s, names, 2, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(ple_session_apply(&s, v, 2, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_str_eq(get_param("kvm", "halt_poll_ns"), "0");
+	ck_assert_str_eq(get_param("kvm_intel", "ple_window"), "8192");
+	ck_assert_msg(ple_session_restore(&s, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_str_eq(get_param("kvm", "halt_poll_ns"), "200000");
+	ck_assert_str_eq(get_param("kvm_intel", "ple_window"), "4096");
+	ck_assert_str_eq(get_param("kvm", "halt_poll_ns_grow"), "2");
+	ck_assert(!state_exists());
+	/* kvm itself is never reloaded, nor passed to the vendor module's modprobe */
+	ck_assert_msg(!strstr(modprobe_log(), "halt_poll") &&
+			  !strstr(modprobe_log(), "rmmod kvm\n"),
+		      "%s", modprobe_log());
+}
+END_TEST
+
+/* On PVM there is no PLE parameter, but kvm's halt polling is there to sweep. */
+START_TEST(test_session_halt_poll_on_pvm)
+{
+	struct ple_session s;
+	const char *const names[] = {"halt_poll_ns"};
+	struct ple_setting v = {"halt_poll_ns", "50000"};
+	fake_module("kvm_pvm", NULL);
+	fake_kvm_core(0644);
+	ck_assert_msg(ple_session_begin(&s, names, 1, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(ple_session_apply(&s, &v, 1, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_str_eq(get_param("kvm", "halt_poll_ns"), "50000");
+	ck_assert_msg(ple_session_restore(&s, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_str_eq(get_param("kvm", "halt_poll_ns"), "200000");
+	ck_assert(!state_exists());
+}
+END_TEST
+
+START_TEST(test_session_halt_poll_refused)
+{
+	struct ple_session s;
+	const char *const names[] = {"halt_poll_ns"};
+	fake_module("kvm_pvm", NULL);
+	/* no kvm directory at all, then a read-only parameter: refused before any state */
+	ck_assert_int_eq(ple_session_begin(&s, names, 1, err, sizeof(err)), -ENOENT);
+	ck_assert_msg(strstr(err, "cannot change halt_poll_ns"), "%s", err);
+	fake_kvm_core(0444);
+	ck_assert_int_eq(ple_session_begin(&s, names, 1, err, sizeof(err)), -EPERM);
+	ck_assert_msg(strstr(err, "read-only"), "%s", err);
+	ck_assert(!state_exists());
+}
+END_TEST
+
+/* A sweep killed after changing halt_poll_ns: --restore puts it back. */
+START_TEST(test_crash_restore_halt_poll)
+{
+	char msg[1024];
+	fake_kvm_intel(0644, "0");
+	fake_kvm_core(0644);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct ple_session s;
+		const char *const names[] = {"halt_poll_ns"};
+		struct ple_setting v = {"halt_poll_ns", "10"};
+		if (ple_session_begin(&s, names, 1, err, sizeof(err)) ||
+		    ple_session_apply(&s, &v, 1, err, sizeof(err)))
+			_exit(3);
+		_exit(0); /* no restore */
+	}
+	int status;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+	ck_assert_str_eq(get_param("kvm", "halt_poll_ns"), "10");
+	ck_assert_int_eq(ple_restore_from_state(msg, sizeof(msg)), 1);
+	ck_assert_msg(strstr(msg, "halt_poll_ns 10 -> 200000"), "%s", msg);
+	ck_assert_str_eq(get_param("kvm", "halt_poll_ns"), "200000");
+	ck_assert(!state_exists());
+}
+END_TEST
+
 START_TEST(test_kvm_users)
 {
 	char p[PATH_MAX], out[256];
@@ -706,6 +802,10 @@ static Suite *host_params_suite(void)
 	tcase_add_test(t, test_crash_restore_reload);
 	tcase_add_test(t, test_crash_restore_refused_keeps_state);
 	tcase_add_test(t, test_restore_other_root);
+	tcase_add_test(t, test_session_halt_poll);
+	tcase_add_test(t, test_session_halt_poll_on_pvm);
+	tcase_add_test(t, test_session_halt_poll_refused);
+	tcase_add_test(t, test_crash_restore_halt_poll);
 	tcase_add_test(t, test_kvm_users);
 	tcase_add_test(t, test_kvm_users_not_self);
 	suite_add_tcase(s, t);

@@ -89,7 +89,7 @@ START_TEST(test_options_bad)
 	    {"--param ple_window", "NAME=V1,V2"},
 	    {"--param ple_window=", "NAME=V1,V2"},
 	    {"--param =5", "NAME=V1,V2"},
-	    {"--param halt_poll_ns=5", "not a PLE parameter"},
+	    {"--param nx_huge_pages=5", "not a PLE parameter"},
 	    {"--param ple_window=1,,2", "empty"},
 	    {"--param ple_window=1,x", "not a decimal number"},
 	    {"--param ple_window=-1", "not a decimal number"},

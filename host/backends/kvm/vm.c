@@ -112,12 +112,10 @@ static int set_halt_poll(struct kvm_vm *vm, const struct kvm_system *sys, int64_
 			 size_t errlen)
 {
 	if (ioctl(sys->fd, KVM_CHECK_EXTENSION, KVM_CAP_HALT_POLL) <= 0)
-		return errbuf_errno(
-		    err, errlen, -EOPNOTSUPP,
-		    "--halt-poll %lld: this KVM cannot set halt polling per VM (no "
-		    "KVM_CAP_HALT_POLL: needs Linux >= 5.19); use --halt-poll host, or plerig "
-		    "sweep on kvm.halt_poll_ns",
-		    (long long)ns);
+		return errbuf_errno(err, errlen, -EOPNOTSUPP,
+				    "--halt-poll %lld: this KVM cannot set halt polling per VM (no "
+				    "KVM_CAP_HALT_POLL: needs Linux >= 5.19); use --halt-poll host",
+				    (long long)ns);
 	struct kvm_enable_cap cap = {.cap = KVM_CAP_HALT_POLL, .args = {(uint64_t)ns}};
 	if (ioctl(vm->fd, KVM_ENABLE_CAP, &cap) < 0) {
 		int e = errno;
