@@ -119,7 +119,11 @@ static int open_baselines(const struct check_options *o, struct check_result *re
 	}
 	int rc = baseline_load(bl->dir, res->baseline_key, &bl->b, err, sizeof(err));
 	if (rc < 0) {
-		fprintf(stderr, "plerig check: %s\n", err);
+		/* a recording merges into the file: a damaged one is not silently replaced */
+		fprintf(stderr, "plerig check: %s%s\n", err,
+			o->record ? " (--record keeps the other scenarios' entries of this file: "
+				    "mend it, or remove it to record afresh)"
+				  : "");
 		return EXIT_USAGE;
 	}
 	bl->loaded = rc == 0;
