@@ -126,6 +126,10 @@ int cmd_sweep(int argc, char **argv, const char *guest_path)
 	}
 	unsigned long long seed = o.seed_given ? o.seed : (unsigned long long)time(NULL);
 	int status = sweep_run(&o.grid, &plan, guest_path, o.rounds, seed, &curve);
+	if (status == SWEEP_REFUSED) { /* the files of an earlier sweep stay as they were */
+		sweep_curve_free(&curve);
+		return interrupt_requested() ? 128 + interrupt_signal() : EXIT_FAILED;
+	}
 	if (write_outputs(&o, &curve) && status == 0)
 		status = EXIT_FAILED;
 	sweep_curve_free(&curve);

@@ -136,7 +136,7 @@ int sweep_run(const struct sweep_grid *grid, const struct run_plan *plan, const 
 			curve->rounds, seed);
 	if (ple_session_begin(&s.session, names, grid->nr_axes, err, sizeof(err))) {
 		fprintf(stderr, "plerig sweep: %s\n", err);
-		return 1;
+		return SWEEP_REFUSED;
 	}
 	int status = sweep_all(&s);
 	if (ple_session_restore(&s.session, err, sizeof(err))) {

@@ -17,8 +17,12 @@
  * is visited @rounds times (1: once, in grid order; more: in a new order
  * each round, shuffled from @seed). Returns the exit
  * status so far: 0, 1 (a point failed, or the parameters could not be
- * set or restored) or 128+N after signal N.
+ * set or restored) or 128+N after signal N; or SWEEP_REFUSED when it never
+ * started (a parameter this host cannot change, another sweep running, an
+ * unrestored one): nothing changed, nothing measured, nothing to write.
  */
+#define SWEEP_REFUSED (-1)
+
 int sweep_run(const struct sweep_grid *grid, const struct run_plan *plan, const char *guest_path,
 	      unsigned rounds, unsigned long long seed, struct sweep_curve *curve);
 

@@ -53,13 +53,35 @@ static int run(char *const argv[], const char *what, char *err, size_t errlen)
 	return 0;
 }
 
-int module_reload(const char *module, const struct ple_setting *params, unsigned n, char *err,
-		  size_t errlen)
+int module_load(const char *module, const struct ple_setting *params, unsigned n, char *err,
+		size_t errlen)
 {
 	const char *modprobe = module_modprobe_command();
 	char what[512];
-	char *argv[PLE_MAX_PARAMS + 4];
+	char *argv[PLE_MAX_PARAMS + 3];
 	char args[PLE_MAX_PARAMS][PLE_NAME_LEN + PLE_VALUE_LEN + 2];
+
+	if (n > PLE_MAX_PARAMS)
+		return errbuf_errno(err, errlen, -E2BIG, "loading %s: %u parameters, at most %d",
+				    module, n, PLE_MAX_PARAMS);
+	argv[0] = (char *)modprobe;
+	argv[1] = (char *)module;
+	size_t wlen = (size_t)snprintf(what, sizeof(what), "%s %s", modprobe, module);
+	for (unsigned i = 0; i < n; i++) {
+		snprintf(args[i], sizeof(args[i]), "%s=%s", params[i].name, params[i].value);
+		argv[2 + i] = args[i];
+		if (wlen < sizeof(what))
+			wlen += (size_t)snprintf(what + wlen, sizeof(what) - wlen, " %s", args[i]);
+	}
+	argv[2 + n] = NULL;
+	return run(argv, what, err, errlen);
+}
+
+int module_reload(const char *module, const struct ple_setting *params, unsigned n, char *err,
+		  size_t errlen)
+{
+	char what[512];
+	char *argv[3];
 
 	if (n > PLE_MAX_PARAMS)
 		return errbuf_errno(err, errlen, -E2BIG, "reloading %s: %u parameters, at most %d",
@@ -74,29 +96,17 @@ int module_reload(const char *module, const struct ple_setting *params, unsigned
 		return errbuf_errno(err + len, errlen - len, rc,
 				    "; is a VM still running? (plerig doctor lists who holds KVM)");
 	}
-
-	argv[0] = (char *)modprobe;
-	size_t wlen = (size_t)snprintf(what, sizeof(what), "%s %s", modprobe, module);
-	for (unsigned i = 0; i < n; i++) {
-		snprintf(args[i], sizeof(args[i]), "%s=%s", params[i].name, params[i].value);
-		argv[2 + i] = args[i];
-		if (wlen < sizeof(what))
-			wlen += (size_t)snprintf(what + wlen, sizeof(what) - wlen, " %s", args[i]);
-	}
-	argv[2 + n] = NULL;
-	rc = run(argv, what, err, errlen);
+	rc = module_load(module, params, n, err, errlen);
 	if (!rc)
 		return 0;
 
 	/* never leave the host without KVM: load it back as the configuration says */
 	char again_err[ERRBUF_SIZE];
-	argv[2] = NULL;
-	snprintf(what, sizeof(what), "%s %s", modprobe, module);
 	size_t len = strlen(err);
-	if (run(argv, what, again_err, sizeof(again_err)))
+	if (module_load(module, NULL, 0, again_err, sizeof(again_err)))
 		errbuf_printf(err + len, errlen - len,
 			      "; loading it again without the new values failed too (%s): KVM is "
-			      "unloaded, run `modprobe %s`",
+			      "unloaded, run `plerig sweep --restore` (or `modprobe %s`)",
 			      again_err, module);
 	else
 		errbuf_printf(err + len, errlen - len,

@@ -2,20 +2,19 @@
 #include "ple/param_session.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "ple/module_reload.h"
+#include "ple/sweep_lock.h"
 #include "util/errbuf.h"
 #include "util/strfmt.h"
 
-static bool pid_alive(pid_t pid)
-{
-	return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
-}
-
-/* A state file already there means an unrestored (or running) sweep. */
+/*
+ * Under the lock, a state file already there is a sweep that died before
+ * restoring: the values now in sysfs are its, not the originals.
+ */
 static int check_no_state(char *err, size_t errlen)
 {
 	struct ple_state old;
@@ -26,12 +25,6 @@ static int check_no_state(char *err, size_t errlen)
 	ple_state_path(path, sizeof(path));
 	if (rc)
 		return errbuf_errno(err, errlen, rc, "%s", lerr);
-	if (old.pid != getpid() && pid_alive(old.pid))
-		return errbuf_errno(
-		    err, errlen, -EBUSY,
-		    "another plerig sweep (pid %d) is changing the %s parameters (%s); wait "
-		    "for it to end",
-		    (int)old.pid, old.module, path);
 	return errbuf_errno(
 	    err, errlen, -EBUSY,
 	    "a previous sweep (pid %d) ended without restoring the %s parameters (%s): run "
@@ -79,11 +72,11 @@ static int apply_split(struct ple_host *h, const struct ple_setting *set, unsign
 	return nv ? ple_apply(h, vendor, nv, err, errlen) : 0;
 }
 
-int ple_session_begin(struct ple_session *s, const char *const *names, unsigned n, char *err,
-		      size_t errlen)
+/* Can every one of @names be changed on the host as detected now? */
+static int check_changeable(struct ple_session *s, const char *const *names, unsigned n, char *err,
+			    size_t errlen)
 {
 	char why[512];
-	memset(s, 0, sizeof(*s));
 	int rc = ple_host_detect(&s->host, ple_sysfs_root(), err, errlen);
 	if (rc)
 		return rc;
@@ -101,7 +94,19 @@ int ple_session_begin(struct ple_session *s, const char *const *names, unsigned 
 					    ple_host_param(&s->host, names[i]) ? -EPERM : -ENOENT,
 					    "cannot change %s: %s", names[i], why);
 	}
-	rc = check_no_state(err, errlen);
+	return 0;
+}
+
+static int begin_locked(struct ple_session *s, const char *const *names, unsigned n, char *err,
+			size_t errlen)
+{
+	/*
+	 * Again under the lock: the values read before it may have been another
+	 * sweep's, which must never be saved as the originals.
+	 */
+	int rc = check_changeable(s, names, n, err, errlen);
+	if (!rc)
+		rc = check_no_state(err, errlen);
 	if (rc)
 		return rc;
 
@@ -126,9 +131,31 @@ int ple_session_begin(struct ple_session *s, const char *const *names, unsigned 
 		str_copy(o->name, sizeof(o->name), p.name);
 		str_copy(o->value, sizeof(o->value), p.value);
 	}
-	rc = ple_state_save(&s->state, err, errlen);
+	return ple_state_save(&s->state, err, errlen);
+}
+
+int ple_session_begin(struct ple_session *s, const char *const *names, unsigned n, char *err,
+		      size_t errlen)
+{
+	pid_t holder;
+	memset(s, 0, sizeof(*s));
+	s->lock_fd = -1;
+	/* a refusal that needs no lock leaves nothing behind, not even the state directory */
+	int rc = check_changeable(s, names, n, err, errlen);
 	if (rc)
 		return rc;
+	s->lock_fd = sweep_lock_acquire(&holder, err, errlen);
+	if (s->lock_fd < 0) {
+		rc = s->lock_fd;
+		s->lock_fd = -1;
+		return rc;
+	}
+	rc = begin_locked(s, names, n, err, errlen);
+	if (rc) {
+		sweep_lock_release(s->lock_fd);
+		s->lock_fd = -1;
+		return rc;
+	}
 	s->active = true;
 	return 0;
 }
@@ -188,14 +215,42 @@ int ple_session_restore(struct ple_session *s, char *err, size_t errlen)
 				    path);
 	}
 	s->active = false;
-	return ple_state_remove(err, errlen);
+	rc = ple_state_remove(err, errlen);
+	sweep_lock_release(s->lock_fd);
+	s->lock_fd = -1;
+	return rc;
 }
 
-int ple_restore_from_state(char *msg, size_t msglen)
+/*
+ * The module is not loaded at all: a sweep died between rmmod and
+ * modprobe. Load it with the saved values of its own parameters (kvm's
+ * halt polling is restored as any restore does it), then check them.
+ */
+static int load_with_originals(struct ple_host *h, const struct ple_state *st, char *err,
+			       size_t errlen)
+{
+	struct ple_setting vendor[PLE_MAX_PARAMS];
+	unsigned nv = 0;
+	for (unsigned i = 0; i < st->n; i++)
+		if (!ple_param_is_core(st->orig[i].name))
+			vendor[nv++] = st->orig[i];
+	int rc = module_load(st->module, vendor, nv, err, errlen);
+	if (rc)
+		return rc;
+	rc = ple_host_detect(h, st->root, err, errlen);
+	if (!rc && strcmp(h->module, st->module))
+		return errbuf_errno(err, errlen, -ENOENT,
+				    "after `%s %s`, %s/module/%s is still missing",
+				    module_modprobe_command(), st->module, st->root, st->module);
+	return rc;
+}
+
+static int restore_locked(char *msg, size_t msglen)
 {
 	struct ple_state st;
 	struct ple_host h;
 	char err[ERRBUF_SIZE], done[512];
+	bool loaded = false;
 	int rc = ple_state_load(&st, err, sizeof(err));
 	if (rc == -ENOENT) {
 		char path[PATH_MAX];
@@ -207,13 +262,6 @@ int ple_restore_from_state(char *msg, size_t msglen)
 		snprintf(msg, msglen, "%s", err);
 		return rc;
 	}
-	if (st.pid != getpid() && pid_alive(st.pid)) {
-		snprintf(msg, msglen,
-			 "plerig sweep (pid %d) is still running and will restore the %s "
-			 "parameters itself; stop it first (kill %d)",
-			 (int)st.pid, st.module, (int)st.pid);
-		return -EBUSY;
-	}
 	if (strcmp(st.root, ple_sysfs_root())) {
 		snprintf(msg, msglen,
 			 "the state file is for sysfs root %s, this process looks at %s (set "
@@ -222,6 +270,10 @@ int ple_restore_from_state(char *msg, size_t msglen)
 		return -EINVAL;
 	}
 	rc = ple_host_detect(&h, st.root, err, sizeof(err));
+	if (!rc && !h.module[0] && ple_module_params(st.module)) {
+		rc = load_with_originals(&h, &st, err, sizeof(err));
+		loaded = !rc;
+	}
 	if (!rc && strcmp(h.module, st.module)) {
 		errbuf_printf(err, sizeof(err),
 			      "the state file holds %s parameters but KVM here is %s; load %s, or "
@@ -240,7 +292,38 @@ int ple_restore_from_state(char *msg, size_t msglen)
 		snprintf(msg, msglen, "%s", err);
 		return rc;
 	}
-	snprintf(msg, msglen, "%s: %s", st.module,
-		 done[0] ? done : "every parameter already had its original value");
+	if (loaded)
+		snprintf(msg, msglen,
+			 "%s: it was not loaded (a sweep stopped between rmmod and modprobe); "
+			 "loaded it with the saved values%s%s",
+			 st.module, done[0] ? "; then " : "", done);
+	else
+		snprintf(msg, msglen, "%s: %s", st.module,
+			 done[0] ? done : "every parameter already had its original value");
 	return 1;
+}
+
+int ple_restore_from_state(char *msg, size_t msglen)
+{
+	char err[ERRBUF_SIZE];
+	pid_t holder;
+	struct ple_state st;
+	/* nothing to restore needs no lock (nor a state directory to put one in) */
+	if (ple_state_load(&st, err, sizeof(err)) == -ENOENT)
+		return restore_locked(msg, msglen);
+	int fd = sweep_lock_acquire(&holder, err, sizeof(err));
+	if (fd == -EBUSY) {
+		snprintf(msg, msglen,
+			 "plerig sweep (pid %ld) is still running and will restore the PLE "
+			 "parameters itself; stop it first (kill %ld)",
+			 (long)holder, (long)holder);
+		return -EBUSY;
+	}
+	if (fd < 0) {
+		snprintf(msg, msglen, "%s", err);
+		return fd;
+	}
+	int rc = restore_locked(msg, msglen);
+	sweep_lock_release(fd);
+	return rc;
 }

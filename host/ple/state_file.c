@@ -117,9 +117,8 @@ int ple_state_parse(const char *text, struct ple_state *s, char *err, size_t err
 	return rc;
 }
 
-int ple_state_save(const struct ple_state *s, char *err, size_t errlen)
+int ple_state_dir_make(char *err, size_t errlen)
 {
-	char path[PATH_MAX], text[4096];
 	const char *dir = ple_state_dir();
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
 		int e = errno;
@@ -128,10 +127,19 @@ int ple_state_save(const struct ple_state *s, char *err, size_t errlen)
 				    "PLERIG_STATE_DIR to a writable directory)",
 				    dir, strerror(e));
 	}
+	return 0;
+}
+
+int ple_state_save(const struct ple_state *s, char *err, size_t errlen)
+{
+	char path[PATH_MAX], text[4096];
+	int rc = ple_state_dir_make(err, errlen);
+	if (rc)
+		return rc;
 	if (ple_state_format(s, text, sizeof(text)))
 		return errbuf_errno(err, errlen, -E2BIG, "state file text too long");
 	ple_state_path(path, sizeof(path));
-	int rc = text_file_replace(path, text, 0600);
+	rc = text_file_replace(path, text, 0600);
 	if (rc)
 		errbuf_printf(err, errlen, "writing the state file %s: %s", path, strerror(-rc));
 	return rc;

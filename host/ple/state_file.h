@@ -23,6 +23,8 @@ struct ple_state {
 
 /* $PLERIG_STATE_DIR, or /var/lib/plerig. */
 const char *ple_state_dir(void);
+/* Create the directory (0700) unless it is there. 0, or -errno with @err. */
+int ple_state_dir_make(char *err, size_t errlen);
 /* DIR/ple-params.state */
 void ple_state_path(char *buf, size_t len);
 

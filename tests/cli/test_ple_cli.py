@@ -7,6 +7,7 @@ runtime writes and for module reloads through a fake modprobe.
 
 usage: test_ple_cli.py PLERIG GUEST_ELF
 """
+import fcntl
 import json
 import os
 import shutil
@@ -28,10 +29,20 @@ echo "rmmod $*" >> "$FAKE_LOG"
 FAKE_MODPROBE = """#!/bin/sh
 echo "$*" >> "$FAKE_LOG"
 mod=$1; shift
+d="$PLERIG_SYSFS_ROOT/module/$mod"
+[ -d "$d" ] || { mkdir -p "$d/parameters" "$d/holders"; echo 0 > "$d/refcnt"; }
 for a in "$@"; do
   f="$PLERIG_SYSFS_ROOT/module/$mod/parameters/${a%%=*}"
   chmod u+w "$f"; echo "${a#*=}" > "$f"; chmod a-w "$f"
 done
+"""
+
+
+# rmmod that unloads, then has its caller killed before modprobe runs (kill -9)
+KILLING_RMMOD = """#!/bin/sh
+echo "rmmod $*" >> "$FAKE_LOG"
+rm -rf "$PLERIG_SYSFS_ROOT/module/$1"
+kill -9 $PPID
 """
 
 
@@ -84,6 +95,22 @@ class FakeHost:
 
     def cleanup(self):
         shutil.rmtree(self.dir, ignore_errors=True)
+
+    def hold_lock(self):
+        """Be the other sweep: take the lock a sweep takes (F_SETLK, as plerig does)."""
+        os.makedirs(os.path.dirname(self.state), exist_ok=True)
+        f = open(os.path.join(os.path.dirname(self.state), "ple-params.lock"), "w")
+        fcntl.lockf(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return f
+
+    def outputs(self):
+        """--json and --csv files that hold an earlier sweep's results."""
+        paths = [os.path.join(self.dir, "old.json"), os.path.join(self.dir, "old.csv")]
+        for p in paths:
+            with open(p, "w") as f:
+                f.write("earlier results\n")
+        return paths
+
 
 
 def sweep(host, *args, timeout=120):
@@ -144,6 +171,11 @@ class Doctor(unittest.TestCase):
 
 
 class SweepRefused(unittest.TestCase):
+    def assert_kept(self, paths):
+        for p in paths:
+            with open(p) as f:
+                self.assertEqual(f.read(), "earlier results\n", p)
+
     def test_no_such_param_here(self):
         """PVM (this development host): a clear error naming parameter and module."""
         d = tempfile.mkdtemp(prefix="plerig-ple-cli-")
@@ -151,9 +183,15 @@ class SweepRefused(unittest.TestCase):
             os.makedirs(os.path.join(d, "sys", "module", "kvm_pvm", "parameters"))
             env = {**os.environ, "PLERIG_SYSFS_ROOT": os.path.join(d, "sys"),
                    "PLERIG_STATE_DIR": os.path.join(d, "state")}
-            r = subprocess.run([PLERIG, "sweep", "--param", "ple_window=1024,4096", "--",
-                                *RUN], capture_output=True, text=True, env=env, timeout=60)
+            json_out, csv_out = os.path.join(d, "s.json"), os.path.join(d, "s.csv")
+            for p in (json_out, csv_out):
+                with open(p, "w") as f:
+                    f.write("earlier results\n")
+            r = subprocess.run([PLERIG, "sweep", "--param", "ple_window=1024,4096", "--json",
+                                json_out, "--csv", csv_out, "--", *RUN],
+                               capture_output=True, text=True, env=env, timeout=60)
             self.assertEqual(r.returncode, 1, r.stderr)
+            self.assert_kept((json_out, csv_out))  # a refused sweep measured nothing
             self.assertIn("ple_window", r.stderr)
             self.assertIn("kvm_pvm", r.stderr)
             self.assertIn("kvm_intel", r.stderr)
@@ -169,6 +207,69 @@ class SweepRefused(unittest.TestCase):
             self.assertIn("in use (refcnt 3)", r.stderr)
             self.assertEqual(host.modprobe_calls(), [])
             self.assertEqual(host.values(), ORIGINAL)
+        finally:
+            host.cleanup()
+
+    def test_second_sweep_refused_while_one_runs(self):
+        """The test holds the sweep lock: that is another sweep running, deterministically."""
+        host = FakeHost(mode=0o444)
+        try:
+            outs = host.outputs()
+            lock = host.hold_lock()
+            r = sweep(host, "--param", "ple_window=1024", "--json", outs[0], "--csv", outs[1],
+                      "--", *RUN)
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertIn(f"another plerig sweep (pid {os.getpid()})", r.stderr)
+            self.assert_kept(outs)
+            self.assertFalse(os.path.exists(host.state))  # the running sweep's to write
+            self.assertEqual(host.modprobe_calls(), [])
+            # with its originals saved and a value changed, --restore waits for it too
+            with open(host.state, "w") as f:
+                f.write(f"plerig-ple-state 1\npid {os.getpid()}\nroot {host.sys}\n"
+                        "module kvm_intel\nparam ple_window 4096\n")
+            p = os.path.join(host.params, "ple_window")
+            os.chmod(p, 0o644)
+            with open(p, "w") as f:
+                f.write("8192\n")
+            os.chmod(p, 0o444)
+            for args in (["--param", "ple_window=1024", "--", *RUN], ["--restore"]):
+                r = sweep(host, *args)
+                self.assertEqual(r.returncode, 1, r.stderr)
+                self.assertIn(f"(pid {os.getpid()})", r.stderr)
+            self.assertEqual(host.value("ple_window"), "8192")
+            with open(host.state) as f:
+                self.assertIn("param ple_window 4096", f.read())
+            # it "dies" without restoring: a new sweep still refuses, --restore restores
+            lock.close()
+            r = sweep(host, "--param", "ple_window=1024", "--json", outs[0], "--", *RUN)
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertIn("plerig sweep --restore", r.stderr)
+            self.assert_kept(outs)
+            r = sweep(host, "--restore")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("ple_window 8192 -> 4096", r.stdout)
+            self.assertEqual(host.values(), ORIGINAL)
+        finally:
+            host.cleanup()
+
+    def test_killed_between_rmmod_and_modprobe(self):
+        host = FakeHost(mode=0o444)
+        try:
+            rmmod = host.env["PLERIG_RMMOD"]
+            with open(rmmod, "w") as f:
+                f.write(KILLING_RMMOD)
+            r = sweep(host, "--param", "ple_window=1024", "--", *RUN)
+            self.assertEqual(r.returncode, -signal.SIGKILL, r.stderr)
+            self.assertFalse(os.path.exists(os.path.join(host.sys, "module", "kvm_intel")))
+            self.assertTrue(os.path.exists(host.state))
+            r = sweep(host, "--restore")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("loaded it with the saved values", r.stdout)
+            self.assertEqual(host.values(), ORIGINAL)
+            self.assertFalse(os.path.exists(host.state))
+            self.assertEqual(host.modprobe_calls()[-1],
+                             "kvm_intel ple_gap=128 ple_window=4096 ple_window_grow=2 "
+                             "ple_window_shrink=0 ple_window_max=4294967295")
         finally:
             host.cleanup()
 

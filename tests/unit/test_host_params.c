@@ -21,6 +21,7 @@
 #include "ple/kvm_users.h"
 #include "ple/param_session.h"
 #include "ple/state_file.h"
+#include "ple/sweep_lock.h"
 #include "support/check_main.h"
 
 static char top[256]; /* the temp dir of one test: short, so paths under it fit */
@@ -120,6 +121,10 @@ static void fake_modprobe(void)
 		 "if [ -e %s/FAKE_FAIL_LOAD ] && [ $# -gt 0 ]; then echo \"modprobe: ERROR: "
 		 "could not insert '$mod': Invalid argument\"; exit 1; fi\n"
 		 "[ -e %s/FAKE_IGNORE ] && exit 0\n"
+		 /* a module not loaded at all: loading it makes its sysfs directory */
+		 "d=\"$PLERIG_SYSFS_ROOT/module/$mod\"\n"
+		 "[ -d \"$d\" ] || { mkdir -p \"$d/parameters\" \"$d/holders\"; echo 0 > "
+		 "\"$d/refcnt\"; }\n"
 		 "for a in \"$@\"; do\n"
 		 "  f=\"$PLERIG_SYSFS_ROOT/module/$mod/parameters/${a%%%%=*}\"\n"
 		 "  chmod u+w \"$f\"; echo \"${a#*=}\" > \"$f\"; chmod a-w \"$f\"\n"
@@ -532,15 +537,115 @@ START_TEST(test_session_refuses_stale_state)
 	ck_assert_int_eq(ple_state_save(&st, err, sizeof(err)), 0);
 	ck_assert_int_eq(ple_session_begin(&s, names, 1, err, sizeof(err)), -EBUSY);
 	ck_assert_msg(strstr(err, "plerig sweep --restore"), "%s", err);
-
-	/* a live sweep is named as such (pid 1 is always alive) */
+	/* a live pid in the file is no sweep by itself: only the lock says one runs */
 	st.pid = 1;
 	ck_assert_int_eq(ple_state_save(&st, err, sizeof(err)), 0);
 	ck_assert_int_eq(ple_session_begin(&s, names, 1, err, sizeof(err)), -EBUSY);
-	ck_assert_msg(strstr(err, "another plerig sweep (pid 1)"), "%s", err);
-	char msg[1024];
+	ck_assert_msg(strstr(err, "plerig sweep --restore"), "%s", err);
+}
+END_TEST
+
+/*
+ * Another sweep holding the lock, as a child that takes it and waits: the
+ * interleaving of two sweeps made deterministic. Returns the child's pid;
+ * writing to *@release (or closing it) lets the child go.
+ */
+static pid_t hold_lock_in_child(int *release)
+{
+	int ready[2], go[2];
+	ck_assert_int_eq(pipe(ready), 0);
+	ck_assert_int_eq(pipe(go), 0);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		pid_t holder;
+		char c = sweep_lock_acquire(&holder, err, sizeof(err)) >= 0 ? 'y' : 'n';
+		close(ready[0]);
+		close(go[1]);
+		if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) < 0)
+			_exit(3);
+		_exit(0);
+	}
+	close(ready[1]);
+	close(go[0]);
+	char c = 0;
+	ck_assert_int_eq(read(ready[0], &c, 1), 1);
+	ck_assert_int_eq(c, 'y');
+	close(ready[0]);
+	*release = go[1];
+	return pid;
+}
+
+static void let_go(pid_t pid, int release)
+{
+	int status;
+	close(release);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+START_TEST(test_session_refused_while_locked)
+{
+	struct ple_session s;
+	const char *const names[] = {"ple_window"};
+	char msg[1024], expect[64];
+	int release;
+	fake_kvm_intel(0644, "0");
+	pid_t other = hold_lock_in_child(&release);
+	snprintf(expect, sizeof(expect), "another plerig sweep (pid %ld)", (long)other);
+
+	/* no state file yet (the other sweep has not saved one): refused all the same */
+	ck_assert_int_eq(ple_session_begin(&s, names, 1, err, sizeof(err)), -EBUSY);
+	ck_assert_msg(strstr(err, expect), "%s", err);
+	ck_assert(!state_exists()); /* the other sweep's originals are its to save */
+	ck_assert_int_eq(ple_session_restore(&s, err, sizeof(err)), 0);
+
+	/* the other sweep has changed a value: that must never become an "original" */
+	set_param("kvm_intel", "ple_window", "8192", 0644);
+	struct ple_state st = {.pid = other, .n = 1};
+	snprintf(st.root, sizeof(st.root), "%s", sys_root);
+	snprintf(st.module, sizeof(st.module), "kvm_intel");
+	st.orig[0] = (struct ple_setting){"ple_window", "4096"};
+	ck_assert_int_eq(ple_state_save(&st, err, sizeof(err)), 0);
+	ck_assert_int_eq(ple_session_begin(&s, names, 1, err, sizeof(err)), -EBUSY);
 	ck_assert_int_eq(ple_restore_from_state(msg, sizeof(msg)), -EBUSY);
-	ck_assert_msg(strstr(msg, "still running"), "%s", msg);
+	snprintf(expect, sizeof(expect), "(pid %ld) is still running", (long)other);
+	ck_assert_msg(strstr(msg, expect), "%s", msg);
+	ck_assert_int_eq(ple_state_load(&st, err, sizeof(err)), 0);
+	ck_assert_str_eq(st.orig[0].value, "4096");
+	ck_assert_str_eq(get_param("kvm_intel", "ple_window"), "8192");
+
+	/* it dies without restoring (the kernel drops its lock): --restore now may */
+	let_go(other, release);
+	ck_assert_int_eq(ple_session_begin(&s, names, 1, err, sizeof(err)), -EBUSY);
+	ck_assert_msg(strstr(err, "plerig sweep --restore"), "%s", err);
+	ck_assert_int_eq(ple_restore_from_state(msg, sizeof(msg)), 1);
+	ck_assert_str_eq(get_param("kvm_intel", "ple_window"), "4096");
+	ck_assert(!state_exists());
+}
+END_TEST
+
+START_TEST(test_session_holds_lock)
+{
+	struct ple_session s;
+	const char *const names[] = {"ple_window"};
+	pid_t holder;
+	fake_kvm_intel(0644, "0");
+	ck_assert_msg(ple_session_begin(&s, names, 1, err, sizeof(err)) == 0, "%s", err);
+	/* a second process is refused while the session lasts, and told this one's pid */
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(sweep_lock_acquire(&holder, err, sizeof(err)) == -EBUSY && holder == getppid()
+			  ? 0
+			  : 1);
+	int status;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+	ck_assert_msg(ple_session_restore(&s, err, sizeof(err)) == 0, "%s", err);
+	int fd = sweep_lock_acquire(&holder, err, sizeof(err));
+	ck_assert_msg(fd >= 0, "after the restore the lock is free: %s", err);
+	sweep_lock_release(fd);
 }
 END_TEST
 
@@ -622,6 +727,29 @@ START_TEST(test_crash_restore_refused_keeps_state)
 	ck_assert_int_eq(ple_restore_from_state(msg, sizeof(msg)), 1);
 	ck_assert_str_eq(get_param("kvm_intel", "ple_window"), "4096");
 	ck_assert(!state_exists());
+}
+END_TEST
+
+/* kill -9 between rmmod and modprobe: --restore loads the module with the saved values */
+START_TEST(test_restore_unloaded_module)
+{
+	char msg[1024], cmd[PATH_MAX + 32];
+	fake_kvm_intel(0444, "0");
+	crash_after_apply("1024");
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/module/kvm_intel'", sys_root);
+	ck_assert_int_eq(system(cmd), 0);
+	ck_assert_int_eq(ple_restore_from_state(msg, sizeof(msg)), 1);
+	ck_assert_msg(strstr(msg, "loaded it with the saved values"), "%s", msg);
+	ck_assert_str_eq(get_param("kvm_intel", "ple_window"), "4096");
+	ck_assert_str_eq(get_param("kvm_intel", "ple_gap"), "128");
+	ck_assert_str_eq(get_param("kvm_intel", "ple_window_max"), "4294967295");
+	ck_assert(!state_exists());
+	ck_assert_msg(strstr(modprobe_log(),
+			     "kvm_intel ple_gap=0 ple_window=1024 ple_window_grow=2 "
+			     "ple_window_shrink=0 ple_window_max=4294967295\n"
+			     "kvm_intel ple_gap=128 ple_window=4096 ple_window_grow=2 "
+			     "ple_window_shrink=0 ple_window_max=4294967295\n"),
+		      "%s", modprobe_log());
 }
 END_TEST
 
@@ -798,9 +926,12 @@ static Suite *host_params_suite(void)
 	tcase_add_test(t, test_state_text);
 	tcase_add_test(t, test_session_roundtrip);
 	tcase_add_test(t, test_session_refuses_stale_state);
+	tcase_add_test(t, test_session_refused_while_locked);
+	tcase_add_test(t, test_session_holds_lock);
 	tcase_add_test(t, test_crash_restore_runtime);
 	tcase_add_test(t, test_crash_restore_reload);
 	tcase_add_test(t, test_crash_restore_refused_keeps_state);
+	tcase_add_test(t, test_restore_unloaded_module);
 	tcase_add_test(t, test_restore_other_root);
 	tcase_add_test(t, test_session_halt_poll);
 	tcase_add_test(t, test_session_halt_poll_on_pvm);
