@@ -62,6 +62,7 @@ int cmd_run(int argc, char **argv, const char *guest_path)
 	if (plan.guest_path)
 		guest_path = plan.guest_path;
 	if (check_outputs("plerig run", "--json", plan.json_path, "--csv", plan.csv_path) ||
+	    check_outputs("plerig run", "--report", plan.report_path, NULL, NULL) ||
 	    check_guest("plerig run", plan.guest_path, guest_path))
 		return EXIT_USAGE;
 	if (interrupt_install()) {

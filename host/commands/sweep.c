@@ -117,6 +117,7 @@ int cmd_sweep(int argc, char **argv, const char *guest_path)
 	if (plan.guest_path)
 		guest_path = plan.guest_path;
 	if (check_outputs("plerig sweep", "--json", o.json_path, "--csv", o.csv_path) ||
+	    check_outputs("plerig sweep", "--report", o.report_path, NULL, NULL) ||
 	    check_guest("plerig sweep", plan.guest_path, guest_path))
 		return EXIT_USAGE;
 	/* from here on Ctrl-C only raises a flag: the originals always go back */

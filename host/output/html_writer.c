@@ -527,7 +527,7 @@ int html_document_write(const char *path, const struct html_input *in, unsigned 
 		free(text);
 		return errbuf_printf(err, errlen, "cannot write '%s': out of memory", path);
 	}
-	int rc = atomic_file_write(path, "HTML report", text, len, err, errlen);
+	int rc = atomic_file_write_as(path, "HTML report", "report.html", text, len, err, errlen);
 	free(text);
 	return rc;
 }

@@ -189,7 +189,8 @@ void verdicts_junit_print(FILE *f, const struct check_result *r)
 }
 
 static int write_with(void (*print)(FILE *, const struct check_result *), const char *what,
-		      const char *path, const struct check_result *r, char *err, size_t errlen)
+		      const char *fallback, const char *path, const struct check_result *r,
+		      char *err, size_t errlen)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -201,17 +202,17 @@ static int write_with(void (*print)(FILE *, const struct check_result *), const 
 		free(text);
 		return errbuf_printf(err, errlen, "cannot write '%s': out of memory", path);
 	}
-	int rc = atomic_file_write(path, what, text, len, err, errlen);
+	int rc = atomic_file_write_as(path, what, fallback, text, len, err, errlen);
 	free(text);
 	return rc;
 }
 
 int verdicts_tap_write(const char *path, const struct check_result *r, char *err, size_t errlen)
 {
-	return write_with(verdicts_tap_print, "TAP", path, r, err, errlen);
+	return write_with(verdicts_tap_print, "TAP", "tap.tap", path, r, err, errlen);
 }
 
 int verdicts_junit_write(const char *path, const struct check_result *r, char *err, size_t errlen)
 {
-	return write_with(verdicts_junit_print, "JUnit XML", path, r, err, errlen);
+	return write_with(verdicts_junit_print, "JUnit XML", "junit.xml", path, r, err, errlen);
 }

@@ -96,24 +96,36 @@ static int write_to(const char *path, const char *text, size_t len, char *err, s
 	return -1;
 }
 
-int atomic_file_write(const char *path, const char *what, const char *text, size_t len, char *err,
-		      size_t errlen)
+int atomic_file_write_as(const char *path, const char *what, const char *fallback, const char *text,
+			 size_t len, char *err, size_t errlen)
 {
-	char why[ERRBUF_SIZE], ext[16], fallback[PATH_MAX];
+	char why[ERRBUF_SIZE], name[32], saved[PATH_MAX];
 	const char *where = path && !strcmp(path, "-") ? "stdout" : path ? path : "";
 
 	if (!write_to(path, text, len, why, sizeof(why)))
 		return 0;
 	/* never nowhere: the results go to a fresh file whose name is said */
-	size_t i = 0;
-	for (; what[i] && i + 1 < sizeof(ext); i++)
-		ext[i] = (char)tolower((unsigned char)what[i]);
-	ext[i] = '\0';
-	if (output_path_fallback(ext, ext, text, len, fallback, sizeof(fallback)))
+	const char *dot = strrchr(fallback, '.');
+	const char *ext = dot ? dot + 1 : fallback;
+	snprintf(name, sizeof(name), "%.*s", dot ? (int)(dot - fallback) : (int)strlen(fallback),
+		 fallback);
+	if (output_path_fallback(name, ext, text, len, saved, sizeof(saved)))
 		return errbuf_printf(err, errlen,
 				     "cannot write %s to '%s': %s; no fallback file could be "
 				     "written either",
 				     what, where, why);
 	return errbuf_printf(err, errlen, "cannot write %s to '%s': %s; the %s is in %s instead",
-			     what, where, why, what, fallback);
+			     what, where, why, what, saved);
+}
+
+int atomic_file_write(const char *path, const char *what, const char *text, size_t len, char *err,
+		      size_t errlen)
+{
+	char word[16];
+	size_t i = 0;
+	/* a file name without spaces: the first word only */
+	for (; what[i] && what[i] != ' ' && i + 1 < sizeof(word); i++)
+		word[i] = (char)tolower((unsigned char)what[i]);
+	word[i] = '\0';
+	return atomic_file_write_as(path, what, word, text, len, err, errlen);
 }

@@ -85,6 +85,19 @@ class OutputPathsChecked(Base):
         r = plerig("compare", "--json", self.dir, "/nonexistent/a.json", "/nonexistent/b.json")
         self.assert_usage(r, "--json", self.dir)
 
+    def test_report_is_checked_before_running(self):
+        """A sweep would change host parameters first, a run measure for nothing."""
+        # no timing asserted: a run that got to its first VM would end 1 (no KVM
+        # here), a sweep that got to its parameters 1 (no sysfs tree there), not 2
+        env = {"PLERIG_KVM_DEVICE": "/nonexistent/kvm", "PLERIG_SYSFS_ROOT": "/nonexistent/sys",
+               "PLERIG_STATE_DIR": self.path("state")}
+        bad = "/nonexistent/d/r.html"
+        for args in (["run", "--duration", "5", "--report", bad],
+                     ["sweep", "--param", "ple_gap=0,128", "--report", bad, "--", *SHORT]):
+            self.assert_usage(plerig(*args, env=env), "--report", bad, "No such file")
+        self.assert_usage(plerig("run", "--report", self.dir, env=env), "--report", "directory")
+        self.assertFalse(os.path.exists(self.path("state")))
+
     def test_both_on_stdout_is_refused(self):
         self.assert_usage(plerig("run", "--json", "-", "--csv", "-"), "--json -", "--csv -")
 

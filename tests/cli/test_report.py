@@ -9,6 +9,7 @@ usage: test_report.py PLERIG
 """
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -185,6 +186,11 @@ class Inputs(unittest.TestCase):
                    env={**os.environ, "TMPDIR": TMP})
         self.assertEqual(r.returncode, 1, r.stderr)
         self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        # named for what it holds, no spaces: plerig-report-PID-XXXXXX.html
+        m = re.search(re.escape(TMP) + r"/(plerig-report-[0-9]+-\w{6}\.html) instead",
+                      r.stderr)
+        self.assertTrue(m, r.stderr)
+        os.unlink(os.path.join(TMP, m.group(1)))
 
     def test_usage(self):
         self.assertEqual(plerig("report", RESULTS).returncode, 2)

@@ -4,7 +4,9 @@
  * baseline store, and the summary, TAP and JUnit writers (tests/cli's
  * test_check.py reads real ones back with prove and xml.etree).
  */
+#include <limits.h>
 #include <math.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -664,6 +666,38 @@ START_TEST(test_junit)
 }
 END_TEST
 
+/* When the file cannot be written: a fallback named plerig-junit-PID-XXXXXX.xml, no spaces. */
+START_TEST(test_fallback_names)
+{
+	struct check_result r = result();
+	char dir[] = "/tmp/plerig-fallback-XXXXXX", pattern[128], path[PATH_MAX];
+	static const struct {
+		int (*write)(const char *, const struct check_result *, char *, size_t);
+		const char *name, *ext;
+	} kinds[] = {{verdicts_junit_write, "junit", "xml"}, {verdicts_tap_write, "tap", "tap"}};
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	setenv("TMPDIR", dir, 1);
+	for (unsigned i = 0; i < 2; i++) {
+		regex_t re;
+		regmatch_t m[2];
+		ck_assert_int_eq(kinds[i].write("/nonexistent/d/out", &r, err, sizeof(err)), -1);
+		snprintf(pattern, sizeof(pattern),
+			 "(%s/plerig-%s-%ld-[A-Za-z0-9]{6}\\.%s) instead$", dir, kinds[i].name,
+			 (long)getpid(), kinds[i].ext);
+		ck_assert_int_eq(regcomp(&re, pattern, REG_EXTENDED), 0);
+		ck_assert_msg(regexec(&re, err, 2, m, 0) == 0, "%s does not match %s", err,
+			      pattern);
+		regfree(&re);
+		snprintf(path, sizeof(path), "%.*s", (int)(m[1].rm_eo - m[1].rm_so),
+			 err + m[1].rm_so);
+		ck_assert_int_eq(unlink(path), 0);
+	}
+	unsetenv("TMPDIR");
+	ck_assert_int_eq(rmdir(dir), 0);
+	check_result_free(&r);
+}
+END_TEST
+
 START_TEST(test_summary_names_failures)
 {
 	struct check_result r = result();
@@ -702,6 +736,7 @@ static Suite *check_suite(void)
 	tcase_add_test(t, test_tap);
 	tcase_add_test(t, test_junit);
 	tcase_add_test(t, test_summary_names_failures);
+	tcase_add_test(t, test_fallback_names);
 	suite_add_tcase(s, t);
 	return s;
 }
