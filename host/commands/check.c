@@ -8,6 +8,7 @@
 
 #include <libgen.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -217,6 +218,11 @@ static int write_report(const char *path, json_object *results)
 	return rc ? EXIT_FAILED : 0;
 }
 
+static bool is_stdout(const char *path)
+{
+	return path && !strcmp(path, "-");
+}
+
 int cmd_check(int argc, char **argv, const char *guest_path)
 {
 	struct check_options o;
@@ -292,7 +298,10 @@ int cmd_check(int argc, char **argv, const char *guest_path)
 		status = EXIT_FAILED;
 		goto out;
 	}
-	verdicts_summary_print(stdout, &res);
+	/* a TAP, JUnit or HTML document on stdout is that document alone */
+	bool stdout_taken =
+	    is_stdout(o.tap_path) || is_stdout(o.junit_path) || is_stdout(o.report_path);
+	verdicts_summary_print(stdout_taken ? stderr : stdout, &res);
 	fflush(stdout);
 	status = check_result_status(&res);
 	if (o.record && save_baseline(&bl, &res, suite_path))

@@ -3,11 +3,13 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/atomic_file.h"
 #include "util/errbuf.h"
+#include "util/utf8.h"
 
 static const char *mark(enum check_outcome o)
 {
@@ -24,6 +26,34 @@ static const char *mark(enum check_outcome o)
 	return "?";
 }
 
+/*
+ * @s, the characters @special has no say in written as they are when every
+ * reader shows them as themselves, and otherwise as \xNN for each byte:
+ * control characters (\r, \v, ... would start a new line for a reader in
+ * text mode), bytes that are no UTF-8, U+FFFE and U+FFFF (no XML parser
+ * takes them). @special writes the characters its format gives a meaning
+ * and returns true, or returns false to leave @cp to this function.
+ */
+static void put_text(FILE *f, const char *s, bool (*special)(FILE *, uint32_t))
+{
+	while (*s) {
+		uint32_t cp;
+		size_t n = utf8_decode(s, &cp);
+		if (n && special && special(f, cp)) {
+			s += n;
+			continue;
+		}
+		if (n && utf8_printable(cp)) {
+			fwrite(s, 1, n, f);
+			s += n;
+			continue;
+		}
+		for (size_t i = 0; i < (n ? n : 1); i++)
+			fprintf(f, "\\x%02x", (unsigned char)s[i]);
+		s += n ? n : 1;
+	}
+}
+
 void verdicts_summary_print(FILE *out, const struct check_result *r)
 {
 	fprintf(out, "plerig check: %s; host %s, %u CPUs, %s, kernel %s\n", r->suite,
@@ -38,9 +68,12 @@ void verdicts_summary_print(FILE *out, const struct check_result *r)
 				       !strcmp(r->cases[end].text, r->cases[i].text);
 			end++;
 		}
-		fprintf(out, "%s\n", r->cases[i].scenario);
+		put_text(out, r->cases[i].scenario, NULL);
+		fputc('\n', out);
 		if (all_skipped) { /* a scenario the host cannot run: its reason once */
-			fprintf(out, "  skip  all %u: %s\n", end - i, r->cases[i].text);
+			fprintf(out, "  skip  all %u: ", end - i);
+			put_text(out, r->cases[i].text, NULL);
+			fputc('\n', out);
 			i = end;
 			continue;
 		}
@@ -49,10 +82,13 @@ void verdicts_summary_print(FILE *out, const struct check_result *r)
 			/* a failure with all its figures; the rest in a few words */
 			const char *text =
 			    c->outcome != CHECK_FAIL && c->brief[0] ? c->brief : c->text;
-			if (c->outcome == CHECK_PASS && !c->brief[0])
-				fprintf(out, "  %-5s %s\n", mark(c->outcome), c->name);
-			else
-				fprintf(out, "  %-5s %s: %s\n", mark(c->outcome), c->name, text);
+			fprintf(out, "  %-5s ", mark(c->outcome));
+			put_text(out, c->name, NULL);
+			if (!(c->outcome == CHECK_PASS && !c->brief[0])) {
+				fputs(": ", out);
+				put_text(out, text, NULL);
+			}
+			fputc('\n', out);
 		}
 	}
 	fprintf(out,
@@ -65,21 +101,32 @@ void verdicts_summary_print(FILE *out, const struct check_result *r)
 }
 
 /* A TAP description or directive must not hold '#' or a line break. */
+static bool tap_special(FILE *f, uint32_t cp)
+{
+	if (cp != '#' && cp != '\n')
+		return false;
+	fputc(cp == '#' ? '_' : ' ', f);
+	return true;
+}
+
 static void tap_text(FILE *f, const char *s)
 {
-	for (; *s; s++)
-		fputc(*s == '#' ? '_' : (*s == '\n' ? ' ' : *s), f);
+	put_text(f, s, tap_special);
+}
+
+static bool yaml_special(FILE *f, uint32_t cp)
+{
+	if (cp != '\'' && cp != '\n')
+		return false;
+	fputs(cp == '\'' ? "''" : " ", f);
+	return true;
 }
 
 /* YAML single-quoted scalar. */
 static void yaml_quoted(FILE *f, const char *s)
 {
 	fputc('\'', f);
-	for (; *s; s++) {
-		if (*s == '\'')
-			fputc('\'', f);
-		fputc(*s == '\n' ? ' ' : *s, f);
-	}
+	put_text(f, s, yaml_special);
 	fputc('\'', f);
 }
 
@@ -108,31 +155,34 @@ void verdicts_tap_print(FILE *f, const struct check_result *r)
 	}
 }
 
+static bool xml_special(FILE *f, uint32_t cp)
+{
+	switch (cp) {
+	case '<':
+		fputs("&lt;", f);
+		return true;
+	case '>':
+		fputs("&gt;", f);
+		return true;
+	case '&':
+		fputs("&amp;", f);
+		return true;
+	case '"':
+		fputs("&quot;", f);
+		return true;
+	case '\'':
+		fputs("&apos;", f);
+		return true;
+	case '\n':
+		fputc('\n', f);
+		return true;
+	}
+	return false;
+}
+
 static void xml_text(FILE *f, const char *s)
 {
-	for (; *s; s++) {
-		switch (*s) {
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		case '\'':
-			fputs("&apos;", f);
-			break;
-		default:
-			/* XML 1.0 allows no control characters but tab and line breaks */
-			if ((unsigned char)*s >= 0x20 || *s == '\t' || *s == '\n')
-				fputc(*s, f);
-		}
-	}
+	put_text(f, s, xml_special);
 }
 
 static unsigned count_in(const struct check_result *r, unsigned from, unsigned to,

@@ -112,6 +112,30 @@ class Check(unittest.TestCase):
             self.assertIsNotNone(skipped)
             self.assertIn("/nonexistent/kvm", skipped.get("message"))
 
+    def test_hostile_bytes_reach_neither_tap_nor_junit(self):
+        """The issue's reproduction: a guest path with \\r, a stray byte and U+FFFE."""
+        self.need_kvm()
+        guest = os.path.join(os.fsencode(self.dir), b"x\rnot ok 97\xff\v\xef\xbf\xbe")
+        with open(guest, "wb") as f:
+            f.write(b"not an ELF file\n")
+        junit = os.path.join(self.dir, "j.xml")
+        env = os.environb.copy()
+        env.update({b"PLERIG_BASELINES": b"", b"PLERIG_GUEST": guest})
+        r = subprocess.run([PLERIG, "check", "-q", "--suite", self.suite, "--tap", "-",
+                            "--junit", junit], capture_output=True, timeout=300, env=env)
+        self.assertIn(r.returncode, (0, 1), r.stderr)
+        tap = r.stdout.decode("utf-8")  # strict: no stray byte left
+        self.assertIn("x\\x0dnot ok 97\\xff\\x0b\\xef\\xbf\\xbe", tap)  # said, escaped
+        for line in tap.splitlines():  # splitlines() breaks at \r, \v, U+2028 too
+            self.assertFalse(line.startswith("not ok 97"), tap)
+            self.assertTrue(line.startswith(("TAP version", "1..", "ok ", "not ok ", "  ")),
+                            repr(line))
+        root, cases = self.junit(junit)  # ElementTree takes it
+        self.assertIn("x\\x0dnot ok 97\\xff", ET.tostring(root, encoding="unicode"))
+        if shutil.which("xmllint"):
+            x = subprocess.run(["xmllint", "--noout", junit], capture_output=True, text=True)
+            self.assertEqual(x.returncode, 0, x.stderr)
+
     def test_default_suite_parses(self):
         r = plerig("check", "--suite", DEFAULT_SUITE, "--list")
         self.assertEqual(r.returncode, 0, r.stderr)

@@ -666,6 +666,52 @@ START_TEST(test_junit)
 }
 END_TEST
 
+/*
+ * Bytes no reader may take for anything else: the issue's guest path with a
+ * carriage return and a stray byte, a vertical tab, U+FFFE, a control
+ * character, an overlong '/', a surrogate; and UTF-8 that stays as it is.
+ */
+#define HOSTILE "/x\rnot ok 97\xff\vA\xef\xbf\xbe\x01\xc0\xaf\xed\xa0\x80 caf\xc3\xa9 \xe2\x80\xa8"
+
+static struct check_result hostile_result(void)
+{
+	struct check_result r;
+	memset(&r, 0, sizeof(r));
+	snprintf(r.suite, sizeof(r.suite), "s.cfg");
+	r.scenarios_run = 1;
+	check_result_add(&r, "a\rb", "progress", CHECK_FAIL, "guest image " HOSTILE);
+	check_result_add(&r, "a\rb", "acq\v", CHECK_SKIP, HOSTILE);
+	check_result_add(&r, "a\rb", "stalls", CHECK_PASS, HOSTILE);
+	return r;
+}
+
+#define ESCAPED                                                                                    \
+	"/x\\x0dnot ok 97\\xff\\x0bA\\xef\\xbf\\xbe\\x01\\xc0\\xaf\\xed\\xa0\\x80 caf\xc3\xa9 "    \
+	"\\xe2\\x80\\xa8"
+
+START_TEST(test_hostile_bytes)
+{
+	struct check_result r = hostile_result();
+	char *t = print_to_string(verdicts_tap_print, &r);
+	char *x = print_to_string(verdicts_junit_print, &r);
+	for (const char *p = t; *p; p++) /* one line per line: no \r, \v or other control */
+		ck_assert_msg(*p == '\n' || (unsigned char)*p >= 0x20, "TAP byte %#x: %s", *p, t);
+	ck_assert_msg(
+	    strstr(t,
+		   "\nnot ok 1 - a\\x0db: progress\n  ---\n  message: 'guest image " ESCAPED "'\n"),
+	    "%s", t);
+	ck_assert_msg(strstr(t, "\nok 2 - a\\x0db: acq\\x0b # SKIP " ESCAPED "\n"), "%s", t);
+	ck_assert_ptr_null(strstr(t, "\nnot ok 97"));
+	ck_assert_msg(strstr(x, "<failure message=\"guest image " ESCAPED "\""), "%s", x);
+	ck_assert_msg(strstr(x, "<testsuite name=\"a\\x0db\""), "%s", x);
+	for (const char *p = x; *p; p++)
+		ck_assert_msg(*p == '\n' || (unsigned char)*p >= 0x20, "XML byte %#x: %s", *p, x);
+	free(t);
+	free(x);
+	check_result_free(&r);
+}
+END_TEST
+
 /* When the file cannot be written: a fallback named plerig-junit-PID-XXXXXX.xml, no spaces. */
 START_TEST(test_fallback_names)
 {
@@ -737,6 +783,7 @@ static Suite *check_suite(void)
 	tcase_add_test(t, test_junit);
 	tcase_add_test(t, test_summary_names_failures);
 	tcase_add_test(t, test_fallback_names);
+	tcase_add_test(t, test_hostile_bytes);
 	suite_add_tcase(s, t);
 	return s;
 }
