@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* plerig: a test rig for PAUSE-loop exiting and lock-holder preemption on KVM. */
+#include <errno.h>
 #include <gsl/gsl_errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -61,6 +62,23 @@ static const char *default_guest_path(void)
 	return path;
 }
 
+/*
+ * What a command printed is its result (run's table, check's verdicts): a
+ * stdout that did not take it all (a full disk, >/dev/full, a closed
+ * descriptor) fails the command, exit 1 as for a results file that could
+ * not be written, instead of exit 0 with the table lost.
+ */
+static int stdout_written(const char *cmd, int status)
+{
+	/* an earlier failed write leaves the error flag, not its errno */
+	int e = fflush(stdout) ? errno : 0;
+	if (!e && !ferror(stdout))
+		return status;
+	fprintf(stderr, "plerig %s: writing to stdout failed%s%s: what it printed is lost\n", cmd,
+		e ? ": " : "", e ? strerror(e) : "");
+	return status == EXIT_OK ? EXIT_FAILED : status;
+}
+
 int main(int argc, char **argv)
 {
 	/* GSL's default handler aborts; every statistic is checked for finiteness instead */
@@ -72,14 +90,15 @@ int main(int argc, char **argv)
 	const char *cmd = argv[1];
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(cmd, commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1, default_guest_path());
+			return stdout_written(
+			    cmd, commands[i].fn(argc - 1, argv + 1, default_guest_path()));
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
 		printf("plerig %s\n", PLERIG_VERSION);
-		return EXIT_OK;
+		return stdout_written(cmd, EXIT_OK);
 	}
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
 		usage(stdout);
-		return EXIT_OK;
+		return stdout_written(cmd, EXIT_OK);
 	}
 	fprintf(stderr, "plerig: unknown command '%s' (see plerig --help)\n", cmd);
 	return EXIT_USAGE;

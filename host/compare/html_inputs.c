@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "compare/html_inputs.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #include "compare/results_file.h"
@@ -14,6 +15,23 @@
 static bool is_type(json_object *o, json_type t)
 {
 	return o && json_object_is_type(o, t);
+}
+
+/* A point's parameter values: what plerig sweep sets, a whole number 0..2^32-1 each. */
+static int check_values(const char *path, size_t k, json_object *params, json_object *values,
+			char *err, size_t errlen)
+{
+	for (size_t i = 0; i < json_object_array_length(params); i++) {
+		const char *name = json_object_get_string(json_object_array_get_idx(params, i));
+		json_object *v = jget(values, name);
+		if (!is_type(v, json_type_int) || json_object_get_int64(v) < 0 ||
+		    json_object_get_int64(v) > (int64_t)UINT32_MAX)
+			return errbuf_printf(err, errlen,
+					     "%s: points[%zu].values: %s is not a parameter value "
+					     "(a whole number from 0 to %u)",
+					     path, k, name, UINT32_MAX);
+	}
+	return 0;
 }
 
 static int check_sweep(const char *path, json_object *root, char *err, size_t errlen)
@@ -41,6 +59,8 @@ static int check_sweep(const char *path, json_object *root, char *err, size_t er
 		if (!is_type(jget(p, "values"), json_type_object))
 			return errbuf_printf(err, errlen, "%s: points[%zu]: missing values", path,
 					     k);
+		if (check_values(path, k, params, jget(p, "values"), err, errlen))
+			return -1;
 		if (!jstr(p, "variant"))
 			return errbuf_printf(err, errlen, "%s: points[%zu]: missing variant", path,
 					     k);
@@ -78,10 +98,9 @@ int html_input_load(const char *path, struct html_input *out, char *err, size_t 
 		json_object_put(root);
 		return -1;
 	}
-	json_object_put(root);
 	/* a results file, or nothing plerig reads: compare's checks say which */
 	struct results_file f;
-	if (results_file_load(path, need, sizeof(need) / sizeof(need[0]), &f, err, errlen))
+	if (results_file_check(path, root, need, sizeof(need) / sizeof(need[0]), &f, err, errlen))
 		return -1;
 	out->doc = json_object_get(f.root);
 	results_file_free(&f);

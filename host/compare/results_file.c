@@ -2,12 +2,15 @@
 #include "compare/results_file.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "util/atomic_file.h"
 #include "output/host_json.h"
@@ -125,23 +128,41 @@ static const char *opt_string(json_object *o, const char *key)
 /* ---- the file --------------------------------------------------------- */
 
 /*
+ * Wait for a writer's next bytes, or for it to close: a FIFO or a pipe with
+ * a writer (`plerig compare <(ssh host cat r.json) b.json`). 0, or -1 with errno.
+ */
+static int wait_readable(int fd)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	while (poll(&p, 1, -1) < 0)
+		if (errno != EINTR)
+			return -1;
+	return 0;
+}
+
+/*
  * Whole file, so that a syntax error can be placed by line. Refused above
  * RESULTS_FILE_MAX before parsing, so every length fits json-c's int.
+ * Opened with O_NONBLOCK: a FIFO nobody writes to reads as empty at once
+ * instead of blocking the open for ever; one with a writer is read to its end.
  */
 static char *read_all(const struct where *w, size_t *len)
 {
-	FILE *f = fopen(w->file, "r");
+	int fd = open(w->file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	char *text = NULL;
 	size_t cap = 0;
 	struct stat st;
 
 	*len = 0;
-	if (!f) {
+	if (fd < 0) {
 		bad(w, NULL, "cannot open: %s", strerror(errno));
 		return NULL;
 	}
-	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
-	    (uint64_t)st.st_size > RESULTS_FILE_MAX) {
+	if (fstat(fd, &st) < 0) {
+		bad(w, NULL, "cannot stat: %s", strerror(errno));
+		goto fail;
+	}
+	if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > RESULTS_FILE_MAX) {
 		bad(w, NULL, "%lld bytes, more than the %d MiB a results file may have",
 		    (long long)st.st_size, RESULTS_FILE_MAX >> 20);
 		goto fail;
@@ -160,21 +181,29 @@ static char *read_all(const struct where *w, size_t *len)
 			}
 			text = grown;
 		}
-		size_t n = fread(text + *len, 1, cap - *len - 1, f);
-		*len += n;
+		ssize_t n = read(fd, text + *len, cap - *len - 1);
+		if (n < 0 && (errno == EINTR || (errno == EAGAIN && !wait_readable(fd))))
+			continue;
+		if (n < 0) {
+			bad(w, NULL, "cannot read: %s", strerror(errno));
+			goto fail;
+		}
 		if (n == 0)
 			break;
+		*len += (size_t)n;
 	}
-	if (ferror(f)) {
-		bad(w, NULL, "cannot read: %s", strerror(errno));
+	if (*len == 0 && S_ISFIFO(st.st_mode)) {
+		bad(w, NULL,
+		    "a FIFO with no writer (or one that wrote nothing): nothing to read; "
+		    "start the writer first, or pass a file");
 		goto fail;
 	}
-	fclose(f);
+	close(fd);
 	text[*len] = '\0';
 	return text;
 fail:
 	free(text);
-	fclose(f);
+	close(fd);
 	return NULL;
 }
 
@@ -422,13 +451,23 @@ static void ple_params_text(json_object *host, char *buf, size_t len)
 int results_file_load(const char *path, const struct metric *const *metrics, unsigned nr_metrics,
 		      struct results_file *out, char *err, size_t errlen)
 {
+	json_object *root = results_file_parse(path, err, errlen);
+
+	if (!root) {
+		memset(out, 0, sizeof(*out));
+		return -1;
+	}
+	return results_file_check(path, root, metrics, nr_metrics, out, err, errlen);
+}
+
+int results_file_check(const char *path, json_object *root, const struct metric *const *metrics,
+		       unsigned nr_metrics, struct results_file *out, char *err, size_t errlen)
+{
 	const struct where w = {.file = path, .err = err, .errlen = errlen};
-	json_object *root, *variants, *host = NULL, *v;
+	json_object *variants, *host = NULL, *v;
 
 	memset(out, 0, sizeof(*out));
 	out->path = path;
-	if (!(root = parse(&w)))
-		return -1;
 	out->root = root;
 	escape_strings(root);
 	if (check_schema(&w, root) || !(variants = member(&w, NULL, root, "variants", WANT_ARRAY)))

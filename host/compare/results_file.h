@@ -53,6 +53,13 @@ struct results_file {
  */
 int results_file_load(const char *path, const struct metric *const *metrics, unsigned nr_metrics,
 		      struct results_file *out, char *err, size_t errlen);
+/*
+ * The same checks on a document already parsed (results_file_parse), for a
+ * caller that looked at it first: a pipe cannot be read twice. Takes @root
+ * (freed with @out, or on failure).
+ */
+int results_file_check(const char *path, json_object *root, const struct metric *const *metrics,
+		       unsigned nr_metrics, struct results_file *out, char *err, size_t errlen);
 void results_file_free(struct results_file *f);
 
 /* The values of @m over the ok runs of @v that have one (not null); returns how many. */

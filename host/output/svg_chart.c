@@ -24,13 +24,26 @@ static double nice_step(double x)
 	return (f <= 1.0 ? 1.0 : f <= 2.0 ? 2.0 : f <= 5.0 ? 5.0 : 10.0) * p;
 }
 
+/*
+ * Values beyond this are drawn at the edge like infinities, not fitted: a
+ * decade past 1e308 is no double (log10 of infinity then overflowed int),
+ * and below 1/AXIS_MAX a log axis would reach 0.
+ */
+#define AXIS_MAX     1e300
+#define AXIS_DECADES 301
+
+static bool fits(double v, bool log)
+{
+	return isfinite(v) && fabs(v) <= AXIS_MAX && (!log || v >= 1.0 / AXIS_MAX);
+}
+
 unsigned axis_fit(struct axis *a, const double *v, unsigned n, bool log, bool include_zero)
 {
 	double lo = INFINITY, hi = -INFINITY;
 	unsigned used = 0;
 
 	for (unsigned i = 0; i < n; i++) {
-		if (!isfinite(v[i]) || (log && v[i] <= 0.0))
+		if (!fits(v[i], log))
 			continue;
 		lo = fmin(lo, v[i]);
 		hi = fmax(hi, v[i]);
@@ -92,7 +105,11 @@ unsigned axis_ticks(const struct axis *a, double *ticks, unsigned max)
 	if (max == 0)
 		return 0;
 	if (a->log) {
-		int d0 = (int)floor(log10(a->lo) + 1e-9), d1 = (int)ceil(log10(a->hi) - 1e-9);
+		double l0 = floor(log10(a->lo) + 1e-9), l1 = ceil(log10(a->hi) - 1e-9);
+		/* an axis not from axis_fit(): no int conversion out of range */
+		if (!(l0 >= -AXIS_DECADES && l1 <= AXIS_DECADES && l0 <= l1))
+			return 0;
+		int d0 = (int)l0, d1 = (int)l1;
 		int every = (d1 - d0) / (int)max + 1;
 		for (int d = d0; d <= d1 && n < max; d += every)
 			ticks[n++] = pow(10.0, d);

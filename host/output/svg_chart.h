@@ -26,8 +26,8 @@ struct axis {
 };
 
 /*
- * Fit @a's range around the finite values of @v (on a log axis the
- * positive ones), widened to round bounds (1-2-5 steps, or decades);
+ * Fit @a's range around the finite values of @v up to 1e300 in size (on a
+ * log axis the positive ones from 1e-300), widened to round bounds (1-2-5 steps, or decades);
  * @include_zero starts a linear axis at 0. With no usable value the range
  * is 0..1 (log: 1..10). Returns how many values were used. p0/p1 are left.
  */

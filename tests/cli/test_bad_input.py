@@ -41,6 +41,14 @@ class Base(unittest.TestCase):
     def path(self, name):
         return os.path.join(self.dir, name)
 
+    def full_device(self):
+        """A private /dev/full: every write fails with ENOSPC."""
+        if os.geteuid() != 0:
+            self.skipTest("needs root to make a private character device with os.mknod")
+        p = self.path("full")
+        os.mknod(p, 0o666 | stat.S_IFCHR, os.makedev(1, 7))
+        return p
+
     def null_device(self):
         if os.geteuid() != 0:
             self.skipTest("needs root to make a private character device with os.mknod")
@@ -175,6 +183,60 @@ class OutputsNotDamaged(Base):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertNotIn("acq/s", r.stdout)
         self.assertIn("acq/s", r.stderr)
+
+
+# one thread alone: no lock to starve on, however busy the host (two on a fair lock
+# could fail a run with the load average at 30)
+NATIVE = ["--backend", "native", "--vcpus", "1", "--pcpus", "0", "--duration", "0.1",
+          "--warmup", "0.02", "--quiet"]
+
+
+class StdoutLost(Base):
+    """Item 14: the table is the result; a stdout that cannot take it fails the command."""
+
+    def test_full_stdout_is_exit_1(self):
+        full = self.full_device()
+        native = [a for a in NATIVE if a != "--quiet"]
+        suite = self.path("s.cfg")
+        with open(suite, "w") as f:
+            f.write("[a]\noptions = --vcpus 1\n")
+        for args in (["run", *native], ["check", "--suite", suite, "--list"], ["--help"]):
+            with open(full, "w") as out:
+                r = subprocess.run([PLERIG, *args], stdout=out, stderr=subprocess.PIPE,
+                                   text=True, timeout=120)
+            self.assertEqual(r.returncode, 1, (args, r.stderr))
+            self.assertIn("writing to stdout failed", r.stderr)
+        # and where stdout takes it, nothing changes
+        r = plerig("check", "--suite", suite, "--list")
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+
+class FifoInputs(Base):
+    """Item 10: a FIFO nobody writes to, as compare or report input: one line at once."""
+
+    def results(self):
+        good = self.path("good.json")
+        r = plerig("run", *NATIVE, "--repeat", "3", "--json", good)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return good
+
+    def test_fifo_without_writer_is_refused_at_once(self):
+        good, fifo, html = self.results(), self.path("r.fifo"), self.path("r.html")
+        os.mkfifo(fifo)
+        for args in (["compare", fifo, good], ["compare", good, fifo],
+                     ["report", fifo, "-o", html], ["report", good, fifo, "-o", html]):
+            r = plerig(*args, timeout=20)
+            self.assert_usage(r, fifo, "a FIFO with no writer")
+        self.assertFalse(os.path.exists(html))
+
+    def test_pipe_with_its_writer_is_read(self):
+        """Process substitution keeps working: the writer is there before plerig opens it."""
+        good, html = self.results(), self.path("r.html")
+        for cmd in ('"$0" compare <(cat "$1") "$1"', '"$0" report <(cat "$1") -o "$2"'):
+            r = subprocess.run(["bash", "-c", cmd, PLERIG, good, html], capture_output=True,
+                               text=True, timeout=60)
+            self.assertEqual(r.returncode, 0, (cmd, r.stderr))
+        self.assertTrue(os.path.getsize(html) > 0)
 
 
 class GuestImage(Base):

@@ -218,6 +218,21 @@ class Inputs(unittest.TestCase):
             self.assertIn(f'id="{i}"', text)
         self.assertIn("ple_window (log)", text)
 
+    def test_sweep_values_out_of_range_are_refused(self):
+        """ple_window = 1e308 overflowed the log axis's decade count (UBSan)."""
+        sweep, html = self.out("huge.json"), self.out("huge.html")
+        for bad in (1e308, -1, 4294967296, 1.5, "4096"):
+            points = [{"values": {"ple_window": w}, "variant": "v", "ok": True, "runs": 1,
+                       "acq_per_s": 100.0, "stalled_share": 0.1}
+                      for w in (1024, bad)]
+            with open(sweep, "w") as f:
+                json.dump({"schema": "plerig-sweep", "schema_version": 1,
+                           "params": ["ple_window"], "points": points}, f)
+            r = plerig("report", sweep, "-o", html)
+            self.assertEqual(r.returncode, 2, (bad, r.stderr))
+            self.assertIn("points[1].values: ple_window is not a parameter value", r.stderr)
+            self.assertFalse(os.path.exists(html))
+
     def test_run_report(self):
         html = self.out("run.html")
         r = plerig("run", "--backend", "native", "--vcpus", "2", "--pcpus", "0-1",

@@ -80,6 +80,37 @@ START_TEST(test_axis_huge_outlier)
 }
 END_TEST
 
+/* ple_window = 1e308 in a sweep file: (int)ceil(log10(inf)) was undefined (UBSan) */
+START_TEST(test_axis_extremes)
+{
+	struct axis a;
+	double t[10];
+	const double big[] = {1024.0, 1.7e308}, tiny[] = {4.9e-324, 1.0},
+		     wide[] = {-1.7e308, 1.7e308};
+
+	for (int log = 0; log < 2; log++) {
+		const double *sets[] = {big, tiny, wide};
+		for (unsigned k = 0; k < 3; k++) {
+			axis_fit(&a, sets[k], 2, log, false);
+			ck_assert_msg(isfinite(a.lo) && isfinite(a.hi) && a.lo < a.hi,
+				      "set %u log %d: %g..%g", k, log, a.lo, a.hi);
+			ck_assert(!log || a.lo > 0.0);
+			unsigned n = axis_ticks(&a, t, 8);
+			ck_assert(n >= 1 && n <= 8);
+			for (unsigned i = 0; i < n; i++)
+				ck_assert(isfinite(t[i]));
+			a.p0 = 0;
+			a.p1 = 100;
+			if (sets[k] != tiny) /* past AXIS_MAX: at the edge */
+				ck_assert(axis_px(&a, sets[k][1]) == 100);
+		}
+	}
+	/* an axis set by hand past a double's decades: no ticks, no overflow */
+	a = (struct axis){.lo = 1.0, .hi = INFINITY, .log = true};
+	ck_assert_uint_eq(axis_ticks(&a, t, 8), 0);
+}
+END_TEST
+
 START_TEST(test_axis_px_log)
 {
 	struct axis a = {.lo = 10, .hi = 1000, .log = true, .p0 = 0, .p1 = 200};
@@ -327,6 +358,7 @@ static Suite *svg_chart_suite(void)
 	tcase_add_test(tc, test_axis_one_value);
 	tcase_add_test(tc, test_axis_decade);
 	tcase_add_test(tc, test_axis_huge_outlier);
+	tcase_add_test(tc, test_axis_extremes);
 	tcase_add_test(tc, test_axis_px_log);
 	tcase_add_test(tc, test_ticks_round);
 	tcase_add_test(tc, test_rows_never_overlap);
