@@ -62,6 +62,24 @@ START_TEST(fields_are_filled_and_escaped)
 }
 END_TEST
 
+START_TEST(serial_port_is_a_file_or_a_pty_for_the_console)
+{
+	char err[256];
+	struct domain_spec s = spec("a", "/k");
+	s.serial = "/t/it's.log";
+	char *xml = domain_xml_build("@SERIAL_DEVICE@", &s, err, sizeof(err));
+	ck_assert_msg(xml, "%s", err);
+	ck_assert_str_eq(xml, "<serial type='file'><source path='/t/it&apos;s.log'/>"
+			      "<target port='0'/></serial>");
+	free(xml);
+	s.serial = NULL; /* QEMU on another host: read through libvirt's console stream */
+	xml = domain_xml_build("@SERIAL_DEVICE@", &s, err, sizeof(err));
+	ck_assert_msg(xml, "%s", err);
+	ck_assert_str_eq(xml, "<serial type='pty'><target port='0'/></serial>");
+	free(xml);
+}
+END_TEST
+
 START_TEST(tcg_and_floating_vcpus)
 {
 	char err[256];
@@ -143,6 +161,7 @@ int main(void)
 	tcase_add_test(tc, escapes_the_five_xml_specials);
 	tcase_add_test(tc, escape_reports_the_length_it_needs_when_cut);
 	tcase_add_test(tc, fields_are_filled_and_escaped);
+	tcase_add_test(tc, serial_port_is_a_file_or_a_pty_for_the_console);
 	tcase_add_test(tc, tcg_and_floating_vcpus);
 	tcase_add_test(tc, ple_off_is_qemus_cpu_pm_option);
 	tcase_add_test(tc, unknown_and_unterminated_fields_are_errors);

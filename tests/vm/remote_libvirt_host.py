@@ -41,7 +41,7 @@ auth_unix_rw = "none"
 HOST_SH = r"""set -e
 S=$1; P=$2; shift 2
 mount -t tmpfs plerig-remote /run
-mkdir -p /run/sshd /run/libvirt /run/plerig-remote
+mkdir -p /run/sshd /run/libvirt /run/lock /run/plerig-remote
 mount --bind "$S" /run/plerig-remote
 S=/run/plerig-remote
 for d in /etc/libvirt /var/lib/libvirt /var/log/libvirt /var/cache/libvirt "$@"; do
@@ -145,6 +145,17 @@ class RemoteHost:
 
     def domains(self):
         out = self.virsh("list", "--all", "--name").stdout
+        return [l.strip() for l in out.splitlines() if l.strip()]
+
+    def sees(self, path):
+        """Does @path exist where the daemon runs (through ssh, in its namespace)?"""
+        return subprocess.run([self.ssh, "-i", self.key, "-p", str(self.port), "-o",
+                               "BatchMode=yes", "-o", "StrictHostKeyChecking=no",
+                               "root@127.0.0.1", "test", "-e", path],
+                              timeout=60).returncode == 0
+
+    def pools(self):
+        out = self.virsh("pool-list", "--all", "--name").stdout
         return [l.strip() for l in out.splitlines() if l.strip()]
 
     def processes(self):

@@ -14,9 +14,11 @@ killed with SIGKILL leaves nothing the next run does not remove. Nothing
 outlives the test: the daemons, their QEMUs and mounts go with the
 namespace; the test checks the process table and TMPDIR.
 
-The daemon sees the machine's files (the guest image, the run directory):
-runs with plerig's files hidden from it need the guest shipped through
-libvirt (not done yet). Skipped (77) without root, KVM, sshd or libvirtd.
+The daemon sees none of plerig's files (a tmpfs over the build tree, the
+source tree and the temporary directory in its namespace), as on another
+machine: the guest image and configs go there as volumes of plerig's own
+storage pool, the results come back through the console stream; no pool
+is left after a run. Skipped (77) without root, KVM, sshd or libvirtd.
 """
 import json
 import os
@@ -66,11 +68,22 @@ class LibvirtRemote(unittest.TestCase):
         self.assertEqual(os.listdir(self.tmp), [], "a run directory was left in TMPDIR")
         return doc, p
 
+    def assert_remote_clean(self):
+        self.assertEqual(HOST.domains(), [], "a domain outlived the remote run")
+        self.assertEqual(HOST.pools(), [], "a storage pool outlived the remote run")
+
+    def test_the_remote_daemon_sees_none_of_plerigs_files(self):
+        # else the runs below would prove nothing about shipping the guest
+        self.assertFalse(HOST.sees(PLERIG))
+        self.assertFalse(HOST.sees(os.path.join(os.path.dirname(PLERIG), "images")))
+        self.assertFalse(HOST.sees(self.tmp))
+        self.assertTrue(HOST.sees("/usr/bin/qemu-system-x86_64"))
+
     def test_remote_run_has_the_local_runs_figures(self):
         args = ("--vcpus", "2", "--duration", "0.5")
         local, _ = self.run_json(*args, remote=False)
         remote, p = self.run_json(*args)
-        self.assertEqual(HOST.domains(), [], "a domain outlived the remote run")
+        self.assert_remote_clean()
         lrun, rrun = (d["variants"][0]["runs"][0] for d in (local, remote))
         self.assertTrue(lrun["ok"] and rrun["ok"], (lrun.get("error"), rrun.get("error")))
         ls, rs = lrun["summary"], rrun["summary"]
@@ -160,7 +173,7 @@ class LibvirtRemote(unittest.TestCase):
         finally:
             p.send_signal(signal.SIGINT)
             p.communicate(timeout=60)
-        self.assertEqual(HOST.domains(), [])
+        self.assert_remote_clean()
 
     def test_kill_9_of_a_remote_run_is_cleaned_by_the_next(self):
         p = subprocess.Popen([PLERIG, "run", "-q", "--backend", "libvirt", "--connect",
@@ -174,12 +187,17 @@ class LibvirtRemote(unittest.TestCase):
         p.kill()
         p.wait()
         self.assertTrue(os.listdir(self.tmp), "nothing left to clean: no run directory")
+        left = HOST.pools()
+        self.assertEqual(len(left), 1, left)
+        self.assertIn(f"-{p.pid}-", left[0])
         later = self.plerig("--vcpus", "1", "--duration", "0.05")
         self.assertEqual(later.returncode, 0, later.stderr)
         self.assertIn(f"removed run directory {self.tmp}/plerig-libvirt-{p.pid}-",
                       later.stderr)
+        self.assertIn(f"removed storage pool {left[0]} of a plerig that no longer runs",
+                      later.stderr)
         # the dead run's connection closed: libvirtd destroyed its autodestroy domain
-        self.assertEqual(HOST.domains(), [])
+        self.assert_remote_clean()
         self.assertEqual(os.listdir(self.tmp), [])
 
 
@@ -193,7 +211,10 @@ def main():
     base = tempfile.mkdtemp(prefix="plr-")
     CACHE = os.path.join(base, "c")
     os.makedirs(CACHE)
-    HOST = remote_libvirt_host.RemoteHost(os.path.join(base, "host"))
+    # none of plerig's files where the daemon runs: its build, its sources, TMPDIR
+    source = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    hide = sorted({os.path.dirname(PLERIG), source, tempfile.gettempdir()})
+    HOST = remote_libvirt_host.RemoteHost(os.path.join(base, "host"), hide=hide)
     try:
         HOST.start()
         prog = unittest.main(argv=[sys.argv[0]] + sys.argv[2:], exit=False, verbosity=2)

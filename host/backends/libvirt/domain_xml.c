@@ -145,8 +145,15 @@ static int append_field(struct text *t, const char *key, size_t len, const struc
 	else if (IS("CONFIG"))
 		append_escaped(t, d->config);
 	else if (IS("SERIAL"))
-		append_escaped(t, d->serial);
-	else if (IS("QEMU_COMMANDLINE")) {
+		append_escaped(t, d->serial ? d->serial : "");
+	else if (IS("SERIAL_DEVICE")) {
+		if (d->serial) {
+			append(t, "<serial type='file'><source path='");
+			append_escaped(t, d->serial);
+			append(t, "'/><target port='0'/></serial>");
+		} else
+			append(t, "<serial type='pty'><target port='0'/></serial>");
+	} else if (IS("QEMU_COMMANDLINE")) {
 		/* isa-debug-exit: the guest's power-off ends QEMU, -no-shutdown or not,
 		 * so a guest whose plerig was killed leaves no QEMU behind (orphans.h) */
 		append(t, "<qemu:commandline><qemu:arg value='-device'/>"

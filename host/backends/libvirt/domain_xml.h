@@ -26,7 +26,7 @@ struct domain_spec {
 	unsigned nr_cpuset;
 	const char *kernel; /* the guest image */
 	const char *config; /* the fw_cfg config file */
-	const char *serial; /* the serial log */
+	const char *serial; /* the serial log, or NULL: a pty, read as the console stream */
 };
 
 /*

@@ -32,6 +32,7 @@
 #include "backends/libvirt/lv_domain.h"
 #include "backends/libvirt/lv_host_info.h"
 #include "backends/libvirt/orphans.h"
+#include "backends/libvirt/remote_pool.h"
 #include "backends/libvirt/run_dir.h"
 #include "measure/tsc.h"
 #include "util/clock.h"
@@ -64,6 +65,11 @@ struct lv_backend {
 	unsigned nr_settling;
 	char description[sizeof(((struct lv_connection *)0)->uri) + 160];
 	struct host_info remote; /* the machine QEMU runs on, when not this one */
+	/* QEMU on another host: guest image and configs go there as volumes of a
+	 * pool of our own, results come back through the console (remote_pool.h) */
+	bool ship;
+	struct lv_pool pool;
+	char guest_remote[PATH_MAX]; /* the guest image's volume there */
 };
 
 struct lv_run {
@@ -74,6 +80,7 @@ struct lv_run {
 	struct lv_domain *doms;
 	unsigned nr_doms; /* initialised so far */
 	uint64_t t0;
+	char config_vol[32]; /* the run's config volume on the remote host, "" when none */
 	struct run_exit_timers exit_timers; /* --exit-times, on QEMU's vCPU threads */
 };
 
@@ -136,8 +143,14 @@ static int create_domains(struct lv_run *run)
 		snprintf(run->r->pv_why, sizeof(run->r->pv_why),
 			 "ran as test-and-set: the libvirt backend does not give the guest "
 			 "kvm-pv-unhalt yet");
-	if (run_dir_write(&run->dir, "config.bin", &cfg, sizeof(cfg), err, sizeof(err)) ||
-	    run_dir_file(&run->dir, "config.bin", config, sizeof(config)))
+	if (run->b->ship) {
+		snprintf(run->config_vol, sizeof(run->config_vol), "config-%u.bin",
+			 run->b->runs + 1);
+		if (lv_pool_upload(&run->b->pool, run->config_vol, &cfg, sizeof(cfg), config,
+				   sizeof(config), err, sizeof(err)))
+			return run_fail(run->r, "%s", err);
+	} else if (run_dir_write(&run->dir, "config.bin", &cfg, sizeof(cfg), err, sizeof(err)) ||
+		   run_dir_file(&run->dir, "config.bin", config, sizeof(config)))
 		return run_fail(run->r, "%s", err);
 	unsigned *pins = calloc(v->vcpus, sizeof(*pins));
 	run->doms = calloc(v->vms, sizeof(run->doms[0]));
@@ -173,9 +186,9 @@ static int create_domains(struct lv_run *run)
 		    .pins = v->pin_each ? pins : NULL,
 		    .cpuset = v->pcpus,
 		    .nr_cpuset = v->nr_pcpus,
-		    .kernel = run->b->guest_path,
+		    .kernel = run->b->ship ? run->b->guest_remote : run->b->guest_path,
 		    .config = config,
-		    .serial = d->serial_path,
+		    .serial = run->b->ship ? NULL : d->serial_path,
 		};
 		char *xml = domain_xml_build(run->b->template_text, &spec, err, sizeof(err));
 		if (xml)
@@ -184,6 +197,8 @@ static int create_domains(struct lv_run *run)
 						   err, sizeof(err))
 				: -1;
 		free(xml);
+		if (!rc && run->b->ship)
+			rc = lv_domain_open_console(d, run->b->lc.conn, err, sizeof(err));
 		if (!rc && run->b->lc.local)
 			rc = lv_domain_find_threads(d, err, sizeof(err));
 		if (!rc && run->b->lc.local)
@@ -267,6 +282,20 @@ static int check_guest_end(struct lv_run *run, const struct lv_domain *d)
 	return run_fail(run->r, "VM %u: end status %u", d->index, e->status);
 }
 
+/* What @d's serial port sent: its log file, or what its console gave. */
+static int serial_bytes(const struct lv_domain *d, unsigned char **data, size_t *n, char *err,
+			size_t errlen)
+{
+	if (!d->console)
+		return read_whole_file(d->serial_path, SERIAL_LOG_MAX, data, n, err, errlen);
+	*data = malloc(d->console_len + 1);
+	if (!*data)
+		return errbuf_printf(err, errlen, "out of memory");
+	memcpy(*data, d->console_buf, d->console_len);
+	*n = d->console_len;
+	return 0;
+}
+
 /*
  * A copy of @d's serial log in CACHE/failed-serial/NAME.serial.log (the
  * newest SERIAL_LOGS_KEPT kept), its path into @out; "(not kept: ...)" when
@@ -281,8 +310,7 @@ static void keep_serial_log(struct lv_run *run, const struct lv_domain *d, char 
 	FILE *f = NULL;
 	errno = ENAMETOOLONG;
 	if (snprintf(out, len, "%s/%s.serial.log", dir, d->name) >= (int)len ||
-	    (mkdir(dir, 0700) && errno != EEXIST) ||
-	    read_whole_file(d->serial_path, SERIAL_LOG_MAX, &data, &n, err, sizeof(err)) ||
+	    (mkdir(dir, 0700) && errno != EEXIST) || serial_bytes(d, &data, &n, err, sizeof(err)) ||
 	    !(f = fopen(out, "we")) || fwrite(data, 1, n, f) != n) {
 		snprintf(out, len, "(not kept: %s)", err[0] ? err : strerror(errno));
 		if (f)
@@ -606,6 +634,8 @@ static int lv_run_variant(struct backend *base, const struct variant *v, struct 
 	}
 	for (unsigned i = 0; i < run.nr_doms; i++)
 		lv_domain_teardown(&run.doms[i], settle_slot(run.b));
+	if (run.config_vol[0])
+		lv_pool_delete(&run.b->pool, run.config_vol);
 	free(run.doms);
 	run_dir_remove(&run.dir);
 	r->timing.torn_down_ns = since_start(&run);
@@ -628,6 +658,7 @@ static void lv_close(struct backend *base)
 		if (b->settling[i])
 			lv_domain_settle(b->settling[i]);
 	free(b->settling);
+	lv_pool_close(&b->pool);
 	lv_connection_close(&b->lc);
 	free(b->template_text);
 	free(b);
@@ -647,6 +678,26 @@ static void destroy_leftovers(struct lv_backend *b)
 		virDomainFree(doms[i]);
 	}
 	free(doms);
+}
+
+/*
+ * QEMU runs on another host, which need not have any of plerig's files:
+ * remove what a killed plerig of this machine left there, then make our
+ * pool and put the guest image in it.
+ */
+static int ship_guest(struct lv_backend *b, char *err, size_t errlen)
+{
+	unsigned char *data;
+	size_t len;
+	b->ship = true;
+	lv_pool_sweep(b->lc.conn, stderr);
+	if (lv_pool_open(&b->pool, b->lc.conn, err, errlen) ||
+	    read_whole_file(b->guest_path, IMAGE_MAX, &data, &len, err, errlen))
+		return -1;
+	const int rc = lv_pool_upload(&b->pool, "plerig-guest.elf", data, len, b->guest_remote,
+				      sizeof(b->guest_remote), err, errlen);
+	free(data);
+	return rc;
 }
 
 static int load_files(struct lv_backend *b, const struct libvirt_backend_options *o, char *err,
@@ -746,7 +797,8 @@ struct backend *libvirt_backend_open(const struct libvirt_backend_options *o, ch
 		lv_close(&b->base);
 		return NULL;
 	}
-	if (!b->lc.local && lv_host_info(b->lc.conn, b->lc.shown, &b->remote, err, errlen)) {
+	if (!b->lc.local && (lv_host_info(b->lc.conn, b->lc.shown, &b->remote, err, errlen) ||
+			     ship_guest(b, err, errlen))) {
 		lv_close(&b->base);
 		return NULL;
 	}

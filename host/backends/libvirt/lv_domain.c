@@ -153,20 +153,60 @@ bool lv_domain_active(struct lv_domain *d)
 	return d->dom && virDomainIsActive(d->dom) == 1;
 }
 
+int lv_domain_open_console(struct lv_domain *d, virConnectPtr conn, char *err, size_t errlen)
+{
+	d->console_buf = malloc(SERIAL_MAX);
+	d->console = virStreamNew(conn, VIR_STREAM_NONBLOCK);
+	if (!d->console_buf || !d->console)
+		return errbuf_printf(err, errlen, "VM %u: out of memory for its console", d->index);
+	if (virDomainOpenConsole(d->dom, NULL, d->console, VIR_DOMAIN_CONSOLE_FORCE) < 0)
+		return errbuf_printf(err, errlen, "VM %u: opening the console of domain %s: %s",
+				     d->index, d->name, lv_last_error());
+	return 0;
+}
+
+/* Whatever the console has for us now; -1 with decode_error once it cannot be read. */
+static int drain_console(struct lv_domain *d)
+{
+	for (;;) {
+		if (d->console_len == SERIAL_MAX)
+			return errbuf_printf(d->decode_error, sizeof(d->decode_error),
+					     "more than %u bytes on the console: not a plerig "
+					     "guest's report",
+					     (unsigned)SERIAL_MAX);
+		const int n = virStreamRecv(d->console, (char *)d->console_buf + d->console_len,
+					    SERIAL_MAX - d->console_len);
+		if (n == -2 || n == 0) /* nothing now; or QEMU closed it, having sent it all */
+			return 0;
+		if (n < 0)
+			return errbuf_printf(d->decode_error, sizeof(d->decode_error),
+					     "reading the console: %s", lv_last_error());
+		d->console_len += (size_t)n;
+	}
+}
+
 void lv_domain_poll_serial(struct lv_domain *d, uint64_t now_ns)
 {
 	unsigned char *data;
 	size_t len;
 	if (d->status != SERIAL_INCOMPLETE)
 		return; /* complete or corrupt: nothing more to learn */
-	if (read_whole_file(d->serial_path, SERIAL_MAX, &data, &len, d->decode_error,
-			    sizeof(d->decode_error))) {
+	if (d->console) {
+		if (drain_console(d)) {
+			d->status = SERIAL_CORRUPT;
+			return;
+		}
+		data = d->console_buf;
+		len = d->console_len;
+	} else if (read_whole_file(d->serial_path, SERIAL_MAX, &data, &len, d->decode_error,
+				   sizeof(d->decode_error))) {
 		if (errno != ENOENT) /* not there yet: QEMU has not opened it */
 			d->status = SERIAL_CORRUPT;
 		return;
 	}
 	d->status = serial_decode(data, len, &d->rep, d->decode_error, sizeof(d->decode_error));
-	free(data);
+	if (!d->console)
+		free(data);
 	if (d->rep.have_hello && !d->hello_ns)
 		d->hello_ns = now_ns;
 	if (d->rep.have_end && !d->end_ns)
@@ -247,6 +287,13 @@ void lv_domain_teardown(struct lv_domain *d, virDomainPtr *later)
 			pthread_join(d->reaper, NULL);
 		d->reaping = false;
 	}
+	if (d->console) {
+		virStreamAbort(d->console);
+		virStreamFree(d->console);
+		d->console = NULL;
+	}
+	free(d->console_buf);
+	d->console_buf = NULL;
 	free(d->tids);
 	free(d->results);
 	d->tids = NULL;

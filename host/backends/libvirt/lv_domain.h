@@ -20,7 +20,10 @@ struct lv_domain {
 	unsigned nr_vcpus;
 	virDomainPtr dom;
 	char name[64];
-	char serial_path[PATH_MAX];
+	char serial_path[PATH_MAX]; /* the serial log file, "" when read as @console */
+	virStreamPtr console;	    /* the serial port as libvirt's console stream */
+	unsigned char *console_buf; /* what came out of it so far */
+	size_t console_len;
 	pid_t *tids; /* QEMU's vCPU threads, by vCPU index: local QEMU only, else 0 */
 	struct plerig_vcpu_result *results;
 	struct serial_report rep;
@@ -50,10 +53,15 @@ int lv_domain_find_threads(struct lv_domain *d, char *err, size_t errlen);
  * or libvirt waits for a zombie until init gets round to it (1.4 s here).
  */
 void lv_domain_start_reaper(struct lv_domain *d);
+/*
+ * Open the domain's serial port as a console stream (QEMU on another host:
+ * no file to read there); before resume, so that nothing is missed.
+ */
+int lv_domain_open_console(struct lv_domain *d, virConnectPtr conn, char *err, size_t errlen);
 int lv_domain_resume(struct lv_domain *d, char *err, size_t errlen);
 /* Still running? false once QEMU is gone (powered off, crashed, destroyed). */
 bool lv_domain_active(struct lv_domain *d);
-/* Read and decode the serial log again; updates status, hello_ns, end_ns. */
+/* Read and decode the serial log (or console) again; updates status, hello_ns, end_ns. */
 void lv_domain_poll_serial(struct lv_domain *d, uint64_t now_ns);
 /*
  * One VM's counters from libvirt's vCPU stats @st (domain_stats.h): KVM's
