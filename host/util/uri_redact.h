@@ -14,4 +14,11 @@
 /* Into @out (always terminated; cut where short); a text that is no URI is copied. */
 void uri_redact(const char *uri, char *out, size_t len);
 
+/*
+ * A message about @uri (libvirt's, which may quote ssh: "Identity file
+ * /k not accessible") on one line: what uri_redact hides of @uri hidden
+ * wherever it appears in @text, line breaks made "; ".
+ */
+void uri_redact_text(const char *uri, const char *text, char *out, size_t len);
+
 #endif

@@ -45,6 +45,20 @@ START_TEST(a_short_buffer_is_cut_and_terminated)
 }
 END_TEST
 
+START_TEST(a_message_loses_the_uris_secrets_and_its_line_breaks)
+{
+	char out[256];
+	uri_redact_text("qemu+ssh://alice@h:1/system?keyfile=/k/id&no_tty=1",
+			"Cannot recv data: Warning: Identity file /k/id not accessible.\n"
+			"ssh: alice@h: Permission denied (publickey).\n",
+			out, sizeof(out));
+	ck_assert_str_eq(out, "Cannot recv data: Warning: Identity file *** not accessible.; "
+			      "ssh: ***@h: Permission denied (publickey).");
+	uri_redact_text("qemu:///system", "plain", out, sizeof(out));
+	ck_assert_str_eq(out, "plain");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("uri_redact");
@@ -52,6 +66,7 @@ int main(void)
 	tcase_add_test(tc, user_and_key_parameters_are_hidden);
 	tcase_add_test(tc, what_holds_no_credentials_is_unchanged);
 	tcase_add_test(tc, a_short_buffer_is_cut_and_terminated);
+	tcase_add_test(tc, a_message_loses_the_uris_secrets_and_its_line_breaks);
 	suite_add_tcase(s, tc);
 	return check_run(s, CK_FORK_GETENV);
 }

@@ -79,6 +79,22 @@ class LibvirtRemote(unittest.TestCase):
         self.assertFalse(HOST.sees(self.tmp))
         self.assertTrue(HOST.sees("/usr/bin/qemu-system-x86_64"))
 
+    def test_a_refused_key_fails_at_once_naming_the_uri_not_the_key(self):
+        # a key the host does not know: batch mode, so no prompt waits for a password
+        key = os.path.join(self.tmp, "stranger")
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", key], check=True)
+        uri = HOST.uri.replace(f"keyfile={HOST.key}", f"keyfile={key}")
+        p = subprocess.run([PLERIG, "run", "-q", "--backend", "libvirt", "--connect", uri,
+                            "--duration", "0.1"], capture_output=True, text=True, timeout=120,
+                           stdin=subprocess.DEVNULL, env=self.env)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn(f"connecting to qemu+ssh://***@127.0.0.1:{HOST.port}/system?keyfile=***",
+                      p.stderr)
+        self.assertNotIn(key, p.stderr + p.stdout)
+        self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+        os.unlink(key)
+        os.unlink(key + ".pub")
+
     def test_remote_run_has_the_local_runs_figures(self):
         args = ("--vcpus", "2", "--duration", "0.5")
         local, _ = self.run_json(*args, remote=False)

@@ -308,7 +308,10 @@ int lv_connection_open(struct lv_connection *c, const char *uri, const char *cac
 		return -1;
 	c->conn = virConnectOpen(c->uri);
 	if (!c->conn) {
-		errbuf_printf(err, errlen, "connecting to %s: %s%s", c->shown, lv_last_error(),
+		/* ssh's own words may name the keyfile, over several lines */
+		char why[ERRBUF_SIZE];
+		uri_redact_text(c->uri, lv_last_error(), why, sizeof(why));
+		errbuf_printf(err, errlen, "connecting to %s: %s%s", c->shown, why,
 			      c->embedded ? " (is another plerig using the same --cache-dir?)"
 					  : "");
 		loop_put();
