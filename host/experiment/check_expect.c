@@ -47,6 +47,8 @@ static void judge_progress(const struct series *se, const char *label, struct ju
 {
 	const struct variant *v = &se->variant;
 	unsigned n = v->vms * v->vcpus, runs = 0;
+	/* a pvqspin that ran as test-and-set (no kick here) is as unfair as one */
+	bool fair = lock_is_fair(v->lock);
 	uint64_t *acq = calloc(2 * (n + v->vms) + 1, sizeof(*acq));
 	uint64_t *ran = acq + n, *vm_acq = ran + n, *vm_ran = vm_acq + v->vms;
 	char why[400];
@@ -57,6 +59,7 @@ static void judge_progress(const struct series *se, const char *label, struct ju
 		if (!res->ok)
 			continue;
 		runs++;
+		fair &= v->lock != PLERIG_LOCK_PVQSPIN || res->pv_unhalt;
 		for (unsigned i = 0; i < res->nr_records && i < n; i++) {
 			const struct vcpu_record *rec = &res->records[i];
 			acq[i] += rec->guest.acquisitions;
@@ -70,7 +73,7 @@ static void judge_progress(const struct series *se, const char *label, struct ju
 	j->judged += runs;
 	for (unsigned i = 0; runs && i < n + v->vms; i++) {
 		bool vcpu = i < n;
-		if (vcpu ? acq[i] || !lock_is_fair(v->lock) : vm_acq[i - n])
+		if (vcpu ? acq[i] || !fair : vm_acq[i - n])
 			continue;
 		if (vcpu)
 			snprintf(
