@@ -393,6 +393,8 @@ START_TEST(hung_guest_is_stopped_by_the_watchdog)
 	run_checked(&v, &r, false);
 	ck_assert_msg(strstr(r.error, "watchdog") && strstr(r.error, "did not stop"),
 		      "error was: %s", r.error);
+	/* with the lock as the vCPU left it: a lost wake-up would show there */
+	ck_assert_msg(strstr(r.error, "ticket head"), "error was: %s", r.error);
 	variant_result_free(&r);
 }
 END_TEST
