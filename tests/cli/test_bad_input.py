@@ -17,7 +17,8 @@ import time
 import unittest
 
 PLERIG = GUEST = None
-SHORT = ["--vcpus", "2", "--duration", "0.2", "--warmup", "0.05", "--quiet"]
+# --timeout 60: with the load average at 28 a short run's stop took over the default 10 s
+SHORT = ["--vcpus", "2", "--duration", "0.2", "--warmup", "0.05", "--timeout", "60", "--quiet"]
 
 
 def plerig(*args, env=None, timeout=120, **kw):

@@ -29,7 +29,7 @@ PLERIG = DEFAULT_SUITE = None
 SUITE = """\
 # test suite of plerig check
 [defaults]
-options = --duration 0.2 --warmup 0.05 --repeat 10
+options = --duration 0.2 --warmup 0.05 --repeat 10 --timeout 60
 metrics = acq_per_cpu_s
 
 [solo]

@@ -451,8 +451,8 @@ class Compare(unittest.TestCase):
         path = os.path.join(self.tmp.name, "real.json")
         csv = os.path.join(self.tmp.name, "real.csv")
         r = plerig("run", "--backend", "native", "--vcpus", "2", "--relax", "pause,nop",
-                   "--duration", "0.2", "--warmup", "0.05", "--repeat", "3", "--quiet",
-                   "--json", path, "--csv", csv)
+                   "--duration", "0.2", "--warmup", "0.05", "--repeat", "3", "--timeout", "60",
+                   "--quiet", "--json", path, "--csv", csv)
         self.assert_status(r, 0)
         with open(path) as f:
             doc = json.load(f)

@@ -19,7 +19,9 @@ import time
 import unittest
 
 PLERIG = GUEST = None
-RUN = ["--vcpus", "2", "--relax", "pause", "--duration", "0.2", "--warmup", "0.05", "-q"]
+# --timeout 60: with the load average at 28 a short run's stop took over the default 10 s
+RUN = ["--vcpus", "2", "--relax", "pause", "--duration", "0.2", "--warmup", "0.05", "--timeout", "60",
+       "-q"]
 ORIGINAL = {"ple_gap": "128", "ple_window": "4096", "ple_window_grow": "2",
             "ple_window_shrink": "0", "ple_window_max": "4294967295"}
 
