@@ -75,7 +75,7 @@ static void run_and_check_groups(const struct variant *v, struct variant_result 
 			      lock_name(v->lock), relax_name(v->relax), vm, (unsigned long long)sum,
 			      (unsigned long long)r->protected_counter[vm]);
 	}
-	ck_assert_uint_eq(count_entries("/proc/self/task"), threads_before);
+	ck_assert_uint_eq(threads_after_join(threads_before), threads_before);
 }
 
 /* Two groups of two threads on at most two CPUs: over-committed. */

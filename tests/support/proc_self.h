@@ -6,6 +6,7 @@
 #include <check.h>
 #include <dirent.h>
 #include <sched.h>
+#include <time.h>
 
 /* Entries of /proc/self/fd or /proc/self/task: a run must leave as many as it found. */
 static inline unsigned count_entries(const char *dir)
@@ -16,6 +17,23 @@ static inline unsigned count_entries(const char *dir)
 	while (readdir(d))
 		n++;
 	closedir(d);
+	return n;
+}
+
+/*
+ * The threads of this process once those a run joined are gone:
+ * pthread_join() returns when the kernel clears the thread's tid, before
+ * the task leaves /proc/self/task, and on a busy host that can take a
+ * while. Polls up to 10 s for the count to fall to @expected; returns the
+ * last count (more than @expected: a thread left behind).
+ */
+static inline unsigned threads_after_join(unsigned expected)
+{
+	unsigned n = count_entries("/proc/self/task");
+	for (unsigned i = 0; n > expected && i < 10000; i++) {
+		nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
+		n = count_entries("/proc/self/task");
+	}
 	return n;
 }
 

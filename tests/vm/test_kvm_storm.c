@@ -85,7 +85,7 @@ static void run_checked(const struct variant *v, struct variant_result *r, bool 
 	else
 		ck_assert_msg(rc != 0 && !r->ok, "run should have failed");
 	ck_assert_uint_eq(count_entries("/proc/self/fd"), fds_before);
-	ck_assert_uint_eq(count_entries("/proc/self/task"), threads_before);
+	ck_assert_uint_eq(threads_after_join(threads_before), threads_before);
 }
 
 /* Runs @v: the lock excluded and made progress as a whole, every vCPU finished. */
