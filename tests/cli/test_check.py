@@ -220,6 +220,7 @@ class Check(unittest.TestCase):
         r = self.check("--baselines", self.store)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
 
+    @slow_cases.slow  # a baseline of 4 vCPUs on one CPU, then two checks: 10-11 s here
     def test_drop_on_a_busier_host_is_not_comparable(self):
         """4 vCPUs on CPU 0 with a spinning process of ours on it too: other work
         takes a share of CPU 0 (CFS gives the spinner about a fifth of it). Against
