@@ -9,6 +9,7 @@
 #include "plerig/histogram.h"
 #include "output/html_page.h"
 #include "output/svg_chart.h"
+#include "output/units.h"
 #include "util/atomic_file.h"
 #include "util/cpulist.h"
 #include "util/errbuf.h"
@@ -36,8 +37,12 @@ static void variant_label(json_object *v, char *buf, size_t len)
 {
 	const char *s[5] = {jstr(v, "backend"), jstr(v, "lock"), jstr(v, "relax"), jstr(v, "ring"),
 			    jstr(v, "ple")};
-	snprintf(buf, len, "%s %s/%s %s ple=%s %.0fx%.0f on %s", s[0] ? s[0] : "?",
-		 s[1] ? s[1] : "?", s[2] ? s[2] : "?", s[3] ? s[3] : "?", s[4] ? s[4] : "on",
+	char poll[48] = "";
+	/* absent or null: the host's kvm.halt_poll_ns */
+	if (!isnan(jnum(v, "halt_poll_ns")))
+		snprintf(poll, sizeof(poll), " halt-poll=%.0fns", jnum(v, "halt_poll_ns"));
+	snprintf(buf, len, "%s %s/%s %s ple=%s%s %.0fx%.0f on %s", s[0] ? s[0] : "?",
+		 s[1] ? s[1] : "?", s[2] ? s[2] : "?", s[3] ? s[3] : "?", s[4] ? s[4] : "on", poll,
 		 jnum(v, "vms"), jnum(v, "vcpus"), jstr(v, "pcpus") ? jstr(v, "pcpus") : "?");
 }
 
@@ -463,6 +468,74 @@ out:
 	free(s);
 }
 
+/* A count or a time of a halt_path object as text; "n/a" for its null. */
+static const char *halt_cell(json_object *hp, const char *key, bool ns, char *buf, size_t len)
+{
+	const double v = jnum(hp, key);
+	if (isnan(v))
+		return "n/a";
+	return ns ? units_duration_ns(v, buf, len) : units_count(v, buf, len);
+}
+
+/*
+ * Lock pvqspin's halt path, one row per pvqspin variant (its first ok
+ * run, summed over the vCPUs); nothing where no variant is pvqspin.
+ */
+static void halt_path_table(FILE *out, json_object *vs, unsigned n)
+{
+	static const struct {
+		const char *head, *key;
+		bool ns;
+	} cols[] = {
+	    {"halts", "halts", false},
+	    {"kicks sent", "kicks_sent", false},
+	    {"received", "kicks_received", false},
+	    {"spurious", "spurious_wakeups", false},
+	    {"early", "early_halts", false},
+	    {"kick p50", "kick_latency_p50_ns", true},
+	    {"kick p99", "kick_latency_p99_ns", true},
+	    {"kick max", "kick_latency_max_ns", true},
+	};
+	bool open = false;
+	char label[256], b[UNITS_BUF_SIZE];
+	for (unsigned i = 0; i < n; i++) {
+		json_object *v = at(vs, i), *runs = jget(v, "runs"), *hp = NULL;
+		const char *lock = jstr(v, "lock");
+		if (!lock || strcmp(lock, "pvqspin"))
+			continue;
+		for (unsigned r = 0; !hp && r < array_len(runs); r++)
+			hp = jget(jget(at(runs, r), "summary"), "halt_path");
+		if (!open) {
+			fputs("<h3>Halt path (lock pvqspin)</h3>\n<table "
+			      "class=\"host\">\n<tr><th>variant"
+			      "</th>",
+			      out);
+			for (unsigned c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
+				fprintf(out, "<th>%s</th>", cols[c].head);
+			fputs("</tr>\n", out);
+			open = true;
+		}
+		variant_label(v, label, sizeof(label));
+		fputs("<tr><td>", out);
+		html_escape(out, label);
+		fputs("</td>", out);
+		if (!hp || jstr(hp, "unavailable")) {
+			fprintf(out, "<td colspan=\"%zu\">n/a: ", sizeof(cols) / sizeof(cols[0]));
+			html_escape(out, hp ? jstr(hp, "unavailable") : "no ok run");
+			fputs("</td></tr>\n", out);
+			continue;
+		}
+		for (unsigned c = 0; c < sizeof(cols) / sizeof(cols[0]); c++) {
+			fputs("<td>", out);
+			html_escape(out, halt_cell(hp, cols[c].key, cols[c].ns, b, sizeof(b)));
+			fputs("</td>", out);
+		}
+		fputs("</tr>\n", out);
+	}
+	if (open)
+		fputs("</table>\n", out);
+}
+
 void html_results_section(FILE *out, const struct html_input *in, unsigned index)
 {
 	json_object *doc = in->doc, *vs = jget(doc, "variants");
@@ -489,6 +562,7 @@ void html_results_section(FILE *out, const struct html_input *in, unsigned index
 	overcommit_charts(out, doc, index);
 	if (jnum(doc, "repeat") >= 2)
 		time_order_chart(out, doc, index);
+	halt_path_table(out, vs, n);
 	fprintf(out, "<h3>Wait-time distributions</h3>\n<div class=\"charts\">\n");
 	for (unsigned i = 0; i < n; i++)
 		wait_chart(out, at(vs, i), index, i);

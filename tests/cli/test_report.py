@@ -243,6 +243,25 @@ class Inputs(unittest.TestCase):
         self.assertIn('id="r0-acq_per_s"', text)
         self.assertIn('id="r0-wait-0"', text)
 
+    def test_halt_path_table(self):
+        # lock pvqspin on host threads halts (a futex) over-committed: its row has figures
+        html = self.out("pv.html")
+        r = plerig("run", "--backend", "native", "--lock", "pvqspin,ticket", "--relax", "pause",
+                   "--vcpus", "3", "--pcpus", "0", "--duration", "0.2", "--warmup", "0.02",
+                   "--quiet", "--report", html)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(html) as f:
+            text = f.read()
+        self.assertIn("Halt path (lock pvqspin)", text)
+        table = text[text.index("Halt path"):]
+        table = table[:table.index("</table>")]
+        row = table[table.index("native pvqspin/pause"):]
+        row = row[:row.index("</tr>")]
+        # not asked to be > 0: a figure or n/a per cell, never an empty one
+        self.assertEqual(row.count("<td>"), 8, row)  # after the variant's own cell
+        self.assertNotIn("<td></td>", row)
+        self.assertNotIn("native ticket", table, "only pvqspin halts")
+
 
 if __name__ == "__main__":
     PLERIG = os.path.abspath(sys.argv[1])
