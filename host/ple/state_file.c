@@ -2,6 +2,7 @@
 #include "ple/state_file.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,10 +62,16 @@ static int parse_line(char *line, unsigned no, struct ple_state *s, char *err, s
 	if (!val)
 		return errbuf_printf(err, errlen, "line %u: \"%s\" has no value", no, line);
 	*val++ = '\0';
+	/* plerig writes each once: a second one is a damaged or foreign file, not an update */
+	if ((!strcmp(line, "pid") && s->pid) || (!strcmp(line, "root") && s->root[0]) ||
+	    (!strcmp(line, "module") && s->module[0]))
+		return errbuf_printf(err, errlen, "line %u: %s given twice", no, line);
 	if (!strcmp(line, "pid")) {
 		char *end;
+		errno = 0;
 		long pid = strtol(val, &end, 10);
-		if (*end || pid <= 0)
+		/* a pid_t, not a long: 2^63 - 1 cast to one was -1 (found by fuzz_ple_state) */
+		if (*end || end == val || errno || pid <= 0 || pid > INT_MAX)
 			return errbuf_printf(err, errlen, "line %u: bad pid \"%s\"", no, val);
 		s->pid = (pid_t)pid;
 		return 0;
@@ -87,6 +94,10 @@ static int parse_line(char *line, unsigned no, struct ple_state *s, char *err, s
 		if (!ple_value_valid(p->value))
 			return errbuf_printf(err, errlen, "line %u: %s has a bad value \"%s\"", no,
 					     p->name, v);
+		for (unsigned i = 0; i < s->n; i++)
+			if (!strcmp(s->orig[i].name, p->name))
+				return errbuf_printf(err, errlen, "line %u: param %s given twice",
+						     no, p->name);
 		s->n++;
 		return 0;
 	}

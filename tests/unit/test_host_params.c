@@ -490,6 +490,11 @@ START_TEST(test_state_text)
 	    "something else\n",
 	    "plerig-ple-state 1\npid 1\nroot /sys\n",
 	    "plerig-ple-state 1\npid x\nroot /sys\nmodule kvm_intel\n",
+	    "plerig-ple-state 1\npid 8888888888888888888888884242\nroot /sys\nmodule kvm_intel\n",
+	    "plerig-ple-state 1\npid 4294967297\nroot /sys\nmodule kvm_intel\n",
+	    "plerig-ple-state 1\npid 1\nroot /tmp/x\nroot /sys\nmodule kvm_intel\n",
+	    "plerig-ple-state 1\npid 1\nroot /sys\nmodule kvm_intel\nparam ple_gap 1\nparam "
+	    "ple_gap 2\n",
 	    "plerig-ple-state 1\npid 1\nroot /sys\nmodule kvm_intel\nparam ple_gap\n",
 	    "plerig-ple-state 1\npid 1\nroot /sys\nmodule kvm_intel\nparam ple_gap -1\n",
 	    "plerig-ple-state 1\npid 1\nroot /sys\nmodule kvm_intel\ncolour blue\n",
