@@ -8,6 +8,9 @@ the harness's leading byte (bit 0: fix up CRCs; the rest: vCPUs - 1, times 2).
 run_options: argv of `plerig run`, NUL-separated.
 suite_file: suites of `plerig check`, good and bad (a NUL byte, a key twice).
 baseline: baseline files of the machine "cpu-2cpu-smt0-kvm_pvm" (fuzz_baseline's key).
+ple_state: PLE state files as `plerig sweep` saves them (ple/state_file.c).
+report_inputs: `plerig sweep --json` curves (the results files of report_inputs
+are copies of results_file's).
 The elf_image and results_file seeds are the real guest image and a real
 `plerig run --json` file (see scripts/fuzz).
 """
@@ -129,3 +132,34 @@ write("baseline", "share-out-of-range", baseline([{**GOOD[1], "values": [-50, -5
 write("baseline", "twice", baseline(GOOD[:1] + GOOD[:1]))
 write("baseline", "escapes", baseline(GOOD[1:2], recorded_at="\x1b[2J\u009b31m"))
 write("baseline", "version-string", baseline(GOOD, schema_version="1"))
+STATE = "plerig-ple-state 1\n# original KVM PLE parameters\npid {pid}\nroot {root}\nmodule {module}\n"
+write("ple_state", "kvm_intel", (STATE.format(pid=4242, root="/sys", module="kvm_intel") +
+                                 "param ple_gap 128\nparam ple_window 4096\nparam ple_window_grow 2\n"
+                                 "param ple_window_shrink 0\nparam ple_window_max 4294967295\n"
+                                 ).encode())
+write("ple_state", "kvm_amd", (STATE.format(pid=1, root="/tmp/fake sys", module="kvm_amd") +
+                               "param pause_filter_count 3000\nparam pause_filter_thresh 128\n"
+                               ).encode())
+# a pid past pid_t: was cast to -1 and accepted (found by this target)
+write("ple_state", "pid-overflow", STATE.format(pid=8888888888888888888888884242, root="/sys",
+                                                module="kvm_intel").encode())
+write("ple_state", "root-twice", (STATE.format(pid=7, root="/tmp/x", module="kvm_intel") +
+                                  "root /sys\n").encode())
+write("ple_state", "bad-value", (STATE.format(pid=7, root="/sys", module="kvm_intel") +
+                                 "param ple_window -1\n").encode())
+
+for name, params, values in (("one-axis", ["ple_window"], [[1024], [4096], [65536]]),
+                             ("two-axes", ["ple_gap", "ple_window"],
+                              [[0, 4096], [128, 4096], [128, 16384]])):
+    points = []
+    for variant in ("kvm ticket pause user ple-on 1x4/0-1", "kvm ticket nop user ple-on 1x4/0-1"):
+        for i, vals in enumerate(values):
+            points.append({"values": dict(zip(params, vals)), "variant": variant, "ok": True,
+                           "runs": 2, "acq_per_s": 500.0 * (i + 1), "acq_per_s_stddev": 50.0,
+                           "stalls": 3.0, "stalled_share": 0.1, "pause_loop_exits": None,
+                           "pause_loop_exits_unavailable": "no hardware PLE"})
+    points.append({"values": dict(zip(params, values[0])), "variant": "failed", "ok": False,
+                   "error": "the run measured nothing"})
+    write("report_inputs", name, json.dumps(
+        {"schema": "plerig-sweep", "schema_version": 1, "plerig_version": "0.1.0",
+         "params": params, "rounds": 1, "points": points}, indent=1).encode())
