@@ -36,9 +36,12 @@ vm-test: build
 	scripts/vm-test $(BUILD) $(VM_TEST_SUITES)
 
 # plerig against the real kvm_intel with PAUSE-loop exiting, under Bochs' emulated
-# VMX CPU: no /dev/kvm needed (about 10 minutes).
+# VMX CPU: no /dev/kvm needed. KERNEL=FILE (.deb, or bzImage + MODULES=DIR) puts
+# that kernel under test; RECORD=1 records its gate figures as the baseline;
+# PLE_MODPARAMS="ple_window=16384" sets kvm_intel parameters in L1.
 ple-test: build
-	scripts/ple-test $(BUILD)
+	KERNEL="$(KERNEL)" MODULES="$(MODULES)" RECORD="$(RECORD)" PLE_MODPARAMS="$(PLE_MODPARAMS)" \
+		scripts/ple-test $(BUILD)
 
 # Every test again under ASan + UBSan, in build-sanitize/: any report fails.
 sanitize-test: setup

@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""The host side of `make ple-test` without Bochs: tests/ple/unpack-kernel on
+a small bzImage made here (an x86-64 ELF with two segments, XZ-compressed
+behind a setup header), and tests/ple/check-results on consoles written
+here in L1's protocol (frames, manifest, the gate's exit status).
+
+usage: test_ple_scripts.py SOURCE_ROOT
+"""
+import base64
+import gzip
+import hashlib
+import json
+import lzma
+import os
+import re
+import struct
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = None
+
+
+def elf(segments, entry):
+    """An ELF64 x86-64 executable with one PT_LOAD per (paddr, data, memsz)."""
+    phoff, phnum = 64, len(segments)
+    offset = phoff + 56 * phnum
+    head = bytearray(b"\x7fELF\x02\x01\x01" + b"\0" * 9)
+    head += struct.pack("<HHIQQQIHHHHHH", 2, 62, 1, entry, phoff, 0, 0, 64, 56, phnum, 64, 0, 0)
+    body = b""
+    for paddr, data, memsz in segments:
+        head += struct.pack("<IIQQQQQQ", 1, 5, offset + len(body), 0xffffffff80000000 + paddr, paddr,
+                            len(data), memsz, 0x1000)
+        body += data
+    return bytes(head) + body
+
+
+def bzimage(payload, setup_sects=1):
+    """A setup header (boot protocol 2.15) and a protected-mode part holding payload."""
+    setup = bytearray(512 * (setup_sects + 1))
+    setup[0x1f1] = setup_sects
+    setup[0x202:0x206] = b"HdrS"
+    struct.pack_into("<H", setup, 0x206, 0x20f)
+    struct.pack_into("<I", setup, 0x214, 0x100000)
+    setup[0x234] = 1
+    struct.pack_into("<H", setup, 0x236, 0x7f)
+    pm = b"\x90" * 0x100 + payload + struct.pack("<I", 0)
+    struct.pack_into("<II", setup, 0x248, 0x100, len(payload))
+    struct.pack_into("<Q", setup, 0x258, 0x1000000)
+    struct.pack_into("<I", setup, 0x260, 0x200000)
+    struct.pack_into("<I", setup, 0x1f4, (len(pm) + 15) // 16)
+    return bytes(setup) + pm
+
+
+class UnpackKernel(unittest.TestCase):
+    def run_tool(self, image):
+        with tempfile.TemporaryDirectory() as d:
+            src, out = os.path.join(d, "in"), os.path.join(d, "out")
+            with open(src, "wb") as f:
+                f.write(image)
+            p = subprocess.run([os.path.join(ROOT, "tests/ple/unpack-kernel"), src, out],
+                               capture_output=True, text=True)
+            if p.returncode:
+                return p, None
+            with open(out, "rb") as f:
+                return p, f.read()
+
+    def test_segments_land_behind_the_shim_and_the_header_says_so(self):
+        text = bytes(range(256)) * 64 + b"\0" * 4096  # trailing zeros: left to the shim
+        data = b"DATA" * 300
+        kernel = elf([(0x1000000, text, len(text) + 8192), (0x1400000, data, len(data))], 0x1000000)
+        p, out = self.run_tool(bzimage(lzma.compress(kernel, format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC32)))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("2 segments, entry 0x1000000", p.stdout)
+        setup = 512 * 2
+        pm = out[setup:]
+        self.assertEqual(struct.unpack_from("<I", out, 0x1f4)[0] * 16, len(pm))
+        self.assertEqual(out[0x234], 0, "not relocatable: linked at 0x100000")
+        self.assertGreaterEqual(struct.unpack_from("<I", out, 0x260)[0], 0x1400000 + len(data) - 0x100000)
+        # the table: destination, source, file dwords, zero dwords, as the shim reads it
+        t = len(text.rstrip(b"\0"))
+        row1 = struct.pack("<IIII", 0x1000000, 0x110000, t // 4, (len(text) + 8192 - t) // 4)
+        row2 = struct.pack("<IIII", 0x1400000, 0x110000 + t, len(data) // 4, 0)
+        self.assertIn(row1 + row2, pm[:0x10000])
+        self.assertEqual(pm[0x10000:0x10000 + t], text[:t])
+        self.assertEqual(pm[0x10000 + t:0x10000 + t + len(data)], data)
+
+    def test_what_cannot_be_unpacked_is_refused_with_the_reason(self):
+        p, _ = self.run_tool(b"MZ" + b"\0" * 2000)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("no bzImage setup header", p.stderr)
+        p, _ = self.run_tool(bzimage(b"\x28\xb5\x2f\xfd" + b"\0" * 64))  # zstd
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("not xz, gzip, bzip2 or lzma", p.stderr)
+        p, _ = self.run_tool(bzimage(lzma.compress(b"not an ELF" * 10, format=lzma.FORMAT_XZ)))
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("not an x86-64 ELF kernel", p.stderr)
+
+
+def frame(name, text):
+    gz = gzip.compress(text.encode(), mtime=0)
+    lines = [f"@@ple file {name} {len(gz)} {hashlib.sha256(gz).hexdigest()}"]
+    b64 = base64.b64encode(gz).decode()
+    lines += [b64[i:i + 76] for i in range(0, len(b64), 76)]
+    return lines + [f"@@ple file-end {name}"]
+
+
+def console(steps, manifest=True):
+    """L1's console: each step (name, rc, {file: text}) as l1-init sends it, then the manifest."""
+    lines, entries = ["[    0.1] booting"], []
+    for name, rc, files in steps:
+        lines += [f"@@ple step {name} begin uptime=1.0", f"@@ple step {name} end rc={rc} uptime=2.0"]
+        for f, text in files.items():
+            lines += frame(f, text)
+        entries.append(f"{name} rc={rc} " + " ".join(files))
+    if manifest:
+        lines += frame("manifest.txt", "\n".join(entries) + "\n") + ["@@ple done uptime=3.0"]
+    return "\n".join(lines) + "\n"
+
+
+L1_TXT = ("kernel=6.1.0-test\nkernel_version=Linux version 6.1.0-test\nparam_ple_gap=128\n"
+          "param_ple_window=4096\nparam_ple_window_grow=2\n")
+
+
+class CheckResults(unittest.TestCase):
+    def judge(self, consoles, modparams=""):
+        with tempfile.TemporaryDirectory() as d:
+            plans = {}
+            for inst, (plan, text) in consoles.items():
+                os.makedirs(os.path.join(d, inst))
+                with open(os.path.join(d, inst, "serial.log"), "w") as f:
+                    f.write(text)
+                plans[inst] = plan
+            with open(os.path.join(d, "meta.json"), "w") as f:
+                json.dump({"plans": plans, "ple_modparams": modparams,
+                           "kernel": {"release": "6.1.0-test", "image_sha256": "ab" * 32}}, f)
+            p = subprocess.run([os.path.join(ROOT, "tests/ple/check-results"), d],
+                               capture_output=True, text=True)
+            with open(os.path.join(d, "junit.xml")) as f:
+                junit = f.read()
+            return p, junit
+
+    def gate(self, rc, summary):
+        return ("gate", rc, {"gate.txt": summary, "gate.tap": "TAP version 13\n1..0\n"})
+
+    def test_a_passing_gate_and_its_plan_pass(self):
+        p, junit = self.judge({"b": ("gate", console([("modules", 0, {"l1.txt": L1_TXT}),
+                                                      self.gate(0, "5 passed\n")]))})
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("ok 3 - kvm_intel loads with the parameters asked", p.stdout)
+        self.assertIn('failures="0"', junit)
+        self.assertIn('<property name="kernel_image_sha256" value="' + "ab" * 32 + '"/>', junit)
+
+    def test_a_regression_in_the_gate_fails_and_is_shown(self):
+        text = "pause: acq_per_s vs baseline: kvm ticket pause: FAIL regression: -60.2 %\n"
+        p, _ = self.judge({"b": ("gate", console([("modules", 0, {"l1.txt": L1_TXT}), self.gate(1, text)]))})
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("# gate | pause: acq_per_s vs baseline", p.stdout)
+        self.assertRegex(p.stdout, r"not ok \d+ - gate: .*exit status 1; .*regression: -60.2 %")
+
+    def test_a_step_of_the_plan_that_never_ended_fails(self):
+        p, _ = self.judge({"a": ("doctor", console([("modules", 0, {"l1.txt": L1_TXT})], manifest=False))})
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("no manifest (L1 did not finish)", p.stdout)
+        self.assertIn("not ok 4 - step doctor exits 0: rc=never ended", p.stdout)
+
+    def test_parameters_other_than_asked_fail(self):
+        p, _ = self.judge({"b": ("gate", console([("modules", 0, {"l1.txt": L1_TXT}), self.gate(0, "")]))},
+                          modparams="ple_window=16384")
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("not ok 3 - kvm_intel loads with the parameters asked", p.stdout)
+
+    def test_a_corrupt_frame_is_caught(self):
+        text = re.sub(r"@@ple file l1.txt (\d+)", lambda m: f"@@ple file l1.txt {int(m.group(1)) + 1}",
+                      console([("modules", 0, {"l1.txt": L1_TXT}), self.gate(0, "")]))
+        p, _ = self.judge({"b": ("gate", text)})
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("not ok 1 - L1 b: results arrive whole", p.stdout)
+
+
+if __name__ == "__main__":
+    ROOT = os.path.abspath(sys.argv[1])
+    unittest.main(argv=sys.argv[:1], verbosity=2)
