@@ -25,7 +25,7 @@ test: build
 
 # The tests that boot no VM: every suite but vm, cli and slow (seconds).
 unit-test: build
-	scripts/run-tests $(BUILD) --no-suite=vm --no-suite=cli --no-suite=slow
+	scripts/run-tests $(BUILD) --no-suite=vm --no-suite=cli
 
 # plerig's own tests that boot VMs (suites vm and cli, the slow end-to-end
 # cases that `make test` leaves out included; VM_TEST_SUITES=slow: only those),
