@@ -142,6 +142,10 @@ int ple_session_begin(struct ple_session *s, const char *const *names, unsigned 
 	s->lock_fd = -1;
 	/* a refusal that needs no lock leaves nothing behind, not even the state directory */
 	int rc = check_changeable(s, names, n, err, errlen);
+	/* no module at all: maybe one a running sweep has unloaded for a moment to reload it */
+	pid_t other = rc && !s->host.module[0] ? sweep_lock_holder() : 0;
+	if (other)
+		return sweep_lock_busy(other, err, errlen);
 	if (rc)
 		return rc;
 	s->lock_fd = sweep_lock_acquire(&holder, err, errlen);

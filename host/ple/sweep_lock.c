@@ -34,6 +34,17 @@ static pid_t lock_holder(int fd)
 	return fl.l_pid;
 }
 
+int sweep_lock_busy(pid_t holder, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	sweep_lock_path(path, sizeof(path));
+	return errbuf_errno(err, errlen, -EBUSY,
+			    "another plerig sweep (pid %ld) is changing the PLE parameters (it "
+			    "holds %s); wait for it to end, or stop it (kill %ld): it restores "
+			    "them itself",
+			    (long)holder, path, (long)holder);
+}
+
 int sweep_lock_acquire(pid_t *holder, char *err, size_t errlen)
 {
 	char path[PATH_MAX];
@@ -66,11 +77,20 @@ int sweep_lock_acquire(pid_t *holder, char *err, size_t errlen)
 			break;
 	}
 	close(fd);
-	return errbuf_errno(err, errlen, -EBUSY,
-			    "another plerig sweep (pid %ld) is changing the PLE parameters (it "
-			    "holds %s); wait for it to end, or stop it (kill %ld): it restores "
-			    "them itself",
-			    (long)*holder, path, (long)*holder);
+	return sweep_lock_busy(*holder, err, errlen);
+}
+
+pid_t sweep_lock_holder(void)
+{
+	char path[PATH_MAX];
+	sweep_lock_path(path, sizeof(path));
+	/* F_GETLK of a write lock needs a descriptor open for writing */
+	int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	if (fd < 0)
+		return 0;
+	pid_t pid = lock_holder(fd);
+	close(fd);
+	return pid;
 }
 
 void sweep_lock_release(int fd)

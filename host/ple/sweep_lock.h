@@ -23,6 +23,16 @@ void sweep_lock_path(char *buf, size_t len);
  */
 int sweep_lock_acquire(pid_t *holder, char *err, size_t errlen);
 
+/*
+ * The pid holding the lock now, 0 when nobody does (or there is no lock
+ * file); creates nothing. For a refusal that would otherwise blame the
+ * host for what a running sweep is doing to it (a module it has unloaded).
+ */
+pid_t sweep_lock_holder(void);
+
+/* -EBUSY, with the message sweep_lock_acquire() gives, naming @holder, in @err. */
+int sweep_lock_busy(pid_t holder, char *err, size_t errlen);
+
 /* Give it back (closing @fd drops a POSIX lock); harmless for fd < 0. */
 void sweep_lock_release(int fd);
 

@@ -620,6 +620,16 @@ START_TEST(test_session_refused_while_locked)
 	ck_assert_str_eq(st.orig[0].value, "4096");
 	ck_assert_str_eq(get_param("kvm_intel", "ple_window"), "8192");
 
+	/* between its rmmod and its modprobe the module is gone: still the other sweep named */
+	snprintf(expect, sizeof(expect), "another plerig sweep (pid %ld)", (long)other);
+	char mod[PATH_MAX], moved[PATH_MAX];
+	snprintf(mod, sizeof(mod), "%s/module/kvm_intel", sys_root);
+	snprintf(moved, sizeof(moved), "%s/kvm_intel.unloaded", top);
+	ck_assert_int_eq(rename(mod, moved), 0);
+	ck_assert_int_eq(ple_session_begin(&s, names, 1, err, sizeof(err)), -EBUSY);
+	ck_assert_msg(strstr(err, expect), "%s", err);
+	ck_assert_int_eq(rename(moved, mod), 0);
+
 	/* it dies without restoring (the kernel drops its lock): --restore now may */
 	let_go(other, release);
 	ck_assert_int_eq(ple_session_begin(&s, names, 1, err, sizeof(err)), -EBUSY);
