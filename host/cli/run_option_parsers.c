@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "cli/run_option_parsers.h"
 
+#include "backends/libvirt/connection.h"
+
 #include <string.h>
 
 #include "util/comma_list.h"
@@ -229,5 +231,16 @@ int apply_accel(struct run_plan *o, char *err, size_t errlen)
 				     "or leave it out)",
 				     o->connect_uri ? "--connect" : "--cache-dir",
 				     o->connect_uri ? "a libvirt URI" : "a cache dir");
+	/* the results describe one machine: the one the VMs ran on */
+	for (unsigned i = 0;
+	     o->connect_uri && lv_uri_is_remote(o->connect_uri) && i < o->nr_backends; i++)
+		if (o->backends[i] == BACKEND_KVM || o->backends[i] == BACKEND_NATIVE)
+			return errbuf_printf(
+			    err, errlen,
+			    "--connect names another host, where the libvirt "
+			    "variants would run, while --backend %s runs here: one "
+			    "results file describes one machine, so run them in two "
+			    "plerig runs",
+			    backend_name(o->backends[i]));
 	return 0;
 }

@@ -665,6 +665,20 @@ START_TEST(test_libvirt_options_need_libvirt)
 }
 END_TEST
 
+/* One results file describes one machine: another host's libvirt runs alone. */
+START_TEST(test_remote_libvirt_does_not_mix_with_local_backends)
+{
+	ck_assert_int_eq(
+	    parse("--backend", "native,libvirt", "--connect", "qemu+ssh://root@hostA/system", NULL),
+	    RUN_OPTIONS_ERROR);
+	ck_assert_msg(strstr(err, "--connect names another host") && strstr(err, "native"), "%s",
+		      err);
+	ck_assert_int_eq(
+	    parse("--backend", "libvirt", "--connect", "qemu+ssh://root@hostA/system", NULL),
+	    RUN_OPTIONS_OK);
+}
+END_TEST
+
 static Suite *run_options_suite(void)
 {
 	Suite *s = suite_create("run_options");
@@ -678,6 +692,7 @@ static Suite *run_options_suite(void)
 	tcase_add_test(t, test_reparse);
 	tcase_add_test(t, test_help);
 	tcase_add_test(t, test_usage_text);
+	tcase_add_test(t, test_remote_libvirt_does_not_mix_with_local_backends);
 	tcase_add_loop_test(t, test_bad_input, 0, (int)(sizeof(bad_cases) / sizeof(bad_cases[0])));
 	tcase_add_test(t, test_cpu_not_in_affinity);
 	tcase_add_test(t, test_cpu_not_in_affinity_full_mask);

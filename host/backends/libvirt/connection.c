@@ -103,6 +103,13 @@ static void loop_put(void)
 	pthread_mutex_unlock(&loop_lock);
 }
 
+bool lv_uri_is_remote(const char *uri)
+{
+	/* "qemu:///system" has no host part: QEMU runs here */
+	const char *scheme_end = strstr(uri, "://");
+	return !scheme_end || scheme_end[3] != '/';
+}
+
 const char *lv_last_error(void)
 {
 	const char *m = virGetLastErrorMessage();
@@ -293,9 +300,7 @@ int lv_connection_open(struct lv_connection *c, const char *uri, const char *cac
 			 !ssh		    ? ""
 			 : strchr(uri, '?') ? "&no_tty=1"
 					    : "?no_tty=1");
-		/* "qemu:///system" has no host part: QEMU runs here */
-		const char *scheme_end = strstr(uri, "://");
-		c->local = scheme_end && scheme_end[3] == '/';
+		c->local = !lv_uri_is_remote(uri);
 	}
 	/* libvirt's own log (the embedded driver warns about "security_driver = none" on
 	 * every connect) goes to a file, unless the user asked for it elsewhere */

@@ -37,6 +37,9 @@ int lv_connection_open(struct lv_connection *c, const char *uri, const char *cac
 		       size_t errlen);
 void lv_connection_close(struct lv_connection *c);
 
+/* Does @uri name another host ("qemu+ssh://hostA/system"), not this one ("qemu:///system")? */
+bool lv_uri_is_remote(const char *uri);
+
 /* libvirt's message for the last failed call, never NULL. */
 const char *lv_last_error(void);
 
