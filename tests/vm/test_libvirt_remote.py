@@ -191,6 +191,13 @@ class LibvirtRemote(unittest.TestCase):
             p.communicate(timeout=60)
         self.assert_remote_clean()
 
+    def test_a_guest_fault_comes_back_through_the_console(self):
+        p = self.plerig("--vcpus", "2", "--duration", "0.3", "--inject", "fault")
+        self.assertEqual(p.returncode, 1, p.stderr + p.stdout)
+        self.assertIn("guest exception #UD", p.stdout)
+        self.assert_remote_clean()
+        self.assertEqual(os.listdir(self.tmp), [])
+
     def test_kill_9_of_a_remote_run_is_cleaned_by_the_next(self):
         p = subprocess.Popen([PLERIG, "run", "-q", "--backend", "libvirt", "--connect",
                               HOST.uri, "--cache-dir", os.path.join(CACHE, "r"),
