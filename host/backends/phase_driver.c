@@ -7,6 +7,7 @@
 #include "backends/guest_figures.h"
 #include "backends/guest_status.h"
 #include "backends/run_result.h"
+#include "backends/unit_evidence.h"
 #include "util/clock.h"
 #include "util/errbuf.h"
 #include "util/interrupt.h"
@@ -105,21 +106,51 @@ static int wait_for(struct phase_driver *d, bool (*done)(struct phase_driver *),
 	}
 }
 
+/* Every unit's thread now, as the start of a wait named @name (for the watchdog's report). */
+static void mark_units(struct phase_driver *d, const char *name)
+{
+	d->mark_ns = monotonic_ns();
+	d->mark_name = name;
+	for (unsigned g = 0; d->marks && g < nr_units(d); g++)
+		unit_mark_take(&d->marks[g], d->ops->tid(d->ctx, g));
+}
+
+/*
+ * Name the unit that did not finish, with what the host did with its
+ * thread since the wait began: one the host gave no CPU first, since a
+ * waiter spinning behind it is only its victim.
+ */
 static int report_hang(struct phase_driver *d, const char *stage)
 {
+	const uint64_t waited = monotonic_ns() - d->mark_ns;
+	int chosen = -1;
+	struct unit_evidence e = {0};
 	for (unsigned g = 0; g < nr_units(d); g++) {
 		if (d->ops->outcome(d->ctx, g, NULL) == UNIT_DONE)
 			continue;
-		char lock[160];
-		guest_lock_describe(d->ops->shared(d->ctx, g / d->v->vcpus), g % d->v->vcpus, lock,
-				    sizeof(lock));
-		return run_fail(d->r,
-				"watchdog: VM %u vCPU %u did not %s within %.1f s (guest "
-				"state %s; %s); stopped it",
-				g / d->v->vcpus, g % d->v->vcpus, stage, d->v->timeout_s,
-				guest_state_name(guest_result(d, g)->state), lock);
+		struct unit_evidence ge = {0};
+		if (d->marks)
+			unit_evidence_take(&ge, &d->marks[g], d->ops->tid(d->ctx, g), waited);
+		if (chosen < 0 || (unit_evidence_starved(&ge) && !unit_evidence_starved(&e))) {
+			chosen = (int)g;
+			e = ge;
+		}
 	}
-	return run_fail(d->r, "watchdog: the VMs did not %s within %.1f s", stage, d->v->timeout_s);
+	if (chosen < 0)
+		return run_fail(d->r, "watchdog: the VMs did not %s within %.1f s", stage,
+				d->v->timeout_s);
+	const unsigned g = (unsigned)chosen;
+	char lock[160], host[320] = "";
+	guest_lock_describe(d->ops->shared(d->ctx, g / d->v->vcpus), g % d->v->vcpus, lock,
+			    sizeof(lock));
+	if (d->marks)
+		unit_evidence_describe(&e, d->mark_name, host, sizeof(host));
+	return run_fail(
+	    d->r,
+	    "watchdog: VM %u vCPU %u did not %s within %.1f s (guest state %s; %s)%s%s; "
+	    "stopped it",
+	    g / d->v->vcpus, g % d->v->vcpus, stage, d->v->timeout_s,
+	    guest_state_name(guest_result(d, g)->state), lock, host[0] ? ": " : "", host);
 }
 
 static uint64_t timeout_ns(const struct phase_driver *d)
@@ -129,6 +160,7 @@ static uint64_t timeout_ns(const struct phase_driver *d)
 
 static int boot(struct phase_driver *d)
 {
+	mark_units(d, "boot began");
 	int rc = wait_for(d, all_ready, monotonic_ns() + timeout_ns(d), POLL_FAST_NS);
 	if (rc == 0)
 		return report_hang(d, "come up");
@@ -151,6 +183,7 @@ static int warm_up(struct phase_driver *d)
 	const uint64_t first_deadline = start + timeout_ns(d);
 	phase_driver_set_phase(d, PLERIG_PHASE_WARMUP);
 	d->ops->open_gate(d->ctx);
+	mark_units(d, "the gate opened");
 	/* the first acquisition may take longer than the warm-up itself */
 	int rc =
 	    wait_for(d, any_acquired, first_deadline > end ? first_deadline : end, POLL_FAST_NS);
@@ -196,6 +229,7 @@ static int measure(struct phase_driver *d)
 		 */
 		phase_driver_set_phase(d, PLERIG_PHASE_STOP);
 		const uint64_t m1 = monotonic_ns();
+		mark_units(d, "STOP");
 		take_snapshots(d, snap.after);
 		interval_snapshots_load(&snap, d->r, true);
 		d->r->interval_s = (double)(m1 - m0) / 1e9;
@@ -237,7 +271,12 @@ static void collect(struct phase_driver *d)
 
 int phase_driver_run(struct phase_driver *d)
 {
-	if (boot(d) || warm_up(d) || measure(d) || stop(d))
+	/* without marks (out of memory) the watchdog still reports, without the host's side */
+	d->marks = calloc(nr_units(d), sizeof(d->marks[0]));
+	int rc = boot(d) || warm_up(d) || measure(d) || stop(d) ? -1 : 0;
+	free(d->marks);
+	d->marks = NULL;
+	if (rc)
 		return -1;
 	collect(d);
 	return run_check_guest_figures(d->r);

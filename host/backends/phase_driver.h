@@ -51,12 +51,18 @@ struct unit_ops {
 	void (*interval)(void *ctx, uint64_t start_ns, uint64_t stop_ns);
 };
 
+struct unit_mark;
+
 struct phase_driver {
 	const struct unit_ops *ops;
 	void *ctx;
 	const struct variant *v;
 	struct variant_result *r;
 	uint64_t t0; /* CLOCK_MONOTONIC at the start of the variant */
+	/* each unit's thread where the wait the watchdog times began (see unit_evidence.h) */
+	struct unit_mark *marks;
+	uint64_t mark_ns;
+	const char *mark_name;
 };
 
 uint64_t phase_driver_elapsed(const struct phase_driver *d);

@@ -20,7 +20,7 @@ struct sweep_point {
 	char values[PLE_MAX_PARAMS][PLE_VALUE_LEN]; /* one per axis, in axis order */
 	char variant[160];			    /* "kvm ticket pause user 1x4/2" */
 	bool ok;
-	char error[256]; /* when !ok */
+	char error[512]; /* when !ok */
 	unsigned runs;	 /* runs averaged (--repeat) */
 	double acq_per_s;
 	double stalls;
@@ -53,7 +53,7 @@ struct sweep_summary {
 	char values[PLE_MAX_PARAMS][PLE_VALUE_LEN];
 	char variant[160];
 	unsigned visits, ok; /* points, ok points */
-	char error[256];     /* the first failure, if any */
+	char error[512];     /* the first failure, if any */
 	struct sweep_stat acq_per_s, stalls, stalled_share, pause_exits;
 	char pause_exits_why[160];
 };

@@ -395,6 +395,9 @@ START_TEST(hung_guest_is_stopped_by_the_watchdog)
 		      "error was: %s", r.error);
 	/* with the lock as the vCPU left it: a lost wake-up would show there */
 	ck_assert_msg(strstr(r.error, "ticket head"), "error was: %s", r.error);
+	/* what the host did with the thread meanwhile: it ran, or it had no CPU (busy host) */
+	ck_assert_msg(strstr(r.error, "its thread ") && strstr(r.error, " s since STOP"),
+		      "error was: %s", r.error);
 	variant_result_free(&r);
 }
 END_TEST
