@@ -53,6 +53,13 @@ struct unit_ops {
 
 struct unit_mark;
 
+/* What the stop wait did for a unit the host left without a CPU. */
+enum unit_rescue {
+	UNIT_NOT_MOVED = 0,
+	UNIT_MOVED,  /* to the other CPUs this process may use */
+	UNIT_STAYED, /* it had nowhere to go */
+};
+
 struct phase_driver {
 	const struct unit_ops *ops;
 	void *ctx;
@@ -61,8 +68,11 @@ struct phase_driver {
 	uint64_t t0; /* CLOCK_MONOTONIC at the start of the variant */
 	/* each unit's thread where the wait the watchdog times began (see unit_evidence.h) */
 	struct unit_mark *marks;
-	uint64_t mark_ns;
 	const char *mark_name;
+	uint64_t watched_ns; /* when the marks were last looked at */
+	/* in the stop wait: move a unit the host leaves without a CPU to another CPU */
+	bool rescue;
+	unsigned char *rescued; /* per unit: enum unit_rescue */
 };
 
 uint64_t phase_driver_elapsed(const struct phase_driver *d);

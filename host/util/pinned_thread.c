@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "util/pinned_thread.h"
 
+#include <errno.h>
 #include <signal.h>
 
 int pinned_thread_create(pthread_t *thread, const cpu_set_t *cpus, void *(*fn)(void *), void *arg)
@@ -21,4 +22,16 @@ int pinned_thread_create(pthread_t *thread, const cpu_set_t *cpus, void *(*fn)(v
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
 	return rc;
+}
+
+int pinned_thread_move_off(pid_t tid, int cpu)
+{
+	cpu_set_t others;
+	if (sched_getaffinity(0, sizeof(others), &others))
+		return -errno;
+	if (cpu >= 0 && cpu < CPU_SETSIZE)
+		CPU_CLR(cpu, &others);
+	if (!CPU_COUNT(&others))
+		return -EINVAL;
+	return sched_setaffinity(tid, sizeof(others), &others) ? -errno : 0;
 }
