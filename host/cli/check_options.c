@@ -111,7 +111,11 @@ static void usage(FILE *out)
 	      "Runs a suite of scenarios (plerig run option sets, each with the expectations\n"
 	      "that hold on every correct host) through the experiment engine, and judges\n"
 	      "their figures against this machine's baseline and/or against themselves.\n"
-	      "\n" VERDICT_RULE_HELP "A worse figure is a regression.\n"
+	      "\n" VERDICT_RULE_HELP
+	      "A worse figure is a regression, but for a contended variant (more than one\n"
+	      "vCPU) judged against a baseline while other work took more than 5 points\n"
+	      "more of its CPUs' time than when the baseline was recorded (the foreign\n"
+	      "load): that one is not comparable, counted with the too noisy.\n"
 	      "\n"
 	      "options:\n",
 	      out);

@@ -37,9 +37,9 @@ static void usage(FILE *out)
 	      "\n"
 	      "Did NEW get worse than BASE? Both are `plerig run --json` files (schema 2),\n"
 	      "best with --repeat 5 or more. Variants are matched by backend, lock, relax,\n"
-	      "ring, vms, vcpus, pcpus, pin, cs_cycles, think_cycles and ple; for each match and\n"
-	      "metric, Welch's t-test on the per-run values of the ok runs gives the change\n"
-	      "of the mean, its p-value and 95% confidence interval.\n"
+	      "ring, vms, vcpus, pcpus, pin, cs_cycles, think_cycles, ple and halt_poll_ns;\n"
+	      "for each match and metric, Welch's t-test on the per-run values of the ok\n"
+	      "runs gives the change of the mean, its p-value and 95% confidence interval.\n"
 	      "\n" VERDICT_RULE_HELP "\n"
 	      "options:\n",
 	      out);

@@ -277,7 +277,8 @@ void run_options_usage(FILE *out)
 	      "Boot tiny VMs whose vCPUs fight over one spin lock and report how the lock\n"
 	      "behaves: wait times, stalls, lock-holder preemptions, host run-queue delay\n"
 	      "and KVM exits. Options that take a LIST are axes of the experiment matrix:\n"
-	      "every combination of backend x vcpus x lock x relax x ple is one variant.\n"
+	      "every combination of backend x vcpus x lock x relax x ple x halt-poll is one\n"
+	      "variant.\n"
 	      "\n" VERDICT_RULE_HELP,
 	      out);
 	if (defaults)
