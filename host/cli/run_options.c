@@ -291,7 +291,11 @@ void run_options_usage(FILE *out)
 	      "  plerig run --vms 1 --vcpus 4 --pcpus 0 --lock ticket --relax pause,nop "
 	      "--duration 2\n"
 	      "\n"
-	      "  # every lock at 1x and 2x over-commit of CPUs 0-3, results kept as JSON\n"
-	      "  plerig run --vcpus 4,8 --pcpus 0-3 --lock ticket,tas,mcs --json results.json\n",
+	      "  # ticket, tas and mcs at 1x and 2x over-commit of CPUs 0-3, results as JSON\n"
+	      "  plerig run --vcpus 4,8 --pcpus 0-3 --lock ticket,tas,mcs --json results.json\n"
+	      "\n"
+	      "Exit status: 0 every run of every variant was ok; 1 a run failed (its row\n"
+	      "says why), an output file could not be written, or this host cannot run\n"
+	      "VMs; 2 bad command line; 128+N on signal N, after the runs done so far.\n",
 	      out);
 }
