@@ -51,7 +51,8 @@ static void check_params(struct doctor_findings *r)
 	if (!ple_module_params(h->module)) {
 		doctor_add(r, "ple_params", "PLE parameters", DOCTOR_INFO,
 			   "%s has none (ple_gap, ple_window... belong to kvm_intel, "
-			   "pause_filter_* to kvm_amd): plerig sweep cannot run here",
+			   "pause_filter_* to kvm_amd): plerig sweep cannot sweep PLE here, "
+			   "only kvm's halt polling (--param halt_poll_ns=...)",
 			   h->module);
 		return;
 	}
