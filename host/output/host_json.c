@@ -108,8 +108,9 @@ void host_from_json(json_object *o, struct host_info *h)
 		copy_string(o, "ple_params", h->ple_params, sizeof(h->ple_params));
 	if (json_object_object_get_ex(o, "cpus", &v) && json_object_is_type(v, json_type_int))
 		h->cpus = (unsigned)json_object_get_int64(v);
+	/* a count of 0 or below is no count: written back as null, so read as unknown */
 	if (json_object_object_get_ex(o, "cpus_online", &v) &&
-	    json_object_is_type(v, json_type_int))
+	    json_object_is_type(v, json_type_int) && json_object_get_int64(v) > 0)
 		h->cpus_online = (long)json_object_get_int64(v);
 	if (json_object_object_get_ex(o, "smt", &v) && json_object_is_type(v, json_type_boolean))
 		h->smt = json_object_get_boolean(v);

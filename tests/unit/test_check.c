@@ -391,6 +391,18 @@ static const struct {
     {BASELINE_DOC("1", BKEY, "Other CPU", "t", GOOD_ENTRIES),
      "host: cpu_model 'Other CPU', 2 CPUs online, kvm_module 'kvm_pvm' make the key "
      "other-cpu-2cpu-smt0-kvm_pvm, not " BKEY},
+    /*
+     * -2 CPUs online slugged into the key of 2 ("-2cpu" -> "2cpu") and was
+     * written back as null, which then made another key: found by the
+     * baseline fuzz target in CI's run (an accepted file must read back)
+     */
+    {"{\"schema\": \"plerig-baseline\", \"schema_version\": 1, \"key\": \"" BKEY
+     "\", \"plerig_version\": \"0.1\", \"recorded_at\": \"t\", \"suite\": \"s.cfg\", "
+     "\"host\": {\"kernel\": \"6.1\", \"kvm_module\": \"kvm_pvm\", \"cpu_model\": \"CPU\", "
+     "\"cpus\": 2, \"cpus_online\": -2, \"smt\": false, \"ple_params\": \"\"}, "
+     "\"entries\": [" ENTRY("a", "acq_per_cpu_s", "1") "]}",
+     "host: cpu_model 'CPU', 0 CPUs online, kvm_module 'kvm_pvm' make the key "
+     "cpu-0cpu-smt0-kvm_pvm, not " BKEY},
     {"{\"schema\": \"plerig-baseline\"", "not JSON: the text ends in the middle of a value"},
     {"[1] x", "not JSON"},
 };
