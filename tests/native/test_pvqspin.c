@@ -96,11 +96,18 @@ int storm_halt(struct plerig_lock_state *l, unsigned me, const uint32_t *state, 
 			sched_yield();
 		__atomic_store_n(unhalted, 0, __ATOMIC_RELEASE);
 	}
-	while (!__atomic_exchange_n(unhalted, 0, __ATOMIC_ACQ_REL) &&
+	while (!__atomic_load_n(unhalted, __ATOMIC_ACQUIRE) &&
 	       !__atomic_load_n(&stop, __ATOMIC_ACQUIRE))
 		futex_wait(unhalted);
+	/*
+	 * Awake from here on: say so before consuming the kick, so that the
+	 * detector never sees this vCPU asleep with its unhalted word already
+	 * cleared (a woken thread preempted between the two would otherwise
+	 * look like a lost wake-up), and a leaving counts an event first.
+	 */
 	__atomic_store_n(&asleep[me], 0, __ATOMIC_SEQ_CST);
 	__atomic_add_fetch(&events, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(unhalted, 0, __ATOMIC_SEQ_CST);
 	return 1;
 }
 
