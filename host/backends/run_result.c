@@ -85,14 +85,18 @@ static void foreign_load(const struct interval_snapshots *s, struct variant_resu
 		snprintf(r->foreign_why, sizeof(r->foreign_why), "not measured by this backend");
 		return;
 	}
+	/*
+	 * A thread the host starved for the whole interval ran 0 ns, which
+	 * is a figure (and most likely on the loaded host this serves); no
+	 * run time from any thread means schedstat could not be read.
+	 */
 	double vcpu_ns = 0.0;
-	for (unsigned g = 0; g < r->nr_records; g++) {
-		if (!r->records[g].sched.run_ns) {
-			snprintf(r->foreign_why, sizeof(r->foreign_why),
-				 "not measured: no run time of vCPU thread %u", g);
-			return;
-		}
+	for (unsigned g = 0; g < r->nr_records; g++)
 		vcpu_ns += (double)r->records[g].sched.run_ns;
+	if (r->nr_records && vcpu_ns == 0.0) {
+		snprintf(r->foreign_why, sizeof(r->foreign_why),
+			 "not measured: no run time of any vCPU thread (schedstat)");
+		return;
 	}
 	const double busy = (double)(s->load_after.busy_ns - s->load_before.busy_ns);
 	r->foreign_cpu_ns = busy > vcpu_ns ? busy - vcpu_ns : 0.0;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/run_result.h"
 #include "measure/cpu_load.h"
 #include "model/results.h"
 #include "support/check_main.h"
@@ -87,6 +88,36 @@ START_TEST(the_share_is_of_the_cpus_time_and_nan_with_a_reason)
 }
 END_TEST
 
+/* Two vCPU threads; the second ran @run1_ns in the interval, the first 0.5 s. */
+static void foreign_of(uint64_t run1_ns, uint64_t run0_ns, struct variant_result *r)
+{
+	struct counter_snapshot before[2] = {0}, after[2] = {0};
+	struct interval_snapshots s = {.before = before, .after = after};
+	struct vcpu_record recs[2] = {0};
+	memset(r, 0, sizeof(*r));
+	r->records = recs;
+	r->nr_records = 2;
+	r->interval_s = 1.0;
+	after[0].sched.run_ns = run0_ns;
+	after[1].sched.run_ns = run1_ns;
+	s.load_before = (struct cpu_load){.valid = true, .nr_cpus = 1, .busy_ns = 0};
+	s.load_after = (struct cpu_load){.valid = true, .nr_cpus = 1, .busy_ns = 900000000};
+	interval_snapshots_delta(&s, r);
+	r->records = NULL;
+}
+
+START_TEST(a_starved_thread_is_a_figure_no_run_time_at_all_is_not)
+{
+	struct variant_result r;
+	/* 0.9 s busy, 0.5 s of it the vCPUs': 0.4 s foreign, though thread 1 never ran */
+	foreign_of(0, 500000000, &r);
+	ck_assert_str_eq(r.foreign_why, "");
+	ck_assert_double_eq_tol(r.foreign_cpu_ns, 4e8, 1);
+	foreign_of(0, 0, &r);
+	ck_assert_str_eq(r.foreign_why, "not measured: no run time of any vCPU thread (schedstat)");
+}
+END_TEST
+
 static Suite *cpu_load_suite(void)
 {
 	Suite *s = suite_create("cpu_load");
@@ -96,6 +127,7 @@ static Suite *cpu_load_suite(void)
 	tcase_add_test(tc, a_missing_cpu_or_a_bad_line_is_an_error);
 	tcase_add_test(tc, the_real_file_reads);
 	tcase_add_test(tc, the_share_is_of_the_cpus_time_and_nan_with_a_reason);
+	tcase_add_test(tc, a_starved_thread_is_a_figure_no_run_time_at_all_is_not);
 	suite_add_tcase(s, tc);
 	return s;
 }
