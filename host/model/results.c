@@ -10,23 +10,31 @@
 
 double cycles_to_ns(const struct variant_result *r, double cycles)
 {
-	/* a run that failed before calibrating the TSC has no time scale */
+	/* a run that failed before calibrating the TSC has no time scale: no time at all */
 	if (r->tsc_khz == 0)
-		return 0.0;
+		return NAN;
 	return cycles * 1e6 / (double)r->tsc_khz;
 }
 
+static const char no_interval[] = "no measured interval";
+static const char no_tsc[] = "no TSC rate: the run ended before it was calibrated";
+static const char no_acquisition[] = "no acquisition in the measured interval";
+static const char no_cpu_time[] = "the vCPU threads got no CPU time in the measured interval";
+static const char never_runnable[] =
+    "the vCPU threads were never runnable in the measured interval";
+
+/* Per second of the interval; NaN without one (a rate of nothing measured is no 0). */
 static double per_second(double count, double interval_s)
 {
-	return interval_s > 0.0 ? count / interval_s : 0.0;
+	return interval_s > 0.0 ? count / interval_s : NAN;
 }
 
-/* Share of @slots vCPU-intervals: comparable across vCPU counts. */
+/* Share of @slots vCPU-intervals: comparable across vCPU counts; NaN without any. */
 static double share_of(double ns, double slots, double interval_s)
 {
 	double total_ns = slots * interval_s * 1e9;
 
-	return total_ns > 0.0 ? ns / total_ns : 0.0;
+	return total_ns > 0.0 ? ns / total_ns : NAN;
 }
 
 /*
@@ -39,7 +47,7 @@ static double queued_share(double run_delay_ns, double run_time_ns)
 {
 	const double runnable_ns = run_delay_ns + run_time_ns;
 
-	return runnable_ns > 0.0 ? run_delay_ns / runnable_ns : 0.0;
+	return runnable_ns > 0.0 ? run_delay_ns / runnable_ns : NAN;
 }
 
 /* Per second of CPU received; NaN without run time (a failed or unmeasured run). */
@@ -50,7 +58,7 @@ static double per_cpu_second(double count, double run_time_ns)
 
 static double mean(double total, uint64_t count)
 {
-	return count ? total / (double)count : 0.0;
+	return count ? total / (double)count : NAN;
 }
 
 /* The bucket of @hist that quantile @q falls in, as [low, high) ns; NaN when empty. */
@@ -70,16 +78,68 @@ static void latency_figures(const struct variant_result *r, const uint64_t *hist
 			    const uint64_t *hist_hold, uint64_t wait_max, uint64_t hold_max,
 			    struct figures *out)
 {
-	out->wait_p50_ns = cycles_to_ns(r, hist_quantile(hist_wait, PLERIG_HIST_BUCKETS, 0.50));
-	out->wait_p99_ns = cycles_to_ns(r, hist_quantile(hist_wait, PLERIG_HIST_BUCKETS, 0.99));
+	out->wait_p50_ns = out->wait_p99_ns = out->wait_max_ns = NAN;
+	out->hold_p50_ns = out->hold_max_ns = NAN;
 	quantile_bucket(r, hist_wait, 0.50, out->wait_p50_bucket_ns);
 	quantile_bucket(r, hist_wait, 0.99, out->wait_p99_bucket_ns);
-	out->wait_max_ns = cycles_to_ns(r, (double)wait_max);
-	/* spread inside its bucket, a percentile could pass the largest value seen */
-	out->wait_p50_ns = fmin(out->wait_p50_ns, out->wait_max_ns);
-	out->wait_p99_ns = fmin(out->wait_p99_ns, out->wait_max_ns);
-	out->hold_p50_ns = cycles_to_ns(r, hist_quantile(hist_hold, PLERIG_HIST_BUCKETS, 0.50));
-	out->hold_max_ns = cycles_to_ns(r, (double)hold_max);
+	/* an empty histogram has no percentile, and its maximum of 0 was never a wait */
+	out->wait_why = !r->tsc_khz				      ? no_tsc
+			: !hist_total(hist_wait, PLERIG_HIST_BUCKETS) ? no_acquisition
+								      : NULL;
+	out->hold_why = !r->tsc_khz				      ? no_tsc
+			: !hist_total(hist_hold, PLERIG_HIST_BUCKETS) ? no_acquisition
+								      : NULL;
+	if (!out->wait_why) {
+		out->wait_max_ns = cycles_to_ns(r, (double)wait_max);
+		/* spread inside its bucket, a percentile could pass the largest value seen */
+		out->wait_p50_ns =
+		    fmin(cycles_to_ns(r, hist_quantile(hist_wait, PLERIG_HIST_BUCKETS, 0.50)),
+			 out->wait_max_ns);
+		out->wait_p99_ns =
+		    fmin(cycles_to_ns(r, hist_quantile(hist_wait, PLERIG_HIST_BUCKETS, 0.99)),
+			 out->wait_max_ns);
+	}
+	if (!out->hold_why) {
+		out->hold_p50_ns =
+		    cycles_to_ns(r, hist_quantile(hist_hold, PLERIG_HIST_BUCKETS, 0.50));
+		out->hold_max_ns = cycles_to_ns(r, (double)hold_max);
+	}
+}
+
+/* Why the exit count is missing: where it would have come from. */
+static const char *exits_missing(const struct variant_result *r)
+{
+	if (!r->nr_records)
+		return "no vCPU ran";
+	switch (r->variant.backend) {
+	case BACKEND_NATIVE:
+		return "no VM: no KVM exits";
+	case BACKEND_LIBVIRT:
+	case BACKEND_LIBVIRT_TCG:
+		return "libvirt's vCPU stats lacked exits.sum for a vCPU (QEMU's query-stats, "
+		       "libvirt >= 8.9, KVM only)";
+	default:
+		return "not among this host's KVM binary stats (KVM_GET_STATS_FD)";
+	}
+}
+
+/* Why the interval-based and the CPU-time-based figures are NaN, where they are. */
+static void reasons(const struct variant_result *r, struct figures *out)
+{
+	if (!out->exits_valid)
+		out->exits_why = exits_missing(r);
+	if (isnan(out->acq_per_s) || isnan(out->stalled_share))
+		out->rate_why = !(r->interval_s > 0.0) ? no_interval
+				: !r->tsc_khz	       ? no_tsc
+						       : "no vCPU ran";
+	if (isnan(out->stalled_ns))
+		out->stalled_why = no_tsc;
+	if (isnan(out->wait_mean_ns) && !out->wait_why)
+		out->wait_why = no_acquisition;
+	if (isnan(out->acq_per_cpu_s))
+		out->cpu_why = r->sched_why[0] ? r->sched_why : no_cpu_time;
+	if (isnan(out->run_delay_share))
+		out->share_why = r->sched_why[0] ? r->sched_why : never_runnable;
 }
 
 /* Run delay that was never read is no figure at all, not a run delay of 0. */
@@ -123,6 +183,7 @@ void figures_for_vcpu(const struct variant_result *r, const struct vcpu_record *
 	out->pause_loop_exits = rec->ple.pause_exits_valid ? rec->ple.pause_exits : 0;
 	out->ple_window_updates_valid = rec->ple.window_updates_valid;
 	out->ple_window_updates = rec->ple.window_updates_valid ? rec->ple.window_updates : 0;
+	reasons(r, out);
 }
 
 static uint64_t max_u64(uint64_t a, uint64_t b)
@@ -193,6 +254,7 @@ void figures_for_variant(const struct variant_result *r, struct figures *out)
 	out->foreign_cpu_share =
 	    !r->foreign_why[0] && capacity_ns > 0.0 ? r->foreign_cpu_ns / capacity_ns : NAN;
 	sched_unmeasured(r, out);
+	reasons(r, out);
 }
 
 void variant_result_free(struct variant_result *r)

@@ -128,6 +128,17 @@ struct figures {
 	bool pause_loop_exits_valid;
 	uint64_t ple_window_updates;
 	bool ple_window_updates_valid;
+	/*
+	 * Why a figure above is NaN, not measured (never a 0 that was not
+	 * measured): static text, NULL where the figures were measured.
+	 */
+	const char *rate_why;	 /* acq_per_s, stalled_share: no measured interval */
+	const char *wait_why;	 /* wait_*: no acquisition, or no TSC rate */
+	const char *hold_why;	 /* hold_*: likewise */
+	const char *stalled_why; /* stalled_ns: no TSC rate */
+	const char *cpu_why;	 /* acq_per_cpu_s: no CPU time received, or sched_why */
+	const char *share_why;	 /* run_delay_share: never runnable, or sched_why */
+	const char *exits_why;	 /* exits: no VM, or the stat missing for a vCPU */
 };
 
 void figures_for_vcpu(const struct variant_result *r, const struct vcpu_record *rec,

@@ -26,6 +26,10 @@ json_object *halt_path_json(const struct variant_result *r, const struct halt_pa
 	else if (!h->early_halts_valid)
 		json_add_str(o, "early_halts_unavailable",
 			     "no steal time: the guest cannot see a preempted vCPU");
+	if (h->valid && isnan(h->kick_p50_ns))
+		json_add_str(o, "kick_latency_unavailable",
+			     r->tsc_khz ? "no kick received: no latency to time"
+					: "no TSC rate: the run ended before it was calibrated");
 	for (unsigned s = 0; s < HALT_STAT_COUNT; s++) {
 		json_add_count(kvm, halt_stat_name((enum halt_stat)s), h->kvm_valid[s], h->kvm[s]);
 		kvm_missing |= !h->kvm_valid[s];

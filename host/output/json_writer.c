@@ -95,6 +95,17 @@ static void add_figures(json_object *o, const struct variant_result *r, const st
 	json_add_count(o, "irq_exits", f->irq_exits_valid, f->irq_exits);
 	json_add_count(o, "pause_loop_exits", f->pause_loop_exits_valid, f->pause_loop_exits);
 	json_add_count(o, "ple_window_updates", f->ple_window_updates_valid, f->ple_window_updates);
+	/* every null above has its reason beside it (results.h: figures) */
+	const struct {
+		const char *key, *why;
+	} reasons[] = {
+	    {"wait_unavailable", f->wait_why},		{"hold_unavailable", f->hold_why},
+	    {"stalled_ns_unavailable", f->stalled_why}, {"acq_per_cpu_s_unavailable", f->cpu_why},
+	    {"exits_unavailable", f->exits_why},
+	};
+	for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++)
+		if (reasons[i].why)
+			json_add_str(o, reasons[i].key, reasons[i].why);
 }
 
 static json_object *summary_json(const struct variant_result *r)
@@ -108,6 +119,10 @@ static json_object *summary_json(const struct variant_result *r)
 	add_figures(o, r, &f);
 	json_add_double(o, "stalled_share", f.stalled_share);
 	json_add_double(o, "run_delay_share", f.run_delay_share);
+	if (f.rate_why)
+		json_add_str(o, "rate_unavailable", f.rate_why);
+	if (f.share_why)
+		json_add_str(o, "run_delay_share_unavailable", f.share_why);
 	json_add_double(o, "foreign_cpu_share", f.foreign_cpu_share);
 	if (r->foreign_why[0])
 		json_add_str(o, "foreign_cpu_unavailable", r->foreign_why);

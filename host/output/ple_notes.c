@@ -18,10 +18,10 @@ struct note {
 static void note_add(struct note *notes, unsigned *n, const char *text, const char *label,
 		     enum backend_kind b)
 {
-	if (!text[0])
+	if (!text || !text[0])
 		return;
 	for (unsigned k = 0; k < *n; k++) {
-		if (!strcmp(notes[k].text, text) && notes[k].label == label) {
+		if (!strcmp(notes[k].text, text) && !strcmp(notes[k].label, label)) {
 			notes[k].backends[b] = true;
 			return;
 		}
@@ -44,6 +44,16 @@ void ple_notes_print(FILE *f, const struct outcome *rep)
 			note_add(notes, &n, run->ple_note, "note", s->variant.backend);
 			note_add(notes, &n, run->sched_why, "run-delay n/a", s->variant.backend);
 			note_add(notes, &n, run->sched_note, "run-delay", s->variant.backend);
+			if (!run->ok)
+				continue;
+			/* a figure the table shows as n/a, and why (model/results.h) */
+			struct figures f;
+			figures_for_variant(run, &f);
+			note_add(notes, &n, f.rate_why, "acq/s n/a", s->variant.backend);
+			note_add(notes, &n, f.wait_why, "wait n/a", s->variant.backend);
+			note_add(notes, &n, f.stalled_why, "stalled n/a", s->variant.backend);
+			note_add(notes, &n, f.share_why, "run-delay n/a", s->variant.backend);
+			note_add(notes, &n, f.exits_why, "exits n/a", s->variant.backend);
 		}
 	}
 	for (unsigned k = 0; k < n; k++) {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Why PAUSE-loop exits or run delay are missing, or what a reader of them
- * must know: once per reason.
+ * Why a figure of the table is n/a (PAUSE-loop exits, run delay, waits,
+ * exits ...), or what a reader of it must know: once per reason.
  */
 #ifndef PLERIG_PLE_NOTES_H
 #define PLERIG_PLE_NOTES_H
@@ -11,8 +11,8 @@
 #include "model/outcome.h"
 
 /*
- * "ple-exits n/a (kvm, libvirt): ...", "note (kvm): ..." and "run-delay n/a
- * (libvirt): ..." lines, then the
+ * "ple-exits n/a (kvm, libvirt): ...", "note (kvm): ...", "run-delay n/a
+ * (libvirt): ...", "wait n/a (native): ..." lines, then the
  * time in exits of each variant run with --exit-times ("exit-times (...): ...").
  */
 void ple_notes_print(FILE *f, const struct outcome *rep);

@@ -76,11 +76,12 @@ static const struct {
     [COL_RUN_DELAY] = {"run-delay", 9, RIGHT,
 		       "share of vCPU-thread time runnable but waiting for a host CPU "
 		       "(schedstat)"},
-    [COL_EXITS] = {"exits", 6, RIGHT,
-		   "KVM exits of all vCPUs while measuring (- where the kernel lacks the "
-		   "stat); on PVM (kvm_pvm) these are host interrupts taken while the guest "
-		   "ran (timer ticks, IPIs: exits = irq_exits + 1 per vCPU, irq_exits in the "
-		   "JSON), nothing the lock storm itself does"},
+    [COL_EXITS] =
+	{"exits", 6, RIGHT,
+	 "KVM exits of all vCPUs while measuring (n/a where they cannot be had, "
+	 "with the reason below); on PVM (kvm_pvm) these are host interrupts taken while the guest "
+	 "ran (timer ticks, IPIs: exits = irq_exits + 1 per vCPU, irq_exits in the "
+	 "JSON), nothing the lock storm itself does"},
     [COL_PLE_EXITS] = {"ple-exits", 9, RIGHT,
 		       "PAUSE-loop exits of all vCPUs while measuring (kvm:kvm_exit with the PAUSE "
 		       "reason); n/a where this host cannot count them, with the reason below"},
@@ -129,10 +130,9 @@ static void figure_cells(FILE *f, const struct figures *fig)
 	cell(f, COL_STALLS, units_count((double)fig->stalls, b, sizeof(b)));
 	cell(f, COL_STALLED, units_percent(fig->stalled_share, b, sizeof(b)));
 	cell(f, COL_LHP, units_count((double)fig->holder_preemptions, b, sizeof(b)));
-	cell(f, COL_RUN_DELAY,
-	     isnan(fig->run_delay_share) ? "n/a"
-					 : units_percent(fig->run_delay_share, b, sizeof(b)));
-	cell(f, COL_EXITS, fig->exits_valid ? units_count((double)fig->exits, b, sizeof(b)) : "-");
+	cell(f, COL_RUN_DELAY, units_percent(fig->run_delay_share, b, sizeof(b)));
+	cell(f, COL_EXITS,
+	     fig->exits_valid ? units_count((double)fig->exits, b, sizeof(b)) : "n/a");
 	cell(f, COL_PLE_EXITS,
 	     fig->pause_loop_exits_valid ? units_count((double)fig->pause_loop_exits, b, sizeof(b))
 					 : "n/a");

@@ -59,8 +59,14 @@ void stats_table_print(FILE *f, const struct outcome *rep)
 			const struct sample_stats *st = &s->stats[m];
 			char mean[UNITS_BUF_SIZE], lo[UNITS_BUF_SIZE], hi[UNITS_BUF_SIZE];
 			char rel[16];
-			if (st->n == 0)
+			/* a figure no run measured is said to be n/a, not left out unseen */
+			if (st->n == 0) {
+				if (ok)
+					fprintf(
+					    f, "   %10s %-10s measured in none of the %u ok runs\n",
+					    "n/a", metrics[m].label, ok);
 				continue;
+			}
 			fprintf(f, "   %10s %-10s +- %5s%%   [%s .. %s]",
 				format_value(&metrics[m], st->mean, mean, sizeof(mean)),
 				metrics[m].label, rel_text(st->rel, rel, sizeof(rel)),

@@ -49,6 +49,11 @@ static const char *scaled(double v, const struct unit *units, unsigned nr, bool 
 
 	if (len == 0)
 		return buf;
+	/* NaN is a figure not measured (model/results.h): n/a, the reason said elsewhere */
+	if (isnan(v)) {
+		snprintf(buf, len, "n/a");
+		return buf;
+	}
 	if (!isfinite(v)) {
 		snprintf(buf, len, "?");
 		return buf;
@@ -109,7 +114,9 @@ const char *units_percent(double share, char *buf, size_t len)
 
 	if (len == 0)
 		return buf;
-	if (!isfinite(pct))
+	if (isnan(pct))
+		snprintf(buf, len, "n/a");
+	else if (!isfinite(pct))
 		snprintf(buf, len, "?");
 	else if (pct == 0.0)
 		snprintf(buf, len, "0%%");

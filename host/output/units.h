@@ -3,7 +3,8 @@
  * Human-readable numbers for the results table: three significant digits
  * are all a reader compares across rows, and a fixed width keeps columns
  * aligned. Each function writes into @buf and returns it, so it can be
- * used directly as a printf argument.
+ * used directly as a printf argument. NaN, a figure not measured, is
+ * "n/a" in each (the reason is the caller's to print); infinity "?".
  */
 #ifndef PLERIG_UNITS_H
 #define PLERIG_UNITS_H

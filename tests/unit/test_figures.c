@@ -75,9 +75,9 @@ START_TEST(test_cycles_to_ns)
 	ck_assert_double_eq(cycles_to_ns(&res, 1000.0), 500.0);
 	res.tsc_khz = 3000000;
 	ck_assert_double_eq(cycles_to_ns(&res, 3e9), 1e9);
-	/* no calibration, no time scale: 0, not a division by zero */
+	/* no calibration, no time scale: no time at all (NaN), not a 0 */
 	res.tsc_khz = 0;
-	ck_assert_double_eq(cycles_to_ns(&res, 1000.0), 0.0);
+	ck_assert(isnan(cycles_to_ns(&res, 1000.0)));
 }
 END_TEST
 
@@ -132,10 +132,14 @@ START_TEST(test_run_delay_share_is_of_the_time_runnable)
 	/* the variant: (2.1 + 0.3) s queued of (2.2 + 2.0) s runnable */
 	figures_for_variant(&res, &f);
 	ck_assert_double_eq_tol(f.run_delay_share, 2.4 / 4.2, 1e-12);
-	/* no schedstat read: no share, not a division by zero */
+	/* never runnable: no share (n/a with the reason), not a 0 nor a division by zero */
 	rec->sched.wait_ns = rec->sched.run_ns = 0;
 	figures_for_vcpu(&res, rec, &f);
-	ck_assert_double_eq(f.run_delay_share, 0.0);
+	ck_assert(isnan(f.run_delay_share));
+	ck_assert_str_eq(f.share_why,
+			 "the vCPU threads were never runnable in the measured interval");
+	ck_assert(isnan(f.acq_per_cpu_s));
+	ck_assert_ptr_nonnull(f.cpu_why);
 }
 END_TEST
 
@@ -209,12 +213,13 @@ START_TEST(test_empty_run)
 	res.interval_s = 0.0;
 	figures_for_variant(&res, &f);
 	ck_assert_uint_eq(f.acquisitions, 0);
-	ck_assert_double_eq(f.acq_per_s, 0.0);
-	ck_assert_double_eq(f.wait_p50_ns, 0.0);
-	ck_assert_double_eq(f.wait_mean_ns, 0.0);
-	ck_assert_double_eq(f.stalled_share, 0.0);
-	ck_assert_double_eq(f.run_delay_share, 0.0);
+	/* nothing measured: every figure n/a with its reason, none a 0 */
+	ck_assert(isnan(f.acq_per_s) && isnan(f.stalled_share));
+	ck_assert_str_eq(f.rate_why, "no measured interval");
+	ck_assert(isnan(f.wait_p50_ns) && isnan(f.wait_mean_ns));
+	ck_assert(isnan(f.run_delay_share));
 	ck_assert(!f.exits_valid);
+	ck_assert_str_eq(f.exits_why, "no vCPU ran");
 }
 END_TEST
 
@@ -302,6 +307,49 @@ START_TEST(test_table_row)
 }
 END_TEST
 
+/*
+ * A run whose vCPUs got no acquisition in the interval (a ticket lock at
+ * 2x over-commit on a loaded host): its rate is a measured 0, but it has
+ * no wait to take a percentile, a maximum or a mean of. Before, those
+ * were 0 ns in the JSON and the table.
+ */
+START_TEST(test_no_acquisition_has_no_wait)
+{
+	struct token row[MAX_TOKENS];
+	struct figures f;
+
+	for (unsigned i = 0; i < res.nr_records; i++) {
+		struct plerig_vcpu_result *g = &res.records[i].guest;
+		g->acquisitions = 0;
+		g->wait_total_cycles = g->wait_max_cycles = g->hold_max_cycles = 0;
+		memset(g->hist_wait, 0, sizeof(g->hist_wait));
+		memset(g->hist_hold, 0, sizeof(g->hist_hold));
+	}
+	figures_for_variant(&res, &f);
+	ck_assert_double_eq(f.acq_per_s, 0.0);
+	ck_assert(isnan(f.wait_p50_ns) && isnan(f.wait_p99_ns));
+	ck_assert(isnan(f.wait_max_ns) && isnan(f.wait_mean_ns));
+	ck_assert(isnan(f.hold_p50_ns) && isnan(f.hold_max_ns));
+	ck_assert(isnan(f.wait_p50_bucket_ns[0]));
+	ck_assert_str_eq(f.wait_why, "no acquisition in the measured interval");
+	ck_assert_str_eq(f.hold_why, "no acquisition in the measured interval");
+	ck_assert_ptr_null(f.rate_why);
+	figures_for_vcpu(&res, &res.records[1], &f);
+	ck_assert(isnan(f.wait_p99_ns) && isnan(f.wait_max_ns));
+	ck_assert_ptr_nonnull(f.wait_why);
+	/* the vCPU ran, so its rate per CPU second is a measured 0 */
+	ck_assert_double_eq(f.acq_per_cpu_s, 0.0);
+	ck_assert_ptr_null(f.cpu_why);
+	char *r = capture_row(&res, false);
+	ck_assert_uint_eq(tokens(r, row), 17);
+	ck_assert_str_eq(row[7].text, "0");
+	ck_assert_str_eq(row[8].text, "n/a");
+	ck_assert_str_eq(row[9].text, "n/a");
+	ck_assert_str_eq(row[10].text, "n/a");
+	free(r);
+}
+END_TEST
+
 START_TEST(test_table_row_without_exits)
 {
 	struct token row[MAX_TOKENS];
@@ -310,7 +358,7 @@ START_TEST(test_table_row_without_exits)
 	res.records[0].kvm.valid[KVM_STAT_EXITS] = false;
 	r = capture_row(&res, false);
 	ck_assert_uint_eq(tokens(r, row), 17);
-	ck_assert_str_eq(row[15].text, "-");
+	ck_assert_str_eq(row[15].text, "n/a");
 	free(r);
 }
 END_TEST
@@ -397,6 +445,7 @@ static Suite *figures_suite(void)
 	tcase_add_test(t, test_variant_figures);
 	tcase_add_test(t, test_exits_invalid_if_one_vcpu_lacks_them);
 	tcase_add_test(t, test_empty_run);
+	tcase_add_test(t, test_no_acquisition_has_no_wait);
 	tcase_add_test(t, test_free);
 	suite_add_tcase(s, t);
 

@@ -597,6 +597,51 @@ START_TEST(test_untestable_comparison)
 }
 END_TEST
 
+/*
+ * A run with no acquisition in its interval: its rate is a measured 0, its
+ * waits and holds were never measured: null with the reason, in the
+ * summary and per vCPU (they were 0.0 before), and stats over the runs
+ * leave it out.
+ */
+START_TEST(test_no_acquisition_is_null_with_reason)
+{
+	struct variant_result *r = &series[0].runs[1];
+	for (unsigned i = 0; i < r->nr_records; i++) {
+		struct plerig_vcpu_result *g = &r->records[i].guest;
+		g->acquisitions = g->wait_total_cycles = g->wait_max_cycles = g->hold_max_cycles =
+		    0;
+		memset(g->hist_wait, 0, sizeof(g->hist_wait));
+		memset(g->hist_hold, 0, sizeof(g->hist_hold));
+	}
+	ck_assert_int_eq(series_compute_stats(&series[0]), 0);
+	json_object *root = write_and_read();
+	json_object *s = get(run_at(root, 0, 1), "summary", json_type_object);
+
+	ck_assert_double_eq(get_double(s, "acq_per_s"), 0.0);
+	static const char *const unmeasured[] = {"wait_p50_ns",	 "wait_p99_ns", "wait_max_ns",
+						 "wait_mean_ns", "hold_p50_ns", "hold_max_ns"};
+	for (unsigned i = 0; i < sizeof(unmeasured) / sizeof(unmeasured[0]); i++)
+		get(s, unmeasured[i], json_type_null);
+	ck_assert_str_eq(get_str(s, "wait_unavailable"), "no acquisition in the measured interval");
+	ck_assert_str_eq(get_str(s, "hold_unavailable"), "no acquisition in the measured interval");
+	json_object *vcpus = get(at(get(run_at(root, 0, 1), "vm_results", json_type_array), 0),
+				 "vcpus", json_type_array);
+	json_object *v0 = at(vcpus, 0);
+	get(v0, "wait_p99_ns", json_type_null);
+	ck_assert_str_eq(get_str(v0, "wait_unavailable"),
+			 "no acquisition in the measured interval");
+	/* the measured run keeps its figures and no reason */
+	json_object *s0 = get(run_at(root, 0, 0), "summary", json_type_object);
+	ck_assert(get_double(s0, "wait_p99_ns") > 0.0);
+	ck_assert(!json_object_object_get_ex(s0, "wait_unavailable", NULL));
+	/* the variant's wait statistics rest on the one run that measured waits */
+	json_object *stats = get(variant_at(root, 0), "stats", json_type_object);
+	ck_assert_int_eq(get_int(get(stats, "wait_p99_ns", json_type_object), "n"), 1);
+	ck_assert_int_eq(get_int(get(stats, "acq_per_s", json_type_object), "n"), 2);
+	json_object_put(root);
+}
+END_TEST
+
 /* NaN and infinities are not JSON: null, and the file still parses. */
 START_TEST(test_non_finite_is_null)
 {
@@ -846,6 +891,7 @@ static Suite *json_suite(void)
 	tcase_add_test(t, test_comparison);
 	tcase_add_test(t, test_untestable_comparison);
 	tcase_add_test(t, test_non_finite_is_null);
+	tcase_add_test(t, test_no_acquisition_is_null_with_reason);
 	tcase_add_test(t, test_number_text);
 	tcase_add_test(t, test_overwrite);
 	tcase_add_test(t, test_empty_report);

@@ -87,9 +87,12 @@ START_TEST(test_not_finite)
 {
 	char buf[UNITS_BUF_SIZE];
 
-	ck_assert_str_eq(units_count(NAN, buf, sizeof(buf)), "?");
+	ck_assert_str_eq(units_count(NAN, buf, sizeof(buf)), "n/a");
 	ck_assert_str_eq(units_duration_ns(INFINITY, buf, sizeof(buf)), "?");
-	ck_assert_str_eq(units_percent(NAN, buf, sizeof(buf)), "?");
+	ck_assert_str_eq(units_percent(NAN, buf, sizeof(buf)), "n/a");
+	/* a figure not measured (NaN) is n/a everywhere, 2 significant digits too */
+	ck_assert_str_eq(units_duration_ns_2sig(NAN, buf, sizeof(buf)), "n/a");
+	ck_assert_str_eq(units_duration_ns(NAN, buf, sizeof(buf)), "n/a");
 }
 END_TEST
 
