@@ -67,6 +67,10 @@ void storm_yield_to(unsigned vcpu)
  */
 void storm_kick(struct plerig_lock_state *l, unsigned vcpu)
 {
-	(void)l;
-	(void)hypercall2(KVM_HC_KICK_CPU, 0, (long)vcpu);
+	const long ret = hypercall2(KVM_HC_KICK_CPU, 0, (long)vcpu);
+	if (ret) { /* KVM refused it: the waiter is not woken, and the watchdog will say why */
+		struct plerig_pv_node *pv = &l->pv_nodes[vcpu % PLERIG_MAX_VCPUS];
+		__atomic_fetch_add(&pv->kick_failures, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&pv->kick_last_ret, (int32_t)ret, __ATOMIC_RELAXED);
+	}
 }

@@ -23,12 +23,22 @@ static const char *pv_state_name(uint32_t state)
 	return state < sizeof(names) / sizeof(names[0]) ? names[state] : "?";
 }
 
+/* ", 2 kicks refused (last -1000)": what KVM answered to this waiter's kicks, if not 0 */
+static void kick_failures(const struct plerig_pv_node *pv, char *buf, size_t len)
+{
+	const uint32_t failed = __atomic_load_n(&pv->kick_failures, __ATOMIC_RELAXED);
+	if (failed)
+		snprintf(buf, len, ", %u kick%s refused (last %d)", failed, failed == 1 ? "" : "s",
+			 __atomic_load_n(&pv->kick_last_ret, __ATOMIC_RELAXED));
+	else
+		buf[0] = 0;
+}
+
 void guest_lock_describe(const struct plerig_shared *sh, unsigned vcpu, char *buf, size_t len)
 {
 	const struct plerig_lock_state *l = &sh->lock;
-	const struct plerig_mcs_node *n = &l->mcs_nodes[vcpu % PLERIG_MAX_VCPUS];
-	const struct plerig_pv_node *pv = &l->pv_nodes[vcpu % PLERIG_MAX_VCPUS];
 	const uint32_t lock = __atomic_load_n(&sh->config.lock, __ATOMIC_RELAXED);
+	char node[96];
 	/* the guest may still run: each word read once, as it was then */
 	switch (lock) {
 	case PLERIG_LOCK_TICKET:
@@ -41,18 +51,36 @@ void guest_lock_describe(const struct plerig_shared *sh, unsigned vcpu, char *bu
 		break;
 	case PLERIG_LOCK_MCS:
 	case PLERIG_LOCK_PVQSPIN:
-		snprintf(buf, len, "queue tail link %u, its node locked %u next link %u%s%s",
-			 __atomic_load_n(&l->mcs_tail, __ATOMIC_RELAXED),
-			 __atomic_load_n(&n->locked, __ATOMIC_RELAXED),
-			 __atomic_load_n(&n->next, __ATOMIC_RELAXED),
-			 lock == PLERIG_LOCK_PVQSPIN ? ", pv state " : "",
-			 lock == PLERIG_LOCK_PVQSPIN
-			     ? pv_state_name(__atomic_load_n(&pv->state, __ATOMIC_RELAXED))
-			     : "");
+		guest_node_describe(sh, vcpu, node, sizeof(node));
+		snprintf(buf, len, "queue tail link %u, its node %s",
+			 __atomic_load_n(&l->mcs_tail, __ATOMIC_RELAXED), node);
 		break;
 	default:
 		snprintf(buf, len, "lock kind %u unknown", lock);
 	}
+}
+
+void guest_node_describe(const struct plerig_shared *sh, unsigned vcpu, char *buf, size_t len)
+{
+	const struct plerig_lock_state *l = &sh->lock;
+	const struct plerig_mcs_node *n = &l->mcs_nodes[vcpu % PLERIG_MAX_VCPUS];
+	const struct plerig_pv_node *pv = &l->pv_nodes[vcpu % PLERIG_MAX_VCPUS];
+	const uint32_t lock = __atomic_load_n(&sh->config.lock, __ATOMIC_RELAXED);
+	char kicks[64] = "";
+	if (lock != PLERIG_LOCK_MCS && lock != PLERIG_LOCK_PVQSPIN) {
+		buf[0] = 0;
+		return;
+	}
+	if (lock == PLERIG_LOCK_PVQSPIN)
+		kick_failures(pv, kicks, sizeof(kicks));
+	snprintf(buf, len, "locked %u next link %u%s%s%s",
+		 __atomic_load_n(&n->locked, __ATOMIC_RELAXED),
+		 __atomic_load_n(&n->next, __ATOMIC_RELAXED),
+		 lock == PLERIG_LOCK_PVQSPIN ? ", pv state " : "",
+		 lock == PLERIG_LOCK_PVQSPIN
+		     ? pv_state_name(__atomic_load_n(&pv->state, __ATOMIC_RELAXED))
+		     : "",
+		 kicks);
 }
 
 void guest_fault_describe(const struct plerig_fault *f, char *buf, size_t len)

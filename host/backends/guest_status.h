@@ -18,5 +18,11 @@ void guest_fault_describe(const struct plerig_fault *f, char *buf, size_t len);
  * "" for a lock with nothing of the vCPU's own; into @buf.
  */
 void guest_lock_describe(const struct plerig_shared *sh, unsigned vcpu, char *buf, size_t len);
+/*
+ * Queue node @vcpu of a queued lock as it is now: "locked 1 next link 2, pv
+ * state halted" (pvqspin: its halt state, and kicks KVM refused); "" for
+ * the other locks. Into @buf.
+ */
+void guest_node_describe(const struct plerig_shared *sh, unsigned vcpu, char *buf, size_t len);
 
 #endif

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "backends/phase_driver.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -157,9 +158,34 @@ static int wait_for(struct phase_driver *d, bool (*done)(struct phase_driver *),
 }
 
 /*
+ * "; unfinished: VM 0 vCPU 0 RUNNING locked 1 ..., vCPU 2 ...": every unit
+ * but @chosen that did not finish, with its queue node, so that a hang in
+ * a queued lock shows the whole queue (whom each waits for, who halted,
+ * who was kicked), not one waiter in it.
+ */
+static void describe_unfinished(struct phase_driver *d, unsigned chosen, char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = 0;
+	for (unsigned g = 0; g < nr_units(d) && used < len; g++) {
+		if (g == chosen || d->ops->outcome(d->ctx, g, NULL) == UNIT_DONE)
+			continue;
+		char node[160];
+		guest_node_describe(d->ops->shared(d->ctx, g / d->v->vcpus), g % d->v->vcpus, node,
+				    sizeof(node));
+		const int n =
+		    snprintf(buf + used, len - used, "%sVM %u vCPU %u %s%s%s",
+			     used ? ", " : "; unfinished too: ", g / d->v->vcpus, g % d->v->vcpus,
+			     guest_state_name(guest_result(d, g)->state), node[0] ? " " : "", node);
+		used += n > 0 ? (size_t)n : 0;
+	}
+}
+
+/*
  * Name the unit that did not finish, with what the host did with its
  * thread since the wait began: one the host gave no CPU first, since a
- * waiter spinning behind it is only its victim.
+ * waiter spinning behind it is only its victim. The other unfinished
+ * units follow, each with its queue node.
  */
 static int report_hang(struct phase_driver *d, const char *stage)
 {
@@ -181,19 +207,20 @@ static int report_hang(struct phase_driver *d, const char *stage)
 		return run_fail(d->r, "watchdog: the VMs did not %s within %.1f s", stage,
 				d->v->timeout_s);
 	const unsigned g = (unsigned)chosen;
-	char lock[160], host[320] = "";
+	char lock[160], host[320] = "", others[320];
 	guest_lock_describe(d->ops->shared(d->ctx, g / d->v->vcpus), g % d->v->vcpus, lock,
 			    sizeof(lock));
+	describe_unfinished(d, g, others, sizeof(others));
 	if (d->marks)
 		unit_evidence_describe(&e, d->mark_name, host, sizeof(host));
 	const bool moved = d->rescued && d->rescued[g] == UNIT_MOVED;
 	return run_fail(
 	    d->r,
-	    "watchdog: VM %u vCPU %u did not %s within %.1f s (guest state %s; %s)%s%s%s; "
+	    "watchdog: VM %u vCPU %u did not %s within %.1f s (guest state %s; %s)%s%s%s%s; "
 	    "stopped it",
 	    g / d->v->vcpus, g % d->v->vcpus, stage, d->v->timeout_s,
 	    guest_state_name(guest_result(d, g)->state), lock, host[0] ? ": " : "", host,
-	    moved ? ", even moved off its CPU after 1 s without one" : "");
+	    moved ? ", even moved off its CPU after 1 s without one" : "", others);
 }
 
 static uint64_t timeout_ns(const struct phase_driver *d)

@@ -52,7 +52,7 @@ struct run_timing {
 struct variant_result {
 	struct variant variant;
 	bool ok;
-	char error[512];   /* why the run failed, when !ok */
+	char error[1024];  /* why the run failed, when !ok: a hang names every vCPU */
 	double interval_s; /* measured interval, host clock */
 	/* from the MEASURE flip to the STOP flip, the longest the guests can have
 	 * measured: the interval plus the counter reads before STOP (0: the

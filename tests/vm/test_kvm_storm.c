@@ -398,6 +398,28 @@ START_TEST(hung_guest_is_stopped_by_the_watchdog)
 	/* what the host did with the thread meanwhile: it ran, or it had no CPU (busy host) */
 	ck_assert_msg(strstr(r.error, "its thread ") && strstr(r.error, " s since STOP"),
 		      "error was: %s", r.error);
+	/* and the other vCPU that did not finish: a hang is rarely one vCPU's alone */
+	ck_assert_msg(strstr(r.error, "; unfinished too: VM 0 vCPU "), "error was: %s", r.error);
+	variant_result_free(&r);
+}
+END_TEST
+
+/* A queued lock's hang names every unfinished vCPU's node: the whole queue, not one waiter. */
+START_TEST(hung_queued_lock_names_every_node)
+{
+	struct variant v = base_variant(3, PLERIG_LOCK_MCS, PLERIG_RELAX_PAUSE);
+	v.inject = PLERIG_INJECT_HANG;
+	v.timeout_s = 0.5;
+	struct variant_result r;
+	run_checked(&v, &r, false);
+	ck_assert_msg(strstr(r.error, "queue tail link ") && strstr(r.error, "its node locked "),
+		      "error was: %s", r.error);
+	const char *others = strstr(r.error, "; unfinished too: ");
+	ck_assert_msg(others, "error was: %s", r.error);
+	unsigned nodes = 0;
+	for (const char *p = others; (p = strstr(p, " next link ")); p++)
+		nodes++;
+	ck_assert_msg(nodes == 2, "%u other nodes named, 2 expected: %s", nodes, r.error);
 	variant_result_free(&r);
 }
 END_TEST
@@ -422,6 +444,7 @@ int main(void)
 	tcase_add_loop_test(tc, ring_0_variants_are_refused_at_ring_3, 0,
 			    sizeof(needs_ring_0) / sizeof(needs_ring_0[0]));
 	tcase_add_test(tc, pvqspin_halts_and_kicks_or_says_why_not);
+	tcase_add_test(tc, hung_queued_lock_names_every_node);
 	tcase_add_test(tc, halt_poll_is_set_per_vm_or_refused);
 	tcase_add_test(tc, guest_exception_is_reported);
 	tcase_add_test(tc, hung_guest_is_stopped_by_the_watchdog);

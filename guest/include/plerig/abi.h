@@ -17,7 +17,7 @@
 #endif
 
 #define PLERIG_ABI_MAGIC   0x31304749524c4550ull /* "PLERIG01" little-endian */
-#define PLERIG_ABI_VERSION 3u
+#define PLERIG_ABI_VERSION 4u
 
 #define PLERIG_MAX_VCPUS 64   /* also used by the guest assembly: no suffixes */
 #define PLERIG_CACHELINE 128u /* two lines: defeats the adjacent-line prefetcher */
@@ -231,6 +231,10 @@ struct plerig_pv_node {
 	uint64_t kick_tsc;     /* the kicker's TSC at its kick */
 	uint64_t kick_latency; /* cycles kick -> running of the last kick received, 0 none */
 	struct plerig_pv_counts counts; /* running totals since the vCPU started */
+	/* the guest only: what KVM_HC_KICK_CPU returned to the kicks of this waiter (0 is
+	 * success), for the watchdog: a kick KVM refused leaves a waiter halted for good */
+	uint32_t kick_failures; /* kicks whose hypercall returned non-zero */
+	int32_t kick_last_ret;	/* the last non-zero return, e.g. -1000 (-KVM_ENOSYS) */
 } __attribute__((aligned(PLERIG_CACHELINE)));
 
 struct plerig_lock_state {
