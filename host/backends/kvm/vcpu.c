@@ -116,6 +116,18 @@ static int make_runnable(struct kvm_vcpu *vcpu, char *err, size_t errlen)
 	return 0;
 }
 
+int kvm_vcpu_reload_lapic(struct kvm_vcpu *vcpu, char *err, size_t errlen)
+{
+	struct kvm_lapic_state lapic;
+	if (ioctl(vcpu->fd, KVM_GET_LAPIC, &lapic) < 0)
+		return errbuf_errno(err, errlen, -errno, "KVM_GET_LAPIC on vCPU %u: %s",
+				    vcpu->index, strerror(errno));
+	if (ioctl(vcpu->fd, KVM_SET_LAPIC, &lapic) < 0)
+		return errbuf_errno(err, errlen, -errno, "KVM_SET_LAPIC on vCPU %u: %s",
+				    vcpu->index, strerror(errno));
+	return 0;
+}
+
 /* Real mode at @rip, CS base 0: the reset state but for CS. */
 static int set_real_mode_state(struct kvm_vcpu *vcpu, uint64_t rip, char *err, size_t errlen)
 {

@@ -54,6 +54,12 @@ struct kvm_vcpu {
 int kvm_vcpu_create(struct kvm_vcpu *vcpu, struct kvm_vm *vm, const struct kvm_system *sys,
 		    unsigned index, uint64_t entry, bool in_kernel_apic, char *err, size_t errlen);
 /*
+ * Write the vCPU's local APIC back as it is (KVM_GET_LAPIC, KVM_SET_LAPIC):
+ * KVM rebuilds its map of APIC IDs from every vCPU online then. 0, or
+ * -errno with @err filled.
+ */
+int kvm_vcpu_reload_lapic(struct kvm_vcpu *vcpu, char *err, size_t errlen);
+/*
  * vCPU 0 of a raw VM (kvm_vm_create_raw): real mode, CS base 0, at @rip.
  * 0, or -errno with @err filled.
  */

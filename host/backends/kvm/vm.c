@@ -78,7 +78,17 @@ static int create_vcpus(struct kvm_vm *vm, const struct kvm_system *sys, unsigne
 		if (rc)
 			return rc;
 	}
-	return 0;
+	/*
+	 * KVM builds its map of APIC IDs (through which KVM_HC_KICK_CPU and
+	 * KVM_HC_SCHED_YIELD find their target) when it resets a new vCPU's
+	 * APIC, which is before that vCPU counts as online: the map then holds
+	 * every vCPU but the last one created, until something rebuilds it.
+	 * QEMU's KVM_SET_LAPIC does; our guest touches no APIC register. So a
+	 * kick to the last vCPU reached nobody (Linux 6.1 under Bochs: vCPU 3
+	 * of 4 halted for good, kvm_irq_delivery_to_apic returned 0 for APIC
+	 * ID 3 and 1 for the others), and no directed yield went to it.
+	 */
+	return in_kernel_apic ? kvm_vcpu_reload_lapic(&vm->vcpus[nr - 1], err, errlen) : 0;
 }
 
 /*
