@@ -32,6 +32,7 @@
 #include "backends/libvirt/lv_domain.h"
 #include "backends/libvirt/lv_host_info.h"
 #include "backends/libvirt/orphans.h"
+#include "backends/libvirt/probe_cpu.h"
 #include "backends/libvirt/remote_pool.h"
 #include "backends/libvirt/run_dir.h"
 #include "measure/tsc.h"
@@ -767,8 +768,13 @@ struct backend *libvirt_backend_open(const struct libvirt_backend_options *o, ch
 		snprintf(b->cache, sizeof(b->cache), "%s", cache);
 	else
 		strcat(strcat(b->cache, "/"), cache);
+	/* the embedded driver reads the host's CPUID where it starts: always on one CPU */
+	struct probe_cpu pin = {0};
+	if (!o->uri)
+		probe_cpu_enter(&pin);
 	if (load_files(b, o, err, errlen) ||
 	    lv_connection_open(&b->lc, o->uri, b->cache, err, errlen)) {
+		probe_cpu_leave(&pin);
 		free(b->template_text);
 		free(b);
 		return NULL;
@@ -783,6 +789,7 @@ struct backend *libvirt_backend_open(const struct libvirt_backend_options *o, ch
 	 */
 	char *caps = virConnectGetDomainCapabilities(b->lc.conn, NULL, "x86_64", "microvm",
 						     o->tcg ? "qemu" : "kvm", 0);
+	probe_cpu_leave(&pin);
 	if (!caps) {
 		errbuf_printf(err, errlen, "libvirt cannot run QEMU's microvm with %s: %s%s",
 			      o->tcg ? "TCG" : "KVM", lv_last_error(),
