@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "backends/libvirt/run_dir.h"
+#include "backends/libvirt/state_in_memory.h"
 #include "util/atomic_file.h"
 #include "util/errbuf.h"
 #include "util/uri_redact.h"
@@ -283,6 +284,7 @@ static int open_embedded(struct lv_connection *c, const char *cache_dir, char *e
 	snprintf(c->uri, sizeof(c->uri), "qemu:///embed?root=%s", esc);
 	c->embedded = c->local = true;
 	drop_generic_cpu_check(c->root);
+	state_in_memory(c->root);
 	return 0;
 }
 
@@ -332,4 +334,6 @@ void lv_connection_close(struct lv_connection *c)
 	virConnectClose(c->conn);
 	c->conn = NULL;
 	loop_put();
+	if (c->embedded)
+		state_in_memory_release(c->root);
 }

@@ -4,7 +4,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -14,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backends/libvirt/run_dir.h"
 #include "util/clock.h"
 
 #define RUN_DIR_PREFIX "plerig-libvirt-"
@@ -126,17 +126,6 @@ static bool kill_and_wait(pid_t pid)
 		sleep_ns(1000000);
 	}
 	return false;
-}
-
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st, (void)ftw;
-	return type == FTW_DP ? rmdir(path) : unlink(path);
-}
-
-static void remove_tree(const char *path)
-{
-	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 /* The embedded driver's files of domain @name in @root: status, pid, its directories. */

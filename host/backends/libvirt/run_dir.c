@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,4 +159,15 @@ void run_dir_remove(struct run_dir *d)
 	}
 	rmdir(d->path);
 	d->path[0] = '\0';
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st, (void)ftw;
+	return type == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+void remove_tree(const char *path)
+{
+	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The embedded driver's ROOT/run as a link into /dev/shm: made, kept while
+ * it is ours, left on disk while a killed plerig's domains are in it, and
+ * removed again, the directory with it, unless domains are in it.
+ */
+#include <check.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "backends/libvirt/run_dir.h"
+#include "backends/libvirt/state_in_memory.h"
+#include "support/check_main.h"
+
+static char root[256];
+
+static void make_root(void)
+{
+	snprintf(root, sizeof(root), "/tmp/plerig-test-state-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(root));
+}
+
+/* Where ROOT/run links to, or "" when it is no link. */
+static void target_of(char *out, size_t len)
+{
+	char link[PATH_MAX + 8];
+	snprintf(link, sizeof(link), "%s/run", root);
+	const ssize_t n = readlink(link, out, len - 1);
+	out[n > 0 ? n : 0] = '\0';
+}
+
+static void put_file(const char *dir, const char *name)
+{
+	char path[2 * PATH_MAX];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fclose(f);
+}
+
+START_TEST(the_link_is_made_kept_and_removed)
+{
+	char first[PATH_MAX], again[PATH_MAX];
+	struct stat st;
+	make_root();
+	state_in_memory(root);
+	target_of(first, sizeof(first));
+	ck_assert_msg(!strncmp(first, "/dev/shm/plerig-libvirt-run-", 28), "link to '%s'", first);
+	ck_assert_int_eq(stat(first, &st), 0);
+	ck_assert_int_eq(st.st_mode & 077, 0);
+	state_in_memory(root); /* a second run keeps it */
+	target_of(again, sizeof(again));
+	ck_assert_str_eq(first, again);
+	state_in_memory_release(root);
+	target_of(again, sizeof(again));
+	ck_assert_str_eq(again, "");
+	ck_assert_int_ne(stat(first, &st), 0);
+	remove_tree(root);
+}
+END_TEST
+
+START_TEST(a_killed_plerigs_domains_stay)
+{
+	char dir[PATH_MAX + 64], qemu[PATH_MAX + 128], now[PATH_MAX];
+	make_root();
+	/* on disk, from before: left alone while a domain's status is in it */
+	snprintf(dir, sizeof(dir), "%s/run", root);
+	snprintf(qemu, sizeof(qemu), "%s/qemu", dir);
+	ck_assert_int_eq(mkdir(dir, 0700), 0);
+	ck_assert_int_eq(mkdir(qemu, 0700), 0);
+	put_file(qemu, "plerig-1-1-0.xml");
+	state_in_memory(root);
+	target_of(now, sizeof(now));
+	ck_assert_str_eq(now, "");
+	/* once cleared, it goes to memory */
+	char xml[2 * PATH_MAX];
+	snprintf(xml, sizeof(xml), "%s/plerig-1-1-0.xml", qemu);
+	ck_assert_int_eq(unlink(xml), 0);
+	state_in_memory(root);
+	target_of(now, sizeof(now));
+	ck_assert_str_ne(now, "");
+	/* a domain in the memory one at the end: link and directory stay for the next run */
+	snprintf(qemu, sizeof(qemu), "%s/qemu", now);
+	ck_assert_int_eq(mkdir(qemu, 0700), 0);
+	put_file(qemu, "plerig-2-1-0.xml");
+	state_in_memory_release(root);
+	target_of(dir, sizeof(dir));
+	ck_assert_str_eq(dir, now);
+	remove_tree(now);
+	remove_tree(root);
+}
+END_TEST
+
+START_TEST(a_removed_roots_directory_is_swept)
+{
+	char gone[PATH_MAX], other[PATH_MAX];
+	struct stat st;
+	make_root();
+	state_in_memory(root);
+	target_of(gone, sizeof(gone));
+	remove_tree(root); /* a test's cache dir, removed with the link in it */
+	ck_assert_int_eq(stat(gone, &st), 0);
+	make_root();
+	state_in_memory(root);
+	ck_assert_int_ne(stat(gone, &st), 0);
+	target_of(other, sizeof(other));
+	ck_assert_int_eq(stat(other, &st), 0);
+	state_in_memory_release(root);
+	remove_tree(root);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("state_in_memory");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, the_link_is_made_kept_and_removed);
+	tcase_add_test(tc, a_killed_plerigs_domains_stay);
+	tcase_add_test(tc, a_removed_roots_directory_is_swept);
+	suite_add_tcase(s, tc);
+	return check_run(s, CK_FORK_GETENV);
+}
