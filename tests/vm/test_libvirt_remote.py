@@ -22,8 +22,10 @@ is left after a run. Skipped (77) without root, KVM, sshd or libvirtd.
 """
 import json
 import os
+import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -220,6 +222,46 @@ class LibvirtRemote(unittest.TestCase):
         self.assertIn(f"removed storage pool {left[0]} of a plerig that no longer runs",
                       later.stderr)
         # the dead run's connection closed: libvirtd destroyed its autodestroy domain
+        self.assert_remote_clean()
+        self.assertEqual(os.listdir(self.tmp), [])
+
+    def test_a_dead_plerigs_domain_is_removed_by_its_metadata_and_no_other(self):
+        """Left by a plerig whose connection did not close (no autodestroy here)."""
+        me = re.sub(r"[^A-Za-z0-9._]", "_", socket.gethostname())[:63] or "unknown"
+        gone = subprocess.Popen(["true"])
+        gone.wait()
+        with open("/proc/self/stat") as f:
+            my_start = f.read().rsplit(")", 1)[1].split()[19]
+        owners = {
+            "owner-dead": (me, gone.pid, 1),
+            "owner-live": (me, os.getpid(), my_start),  # this test: it runs
+            "owner-elsewhere": ("another-controller", gone.pid, 1),  # cannot be checked
+            "plerig-1-1-0": None,  # plerig's name, not its metadata
+        }
+        for name, owner in owners.items():
+            meta = "" if owner is None else (
+                "<metadata><plerig:owner xmlns:plerig='urn:plerig:owner:1' host='%s' "
+                "pid='%s' start='%s' run='1'/></metadata>" % owner)
+            path = os.path.join(self.tmp, name + ".xml")
+            with open(path, "w") as f:
+                f.write(f"<domain type='kvm'><name>{name}</name>{meta}"
+                        "<memory unit='MiB'>16</memory><vcpu>1</vcpu><os>"
+                        "<type arch='x86_64' machine='microvm'>hvm</type></os><devices>"
+                        "<controller type='usb' model='none'/><memballoon model='none'/>"
+                        "</devices></domain>")
+            HOST.virsh("create", "--paused", path)  # transient, lives on after virsh
+            os.unlink(path)
+        try:
+            later = self.plerig("--vcpus", "1", "--duration", "0.05")
+            self.assertEqual(later.returncode, 0, later.stderr)
+            self.assertIn("removed domain owner-dead of a plerig that no longer runs",
+                          later.stderr)
+            self.assertNotIn("removed domain owner-live", later.stderr)
+            self.assertEqual(sorted(HOST.domains()),
+                             ["owner-elsewhere", "owner-live", "plerig-1-1-0"])
+        finally:
+            for name in HOST.domains():
+                HOST.virsh("destroy", name, check=False)
         self.assert_remote_clean()
         self.assertEqual(os.listdir(self.tmp), [])
 

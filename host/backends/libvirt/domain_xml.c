@@ -144,7 +144,13 @@ static int append_field(struct text *t, const char *key, size_t len, const struc
 		append_escaped(t, d->kernel);
 	else if (IS("CONFIG"))
 		append_escaped(t, d->config);
-	else if (IS("SERIAL"))
+	else if (IS("METADATA")) {
+		if (d->owner) {
+			append(t, "<metadata>");
+			append(t, d->owner);
+			append(t, "</metadata>");
+		}
+	} else if (IS("SERIAL"))
 		append_escaped(t, d->serial ? d->serial : "");
 	else if (IS("SERIAL_DEVICE")) {
 		if (d->serial) {

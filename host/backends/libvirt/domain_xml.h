@@ -27,6 +27,8 @@ struct domain_spec {
 	const char *kernel; /* the guest image */
 	const char *config; /* the fw_cfg config file */
 	const char *serial; /* the serial log, or NULL: a pty, read as the console stream */
+	const char
+	    *owner; /* the <metadata> element naming plerig's run (domain_owner.h), or NULL */
 };
 
 /*

@@ -28,6 +28,7 @@
 #include "backends/run_result.h"
 #include "measure/kvm_system.h"
 #include "backends/libvirt/connection.h"
+#include "backends/libvirt/domain_owner.h"
 #include "backends/libvirt/domain_xml.h"
 #include "backends/libvirt/lv_domain.h"
 #include "backends/libvirt/lv_host_info.h"
@@ -178,6 +179,8 @@ static int create_domains(struct lv_run *run)
 		}
 		for (unsigned j = 0; j < v->vcpus; j++)
 			pins[j] = (unsigned)placement_cpu(v, i * v->vcpus + j);
+		char owner[256];
+		const bool owned = !domain_owner_element(run->b->runs, owner, sizeof(owner));
 		const struct domain_spec spec = {
 		    .name = d->name,
 		    .tcg = run->b->tcg,
@@ -190,6 +193,7 @@ static int create_domains(struct lv_run *run)
 		    .kernel = run->b->ship ? run->b->guest_remote : run->b->guest_path,
 		    .config = config,
 		    .serial = run->b->ship ? NULL : d->serial_path,
+		    .owner = owned ? owner : NULL,
 		};
 		char *xml = domain_xml_build(run->b->template_text, &spec, err, sizeof(err));
 		if (xml)
@@ -804,6 +808,9 @@ struct backend *libvirt_backend_open(const struct libvirt_backend_options *o, ch
 		lv_close(&b->base);
 		return NULL;
 	}
+	/* another daemon's domains outlive plerig only should autodestroy fail */
+	if (!b->lc.embedded)
+		domain_owner_sweep(b->lc.conn, stderr);
 	if (!b->lc.local && (lv_host_info(b->lc.conn, b->lc.shown, &b->remote, err, errlen) ||
 			     ship_guest(b, err, errlen))) {
 		lv_close(&b->base);

@@ -57,6 +57,12 @@ int orphans_process_tag(pid_t pid, char *out, size_t len)
 	return 0;
 }
 
+bool orphans_process_runs(int pid, unsigned long long start)
+{
+	unsigned long long now;
+	return pid > 0 && start_time((pid_t)pid, &now) == 0 && now == start;
+}
+
 /* The process a tag names still runs: same pid, same start time. */
 static bool tag_runs(const char *tag, pid_t *pid_out)
 {

@@ -15,7 +15,7 @@
 #define UPLOAD_CHUNK (256u << 10)
 
 /* This machine's hostname with what a pool name should not hold made '_'. */
-static void host_slug(char *out, size_t len)
+void lv_host_slug(char *out, size_t len)
 {
 	if (gethostname(out, len) || !out[0])
 		snprintf(out, len, "unknown");
@@ -31,7 +31,7 @@ int lv_pool_owner_name(char *out, size_t len)
 	char host[64], tag[64];
 	unsigned long long start;
 	int pid;
-	host_slug(host, sizeof(host));
+	lv_host_slug(host, sizeof(host));
 	if (orphans_process_tag(getpid(), tag, sizeof(tag)) ||
 	    sscanf(tag, "%d %llu", &pid, &start) != 2)
 		return -1;
@@ -41,7 +41,7 @@ int lv_pool_owner_name(char *out, size_t len)
 
 int lv_pool_is_orphan(const char *name, const char *host)
 {
-	char prefix[96], tag[64];
+	char prefix[96];
 	snprintf(prefix, sizeof(prefix), "plerig-%s-", host);
 	if (strncmp(name, prefix, strlen(prefix)))
 		return 0;
@@ -50,9 +50,7 @@ int lv_pool_is_orphan(const char *name, const char *host)
 	char rest;
 	if (sscanf(name + strlen(prefix), "%d-%llu%c", &pid, &start, &rest) != 2 || pid <= 0)
 		return 0;
-	char want[64];
-	snprintf(want, sizeof(want), "%d %llu\n", pid, start);
-	return orphans_process_tag((pid_t)pid, tag, sizeof(tag)) || strcmp(tag, want);
+	return !orphans_process_runs(pid, start);
 }
 
 int lv_pool_open(struct lv_pool *p, virConnectPtr conn, char *err, size_t errlen)
@@ -169,7 +167,7 @@ unsigned lv_pool_sweep(virConnectPtr conn, FILE *say)
 	virStoragePoolPtr *pools = NULL;
 	char host[64];
 	unsigned removed = 0;
-	host_slug(host, sizeof(host));
+	lv_host_slug(host, sizeof(host));
 	const int n = virConnectListAllStoragePools(conn, &pools, 0);
 	for (int i = 0; i < n; i++) {
 		const char *name = virStoragePoolGetName(pools[i]);

@@ -48,6 +48,9 @@ void lv_pool_close(struct lv_pool *p);
  */
 unsigned lv_pool_sweep(virConnectPtr conn, FILE *say);
 
+/* This machine's hostname with what a name should not hold made '_'. */
+void lv_host_slug(char *out, size_t len);
+
 /* The owner part of a pool name, "plerig-HOST-PID-START", for this process. */
 int lv_pool_owner_name(char *out, size_t len);
 
