@@ -9,6 +9,7 @@
 #include "cli/metric_options.h"
 #include "cli/option_table.h"
 #include "experiment/check.h"
+#include "model/connect_list.h"
 #include "model/verdict.h"
 #include "util/errbuf.h"
 
@@ -52,6 +53,14 @@ static const struct opt_entry check_table[] = {
     {.name = "list",
      OPT_FLAG_FIELD(struct check_options, list),
      .help = "print the scenarios, their groups and expectations; run none"},
+    {.name = "connect",
+     .metavar = "LIST",
+     OPT_PATH_FIELD(struct check_options, connect_list),
+     .def = "this machine, each scenario on its own backend",
+     .help = "libvirt URIs (embedded: plerig's own embedded driver): the suite on each host "
+	     "through libvirt, judged against that host's own baseline (keyed by its identity "
+	     "as libvirt reports it); the exit status is the worst over the hosts; an "
+	     "unreachable host is a failed case"},
     {.name = "tap",
      .metavar = "FILE",
      OPT_PATH_FIELD(struct check_options, tap_path),
@@ -148,5 +157,10 @@ int check_options_parse(int argc, char **argv, struct check_options *o, char *er
 		return errbuf_printf(err, errlen,
 				     "--record needs a baseline store: --baselines DIR or "
 				     "PLERIG_BASELINES=DIR");
+	struct connect_list hosts;
+	if (connect_list_parse(o->connect_list, &hosts, err, errlen))
+		return -1;
+	if (o->connect_list && !hosts.nr)
+		return errbuf_printf(err, errlen, "--connect: no URI given");
 	return 0;
 }

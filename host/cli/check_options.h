@@ -12,6 +12,7 @@
 
 struct check_options {
 	const char *suite_path;			  /* NULL: the default suite */
+	const char *connect_list;		  /* --connect URI1,URI2; NULL: this machine */
 	const char *groups[CHECK_MAX_GROUPS + 1]; /* NULL-terminated; groups[0] NULL: all */
 	char group_buf[512];
 	const char *tap_path, *junit_path; /* NULL: none; "-": stdout */

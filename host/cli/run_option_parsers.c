@@ -2,6 +2,7 @@
 #include "cli/run_option_parsers.h"
 
 #include "backends/libvirt/connection.h"
+#include "model/connect_list.h"
 
 #include <string.h>
 
@@ -204,6 +205,16 @@ int parse_accel(const struct opt_entry *e, const char *value, void *target, char
 	return 0;
 }
 
+bool run_plan_elsewhere(const struct run_plan *o)
+{
+	struct connect_list hosts;
+	char err[ERRBUF_SIZE];
+	if (connect_list_parse(o->connect_uri, &hosts, err, sizeof(err)))
+		return false;
+	return hosts.nr > 1 ||
+	       (hosts.nr == 1 && connect_list_uri(&hosts, 0) && lv_uri_is_remote(hosts.uris[0]));
+}
+
 int apply_accel(struct run_plan *o, char *err, size_t errlen)
 {
 	bool libvirt = false;
@@ -231,16 +242,18 @@ int apply_accel(struct run_plan *o, char *err, size_t errlen)
 				     "or leave it out)",
 				     o->connect_uri ? "--connect" : "--cache-dir",
 				     o->connect_uri ? "a libvirt URI" : "a cache dir");
-	/* the results describe one machine: the one the VMs ran on */
-	for (unsigned i = 0;
-	     o->connect_uri && lv_uri_is_remote(o->connect_uri) && i < o->nr_backends; i++)
+	struct connect_list hosts;
+	if (connect_list_parse(o->connect_uri, &hosts, err, errlen))
+		return -1;
+	/* each variant's host is the machine its VMs ran on: kvm and native run here */
+	const bool elsewhere = run_plan_elsewhere(o);
+	for (unsigned i = 0; elsewhere && i < o->nr_backends; i++)
 		if (o->backends[i] == BACKEND_KVM || o->backends[i] == BACKEND_NATIVE)
 			return errbuf_printf(
 			    err, errlen,
-			    "--connect names another host, where the libvirt "
-			    "variants would run, while --backend %s runs here: one "
-			    "results file describes one machine, so run them in two "
-			    "plerig runs",
+			    "--connect names %s, where the libvirt variants would run, "
+			    "while --backend %s runs here: run them in two plerig runs",
+			    hosts.nr > 1 ? "several hosts" : "another host",
 			    backend_name(o->backends[i]));
 	return 0;
 }

@@ -20,6 +20,8 @@ opt_parse_fn parse_discard;  /* min..max */
 opt_parse_fn parse_baseline; /* names: the axes */
 opt_parse_fn parse_accel;    /* names: accel_names */
 
+/* Does --connect name another machine, or several (--connect LIST)? An unparsable list: no. */
+bool run_plan_elsewhere(const struct run_plan *o);
 /* --accel tcg turns the libvirt backend into its emulated twin, named so in every output. */
 int apply_accel(struct run_plan *o, char *err, size_t errlen);
 

@@ -49,9 +49,11 @@ static const struct opt_entry run_table[] = {
      .help = "kvm: plerig's own VMM on /dev/kvm; native: the same storm on host threads, the "
 	     "no-virtualisation baseline; libvirt: QEMU through libvirt"},
     {.name = "connect",
-     .metavar = "URI",
+     .metavar = "LIST",
      PATH(connect_uri),
-     .help = "libvirt URI, e.g. qemu:///system",
+     .help = "libvirt URIs, e.g. qemu:///system or qemu+ssh://root@hostA/system,qemu+ssh://"
+	     "root@hostB/system: an axis of hosts, each running the whole matrix in its own "
+	     "schedule, all at once; a host that cannot be reached is a failed row",
      .def = "libvirt's embedded QEMU driver, no daemon, state in --cache-dir"},
     {.name = "accel",
      .metavar = "kvm|tcg",

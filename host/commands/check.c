@@ -17,7 +17,10 @@
 #include "cli/check_options.h"
 #include "cli/suite_file.h"
 #include "experiment/check.h"
+#include "experiment/host_identity.h"
 #include "measure/kvm_system.h"
+#include "model/connect_list.h"
+#include "model/outcome.h"
 #include "output/tap_junit.h"
 #include "output/html_writer.h"
 #include "util/errbuf.h"
@@ -25,6 +28,7 @@
 #include "util/data_path.h"
 #include "util/output_path.h"
 #include "util/strfmt.h"
+#include "util/uri_redact.h"
 
 #ifndef PLERIG_VERSION
 #define PLERIG_VERSION "unknown"
@@ -223,12 +227,140 @@ static bool is_stdout(const char *path)
 	return path && !strcmp(path, "-");
 }
 
+/* What one check of the suite on one host needs beyond the options. */
+struct host_check {
+	const struct suite *suite;
+	const char *suite_path;
+	const char *guest_path;
+	json_object *results; /* --report: every scenario's results; NULL without */
+	bool on_host;	      /* --connect: on this host of the list, through libvirt */
+	const char *uri;      /* that host's URI; NULL: the embedded driver */
+	const char *label;    /* "hostA"; NULL without --connect */
+	bool print_summary;   /* the summary on stdout, else stderr (a document took stdout) */
+};
+
+/* --report with several hosts: each scenario's section says which host it ran on. */
+static void name_results_host(json_object *results, size_t from, const char *label)
+{
+	for (size_t i = from; results && label && i < json_object_array_length(results); i++) {
+		json_object *o = json_object_array_get_idx(results, i), *v;
+		char name[256];
+		if (!json_object_object_get_ex(o, "scenario", &v))
+			continue;
+		snprintf(name, sizeof(name), "%s on %s", json_object_get_string(v), label);
+		json_object_object_add(o, "scenario", json_object_new_string(name));
+	}
+}
+
+/*
+ * The suite on one host, judged against that host's baseline (keyed by
+ * @res->host, which the caller filled), its summary printed. The exit
+ * status it earns.
+ */
+static int check_host(const struct check_options *o, const struct host_check *h,
+		      struct check_result *res)
+{
+	struct baselines bl;
+	char err[ERRBUF_SIZE];
+	str_copy(res->suite, sizeof(res->suite), h->suite_path);
+	int status = open_baselines(o, res, &bl);
+	if (status)
+		return status;
+	size_t before = h->results ? json_object_array_length(h->results) : 0;
+	struct check_config c = {
+	    .suite = h->suite,
+	    .guest_path = h->guest_path,
+	    .on_host = h->on_host,
+	    .connect_uri = h->uri,
+	    .host_label = h->label,
+	    .groups = o->groups[0] ? o->groups : NULL,
+	    .nr_metrics = o->nr_metrics,
+	    .threshold_pct = o->threshold_pct,
+	    .aa = o->aa,
+	    .baseline = &bl.b,
+	    .baseline_loaded = bl.loaded && !o->record,
+	    .record = o->record,
+	    .no_baseline = bl.no_baseline[0] ? bl.no_baseline : NULL,
+	    .budget_s = o->budget_s,
+	    .progress = o->quiet ? NULL : stderr,
+	    .results = h->results,
+	};
+	memcpy(c.metrics, o->metrics, sizeof(c.metrics));
+	if (check_suite_run(&c, res, err, sizeof(err))) {
+		fprintf(stderr, "plerig check: %s\n", err);
+		baseline_free(&bl.b);
+		return EXIT_FAILED;
+	}
+	name_results_host(h->results, before, h->label);
+	verdicts_summary_print(h->print_summary ? stdout : stderr, res);
+	fflush(stdout);
+	status = check_result_status(res);
+	if (o->record && save_baseline(&bl, res, h->suite_path))
+		status = EXIT_FAILED;
+	baseline_free(&bl.b);
+	return status;
+}
+
+/*
+ * check --connect LIST: the suite on each host in turn, each against its
+ * own baseline; one TAP/JUnit document naming the host of every case
+ * (@all). A host that cannot be reached is a failed case. The worst status.
+ */
+static int check_hosts(const struct check_options *o, struct host_check *h,
+		       struct check_result *all)
+{
+	struct connect_list list;
+	char err[ERRBUF_SIZE];
+	connect_list_parse(o->connect_list, &list, err, sizeof(err)); /* checked by the parser */
+	struct run_host *hosts = calloc(list.nr, sizeof(*hosts));
+	if (!hosts) {
+		fprintf(stderr, "plerig check: out of memory\n");
+		return EXIT_FAILED;
+	}
+	for (unsigned i = 0; i < list.nr; i++) {
+		const char *uri = connect_list_uri(&list, i);
+		if (host_identity(uri, &hosts[i].info, hosts[i].error, sizeof(hosts[i].error)))
+			host_identity_unreached(uri, &hosts[i].info);
+		else if (!uri)
+			str_copy(hosts[i].info.connection, sizeof(hosts[i].info.connection),
+				 CONNECT_EMBEDDED);
+		else if (!hosts[i].info.connection[0])
+			uri_redact(uri, hosts[i].info.connection, sizeof(hosts[i].info.connection));
+	}
+	run_hosts_label(hosts, list.nr);
+	int status = EXIT_OK;
+	for (unsigned i = 0; i < list.nr && !interrupt_requested(); i++) {
+		struct check_result res;
+		int st;
+		memset(&res, 0, sizeof(res));
+		res.host = hosts[i].info;
+		h->uri = connect_list_uri(&list, i);
+		h->label = hosts[i].label;
+		if (hosts[i].error[0]) {
+			str_copy(res.suite, sizeof(res.suite), h->suite_path);
+			st = check_result_add(&res, "host", "reachable", CHECK_FAIL, "%s",
+					      hosts[i].error)
+				 ? EXIT_FAILED
+				 : check_result_status(&res);
+			verdicts_summary_print(h->print_summary ? stdout : stderr, &res);
+		} else {
+			st = check_host(o, h, &res);
+		}
+		if (check_result_append(all, &res, hosts[i].label))
+			st = EXIT_FAILED;
+		status = check_status_worst(status, st);
+		check_result_free(&res);
+	}
+	all->host = hosts[0].info;
+	free(hosts);
+	return status;
+}
+
 int cmd_check(int argc, char **argv, const char *guest_path)
 {
 	struct check_options o;
 	struct suite suite;
 	struct check_result res;
-	struct baselines bl;
 	char err[ERRBUF_SIZE], buf[PATH_MAX];
 	json_object *results = NULL; /* --report: every scenario's results */
 	int status;
@@ -264,10 +396,6 @@ int cmd_check(int argc, char **argv, const char *guest_path)
 	}
 	memset(&res, 0, sizeof(res));
 	str_copy(res.suite, sizeof(res.suite), suite_path);
-	host_info_collect(&res.host, kvm_detect_module());
-	status = open_baselines(&o, &res, &bl);
-	if (status)
-		goto out_suite;
 	if (interrupt_install()) {
 		perror("plerig check: installing signal handlers");
 		status = EXIT_FAILED;
@@ -277,35 +405,23 @@ int cmd_check(int argc, char **argv, const char *guest_path)
 		status = EXIT_FAILED;
 		goto out;
 	}
-	struct check_config c = {
-	    .suite = &suite,
-	    .guest_path = guest_path,
-	    .groups = o.groups[0] ? o.groups : NULL,
-	    .nr_metrics = o.nr_metrics,
-	    .threshold_pct = o.threshold_pct,
-	    .aa = o.aa,
-	    .baseline = &bl.b,
-	    .baseline_loaded = bl.loaded && !o.record,
-	    .record = o.record,
-	    .no_baseline = bl.no_baseline[0] ? bl.no_baseline : NULL,
-	    .budget_s = o.budget_s,
-	    .progress = o.quiet ? NULL : stderr,
-	    .results = results,
-	};
-	memcpy(c.metrics, o.metrics, sizeof(c.metrics));
-	if (check_suite_run(&c, &res, err, sizeof(err))) {
-		fprintf(stderr, "plerig check: %s\n", err);
-		status = EXIT_FAILED;
-		goto out;
-	}
 	/* a TAP, JUnit or HTML document on stdout is that document alone */
 	bool stdout_taken =
 	    is_stdout(o.tap_path) || is_stdout(o.junit_path) || is_stdout(o.report_path);
-	verdicts_summary_print(stdout_taken ? stderr : stdout, &res);
-	fflush(stdout);
-	status = check_result_status(&res);
-	if (o.record && save_baseline(&bl, &res, suite_path))
-		status = EXIT_FAILED;
+	struct host_check h = {.suite = &suite,
+			       .suite_path = suite_path,
+			       .guest_path = guest_path,
+			       .results = results,
+			       .print_summary = !stdout_taken};
+	if (o.connect_list) {
+		h.on_host = true;
+		status = check_hosts(&o, &h, &res);
+	} else {
+		host_info_collect(&res.host, kvm_detect_module());
+		status = check_host(&o, &h, &res);
+		if (status == EXIT_USAGE)
+			goto out;
+	}
 	if (write_outputs(&o, &res))
 		status = EXIT_FAILED;
 	if (results && write_report(o.report_path, results))
@@ -315,8 +431,6 @@ int cmd_check(int argc, char **argv, const char *guest_path)
 out:
 	json_object_put(results);
 	check_result_free(&res);
-	baseline_free(&bl.b);
-out_suite:
 	suite_free(&suite);
 	return status;
 }

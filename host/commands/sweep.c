@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli/run_option_parsers.h"
 #include "cli/run_options.h"
 #include "cli/sweep_options.h"
 #include "experiment/experiment.h"
@@ -44,6 +45,13 @@ static int parse_plan(const struct sweep_options *o, struct run_plan *plan)
 	if (plan->csv_path) {
 		fprintf(stderr, "plerig sweep: run options: --csv belongs before --: the sweep "
 				"writes the curve (plerig sweep --csv FILE)\n");
+		return EXIT_USAGE;
+	}
+	/* the parameters swept are this machine's: a point measured elsewhere would not see them */
+	if (run_plan_elsewhere(plan)) {
+		fprintf(stderr, "plerig sweep: run options: --connect names another host: the "
+				"sweep sets this machine's KVM parameters, so run plerig sweep on "
+				"each host\n");
 		return EXIT_USAGE;
 	}
 	if (experiment_check(plan, err, sizeof(err))) {

@@ -26,6 +26,15 @@
 struct check_config {
 	const struct suite *suite;
 	const char *guest_path;
+	/*
+	 * check --connect: every scenario runs on this one host through
+	 * libvirt (its kvm variants become libvirt ones; native ones, which
+	 * would run here, are skipped). on_host false: each scenario as the
+	 * suite says, on this machine. @connect_uri NULL: the embedded driver.
+	 */
+	bool on_host;
+	const char *connect_uri;
+	const char *host_label; /* "hostA", for progress lines; NULL or "" with one host */
 	const char *const
 	    *groups; /* run only scenarios in one of these; NULL-terminated; NULL all */
 	const struct metric *metrics[SCENARIO_MAX_METRICS]; /* where the suite names none */

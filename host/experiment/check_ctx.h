@@ -37,6 +37,7 @@ struct check_ctx {
 	char kvm_why[256];
 	bool pv_yield;
 	bool pv_unhalt; /* lock pvqspin halts and kicks on the kvm backend here */
+	bool moved;	/* check --connect: the scenario being run kept a backend there */
 	uint64_t t0;
 	/*
 	 * Per scenario of the suite: ran to its end, uninterrupted, every run

@@ -32,16 +32,50 @@ static bool uses_kvm(const struct run_plan *p)
 	return false;
 }
 
+/*
+ * check --connect: @p's variants on the one host through libvirt. kvm becomes
+ * libvirt; native runs on this machine, not there, so it goes. Returns
+ * whether any backend is left.
+ */
+static bool move_to_host(const struct check_config *c, struct run_plan *p)
+{
+	unsigned n = 0;
+	bool libvirt = false;
+	for (unsigned i = 0; i < p->nr_backends; i++) {
+		enum backend_kind b = p->backends[i];
+		if (b == BACKEND_KVM)
+			b = BACKEND_LIBVIRT;
+		if (b == BACKEND_NATIVE || (b == BACKEND_LIBVIRT && libvirt))
+			continue;
+		libvirt |= b == BACKEND_LIBVIRT;
+		p->backends[n++] = b;
+	}
+	p->nr_backends = n;
+	p->connect_uri = c->connect_uri;
+	return n > 0;
+}
+
 /* Why the host cannot run @s, or NULL when it can. */
 static const char *skip_reason(const struct check_ctx *k, const struct scenario *s, char *buf,
 			       size_t len)
 {
 	const struct host_info *h = &k->out->host;
-	if (uses_kvm(s->plan) && !k->kvm_ok)
+	if (k->c->on_host && !k->moved)
+		return "its variants run on --backend native, on this machine, not on a --connect "
+		       "host";
+	if (!k->c->on_host && uses_kvm(s->plan) && !k->kvm_ok)
 		return k->kvm_why;
 	if (s->min_cpus > h->cpus) {
 		snprintf(buf, len, "needs %u host CPUs, plerig may use %u here", s->min_cpus,
 			 h->cpus);
+		return buf;
+	}
+	if (s->requires & ((1u << REQUIRE_PLE) | (1u << REQUIRE_HW_VIRT)) &&
+	    !strcmp(h->kvm_module, "unknown")) {
+		snprintf(buf, len,
+			 "needs %s: libvirt does not say which KVM module host %s runs, so "
+			 "plerig cannot tell",
+			 s->requires & (1u << REQUIRE_PLE) ? "hardware PLE" : "VMX/SVM", h->name);
 		return buf;
 	}
 	if (s->requires & (1u << REQUIRE_PLE) && !has_hw_virt(k->out)) {
@@ -51,6 +85,13 @@ static const char *skip_reason(const struct check_ctx *k, const struct scenario 
 	}
 	if (s->requires & (1u << REQUIRE_HW_VIRT) && !has_hw_virt(k->out)) {
 		snprintf(buf, len, "needs VMX/SVM: guest ring 0 is emulated on %s", h->kvm_module);
+		return buf;
+	}
+	if (k->c->on_host && s->requires & ((1u << REQUIRE_PV_YIELD) | (1u << REQUIRE_PV_UNHALT))) {
+		snprintf(buf, len, "needs %s: the libvirt backend does not give the guest %s",
+			 s->requires & (1u << REQUIRE_PV_YIELD) ? "pv-yield" : "pv-unhalt",
+			 s->requires & (1u << REQUIRE_PV_YIELD) ? "the directed yield hypercall"
+								: "kvm-pv-unhalt");
 		return buf;
 	}
 	if (s->requires & (1u << REQUIRE_PV_YIELD) && !k->pv_yield) {
@@ -123,11 +164,14 @@ static int run_scenario(struct check_ctx *k, const struct scenario *s)
 		return -1;
 	*plan = *s->plan;
 	plan->quiet = true;
+	k->moved = k->c->on_host && move_to_host(k->c, plan);
 	const char *skip = skip_reason(k, s, why, sizeof(why));
+	const char *host = k->c->host_label ? k->c->host_label : "";
 	if (skip) {
 		rc = skip_scenario(k, s, skip);
 		if (k->c->progress)
-			fprintf(k->c->progress, "check: %-24s skipped: %s\n", s->name, skip);
+			fprintf(k->c->progress, "check: %s%s%-24s skipped: %s\n", host,
+				*host ? " " : "", s->name, skip);
 		goto out;
 	}
 	if (experiment_check(plan, err, sizeof(err))) {
@@ -171,13 +215,13 @@ static int run_scenario(struct check_ctx *k, const struct scenario *s)
 			break;
 		if (k->c->progress)
 			fprintf(k->c->progress,
-				"check: %-24s wider than %.3g %%: %u more round(s)\n", s->name,
-				k->c->threshold_pct, plan->repeat);
+				"check: %s%s%-24s wider than %.3g %%: %u more round(s)\n", host,
+				*host ? " " : "", s->name, k->c->threshold_pct, plan->repeat);
 	}
 	k->complete[s - k->c->suite->scenarios] = !rc && all_ok && !interrupt_requested();
 	if (k->c->progress)
-		fprintf(k->c->progress, "check: %-24s %.1f s\n", s->name,
-			(double)(monotonic_ns() - start) * 1e-9);
+		fprintf(k->c->progress, "check: %s%s%-24s %.1f s\n", host, *host ? " " : "",
+			s->name, (double)(monotonic_ns() - start) * 1e-9);
 out:
 	free(plan);
 	return rc;
@@ -236,7 +280,11 @@ int check_suite_run(const struct check_config *c, struct check_result *out, char
 	k.complete = calloc(c->suite->nr_scenarios + 1, sizeof(*k.complete));
 	if (!k.complete)
 		return errbuf_printf(err, errlen, "out of memory");
-	probe_kvm(&k);
+	/* on a --connect host libvirt reports what it cannot run, run by run */
+	if (c->on_host)
+		k.kvm_ok = true;
+	else
+		probe_kvm(&k);
 	for (unsigned i = 0; i < c->suite->nr_scenarios && !interrupt_requested(); i++) {
 		const struct scenario *s = &c->suite->scenarios[i];
 		if (selected(c, s) && run_scenario(&k, s))

@@ -130,10 +130,12 @@ static unsigned axis_of(const struct variant *v, enum baseline_axis axis)
 	return 0;
 }
 
-/* Equal in everything but @axis (the ring follows the backend, so it is ignored then). */
+/* On one host, equal in everything but @axis (the ring follows the backend, so it is ignored then).
+ */
 static bool partners(const struct variant *a, const struct variant *b, enum baseline_axis axis)
 {
-	return (axis == BASELINE_BACKEND || a->backend == b->backend) &&
+	/* hosts are never compared with each other here: `plerig compare` can, when asked */
+	return a->host == b->host && (axis == BASELINE_BACKEND || a->backend == b->backend) &&
 	       (axis == BASELINE_LOCK || a->lock == b->lock) &&
 	       (axis == BASELINE_RELAX || a->relax == b->relax) &&
 	       (axis == BASELINE_VCPUS || a->vcpus == b->vcpus) &&

@@ -6,6 +6,8 @@
  */
 #include "experiment/experiment.h"
 
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -17,27 +19,46 @@
 #include "backends/libvirt/orphans.h"
 #include "backends/native/native_backend.h"
 #include "experiment/comparisons.h"
+#include "experiment/host_identity.h"
 #include "experiment/matrix.h"
 #include "experiment/schedule.h"
 #include "measure/kvm_system.h"
+#include "model/connect_list.h"
 #include "output/results_table.h"
 #include "output/units.h"
 #include "util/clock.h"
 #include "util/cpulist.h"
 #include "util/errbuf.h"
 #include "util/interrupt.h"
+#include "util/strfmt.h"
+#include "util/uri_redact.h"
+
+struct engine;
+
+/* One host of --connect: its backends and the thread that runs its schedule. */
+struct host_run {
+	struct engine *e;
+	unsigned index;
+	const char *uri; /* NULL: the embedded driver */
+	struct backend *backends[BACKEND_COUNT];
+	pthread_t thread;
+	bool started;
+};
 
 struct engine {
 	const struct run_plan *plan;
 	const struct experiment_output *out;
 	const char *guest_path;
-	struct backend *backends[BACKEND_COUNT];
-	struct variant *variants;
-	unsigned nr_variants;
+	struct connect_list connect;
+	struct host_run *hosts;
+	unsigned nr_hosts;
+	struct variant *variants; /* host-major: host h has per_host variants from h * per_host */
+	unsigned nr_variants, per_host;
 	struct outcome *rep;
 	enum baseline_axis baseline_axis; /* resolved once, before anything runs */
 	unsigned baseline_value;
 	char baseline[48];
+	pthread_mutex_t out_lock; /* progress and rows of hosts running at once */
 };
 
 static bool verbose(const struct engine *e)
@@ -45,9 +66,10 @@ static bool verbose(const struct engine *e)
 	return !e->plan->quiet;
 }
 
-static struct backend *open_backend(const struct engine *e, enum backend_kind kind, char *err,
+static struct backend *open_backend(const struct host_run *h, enum backend_kind kind, char *err,
 				    size_t errlen)
 {
+	const struct engine *e = h->e;
 	switch (kind) {
 	case BACKEND_KVM:
 		return kvm_backend_open(e->guest_path, err, errlen);
@@ -57,7 +79,7 @@ static struct backend *open_backend(const struct engine *e, enum backend_kind ki
 	case BACKEND_LIBVIRT_TCG:
 		return libvirt_backend_open(
 		    &(struct libvirt_backend_options){.guest_path = e->guest_path,
-						      .uri = e->plan->connect_uri,
+						      .uri = h->uri,
 						      .cache_dir = e->plan->cache_dir,
 						      .template_path =
 							  getenv("PLERIG_DOMAIN_TEMPLATE"),
@@ -70,41 +92,160 @@ static struct backend *open_backend(const struct engine *e, enum backend_kind ki
 	return NULL;
 }
 
-static int open_backends(struct engine *e, char *err, size_t errlen)
+static void close_host(struct host_run *h)
 {
-	/* whatever backend runs now: a plerig killed earlier may have left QEMUs running */
-	orphans_sweep(stderr);
+	for (unsigned k = 0; k < BACKEND_COUNT; k++)
+		if (h->backends[k]) {
+			h->backends[k]->close(h->backends[k]);
+			h->backends[k] = NULL;
+		}
+}
+
+/* Open what host @h needs and read its identity; on failure its error says why. */
+static int open_host(struct host_run *h, char *err, size_t errlen)
+{
+	const struct engine *e = h->e;
+	struct run_host *rh = &e->rep->hosts[h->index];
 	for (unsigned i = 0; i < e->plan->nr_backends; i++) {
 		enum backend_kind k = e->plan->backends[i];
 		if ((unsigned)k >= BACKEND_COUNT)
 			return errbuf_printf(err, errlen, "backend %d is not built in", k);
-		e->backends[k] = open_backend(e, k, err, errlen);
-		if (!e->backends[k])
+		h->backends[k] = open_backend(h, k, err, errlen);
+		if (!h->backends[k]) {
+			close_host(h);
 			return -1;
-		if (verbose(e))
-			fprintf(stderr, "%s: %s\n", e->out->who, e->backends[k]->description);
+		}
 		/* the results describe the machine the VMs ran on, not the controller */
-		if (e->backends[k]->remote_host)
-			e->backends[k]->remote_host(e->backends[k], &e->rep->host);
+		if (h->backends[k]->remote_host)
+			h->backends[k]->remote_host(h->backends[k], &rh->info);
+	}
+	if (e->nr_hosts > 1 && !rh->info.connection[0]) {
+		if (h->uri)
+			uri_redact(h->uri, rh->info.connection, sizeof(rh->info.connection));
+		else
+			snprintf(rh->info.connection, sizeof(rh->info.connection), "%s",
+				 CONNECT_EMBEDDED);
 	}
 	return 0;
 }
 
-static void close_backends(struct engine *e)
+static void *open_host_thread(void *arg)
 {
-	for (unsigned k = 0; k < BACKEND_COUNT; k++)
-		if (e->backends[k])
-			e->backends[k]->close(e->backends[k]);
+	struct host_run *h = arg;
+	struct run_host *rh = &h->e->rep->hosts[h->index];
+	if (open_host(h, rh->error, sizeof(rh->error)))
+		host_identity_unreached(h->uri, &rh->info);
+	return NULL;
+}
+
+/*
+ * Every host's backends, several hosts at once (a remote one takes seconds:
+ * ssh, the image upload). One host failing to open stops the experiment only
+ * when it is the only one; with several it becomes that host's failed rows.
+ */
+static int open_hosts(struct engine *e, char *err, size_t errlen)
+{
+	/* whatever backend runs now: a plerig killed earlier may have left QEMUs running */
+	orphans_sweep(stderr);
+	if (e->nr_hosts == 1) {
+		if (open_host(&e->hosts[0], err, errlen))
+			return -1;
+	} else {
+		for (unsigned i = 0; i < e->nr_hosts; i++)
+			e->hosts[i].started = pthread_create(&e->hosts[i].thread, NULL,
+							     open_host_thread, &e->hosts[i]) == 0;
+		for (unsigned i = 0; i < e->nr_hosts; i++)
+			if (e->hosts[i].started)
+				pthread_join(e->hosts[i].thread, NULL);
+			else
+				open_host_thread(&e->hosts[i]);
+	}
+	e->rep->host = e->rep->hosts[0].info;
+	outcome_label_hosts(e->rep);
+	for (unsigned i = 0; i < e->nr_hosts && verbose(e); i++) {
+		const struct host_run *h = &e->hosts[i];
+		const struct run_host *rh = &e->rep->hosts[i];
+		const char *sep = e->nr_hosts > 1 ? ": " : "";
+		const char *label = e->nr_hosts > 1 ? rh->label : "";
+		if (rh->error[0])
+			fprintf(stderr, "%s: host %s%s%s\n", e->out->who, label, sep, rh->error);
+		for (unsigned k = 0; k < BACKEND_COUNT; k++)
+			if (h->backends[k])
+				fprintf(stderr, "%s: %s%s%s\n", e->out->who, label, sep,
+					h->backends[k]->description);
+	}
+	return 0;
+}
+
+static int make_hosts(struct engine *e, char *err, size_t errlen)
+{
+	if (connect_list_parse(e->plan->connect_uri, &e->connect, err, errlen))
+		return -1;
+	e->nr_hosts = e->connect.nr ? e->connect.nr : 1;
+	e->hosts = calloc(e->nr_hosts, sizeof(e->hosts[0]));
+	e->rep->hosts = calloc(e->nr_hosts, sizeof(e->rep->hosts[0]));
+	if (!e->hosts || !e->rep->hosts)
+		return errbuf_printf(err, errlen, "out of memory");
+	e->rep->nr_hosts = e->nr_hosts;
+	for (unsigned i = 0; i < e->nr_hosts; i++) {
+		e->hosts[i] = (struct host_run){.e = e, .index = i};
+		e->hosts[i].uri = e->connect.nr ? connect_list_uri(&e->connect, i) : NULL;
+		/* this machine's identity unless the backend says the VMs run elsewhere */
+		e->rep->hosts[i].info = e->rep->host;
+	}
+	return 0;
+}
+
+static void close_hosts(struct engine *e)
+{
+	for (unsigned i = 0; e->hosts && i < e->nr_hosts; i++)
+		close_host(&e->hosts[i]);
+	free(e->hosts);
+}
+
+/* Every run a host that could not be reached would have made: one failed run with the reason. */
+static void fail_host_series(struct engine *e, unsigned host)
+{
+	const char *why = e->rep->hosts[host].error;
+	for (unsigned i = host * e->per_host; i < (host + 1) * e->per_host; i++) {
+		struct series *s = &e->rep->series[i];
+		struct variant_result *r = &s->runs[s->nr_runs++];
+		memset(r, 0, sizeof(*r));
+		r->variant = s->variant;
+		/* cut to the record's size: the host's own error (JSON hosts[]) has it whole */
+		(void)pathf(r->error, sizeof(r->error), "host %s: %s", e->rep->hosts[host].label,
+			    why);
+	}
 }
 
 static int make_series(struct engine *e)
 {
 	struct outcome *rep = e->rep;
-	enum plerig_ring ring_auto[BACKEND_COUNT];
-	for (unsigned k = 0; k < BACKEND_COUNT; k++)
-		ring_auto[k] = e->backends[k] ? e->backends[k]->default_ring : PLERIG_RING_USER;
-	if (plan_expand(e->plan, ring_auto, &e->variants, &e->nr_variants))
-		return -1;
+	for (unsigned h = 0; h < e->nr_hosts; h++) {
+		enum plerig_ring ring_auto[BACKEND_COUNT];
+		struct variant *vs;
+		unsigned n;
+		for (unsigned k = 0; k < BACKEND_COUNT; k++)
+			ring_auto[k] = e->hosts[h].backends[k]
+					   ? e->hosts[h].backends[k]->default_ring
+					   : PLERIG_RING_USER;
+		if (plan_expand(e->plan, ring_auto, &vs, &n))
+			return -1;
+		if (!e->variants) {
+			e->per_host = n;
+			e->nr_variants = n * e->nr_hosts;
+			e->variants = calloc(e->nr_variants ? e->nr_variants : 1, sizeof(*vs));
+		}
+		if (!e->variants || n != e->per_host) {
+			free(vs);
+			return -1;
+		}
+		for (unsigned i = 0; i < n; i++) {
+			vs[i].host = h;
+			e->variants[h * n + i] = vs[i];
+		}
+		free(vs);
+	}
 	rep->series = calloc(e->nr_variants ? e->nr_variants : 1, sizeof(rep->series[0]));
 	if (!rep->series)
 		return -1;
@@ -115,6 +256,9 @@ static int make_series(struct engine *e)
 		if (!rep->series[i].runs)
 			return -1;
 	}
+	for (unsigned h = 0; h < e->nr_hosts; h++)
+		if (rep->hosts[h].error[0])
+			fail_host_series(e, h);
 	return 0;
 }
 
@@ -145,22 +289,34 @@ static void progress(const struct engine *e, unsigned k, unsigned n, const struc
 	char eta[64];
 	time_left(k, n, start_ns, eta, sizeof(eta));
 	char poll[48];
-	fprintf(stderr, "[%u/%u]%s %s %s/%s ring %s%s: %u VM x %u vCPU on CPUs %s, %.1f s%s\n",
-		k + 1, n, round, backend_name(v->backend), lock_name(v->lock), relax_name(v->relax),
-		ring_name(v->ring), halt_poll_label(v, poll, sizeof(poll)), v->vms, v->vcpus, cpus,
+	const char *host = outcome_host_label(e->rep, v);
+	fprintf(stderr, "%s%s[%u/%u]%s %s %s/%s ring %s%s: %u VM x %u vCPU on CPUs %s, %.1f s%s\n",
+		host, *host ? " " : "", k + 1, n, round, backend_name(v->backend),
+		lock_name(v->lock), relax_name(v->relax), ring_name(v->ring),
+		halt_poll_label(v, poll, sizeof(poll)), v->vms, v->vcpus, cpus,
 		v->warmup_s + v->duration_s, eta);
+}
+
+/* A table row; with several hosts the host column first. */
+static void row(const struct engine *e, const struct variant_result *r)
+{
+	if (e->nr_hosts > 1)
+		results_table_host(e->out->rows, outcome_host_label(e->rep, &r->variant));
+	results_table_row(e->out->rows, r);
 }
 
 /* One run; a failed discarded run still stops nothing, a failed measured one is kept. */
 static void run_slot(struct engine *e, const struct slot *slot)
 {
 	const struct variant *v = &e->variants[slot->variant];
-	struct backend *b = e->backends[v->backend];
+	struct backend *b = e->hosts[v->host].backends[v->backend];
 	if (slot->round < e->rep->discard_rounds) {
 		struct variant_result scratch;
 		b->run(b, v, &scratch);
 		if (!scratch.ok && !interrupt_requested())
-			fprintf(stderr, "%s: warm-up run failed: %s\n", e->out->who, scratch.error);
+			fprintf(stderr, "%s: %s%swarm-up run failed: %s\n", e->out->who,
+				outcome_host_label(e->rep, v), e->nr_hosts > 1 ? ": " : "",
+				scratch.error);
 		variant_result_free(&scratch);
 		return;
 	}
@@ -172,9 +328,10 @@ static void run_slot(struct engine *e, const struct slot *slot)
 		return;
 	}
 	s->nr_runs++;
+	pthread_mutex_lock(&e->out_lock);
 	if (e->plan->repeat == 1) {
 		if (e->out->rows) {
-			results_table_row(e->out->rows, r);
+			row(e, r);
 			fflush(e->out->rows);
 		}
 	} else if (verbose(e)) {
@@ -187,24 +344,61 @@ static void run_slot(struct engine *e, const struct slot *slot)
 		else
 			fprintf(stderr, "       FAILED: %s\n", r->error);
 	}
+	pthread_mutex_unlock(&e->out_lock);
 }
 
-static int run_all(struct engine *e)
+/* Host @h's schedule over its own variants, in the plan's order. */
+static int run_host(struct engine *e, unsigned h)
 {
 	unsigned n;
-	struct slot *slots = schedule_plan(e->plan->order, e->nr_variants, e->rep->discard_rounds,
+	struct slot *slots = schedule_host(e->plan->order, h, e->per_host, e->rep->discard_rounds,
 					   e->plan->repeat, e->rep->seed, &n);
 	if (!slots)
 		return -1;
-	if (e->plan->repeat == 1 && e->out->rows)
-		results_table_header(e->out->rows);
 	const uint64_t start_ns = monotonic_ns();
 	for (unsigned k = 0; k < n && !interrupt_requested(); k++) {
+		pthread_mutex_lock(&e->out_lock);
 		progress(e, k, n, &slots[k], start_ns);
+		pthread_mutex_unlock(&e->out_lock);
 		run_slot(e, &slots[k]);
 	}
 	free(slots);
 	return 0;
+}
+
+static void *run_host_thread(void *arg)
+{
+	struct host_run *h = arg;
+	return run_host(h->e, h->index) ? h : NULL;
+}
+
+static int run_all(struct engine *e)
+{
+	if (e->plan->repeat == 1 && e->out->rows) {
+		if (e->nr_hosts > 1)
+			results_table_host(e->out->rows, "host");
+		results_table_header(e->out->rows);
+		for (unsigned i = 0; i < e->nr_variants; i++)
+			if (e->rep->hosts[e->variants[i].host].error[0])
+				row(e, &e->rep->series[i].runs[0]);
+	}
+	if (e->nr_hosts == 1)
+		return run_host(e, 0);
+	/* each host its own schedule, all at once: they share no CPU with each other */
+	int rc = 0;
+	for (unsigned h = 0; h < e->nr_hosts; h++)
+		e->hosts[h].started =
+		    !e->rep->hosts[h].error[0] &&
+		    pthread_create(&e->hosts[h].thread, NULL, run_host_thread, &e->hosts[h]) == 0;
+	for (unsigned h = 0; h < e->nr_hosts; h++) {
+		void *failed = NULL;
+		if (e->hosts[h].started)
+			pthread_join(e->hosts[h].thread, &failed);
+		else if (!e->rep->hosts[h].error[0])
+			failed = run_host_thread(&e->hosts[h]);
+		rc |= failed ? -1 : 0;
+	}
+	return rc;
 }
 
 static int summarise(struct engine *e)
@@ -249,7 +443,11 @@ int experiment_run(const struct run_plan *plan, const char *guest_path, const ch
 		   const struct experiment_output *out, struct outcome *rep, char *err,
 		   size_t errlen)
 {
-	struct engine e = {.plan = plan, .out = out, .guest_path = guest_path, .rep = rep};
+	struct engine e = {.plan = plan,
+			   .out = out,
+			   .guest_path = guest_path,
+			   .rep = rep,
+			   .out_lock = PTHREAD_MUTEX_INITIALIZER};
 	int rc = -1;
 
 	memset(rep, 0, sizeof(*rep));
@@ -258,7 +456,7 @@ int experiment_run(const struct run_plan *plan, const char *guest_path, const ch
 	if (baseline_resolve(plan, &e.baseline_axis, &e.baseline_value, err, errlen))
 		return -1;
 	setup_report(&e, command_line);
-	if (open_backends(&e, err, errlen))
+	if (make_hosts(&e, err, errlen) || open_hosts(&e, err, errlen))
 		goto out;
 	if (make_series(&e) || run_all(&e) || summarise(&e)) {
 		errbuf_printf(err, errlen, "out of memory");
@@ -269,7 +467,7 @@ int experiment_run(const struct run_plan *plan, const char *guest_path, const ch
 	rc = 0;
 out:
 	free(e.variants);
-	close_backends(&e);
+	close_hosts(&e);
 	return rc;
 }
 

@@ -54,6 +54,30 @@ int check_result_status(const struct check_result *r)
 	return r->scenarios_run ? CHECK_EXIT_OK : CHECK_EXIT_SKIPPED;
 }
 
+int check_status_worst(int a, int b)
+{
+	const int rank_a = a == CHECK_EXIT_OK ? 0 : a == CHECK_EXIT_SKIPPED ? 1 : 2;
+	const int rank_b = b == CHECK_EXIT_OK ? 0 : b == CHECK_EXIT_SKIPPED ? 1 : 2;
+	return rank_a >= rank_b ? a : b;
+}
+
+int check_result_append(struct check_result *to, const struct check_result *from, const char *host)
+{
+	for (unsigned i = 0; i < from->nr_cases; i++) {
+		const struct check_case *c = &from->cases[i];
+		if (check_result_add(to, c->scenario, c->name, c->outcome, "%s", c->text))
+			return -1;
+		struct check_case *copy = &to->cases[to->nr_cases - 1];
+		*copy = *c;
+		snprintf(copy->host, sizeof(copy->host), "%s", host);
+	}
+	to->scenarios_run += from->scenarios_run;
+	to->scenarios_skipped += from->scenarios_skipped;
+	to->seconds += from->seconds;
+	to->interrupted |= from->interrupted;
+	return 0;
+}
+
 const char *check_outcome_name(enum check_outcome o)
 {
 	switch (o) {

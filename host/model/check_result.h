@@ -26,6 +26,7 @@ enum check_outcome {
 };
 
 struct check_case {
+	char host[64]; /* check --connect: the host's label; "" on this machine alone */
 	char scenario[64];
 	char name[160]; /* "progress", or "acq_per_cpu_s vs baseline: kvm ticket ..." */
 	enum check_outcome outcome;
@@ -57,6 +58,10 @@ void check_result_brief(struct check_result *r, const char *fmt, ...)
 unsigned check_result_count(const struct check_result *r, enum check_outcome outcome);
 /* 1 on any failure, else 77 when no scenario ran, else 0. */
 int check_result_status(const struct check_result *r);
+/* The worse of two statuses of check_result_status: 1, then 77, then 0. */
+int check_status_worst(int a, int b);
+/* Append @from's cases to @to, each naming @host. 0, or -1 out of memory. */
+int check_result_append(struct check_result *to, const struct check_result *from, const char *host);
 const char *check_outcome_name(enum check_outcome o); /* "pass", "fail", "skip", "too noisy" */
 void check_result_free(struct check_result *r);
 

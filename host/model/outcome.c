@@ -2,7 +2,11 @@
 #include "model/outcome.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "util/strfmt.h"
 
 unsigned series_values(const struct series *s, const struct metric *m, double *out)
 {
@@ -45,8 +49,40 @@ void series_free(struct series *s)
 	s->nr_runs = 0;
 }
 
+void run_hosts_label(struct run_host *hosts, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		bool shared = false;
+		const char *name = hosts[i].info.name[0] ? hosts[i].info.name : "host";
+		for (unsigned j = 0; j < n; j++)
+			shared |= j != i && !strcmp(hosts[j].info.name, hosts[i].info.name);
+		if (shared || !hosts[i].info.name[0])
+			snprintf(hosts[i].label, sizeof(hosts[i].label), "%.50s#%u", name, i + 1);
+		else
+			str_copy(hosts[i].label, sizeof(hosts[i].label), name);
+	}
+}
+
+void outcome_label_hosts(struct outcome *r)
+{
+	run_hosts_label(r->hosts, r->nr_hosts);
+}
+
+const char *outcome_host_label(const struct outcome *r, const struct variant *v)
+{
+	return r->nr_hosts > 1 && v->host < r->nr_hosts ? r->hosts[v->host].label : "";
+}
+
+const char *outcome_host_name(const struct outcome *r, const struct variant *v)
+{
+	return v->host < r->nr_hosts ? r->hosts[v->host].label : r->host.name;
+}
+
 void outcome_free(struct outcome *r)
 {
+	free(r->hosts);
+	r->hosts = NULL;
+	r->nr_hosts = 0;
 	for (unsigned i = 0; i < r->nr_series; i++)
 		series_free(&r->series[i]);
 	free(r->series);

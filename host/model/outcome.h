@@ -50,9 +50,18 @@ struct comparison {
 	double p_holm;
 };
 
+/* One host of the experiment (--connect LIST), in the order given. */
+struct run_host {
+	struct host_info info;
+	char label[64];	  /* what tables and charts call it: its name, made unique */
+	char error[1024]; /* why it ran nothing (unreachable, refused), "" when it ran */
+};
+
 struct outcome {
 	const char *command_line;
-	struct host_info host;
+	struct host_info host; /* the first of @hosts: what a one-host document calls its host */
+	struct run_host *hosts;
+	unsigned nr_hosts;
 	unsigned repeat;
 	unsigned discard_rounds;
 	enum run_order order;
@@ -72,6 +81,16 @@ unsigned series_values(const struct series *s, const struct metric *m, double *o
 /* Fill s->stats for every metric (allocates). */
 int series_compute_stats(struct series *s);
 void series_free(struct series *s);
+/*
+ * Every host's label: its name, or where two hosts share a name (two
+ * daemons of one machine) "name#N" with N its place in --connect, from 1.
+ */
+void run_hosts_label(struct run_host *hosts, unsigned n);
+void outcome_label_hosts(struct outcome *r);
+/* The label of the host @v ran on, "" in a one-host outcome (nothing to tell apart). */
+const char *outcome_host_label(const struct outcome *r, const struct variant *v);
+/* The name of the host @v ran on, in every outcome (one host or many). */
+const char *outcome_host_name(const struct outcome *r, const struct variant *v);
 void outcome_free(struct outcome *r);
 
 #endif

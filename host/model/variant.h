@@ -28,6 +28,8 @@ enum ple_mode {
 #define PLERIG_MAX_VMS	 64u /* VMs of one variant, all running at once */
 
 struct variant {
+	/* the host it runs on: an index into the outcome's hosts (--connect LIST), 0 with one */
+	unsigned host;
 	enum backend_kind backend;
 	enum plerig_lock_kind lock;
 	enum plerig_relax_kind relax;

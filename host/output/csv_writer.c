@@ -81,12 +81,14 @@ static const char *const header[] = {
     "halt_poll_fail_ns",
     /* --halt-poll: the VM's own halt polling in ns, empty where the host's held */
     "halt_poll_ns",
+    /* the machine the VMs ran on: its name, made unique where --connect named two alike */
+    "host",
 };
 
 #define NR_COLUMNS	  (sizeof(header) / sizeof(header[0]))
 #define FIRST_VCPU_COLUMN 10 /* "vm": where the per-vCPU fields start */
 #define TRAILING_COLUMNS  2  /* interval_s, ple: after the per-vCPU fields */
-#define LAST_COLUMNS	  1  /* halt_poll_ns: after the late per-vCPU fields */
+#define LAST_COLUMNS	  2  /* halt_poll_ns, host: after the late per-vCPU fields */
 #define HALT_PATH_COLUMNS (8 + HALT_STAT_COUNT)
 /* irq_exits ... : after ple */
 #define LATE_VCPU_COLUMNS (11 + EXIT_TIMES_CSV_COLUMNS + HALT_PATH_COLUMNS)
@@ -268,7 +270,7 @@ static void halt_poll_field(struct row *r, const struct variant *v)
 }
 
 static void run_rows(struct row *r, unsigned index, const struct variant *v,
-		     const struct variant_result *res, unsigned repeat)
+		     const struct variant_result *res, unsigned repeat, const char *host)
 {
 	if (res->nr_records == 0) {
 		identity_fields(r, index, v, repeat, res->ok);
@@ -281,6 +283,7 @@ static void run_rows(struct row *r, unsigned index, const struct variant *v,
 		for (unsigned c = 0; c < LATE_VCPU_COLUMNS; c++)
 			field_empty(r);
 		halt_poll_field(r, v);
+		field_str(r, host, 1);
 		end_row(r);
 		return;
 	}
@@ -290,6 +293,7 @@ static void run_rows(struct row *r, unsigned index, const struct variant *v,
 		field_str(r, ple_name(v->ple), 0);
 		late_vcpu_fields(r, res, &res->records[i]);
 		halt_poll_field(r, v);
+		field_str(r, host, 1);
 		end_row(r);
 	}
 }
@@ -314,7 +318,8 @@ int csv_results_write(const char *path, const struct outcome *rep, char *err, si
 	for (unsigned s = 0; s < rep->nr_series; s++) {
 		const struct series *se = &rep->series[s];
 		for (unsigned i = 0; i < se->nr_runs; i++)
-			run_rows(&r, s, &se->variant, &se->runs[i], i);
+			run_rows(&r, s, &se->variant, &se->runs[i], i,
+				 outcome_host_name(rep, &se->variant));
 	}
 	if (ferror(f) | fclose(f)) {
 		free(text);

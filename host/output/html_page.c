@@ -11,6 +11,7 @@ static const char css[] =
     "h1{font-size:22px}h2{font-size:18px;border-bottom:1px solid #888;margin-top:32px}"
     "h3{font-size:15px}table.host td{padding:1px 10px 1px 0;vertical-align:top}"
     "table.host td:first-child{font-weight:bold;white-space:nowrap}"
+    "table.hosts td,table.hosts th{padding:1px 8px;text-align:left;vertical-align:top}"
     "code{font-size:12px}figure.chart{margin:12px 0}"
     "svg text{font-family:sans-serif;font-size:11px;fill:#111}"
     "svg text.title{font-size:13px;font-weight:bold}"
@@ -98,23 +99,77 @@ static void row(FILE *out, const char *name, const char *value)
 	fputs("</code></td></tr>\n", out);
 }
 
-void html_host_table(FILE *out, json_object *root, const char *file)
+/* "ple_gap=128 ple_window=4096" of a host object, "" when none is readable. */
+static void ple_params_text(json_object *host, char *params, size_t len)
 {
-	json_object *host = jget(root, "host"), *ple = jget(host, "ple_params");
-	char params[512] = "";
+	json_object *ple = jget(host, "ple_params");
 	size_t used = 0;
 
+	params[0] = '\0';
 	if (json_object_is_type(ple, json_type_object)) {
 		json_object_object_foreach(ple, key, val)
 		{
-			int n = snprintf(params + used, sizeof(params) - used, "%s%s=%s",
-					 used ? " " : "", key,
+			int n = snprintf(params + used, len - used, "%s%s=%s", used ? " " : "", key,
 					 val ? json_object_get_string(val) : "n/a");
-			if (n < 0 || (size_t)n >= sizeof(params) - used)
+			if (n < 0 || (size_t)n >= len - used)
 				break;
 			used += (size_t)n;
 		}
 	}
+}
+
+static void cell(FILE *out, const char *text)
+{
+	fputs("<td>", out);
+	html_escape(out, text && *text ? text : "-");
+	fputs("</td>", out);
+}
+
+/* --connect LIST: every host in a row, so that each variant's host can be looked up. */
+static void hosts_table(FILE *out, json_object *hosts)
+{
+	static const char *const head[] = {"host",   "name", "reached by", "CPU",	 "CPUs",
+					   "kernel", "KVM",  "PLE",	   "hypervisor", "error"};
+	fputs("<table class=\"hosts\"><tr>", out);
+	for (unsigned i = 0; i < sizeof(head) / sizeof(head[0]); i++)
+		fprintf(out, "<th>%s</th>", head[i]);
+	fputs("</tr>\n", out);
+	for (size_t i = 0; i < json_object_array_length(hosts); i++) {
+		json_object *h = json_object_array_get_idx(hosts, i);
+		char params[512], cpus[32];
+		ple_params_text(h, params, sizeof(params));
+		snprintf(cpus, sizeof(cpus), "%.0f", jnum(h, "cpus"));
+		fputs("<tr>", out);
+		cell(out, jstr(h, "label"));
+		cell(out, jstr(h, "name"));
+		cell(out, jstr(h, "connection"));
+		cell(out, jstr(h, "cpu_model"));
+		cell(out, jnum(h, "cpus") > 0 ? cpus : NULL);
+		cell(out, jstr(h, "kernel"));
+		cell(out, jstr(h, "kvm_module"));
+		cell(out, params[0] ? params : "not readable");
+		cell(out, jstr(h, "hypervisor"));
+		cell(out, jstr(h, "error"));
+		fputs("</tr>\n", out);
+	}
+	fputs("</table>\n", out);
+}
+
+void html_host_table(FILE *out, json_object *root, const char *file)
+{
+	json_object *host = jget(root, "host"), *hosts = jget(root, "hosts");
+	char params[512];
+
+	if (json_object_is_type(hosts, json_type_array) && json_object_array_length(hosts) > 1) {
+		fputs("<table class=\"host\">\n", out);
+		row(out, "results file", file);
+		row(out, "plerig version", jstr(root, "plerig_version"));
+		row(out, "command line", jstr(root, "command_line"));
+		fputs("</table>\n", out);
+		hosts_table(out, hosts);
+		return;
+	}
+	ple_params_text(host, params, sizeof(params));
 	fputs("<table class=\"host\">\n", out);
 	row(out, "results file", file);
 	row(out, "kernel", jstr(host, "kernel"));

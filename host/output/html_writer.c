@@ -32,18 +32,36 @@ static bool run_ok(json_object *run)
 	return ok && json_object_get_boolean(ok) && jget(run, "summary");
 }
 
+/*
+ * The section being drawn ran on several hosts (--connect LIST): labels and
+ * chart lines then start with the host, since the same variant is there
+ * once per host. Set by html_results_section for the section it draws.
+ */
+static bool several_hosts;
+
+/* "hostA: " where the section has several hosts, else "". */
+static const char *host_prefix(json_object *v, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (several_hosts)
+		snprintf(buf, len, "%s: ", jstr(v, "host") ? jstr(v, "host") : "?");
+	return buf;
+}
+
 /* "kvm ticket/pause user ple=on 1x4 on 0-1": what tells variants apart. */
 static void variant_label(json_object *v, char *buf, size_t len)
 {
+	char host[80];
 	const char *s[5] = {jstr(v, "backend"), jstr(v, "lock"), jstr(v, "relax"), jstr(v, "ring"),
 			    jstr(v, "ple")};
 	char poll[48] = "";
 	/* absent or null: the host's kvm.halt_poll_ns */
 	if (!isnan(jnum(v, "halt_poll_ns")))
 		snprintf(poll, sizeof(poll), " halt-poll=%.0fns", jnum(v, "halt_poll_ns"));
-	snprintf(buf, len, "%s %s/%s %s ple=%s%s %.0fx%.0f on %s", s[0] ? s[0] : "?",
-		 s[1] ? s[1] : "?", s[2] ? s[2] : "?", s[3] ? s[3] : "?", s[4] ? s[4] : "on", poll,
-		 jnum(v, "vms"), jnum(v, "vcpus"), jstr(v, "pcpus") ? jstr(v, "pcpus") : "?");
+	snprintf(buf, len, "%s%s %s/%s %s ple=%s%s %.0fx%.0f on %s",
+		 host_prefix(v, host, sizeof(host)), s[0] ? s[0] : "?", s[1] ? s[1] : "?",
+		 s[2] ? s[2] : "?", s[3] ? s[3] : "?", s[4] ? s[4] : "on", poll, jnum(v, "vms"),
+		 jnum(v, "vcpus"), jstr(v, "pcpus") ? jstr(v, "pcpus") : "?");
 }
 
 /* vCPUs per host CPU of a variant; NaN when the CPU list is unreadable. */
@@ -152,7 +170,9 @@ static void variant_bars(FILE *out, json_object *doc, unsigned index, const char
 /* Variants that differ only in vms/vcpus/pcpus are one line. */
 static void group_key(json_object *v, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s %s/%s %s ple=%s", jstr(v, "backend") ? jstr(v, "backend") : "?",
+	char host[80];
+	snprintf(buf, len, "%s%s %s/%s %s ple=%s", host_prefix(v, host, sizeof(host)),
+		 jstr(v, "backend") ? jstr(v, "backend") : "?",
 		 jstr(v, "lock") ? jstr(v, "lock") : "?", jstr(v, "relax") ? jstr(v, "relax") : "?",
 		 jstr(v, "ring") ? jstr(v, "ring") : "?", jstr(v, "ple") ? jstr(v, "ple") : "on");
 }
@@ -542,6 +562,9 @@ void html_results_section(FILE *out, const struct html_input *in, unsigned index
 	char id[32], title[512];
 	unsigned n = array_len(vs) < MAX_VARIANTS ? array_len(vs) : MAX_VARIANTS;
 
+	json_object *hosts = jget(doc, "hosts");
+	several_hosts =
+	    json_object_is_type(hosts, json_type_array) && json_object_array_length(hosts) > 1;
 	snprintf(id, sizeof(id), "results-%u", index);
 	snprintf(title, sizeof(title), "Results: %s", in->name);
 	html_section_open(out, id, title);

@@ -346,12 +346,13 @@ static json_object *stats_json(const struct series *s)
 	return o;
 }
 
-static json_object *series_json(const struct series *s)
+static json_object *series_json(const struct outcome *rep, const struct series *s)
 {
 	json_object *o = json_object_new_object();
 	json_object *runs = json_object_new_array();
 
 	add_variant_identity(o, &s->variant);
+	json_add_str(o, "host", outcome_host_name(rep, &s->variant));
 	for (unsigned i = 0; i < s->nr_runs; i++)
 		json_object_array_add(runs, run_json(&s->runs[i], i));
 	json_add(o, "runs", runs);
@@ -407,6 +408,26 @@ static json_object *comparison_json(const struct comparison *c)
 
 /* ---- the document ----------------------------------------------------- */
 
+/* Every host of --connect, in its order: the identity, the label variants name, why it ran nothing.
+ */
+static json_object *hosts_json(const struct outcome *rep)
+{
+	json_object *a = json_object_new_array();
+	for (unsigned i = 0; i < rep->nr_hosts; i++) {
+		json_object *h = host_json(&rep->hosts[i].info);
+		json_add_str(h, "label", rep->hosts[i].label);
+		json_add_str(h, "error", rep->hosts[i].error[0] ? rep->hosts[i].error : NULL);
+		json_object_array_add(a, h);
+	}
+	if (!rep->nr_hosts) {
+		json_object *h = host_json(&rep->host);
+		json_add_str(h, "label", rep->host.name);
+		json_add_str(h, "error", NULL);
+		json_object_array_add(a, h);
+	}
+	return a;
+}
+
 json_object *json_results_document(const struct outcome *rep)
 {
 	json_object *root = json_object_new_object();
@@ -418,6 +439,7 @@ json_object *json_results_document(const struct outcome *rep)
 	json_add_str(root, "plerig_version", PLERIG_VERSION);
 	json_add_str(root, "command_line", rep->command_line);
 	json_add(root, "host", host_json(&rep->host));
+	json_add(root, "hosts", hosts_json(rep));
 	json_add(root, "repeat", json_object_new_int64(rep->repeat));
 	json_add(root, "discard_rounds", json_object_new_int64(rep->discard_rounds));
 	json_add_str(root, "order", order_name(rep->order));
@@ -427,7 +449,7 @@ json_object *json_results_document(const struct outcome *rep)
 	json_add_str(root, "baseline", rep->baseline);
 	json_add(root, "interrupted", json_object_new_boolean(rep->interrupted));
 	for (unsigned i = 0; i < rep->nr_series; i++)
-		json_object_array_add(variants, series_json(&rep->series[i]));
+		json_object_array_add(variants, series_json(rep, &rep->series[i]));
 	json_add(root, "variants", variants);
 	for (unsigned i = 0; i < rep->nr_comparisons; i++)
 		if (rep->comparisons[i].metric)

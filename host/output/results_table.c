@@ -157,3 +157,9 @@ void results_table_legend(FILE *f)
 	for (int c = 0; c < COL_COUNT; c++)
 		fprintf(f, "  %-10s %s\n", columns[c].head, columns[c].legend);
 }
+
+void results_table_host(FILE *f, const char *host)
+{
+	/* outcome labels are up to 63 bytes; most host names fit in 16 */
+	fprintf(f, "%-16s  ", host);
+}

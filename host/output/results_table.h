@@ -12,5 +12,8 @@ void results_table_header(FILE *f);
 void results_table_row(FILE *f, const struct variant_result *r);
 /* One line per column saying what it measures. */
 void results_table_legend(FILE *f);
+/* The first column of a run on several hosts (--connect LIST): "host" in the header, then each
+ * row's. */
+void results_table_host(FILE *f, const char *host);
 
 #endif

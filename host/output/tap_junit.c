@@ -56,8 +56,13 @@ static void put_text(FILE *f, const char *s, bool (*special)(FILE *, uint32_t))
 
 void verdicts_summary_print(FILE *out, const struct check_result *r)
 {
-	fprintf(out, "plerig check: %s; host %s, %u CPUs, %s, kernel %s\n", r->suite,
-		r->host.cpu_model, r->host.cpus, r->host.kvm_module, r->host.kernel);
+	if (r->host.connection[0]) /* check --connect: which host of the list */
+		fprintf(out, "plerig check: %s; host %s (%s): %s, %u CPUs, %s, kernel %s\n",
+			r->suite, r->host.name, r->host.connection, r->host.cpu_model, r->host.cpus,
+			r->host.kvm_module, r->host.kernel);
+	else
+		fprintf(out, "plerig check: %s; host %s, %u CPUs, %s, kernel %s\n", r->suite,
+			r->host.cpu_model, r->host.cpus, r->host.kvm_module, r->host.kernel);
 	if (r->baseline_note[0])
 		fprintf(out, "%s\n", r->baseline_note);
 	for (unsigned i = 0; i < r->nr_cases;) {
@@ -136,6 +141,10 @@ void verdicts_tap_print(FILE *f, const struct check_result *r)
 	for (unsigned i = 0; i < r->nr_cases; i++) {
 		const struct check_case *c = &r->cases[i];
 		fprintf(f, "%s %u - ", c->outcome == CHECK_FAIL ? "not ok" : "ok", i + 1);
+		if (c->host[0]) {
+			tap_text(f, c->host);
+			fputs("/", f);
+		}
 		tap_text(f, c->scenario);
 		fputs(": ", f);
 		tap_text(f, c->name);
@@ -194,6 +203,12 @@ static unsigned count_in(const struct check_result *r, unsigned from, unsigned t
 	return n;
 }
 
+/* One <testsuite> per scenario of a host. */
+static bool same_suite(const struct check_case *a, const struct check_case *b)
+{
+	return !strcmp(a->scenario, b->scenario) && !strcmp(a->host, b->host);
+}
+
 void verdicts_junit_print(FILE *f, const struct check_result *r)
 {
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
@@ -204,9 +219,13 @@ void verdicts_junit_print(FILE *f, const struct check_result *r)
 		check_result_count(r, CHECK_SKIP) + check_result_count(r, CHECK_NOISY), r->seconds);
 	for (unsigned i = 0; i < r->nr_cases;) {
 		unsigned end = i;
-		while (end < r->nr_cases && !strcmp(r->cases[end].scenario, r->cases[i].scenario))
+		while (end < r->nr_cases && same_suite(&r->cases[end], &r->cases[i]))
 			end++;
 		fputs("  <testsuite name=\"", f);
+		if (r->cases[i].host[0]) {
+			xml_text(f, r->cases[i].host);
+			fputs("/", f);
+		}
 		xml_text(f, r->cases[i].scenario);
 		fprintf(f, "\" tests=\"%u\" failures=\"%u\" errors=\"0\" skipped=\"%u\">\n",
 			end - i, count_in(r, i, end, CHECK_FAIL),
@@ -214,6 +233,10 @@ void verdicts_junit_print(FILE *f, const struct check_result *r)
 		for (; i < end; i++) {
 			const struct check_case *c = &r->cases[i];
 			fputs("    <testcase classname=\"plerig.", f);
+			if (c->host[0]) {
+				xml_text(f, c->host);
+				fputs("/", f);
+			}
 			xml_text(f, c->scenario);
 			fputs("\" name=\"", f);
 			xml_text(f, c->name);

@@ -15,7 +15,7 @@
 #include "support/check_main.h"
 #include "support/fixtures.h"
 
-#define NR_COLUMNS 60
+#define NR_COLUMNS 61
 #define MAX_ROWS   64
 
 static const char *const header =
@@ -28,7 +28,7 @@ static const char *const header =
     "ple_exits_timed,ple_exit_ns,exit_records_lost,exit_reasons_top,halts,kicks_sent,"
     "kicks_received,spurious_wakeups,early_halts,kick_latency_p50_ns,kick_latency_p99_ns,"
     "kick_latency_max_ns,halt_exits,halt_wakeup,halt_successful_poll,halt_attempted_poll,"
-    "halt_poll_invalid,halt_poll_success_ns,halt_poll_fail_ns,halt_poll_ns";
+    "halt_poll_invalid,halt_poll_success_ns,halt_poll_fail_ns,halt_poll_ns,host";
 
 static struct outcome rep;
 static struct series series[2];
@@ -326,6 +326,24 @@ START_TEST(test_failed_run)
 }
 END_TEST
 
+/* --connect LIST: every row names the host its variant ran on, by the host's label. */
+START_TEST(test_host_column)
+{
+	struct run_host hosts[2] = {0};
+	snprintf(hosts[0].label, sizeof(hosts[0].label), "hostA");
+	snprintf(hosts[1].label, sizeof(hosts[1].label), "node,b");
+	rep.hosts = hosts;
+	rep.nr_hosts = 2;
+	series[1].variant.host = 1;
+	write_and_parse();
+	rep.hosts = NULL;
+	rep.nr_hosts = 0;
+	ck_assert_str_eq(cell(1, "host"), "hostA");
+	ck_assert_str_eq(cell(nr_rows - 1, "host"), "node,b");
+	ck_assert_str_eq(cell(nr_rows - 1, "backend"), "native");
+}
+END_TEST
+
 START_TEST(test_empty_report)
 {
 	rep.nr_series = 0;
@@ -398,6 +416,7 @@ static Suite *csv_suite(void)
 	tcase_add_test(t, test_fields);
 	tcase_add_test(t, test_quoting);
 	tcase_add_test(t, test_failed_run);
+	tcase_add_test(t, test_host_column);
 	tcase_add_test(t, test_empty_report);
 	tcase_add_test(t, test_stdout);
 	tcase_add_test(t, test_unwritable);

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "experiment/host_identity.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "backends/libvirt/connection.h"
+#include "backends/libvirt/lv_host_info.h"
+#include "measure/kvm_system.h"
+#include "model/connect_list.h"
+#include "util/strfmt.h"
+#include "util/uri_redact.h"
+
+int host_identity(const char *uri, struct host_info *h, char *err, size_t errlen)
+{
+	if (!uri || !lv_uri_is_remote(uri)) {
+		host_info_collect(h, kvm_detect_module());
+		return 0;
+	}
+	struct lv_connection c;
+	if (lv_connection_open(&c, uri, NULL, err, errlen))
+		return -1;
+	int rc = lv_host_info(c.conn, c.shown, h, err, errlen);
+	lv_connection_close(&c);
+	return rc;
+}
+
+void host_identity_unreached(const char *uri, struct host_info *h)
+{
+	memset(h, 0, sizeof(*h));
+	connect_uri_host(uri ? uri : "", h->name, sizeof(h->name));
+	str_copy(h->kernel, sizeof(h->kernel), "unknown");
+	str_copy(h->kvm_module, sizeof(h->kvm_module), "unknown");
+	str_copy(h->cpu_model, sizeof(h->cpu_model), "unknown");
+	h->smt = -1;
+	str_copy(h->unknown_why, sizeof(h->unknown_why),
+		 "plerig could not reach the host (its error says why)");
+	if (uri)
+		uri_redact(uri, h->connection, sizeof(h->connection));
+	else
+		str_copy(h->connection, sizeof(h->connection), CONNECT_EMBEDDED);
+}

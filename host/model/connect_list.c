@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "model/connect_list.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "util/errbuf.h"
+#include "util/uri_redact.h"
+
+int connect_list_parse(const char *text, struct connect_list *out, char *err, size_t errlen)
+{
+	char shown[CONNECT_URI_MAX];
+	memset(out, 0, sizeof(*out));
+	if (!text || !*text)
+		return 0;
+	for (const char *p = text;; p++) {
+		size_t n = strcspn(p, ",");
+		if (!n)
+			return errbuf_printf(err, errlen,
+					     "--connect: an empty URI in the list (URIs are "
+					     "separated by single commas; write a comma inside a "
+					     "URI as %%2C)");
+		if (n >= CONNECT_URI_MAX)
+			return errbuf_printf(err, errlen,
+					     "--connect: a URI is longer than %u bytes",
+					     CONNECT_URI_MAX - 1);
+		if (out->nr == CONNECT_MAX_HOSTS)
+			return errbuf_printf(err, errlen, "--connect: more than %u hosts",
+					     CONNECT_MAX_HOSTS);
+		char *uri = out->uris[out->nr];
+		memcpy(uri, p, n);
+		uri[n] = '\0';
+		for (unsigned i = 0; i < out->nr; i++)
+			if (!strcmp(out->uris[i], uri)) {
+				uri_redact(uri, shown, sizeof(shown));
+				return errbuf_printf(err, errlen,
+						     "--connect: %s is named twice (each host "
+						     "once)",
+						     shown);
+			}
+		out->nr++;
+		p += n;
+		if (!*p)
+			return 0;
+	}
+}
+
+const char *connect_list_uri(const struct connect_list *l, unsigned i)
+{
+	return strcmp(l->uris[i], CONNECT_EMBEDDED) ? l->uris[i] : NULL;
+}
+
+void connect_uri_host(const char *uri, char *out, size_t len)
+{
+	const char *p = strstr(uri, "://");
+	p = p ? p + 3 : uri;
+	const size_t authority = strcspn(p, "/?");
+	const char *at = memchr(p, '@', authority);
+	const char *host = at ? at + 1 : p;
+	size_t n = authority - (size_t)(host - p);
+	/* a port after the name, unless the colon is inside an IPv6 address [::1] */
+	const char *colon = memrchr(host, ':', n);
+	if (colon && !memchr(colon, ']', n - (size_t)(colon - host)))
+		n = (size_t)(colon - host);
+	snprintf(out, len, "%.*s", (int)n, host);
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * `--connect URI1,URI2`: the hosts an experiment runs on, one libvirt URI
+ * each. One place splits and checks the list, so `run`, `check` and the
+ * suite file agree on what a list is.
+ */
+#ifndef PLERIG_CONNECT_LIST_H
+#define PLERIG_CONNECT_LIST_H
+
+#include <stddef.h>
+
+#define CONNECT_MAX_HOSTS 16u
+#define CONNECT_URI_MAX	  1024u
+
+/* An item of the list that means plerig's own embedded driver (the default with no --connect). */
+#define CONNECT_EMBEDDED "embedded"
+
+struct connect_list {
+	char uris[CONNECT_MAX_HOSTS][CONNECT_URI_MAX];
+	unsigned nr;
+};
+
+/*
+ * Split @text at its commas into @out: no empty item, none longer than
+ * CONNECT_URI_MAX - 1, none twice (two connections to one daemon would run
+ * two schedules on one machine's CPUs), at most CONNECT_MAX_HOSTS. NULL or
+ * "" is no list (nr 0: the embedded driver). 0, or -1 with @err.
+ */
+int connect_list_parse(const char *text, struct connect_list *out, char *err, size_t errlen);
+
+/* The URI to open for host @i: NULL for CONNECT_EMBEDDED. */
+const char *connect_list_uri(const struct connect_list *l, unsigned i);
+
+/*
+ * The host part of @uri ("hostA" of qemu+ssh://root@hostA:22/system), what
+ * a host that could not be reached is called; "" for a URI of this machine.
+ */
+void connect_uri_host(const char *uri, char *out, size_t len);
+
+#endif

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Hosts as an axis (--connect URI1,URI2): the list, what an unreachable
+ * host is called, each host's own schedule, the labels that tell hosts
+ * apart, and comparisons that never pair two hosts' variants.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "experiment/comparisons.h"
+#include "experiment/schedule.h"
+#include "model/connect_list.h"
+#include "model/outcome.h"
+#include "support/check_main.h"
+#include "support/fixtures.h"
+
+static struct connect_list list;
+static char err[512];
+
+START_TEST(a_list_is_split_at_its_commas)
+{
+	ck_assert_int_eq(connect_list_parse("qemu+ssh://root@a/system?no_tty=1,qemu:///system,"
+					    "embedded",
+					    &list, err, sizeof(err)),
+			 0);
+	ck_assert_uint_eq(list.nr, 3);
+	ck_assert_str_eq(list.uris[0], "qemu+ssh://root@a/system?no_tty=1");
+	ck_assert_str_eq(list.uris[1], "qemu:///system");
+	ck_assert_str_eq(connect_list_uri(&list, 1), "qemu:///system");
+	ck_assert_ptr_null(connect_list_uri(&list, 2)); /* the embedded driver */
+	ck_assert_int_eq(connect_list_parse(NULL, &list, err, sizeof(err)), 0);
+	ck_assert_uint_eq(list.nr, 0);
+	ck_assert_int_eq(connect_list_parse("qemu:///system", &list, err, sizeof(err)), 0);
+	ck_assert_uint_eq(list.nr, 1);
+}
+END_TEST
+
+START_TEST(a_bad_list_is_refused_with_the_reason)
+{
+	static const struct {
+		const char *text, *says;
+	} bad[] = {
+	    {"qemu:///system,", "empty URI"},
+	    {",qemu:///system", "empty URI"},
+	    {"a,,b", "empty URI"},
+	    {"qemu+ssh://u@a/system,qemu+ssh://u@a/system", "named twice"},
+	};
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		ck_assert_int_eq(connect_list_parse(bad[i].text, &list, err, sizeof(err)), -1);
+		ck_assert_msg(strstr(err, bad[i].says), "%s: %s", bad[i].text, err);
+	}
+	/* the user of a URI named twice is not repeated in the message */
+	ck_assert_ptr_null(strstr(err, "u@"));
+	char many[CONNECT_MAX_HOSTS * 24] = "";
+	for (unsigned i = 0; i <= CONNECT_MAX_HOSTS; i++)
+		snprintf(many + strlen(many), sizeof(many) - strlen(many),
+			 "%sqemu+tcp://h%u/system", i ? "," : "", i);
+	ck_assert_int_eq(connect_list_parse(many, &list, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "more than"));
+	char *long_uri = malloc(CONNECT_URI_MAX + 1);
+	memset(long_uri, 'a', CONNECT_URI_MAX);
+	long_uri[CONNECT_URI_MAX] = '\0';
+	ck_assert_int_eq(connect_list_parse(long_uri, &list, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "longer than"));
+	free(long_uri);
+}
+END_TEST
+
+START_TEST(an_unreached_host_is_called_by_its_uri)
+{
+	char name[64];
+	static const char *const cases[][2] = {
+	    {"qemu+ssh://root@hostA:2222/system?keyfile=/k", "hostA"},
+	    {"qemu+tcp://hostB/system", "hostB"},
+	    {"qemu+ssh://[::1]/system", "[::1]"},
+	    {"qemu+ssh://u@[::1]:22/system", "[::1]"},
+	    {"qemu:///system", ""},
+	    {"", ""},
+	};
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		connect_uri_host(cases[i][0], name, sizeof(name));
+		ck_assert_msg(!strcmp(name, cases[i][1]), "%s: '%s'", cases[i][0], name);
+	}
+}
+END_TEST
+
+/* Each host runs only its own variants, every one repeat times, interleaved round by round. */
+START_TEST(each_host_has_its_own_interleaved_schedule)
+{
+	const unsigned per_host = 3, discard = 1, repeat = 4;
+	for (unsigned host = 0; host < 3; host++) {
+		unsigned n, count[3] = {0};
+		struct slot *s =
+		    schedule_host(ORDER_INTERLEAVE, host, per_host, discard, repeat, 7, &n);
+		ck_assert_ptr_nonnull(s);
+		ck_assert_uint_eq(n, per_host * (discard + repeat));
+		for (unsigned k = 0; k < n; k++) {
+			ck_assert_uint_ge(s[k].variant, host * per_host);
+			ck_assert_uint_lt(s[k].variant, (host + 1) * per_host);
+			ck_assert_uint_eq(s[k].variant, host * per_host + k % per_host);
+			ck_assert_uint_eq(s[k].round, k / per_host);
+			count[s[k].variant - host * per_host]++;
+		}
+		for (unsigned v = 0; v < per_host; v++)
+			ck_assert_uint_eq(count[v], discard + repeat);
+		free(s);
+	}
+}
+END_TEST
+
+/* Shuffled, every host gets the same seed: the same order of its own variants. */
+START_TEST(shuffled_hosts_share_the_order)
+{
+	unsigned n0, n1;
+	struct slot *a = schedule_host(ORDER_SHUFFLE, 0, 5, 0, 6, 42, &n0);
+	struct slot *b = schedule_host(ORDER_SHUFFLE, 1, 5, 0, 6, 42, &n1);
+	ck_assert_uint_eq(n0, n1);
+	for (unsigned k = 0; k < n0; k++) {
+		ck_assert_uint_eq(b[k].variant, a[k].variant + 5);
+		ck_assert_uint_eq(b[k].round, a[k].round);
+	}
+	free(a);
+	free(b);
+}
+END_TEST
+
+START_TEST(hosts_that_share_a_name_get_their_place)
+{
+	struct run_host hosts[3] = {0};
+	struct outcome rep = {.hosts = hosts, .nr_hosts = 3};
+	snprintf(hosts[0].info.name, sizeof(hosts[0].info.name), "vm");
+	snprintf(hosts[1].info.name, sizeof(hosts[1].info.name), "other");
+	snprintf(hosts[2].info.name, sizeof(hosts[2].info.name), "vm");
+	outcome_label_hosts(&rep);
+	ck_assert_str_eq(hosts[0].label, "vm#1");
+	ck_assert_str_eq(hosts[1].label, "other");
+	ck_assert_str_eq(hosts[2].label, "vm#3");
+	struct variant v = {.host = 1};
+	ck_assert_str_eq(outcome_host_label(&rep, &v), "other");
+	ck_assert_str_eq(outcome_host_name(&rep, &v), "other");
+	/* one host: nothing to tell apart in a table, its name in files */
+	rep.nr_hosts = 1;
+	v.host = 0;
+	ck_assert_str_eq(outcome_host_label(&rep, &v), "");
+	ck_assert_str_eq(outcome_host_name(&rep, &v), "vm#1");
+}
+END_TEST
+
+/* --relax pause,nop on two hosts: two comparisons, each within its host. */
+START_TEST(comparisons_stay_on_their_host)
+{
+	struct series s[4];
+	struct run_host hosts[2] = {0};
+	struct outcome rep = {.series = s, .nr_series = 4, .hosts = hosts, .nr_hosts = 2};
+	for (unsigned i = 0; i < 4; i++) {
+		struct variant v = fixture_variant(BACKEND_LIBVIRT, 1, PLERIG_LOCK_TICKET,
+						   i % 2 ? PLERIG_RELAX_NOP : PLERIG_RELAX_PAUSE);
+		v.host = i / 2;
+		fixture_series(&s[i], &v, 3);
+		ck_assert_int_eq(series_compute_stats(&s[i]), 0);
+	}
+	ck_assert_int_eq(comparisons_build(&rep, BASELINE_RELAX, PLERIG_RELAX_PAUSE), 0);
+	ck_assert_uint_gt(rep.nr_comparisons, 0);
+	unsigned pairs = 0;
+	for (unsigned i = 0; i < rep.nr_comparisons; i++) {
+		const struct comparison *c = &rep.comparisons[i];
+		if (!c->metric)
+			continue;
+		ck_assert_uint_eq(s[c->baseline].variant.host, s[c->candidate].variant.host);
+		pairs += c->baseline == 0 && c->candidate == 1;
+		pairs += c->baseline == 2 && c->candidate == 3;
+	}
+	ck_assert_uint_gt(pairs, 1);
+	free(rep.comparisons);
+	for (unsigned i = 0; i < 4; i++)
+		series_free(&s[i]);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("hosts");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, a_list_is_split_at_its_commas);
+	tcase_add_test(tc, a_bad_list_is_refused_with_the_reason);
+	tcase_add_test(tc, an_unreached_host_is_called_by_its_uri);
+	tcase_add_test(tc, each_host_has_its_own_interleaved_schedule);
+	tcase_add_test(tc, shuffled_hosts_share_the_order);
+	tcase_add_test(tc, hosts_that_share_a_name_get_their_place);
+	tcase_add_test(tc, comparisons_stay_on_their_host);
+	suite_add_tcase(s, tc);
+	return check_run(s, CK_FORK_GETENV);
+}
