@@ -23,6 +23,11 @@ static const struct opt_entry compare_table[] = {
      OPT_METRIC_LIST_FIELD(struct compare_options, metrics, nr_metrics),
      .def = COMPARE_DEFAULT_METRICS,
      .help = "metrics to compare, any of those listed below"},
+    {.name = "any-host",
+     OPT_FLAG_FIELD(struct compare_options, any_host),
+     .help = "where a file ran on several hosts (--connect LIST): match a variant of one host "
+	     "with the same variant of another (by default only variants of the same host, by "
+	     "its label, are compared)"},
     {.name = "json",
      .metavar = "FILE",
      OPT_PATH_FIELD(struct compare_options, json_path),
@@ -37,7 +42,8 @@ static void usage(FILE *out)
 	      "\n"
 	      "Did NEW get worse than BASE? Both are `plerig run --json` files (schema 2),\n"
 	      "best with --repeat 5 or more. Variants are matched by backend, lock, relax,\n"
-	      "ring, vms, vcpus, pcpus, pin, cs_cycles, think_cycles, ple and halt_poll_ns;\n"
+	      "ring, vms, vcpus, pcpus, pin, cs_cycles, think_cycles, ple and halt_poll_ns,\n"
+	      "and where a file ran on several hosts, by host as well;\n"
 	      "for each match and metric, Welch's t-test on the per-run values of the ok\n"
 	      "runs gives the change of the mean, its p-value and 95% confidence interval.\n"
 	      "\n" VERDICT_RULE_HELP "\n"

@@ -3,6 +3,7 @@
 #ifndef PLERIG_COMPARE_OPTIONS_H
 #define PLERIG_COMPARE_OPTIONS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -17,6 +18,7 @@ struct compare_options {
 	const struct metric *metrics[32];
 	unsigned nr_metrics;
 	const char *json_path;
+	bool any_host; /* match variants across hosts (--any-host) */
 };
 
 /* 1: --help printed; 0: go; -1: message in @err (exit 2). argv[0] is "compare". */

@@ -214,6 +214,8 @@ static int write_report(const char *path, json_object *results)
 		in[i].name =
 		    json_object_object_get_ex(o, "scenario", &v) ? json_object_get_string(v) : "?";
 		in[i].doc = json_object_object_get_ex(o, "results", &v) ? v : NULL;
+		in[i].host =
+		    json_object_object_get_ex(o, "host", &v) ? json_object_get_string(v) : NULL;
 	}
 	int rc = html_document_write(path, in, (unsigned)n, err, sizeof(err));
 	if (rc)
@@ -239,17 +241,12 @@ struct host_check {
 	bool print_summary;   /* the summary on stdout, else stderr (a document took stdout) */
 };
 
-/* --report with several hosts: each scenario's section says which host it ran on. */
+/* --report with --connect: each scenario's results say which host they ran on. */
 static void name_results_host(json_object *results, size_t from, const char *label)
 {
-	for (size_t i = from; results && label && i < json_object_array_length(results); i++) {
-		json_object *o = json_object_array_get_idx(results, i), *v;
-		char name[256];
-		if (!json_object_object_get_ex(o, "scenario", &v))
-			continue;
-		snprintf(name, sizeof(name), "%s on %s", json_object_get_string(v), label);
-		json_object_object_add(o, "scenario", json_object_new_string(name));
-	}
+	for (size_t i = from; results && label && i < json_object_array_length(results); i++)
+		json_object_object_add(json_object_array_get_idx(results, i), "host",
+				       json_object_new_string(label));
 }
 
 /*

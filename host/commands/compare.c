@@ -59,6 +59,7 @@ int cmd_compare(int argc, char **argv, const char *guest_path)
 	c.base = &base;
 	c.cand = &cand;
 	c.threshold_pct = o.threshold_pct;
+	c.any_host = o.any_host;
 	c.metrics = o.metrics;
 	c.nr_metrics = o.nr_metrics;
 	if (comparison_set_build(&c)) {

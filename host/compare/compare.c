@@ -98,6 +98,20 @@ static int judge_rows(struct comparison_set *c)
 	return 0;
 }
 
+/*
+ * Where either file ran on several hosts, a variant pairs only with the
+ * same host's (by label: a host keeps its name across runs), unless
+ * --any-host asks otherwise; two one-host files compare whatever machines
+ * they came from, as before there were hosts.
+ */
+static bool same_host(const struct comparison_set *c, const struct loaded_variant *a,
+		      const struct loaded_variant *b)
+{
+	if (c->any_host || (c->base->nr_hosts < 2 && c->cand->nr_hosts < 2))
+		return true;
+	return !strcmp(a->host, b->host);
+}
+
 int comparison_set_build(struct comparison_set *c)
 {
 	const struct results_file *A = c->base, *B = c->cand;
@@ -114,7 +128,8 @@ int comparison_set_build(struct comparison_set *c)
 	for (unsigned i = 0; i < A->nr_variants; i++) {
 		unsigned j = 0;
 		while (j < B->nr_variants &&
-		       (taken[j] || strcmp(A->variants[i].key, B->variants[j].key)))
+		       (taken[j] || strcmp(A->variants[i].key, B->variants[j].key) ||
+			!same_host(c, &A->variants[i], &B->variants[j])))
 			j++;
 		if (j == B->nr_variants) {
 			c->only_base[c->nr_only_base++] = &A->variants[i];

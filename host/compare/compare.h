@@ -48,6 +48,8 @@ struct variant_match {
 struct comparison_set {
 	const struct results_file *base, *cand;
 	double threshold_pct;
+	/* match variants of different hosts where a file has several (compare --any-host) */
+	bool any_host;
 	const struct metric **metrics;
 	unsigned nr_metrics;
 	struct variant_match *matches;

@@ -79,6 +79,7 @@ int html_input_load(const char *path, struct html_input *out, char *err, size_t 
 
 	out->name = path;
 	out->doc = NULL;
+	out->host = NULL;
 	if (!root)
 		return -1;
 	const char *schema = jstr(root, "schema");

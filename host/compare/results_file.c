@@ -14,6 +14,7 @@
 
 #include "util/atomic_file.h"
 #include "output/host_json.h"
+#include "util/strfmt.h"
 #include "output/json_writer.h"
 
 /* 1 GiB: far above any real results file, far below INT_MAX for json-c. */
@@ -493,10 +494,28 @@ int results_file_check(const char *path, json_object *root, const struct metric 
 		bad(&w, NULL, "out of memory");
 		goto fail;
 	}
-	for (unsigned i = 0; i < out->nr_variants; i++)
+	json_object *hosts = NULL;
+	out->nr_hosts = json_object_object_get_ex(root, "hosts", &hosts) &&
+				json_object_is_type(hosts, json_type_array) &&
+				json_object_array_length(hosts) > 1
+			    ? (unsigned)json_object_array_length(hosts)
+			    : 1;
+	const char *host_name = opt_string(host, "name");
+	for (unsigned i = 0; i < out->nr_variants; i++) {
+		struct loaded_variant *lv = &out->variants[i];
 		if (load_variant(&w, json_object_array_get_idx(variants, i), i, metrics, nr_metrics,
-				 &out->variants[i]))
+				 lv))
 			goto fail;
+		lv->host = opt_string(lv->obj, "host");
+		if (!lv->host)
+			lv->host = host_name ? host_name : "";
+		/* the same variant is there once per host: say which */
+		if (out->nr_hosts > 1) {
+			char label[sizeof(lv->label)];
+			snprintf(label, sizeof(label), "%s", lv->label);
+			(void)pathf(lv->label, sizeof(lv->label), "%.60s: %s", lv->host, label);
+		}
+	}
 	return 0;
 fail:
 	results_file_free(out);

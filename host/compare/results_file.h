@@ -27,6 +27,7 @@ struct loaded_variant {
 	unsigned nr_ok;
 	const char *first_error; /* of the first failed run, or NULL */
 	char key[512];		 /* identity as "backend=kvm lock=ticket ...": matched by strcmp */
+	const char *host;	 /* the host it ran on: its "host", else the file's host name */
 	char label[256];	 /* identity for people: "kvm ticket/pause ring user 1x2 on 0-1" */
 };
 
@@ -36,6 +37,7 @@ struct results_file {
 	struct loaded_variant *variants;
 	unsigned nr_variants;
 	bool interrupted;
+	unsigned nr_hosts; /* entries of "hosts" (--connect LIST); 1 where absent */
 	/* for the header, each NULL when absent */
 	const char *plerig_version;
 	const char *command_line;

@@ -57,7 +57,7 @@ void run_hosts_label(struct run_host *hosts, unsigned n)
 		for (unsigned j = 0; j < n; j++)
 			shared |= j != i && !strcmp(hosts[j].info.name, hosts[i].info.name);
 		if (shared || !hosts[i].info.name[0])
-			snprintf(hosts[i].label, sizeof(hosts[i].label), "%.50s#%u", name, i + 1);
+			snprintf(hosts[i].label, sizeof(hosts[i].label), "%.50s(%u)", name, i + 1);
 		else
 			str_copy(hosts[i].label, sizeof(hosts[i].label), name);
 	}

@@ -83,7 +83,7 @@ int series_compute_stats(struct series *s);
 void series_free(struct series *s);
 /*
  * Every host's label: its name, or where two hosts share a name (two
- * daemons of one machine) "name#N" with N its place in --connect, from 1.
+ * daemons of one machine) "name(N)" with N its place in --connect, from 1.
  */
 void run_hosts_label(struct run_host *hosts, unsigned n);
 void outcome_label_hosts(struct outcome *r);

@@ -7,6 +7,7 @@
 
 #include "measure/hist_stats.h"
 #include "plerig/histogram.h"
+#include "output/html_hosts.h"
 #include "output/html_page.h"
 #include "output/svg_chart.h"
 #include "output/units.h"
@@ -566,7 +567,8 @@ void html_results_section(FILE *out, const struct html_input *in, unsigned index
 	several_hosts =
 	    json_object_is_type(hosts, json_type_array) && json_object_array_length(hosts) > 1;
 	snprintf(id, sizeof(id), "results-%u", index);
-	snprintf(title, sizeof(title), "Results: %s", in->name);
+	snprintf(title, sizeof(title), "Results: %s%s%s", in->name, in->host ? " on " : "",
+		 in->host ? in->host : "");
 	html_section_open(out, id, title);
 	html_host_table(out, doc, in->name);
 	if (jget(doc, "interrupted") && json_object_get_boolean(jget(doc, "interrupted")))
@@ -612,6 +614,7 @@ int html_document_write(const char *path, const struct html_input *in, unsigned 
 		html_escape(out, in[i].name);
 	}
 	fputs(".</p>\n", out);
+	html_hosts_section(out, in, n);
 	for (unsigned i = 0; i < n; i++) {
 		const char *schema = jstr(in[i].doc, "schema");
 		if (schema && !strcmp(schema, "plerig-sweep"))

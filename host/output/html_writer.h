@@ -13,8 +13,9 @@
 #include <stdio.h>
 
 struct html_input {
-	const char *name; /* the file it came from, for the headings */
+	const char *name; /* the file it came from, or the check scenario, for the headings */
 	json_object *doc;
+	const char *host; /* check --connect: the host it ran on; NULL: the document says */
 };
 
 /* The charts of one plerig-results document. */

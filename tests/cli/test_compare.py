@@ -329,6 +329,59 @@ class Compare(unittest.TestCase):
         self.assertIn("only in BASE.json: kvm ticket nop", r.stdout)
         self.assertIn("only in NEW.json: kvm ticket rep-pause", r.stdout)
 
+    # -- hosts as an axis (--connect LIST) ---------------------------------------
+
+    @staticmethod
+    def on_hosts(doc, *labels):
+        """@doc's variants once per host of @labels, as --connect LIST writes them."""
+        doc = copy.deepcopy(doc)
+        one = doc["variants"]
+        doc["variants"] = []
+        doc["hosts"] = []
+        for label in labels:
+            doc["hosts"].append(dict(doc["host"], name=label, label=label, error=None))
+            for v in one:
+                doc["variants"].append(dict(copy.deepcopy(v), host=label))
+        return doc
+
+    def test_variants_are_matched_per_host(self):
+        # hostB got 10 % slower, hostA did not: only hostB's variant is worse
+        base = self.on_hosts(document(variant("pause")), "hostA", "hostB")
+        new = scaled(base, "acq_per_s", 0.9, variants=[1])
+        assert_valid(self, new)
+        r = self.compare(base, new)
+        self.assert_status(r, 1)
+        verdicts = self.verdicts(r, "acq/s")
+        self.assertEqual(len(verdicts), 2, r.stdout)
+        self.assertNotEqual(verdicts[0], "worse", r.stdout)
+        self.assertEqual(verdicts[1], "worse", r.stdout)
+        self.assertIn("hostA: kvm ticket pause", r.stdout)
+        self.assertIn("hostB: kvm ticket pause", r.stdout)
+        # the hosts in the other order in NEW: still each against its own
+        swapped = copy.deepcopy(new)
+        swapped["variants"].reverse()
+        swapped["hosts"].reverse()
+        self.assertEqual(self.verdicts(self.compare(base, swapped), "acq/s"), verdicts)
+
+    def test_a_host_only_in_one_file_is_not_compared_with_another(self):
+        base = self.on_hosts(document(variant("pause")), "hostA", "hostB")
+        new = self.on_hosts(scaled(document(variant("pause")), "acq_per_s", 0.9),
+                            "hostA", "hostC")
+        new = dict(new, variants=[dict(new["variants"][0],
+                                       runs=base["variants"][0]["runs"],
+                                       stats=base["variants"][0]["stats"]),
+                                  new["variants"][1]])
+        r = self.compare(base, new)
+        self.assert_status(r, 0)
+        self.assertEqual(len(self.verdicts(r, "acq/s")), 1, r.stdout)
+        self.assertNotIn("worse", self.verdicts(r, "acq/s"))
+        self.assertIn("only in BASE.json: hostB: kvm ticket pause", r.stdout)
+        self.assertIn("only in NEW.json: hostC: kvm ticket pause", r.stdout)
+        # asked: hostB's variant against hostC's, which is 10 % slower
+        r = self.compare(base, new, "--any-host")
+        self.assert_status(r, 1)
+        self.assertEqual(self.verdicts(r, "acq/s")[1:], ["worse"], r.stdout)
+
     def test_nothing_in_common(self):
         r = self.compare(document(variant("pause")), document(variant("nop")))
         self.assert_bad_input(r, "no variant in common")

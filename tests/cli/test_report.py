@@ -7,6 +7,7 @@ input refused with one line, exit 2 and no report.
 
 usage: test_report.py PLERIG
 """
+import copy
 import json
 import os
 import re
@@ -261,6 +262,51 @@ class Inputs(unittest.TestCase):
         self.assertEqual(row.count("<td>"), 8, row)  # after the variant's own cell
         self.assertNotIn("<td></td>", row)
         self.assertNotIn("native ticket", table, "only pvqspin halts")
+
+    def test_hosts_side_by_side(self):
+        # a results file of --connect hostA,hostB (hostB unreachable) made from a real
+        # one: a row per host, a column per file, each host's own figures or failure
+        with open(RESULTS) as f:
+            one = json.load(f)
+        doc = copy.deepcopy(one)
+        doc["hosts"] = [dict(one["host"], name="hostA", label="hostA", error=None),
+                        dict(one["host"], name="hostB", label="hostB",
+                             error="connecting to qemu+ssh://***@hostB/system: refused")]
+        doc["variants"] = []
+        for v in one["variants"]:
+            doc["variants"].append(dict(copy.deepcopy(v), host="hostA"))
+            failed = dict(copy.deepcopy(v), host="hostB")
+            failed["runs"] = [dict(v["runs"][0], ok=False,
+                                   error="host hostB: connecting: refused")]
+            doc["variants"].append(failed)
+        path = self.out("hosts.json")
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        html = self.out("hosts.html")
+        r = plerig("report", path, RESULTS, "-o", html)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(html) as f:
+            text = f.read()
+        self.assertIn("Hosts side by side", text)
+        table = text[text.index("Hosts side by side"):]
+        table = table[:table.index("</table>")]
+        rows = table.split("<tr>")[1:]
+        # the header, hostA, hostB and the machine the second file ran on
+        self.assertEqual(len(rows), 4, table)
+        self.assertEqual(rows[0].count("<th>"), 3, rows[0])  # host, two files
+        self.assertIn("hostA", rows[1])
+        self.assertIn("acq/s", rows[1])
+        self.assertIn("hostB", rows[2])
+        self.assertIn("runs failed", rows[2])
+        self.assertIn("refused", rows[2])
+        self.assertIn("not run there", rows[2])  # hostB is not in the second file
+        self.assertIn(one["host"]["name"], rows[3])
+        # every host of the file in its host table, the failed one with its error
+        self.assertIn("<th>reached by</th>", text)
+        # one host alone: no side-by-side section
+        r = plerig("report", RESULTS, "-o", html)
+        with open(html) as f:
+            self.assertNotIn("Hosts side by side", f.read())
 
 
 if __name__ == "__main__":

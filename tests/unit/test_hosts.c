@@ -135,9 +135,9 @@ START_TEST(hosts_that_share_a_name_get_their_place)
 	snprintf(hosts[1].info.name, sizeof(hosts[1].info.name), "other");
 	snprintf(hosts[2].info.name, sizeof(hosts[2].info.name), "vm");
 	outcome_label_hosts(&rep);
-	ck_assert_str_eq(hosts[0].label, "vm#1");
+	ck_assert_str_eq(hosts[0].label, "vm(1)");
 	ck_assert_str_eq(hosts[1].label, "other");
-	ck_assert_str_eq(hosts[2].label, "vm#3");
+	ck_assert_str_eq(hosts[2].label, "vm(3)");
 	struct variant v = {.host = 1};
 	ck_assert_str_eq(outcome_host_label(&rep, &v), "other");
 	ck_assert_str_eq(outcome_host_name(&rep, &v), "other");
@@ -145,7 +145,7 @@ START_TEST(hosts_that_share_a_name_get_their_place)
 	rep.nr_hosts = 1;
 	v.host = 0;
 	ck_assert_str_eq(outcome_host_label(&rep, &v), "");
-	ck_assert_str_eq(outcome_host_name(&rep, &v), "vm#1");
+	ck_assert_str_eq(outcome_host_name(&rep, &v), "vm(1)");
 }
 END_TEST
 

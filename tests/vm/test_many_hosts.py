@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Hosts as an axis: `--connect URI1,URI2` and `check --connect LIST`.
+
+Usage: test_hosts.py PLERIG
+
+Two hosts at once: plerig's embedded driver on this machine ("embedded")
+and a libvirtd of the test's own reached through qemu+ssh on 127.0.0.1
+(remote_libvirt_host.py: its own sshd, a mount namespace that hides
+plerig's files). Every variant runs on each, each host in its own schedule;
+the results, the table and the CSV name the host. A host that cannot be
+reached (an sshd-less port) is a failed row per variant with the reason,
+and the reachable host's rows are kept. `check --connect` judges each host
+against its own baseline, keyed by its own identity; TAP names the host.
+Nothing outlives the test. Skipped (77) without root, KVM, sshd or libvirtd.
+"""
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import remote_libvirt_host  # noqa: E402
+
+PLERIG = os.path.abspath(sys.argv[1])
+HOST = None  # the RemoteHost, set in main
+CACHE = None
+
+SUITE = """[defaults]
+options = --duration 0.2 --warmup 0.05 --repeat 2
+metrics = acq_per_cpu_s
+[uncontended]
+options = --vcpus 1 --pcpus 0 --lock ticket --relax pause
+expect = progress
+"""
+
+
+class Hosts(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="plerig-hosts-")
+        self.env = dict(os.environ, TMPDIR=self.tmp)
+
+    def tearDown(self):
+        self.assertEqual(HOST.domains(), [], "a domain outlived the run")
+        self.assertEqual(HOST.pools(), [], "a storage pool outlived the run")
+        self.assertEqual(os.listdir(self.tmp), [], "a run directory was left in TMPDIR")
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def plerig(self, *args, timeout=300):
+        return subprocess.run([PLERIG, *args], capture_output=True, text=True,
+                              timeout=timeout, env=self.env, stdin=subprocess.DEVNULL)
+
+    def run_hosts(self, connect, *args):
+        out = os.path.join(CACHE, "hosts.json")
+        table = os.path.join(CACHE, "hosts.csv")
+        p = self.plerig("run", "--backend", "libvirt", "--cache-dir", CACHE, "--connect",
+                        connect, "--vcpus", "1", "--pcpus", "0", "--duration", "0.2",
+                        "--warmup", "0.05", "--json", out, "--csv", table, *args)
+        with open(out) as f:
+            doc = json.load(f)
+        with open(table) as f:
+            rows = list(csv.DictReader(f))
+        os.unlink(out)
+        os.unlink(table)
+        return p, doc, rows
+
+    def test_two_hosts_at_once_each_named_everywhere(self):
+        p, doc, rows = self.run_hosts(f"embedded,{HOST.uri}", "--relax", "pause,nop")
+        self.assertEqual(p.returncode, 0, p.stderr + p.stdout)
+        hosts = doc["hosts"]
+        self.assertEqual(len(hosts), 2)
+        here, there = hosts
+        self.assertEqual(here["connection"], "embedded")
+        self.assertIn("127.0.0.1", there["connection"])
+        self.assertTrue(there["hypervisor"].startswith("QEMU "), there)
+        self.assertEqual(there["name"], HOST.virsh("hostname").stdout.strip())
+        # this machine's kernel is read here; libvirt does not report the other's
+        self.assertNotEqual(here["kernel"], "unknown")
+        self.assertEqual(there["kernel"], "unknown")
+        self.assertIn("libvirt does not report", there["unknown_why"])
+        self.assertIsNone(here["error"])
+        self.assertIsNone(there["error"])
+        labels = [h["label"] for h in hosts]
+        self.assertEqual(len(set(labels)), 2, labels)
+        self.assertEqual(doc["host"]["name"], here["name"])
+        # every variant on each host, every run ok
+        self.assertEqual(len(doc["variants"]), 4)
+        for label in labels:
+            mine = [v for v in doc["variants"] if v["host"] == label]
+            self.assertEqual(sorted(v["relax"] for v in mine), ["nop", "pause"])
+            for v in mine:
+                self.assertTrue(all(r["ok"] for r in v["runs"]), v["runs"])
+        # the run's comparisons pair the variants of one host only
+        self.assertTrue(doc["comparisons"])
+        for c in doc["comparisons"]:
+            self.assertEqual(doc["variants"][c["baseline"]]["host"],
+                             doc["variants"][c["candidate"]]["host"])
+        # the table's host column, the CSV's
+        table = [l for l in p.stdout.splitlines() if " libvirt " in l]
+        self.assertEqual(len(table), 4, p.stdout)
+        self.assertTrue(p.stdout.startswith("host "), p.stdout)
+        for label in labels:
+            self.assertEqual(sum(l.startswith(label + " ") for l in table), 2, p.stdout)
+        self.assertEqual({r["host"] for r in rows}, set(labels))
+        self.assertNotIn(HOST.key, json.dumps(doc) + p.stderr + p.stdout)
+
+    def test_an_unreachable_host_is_a_failed_row_and_the_other_is_kept(self):
+        dead = (f"qemu+ssh://root@127.0.0.1:{remote_libvirt_host.free_port()}/system"
+                f"?keyfile={HOST.key}&no_verify=1")
+        p, doc, rows = self.run_hosts(f"{HOST.uri},{dead}")
+        self.assertEqual(p.returncode, 1, p.stderr + p.stdout)
+        ok, gone = doc["hosts"]
+        self.assertIsNone(ok["error"])
+        self.assertIn("Connection refused", gone["error"])
+        self.assertEqual(gone["name"], "127.0.0.1")
+        self.assertEqual(gone["kernel"], "unknown")
+        for v in doc["variants"]:
+            runs = v["runs"]
+            if v["host"] == ok["label"]:
+                self.assertTrue(runs and all(r["ok"] for r in runs), runs)
+            else:
+                self.assertEqual(len(runs), 1)
+                self.assertFalse(runs[0]["ok"])
+                self.assertIn("Connection refused", runs[0]["error"])
+        self.assertIn("FAILED: host", p.stdout)
+        self.assertEqual({r["ok"] for r in rows if r["host"] == gone["label"]}, {"0"})
+        self.assertNotIn(HOST.key, json.dumps(doc) + p.stderr + p.stdout)
+
+    def test_check_judges_each_host_against_its_own_baseline(self):
+        suite = os.path.join(CACHE, "hosts.cfg")
+        with open(suite, "w") as f:
+            f.write(SUITE)
+        store = os.path.join(CACHE, "baselines")
+        os.makedirs(store, exist_ok=True)
+        hosts = f"embedded,{HOST.uri}"
+        rec = self.plerig("check", "--suite", suite, "--connect", hosts, "--baselines",
+                          store, "--record")
+        self.assertEqual(rec.returncode, 0, rec.stderr + rec.stdout)
+        keys = sorted(os.listdir(store))
+        self.assertEqual(len(keys), 2, keys)  # one per host: their identities differ
+        for k in keys:
+            with open(os.path.join(store, k)) as f:
+                b = json.load(f)
+            self.assertTrue(any("libvirt" in e["variant"] for e in b["entries"]), b)
+        tap = os.path.join(CACHE, "hosts.tap")
+        dead = (f"qemu+ssh://root@127.0.0.1:{remote_libvirt_host.free_port()}/system"
+                f"?keyfile={HOST.key}&no_verify=1")
+        p = self.plerig("check", "--suite", suite, "--connect", f"{hosts},{dead}",
+                        "--baselines", store, "--tap", tap)
+        # the third host could not be reached: the worst of the three
+        self.assertEqual(p.returncode, 1, p.stderr + p.stdout)
+        with open(tap) as f:
+            text = f.read()
+        os.unlink(tap)
+        points = [l for l in text.splitlines() if l.startswith(("ok ", "not ok "))]
+        named = {l.split(" - ", 1)[1].split("/", 1)[0] for l in points}
+        self.assertEqual(len(named), 3, text)
+        # the two reachable hosts: progress passed, acq/s judged against their baseline
+        good = [l for l in points if "/uncontended: " in l]
+        self.assertEqual(len(good), 4, text)
+        self.assertTrue(all(l.startswith("ok ") for l in good), text)
+        # judged against the host's own baseline: passed, or too noisy (a busy
+        # machine), never "no baseline"
+        judged = [l for l in good if "acq_per_cpu_s vs baseline" in l]
+        self.assertEqual(len(judged), 2, text)
+        for l in judged:
+            self.assertNotIn("no baseline", l)
+            self.assertTrue("# SKIP" not in l or "too noisy" in l, l)
+        failed = [l for l in points if l.startswith("not ok ")]
+        self.assertEqual(len(failed), 1, text)
+        self.assertIn("/host: reachable", failed[0])
+        self.assertEqual(p.stdout.count("plerig check: "), 3, p.stdout)
+        self.assertNotIn(HOST.key, text + p.stderr + p.stdout)
+
+
+def main():
+    global HOST, CACHE
+    why = remote_libvirt_host.skip_reason()
+    if why:
+        print(f"SKIP: {why}")
+        return 77
+    # short: QEMU's monitor socket lies under the embedded driver's root
+    base = tempfile.mkdtemp(prefix="plh-")
+    CACHE = os.path.join(base, "c")
+    os.makedirs(CACHE)
+    source = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    hide = sorted({os.path.dirname(PLERIG), source, tempfile.gettempdir()})
+    HOST = remote_libvirt_host.RemoteHost(os.path.join(base, "host"), hide=hide)
+    try:
+        HOST.start()
+        prog = unittest.main(argv=[sys.argv[0]] + sys.argv[2:], exit=False, verbosity=2)
+        ok = prog.result.wasSuccessful()
+    finally:
+        HOST.stop()
+        shutil.rmtree(base, ignore_errors=True)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
