@@ -90,21 +90,33 @@ int parse_halt_polls(const struct opt_entry *e, const char *value, void *target,
 }
 
 /*
- * Each CPU must be one this process may run on: pinning a vCPU thread
- * elsewhere would fail at run time, deep inside a VM boot.
+ * A CPU list; where the VMs run here each CPU must be one this process may
+ * run on (check_pcpus_here): pinning a vCPU thread elsewhere would fail at
+ * run time, deep inside a VM boot.
  */
 int parse_pcpus(const struct opt_entry *e, const char *value, void *target, char *err,
 		size_t errlen)
 {
 	struct run_plan *o = target;
-	unsigned allowed[PLERIG_MAX_PCPUS];
-	bool ok[CPU_SETSIZE] = {false}; /* both lists hold CPUs below CPU_SETSIZE */
-	char why[ERRBUF_SIZE], allowed_text[256];
+	char why[ERRBUF_SIZE];
 
 	(void)e;
 	if (cpulist_parse(value, o->common.pcpus, PLERIG_MAX_PCPUS, &o->common.nr_pcpus, why,
 			  sizeof(why)))
 		return errbuf_printf(err, errlen, "--pcpus: %s", why);
+	o->pcpus_given = true;
+	return 0;
+}
+
+int check_pcpus_here(const struct run_plan *o, char *err, size_t errlen)
+{
+	unsigned allowed[PLERIG_MAX_PCPUS];
+	bool ok[CPU_SETSIZE] = {false}; /* both lists hold CPUs below CPU_SETSIZE */
+	char allowed_text[256];
+
+	/* another host's CPUs are its own: libvirt says there when one is missing */
+	if (!o->pcpus_given || run_plan_elsewhere(o))
+		return 0;
 	unsigned nr_allowed = allowed_host_cpus(allowed, PLERIG_MAX_PCPUS);
 	for (unsigned i = 0; i < nr_allowed; i++)
 		ok[allowed[i]] = true;

@@ -20,6 +20,11 @@ opt_parse_fn parse_discard;  /* min..max */
 opt_parse_fn parse_baseline; /* names: the axes */
 opt_parse_fn parse_accel;    /* names: accel_names */
 
+/*
+ * --pcpus against this process's affinity mask, once the whole command line
+ * is read: only where the VMs run here (another host's CPUs are its own).
+ */
+int check_pcpus_here(const struct run_plan *o, char *err, size_t errlen);
 /* Does --connect name another machine, or several (--connect LIST)? An unparsable list: no. */
 bool run_plan_elsewhere(const struct run_plan *o);
 /* --accel tcg turns the libvirt backend into its emulated twin, named so in every output. */

@@ -251,9 +251,10 @@ static enum run_options_status parse_plan(int argc, char **argv, struct run_plan
 		errbuf_printf(err, errlen, "unexpected argument '%s' (%s)", argv[next], SEE_HELP);
 		return RUN_OPTIONS_ERROR;
 	}
+	o->vcpus_given = o->nr_vcpu_counts != 0;
 	if (!o->nr_vcpu_counts)
 		run_plan_default_vcpus(o);
-	if (apply_accel(o, err, errlen))
+	if (apply_accel(o, err, errlen) || check_pcpus_here(o, err, errlen))
 		return RUN_OPTIONS_ERROR;
 	return RUN_OPTIONS_OK;
 }

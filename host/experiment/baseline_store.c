@@ -56,9 +56,14 @@ static size_t slug(const char *s, char *out, size_t len)
 
 void baseline_key(const struct host_info *h, char *buf, size_t len)
 {
-	char model[128], raw[256];
+	char model[128], raw[256], name[64] = "";
 	slug(h->cpu_model, model, sizeof(model));
-	snprintf(raw, sizeof(raw), "%s %ldcpu smt%s %s", model, h->cpus_online,
+	/* check --connect: one baseline per host, not per kind of machine, so that two
+	 * hosts of one model (another BIOS setting, another kernel) each keep their own */
+	if (h->connection[0])
+		slug(h->name, name, sizeof(name));
+	snprintf(raw, sizeof(raw), "%s%s%s %ldcpu smt%s %s", name, name[0] ? " " : "", model,
+		 h->cpus_online,
 		 h->smt < 0 ? "unknown"
 		 : h->smt   ? "1"
 			    : "0",

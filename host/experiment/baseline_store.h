@@ -48,7 +48,11 @@ struct baseline {
 
 /* The store: --baselines DIR, else $PLERIG_BASELINES; NULL when neither. */
 const char *baseline_store_dir(const char *option);
-/* This machine's key: "amd-epyc-7b13-2cpu-smt0-kvm_pvm" style, file-name safe. */
+/*
+ * This machine's key: "amd-epyc-7b13-2cpu-smt0-kvm_pvm" style, file-name
+ * safe; a host of check --connect (h->connection set) has its name first,
+ * "hosta-amd-epyc-7b13-64cpu-smt1-unknown": each host its own baseline.
+ */
 void baseline_key(const struct host_info *h, char *buf, size_t len);
 /* DIR/KEY.json into @buf. */
 void baseline_path(const char *dir, const char *key, char *buf, size_t len);

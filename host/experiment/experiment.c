@@ -41,6 +41,8 @@ struct host_run {
 	unsigned index;
 	const char *uri; /* NULL: the embedded driver */
 	struct backend *backends[BACKEND_COUNT];
+	bool remote;	       /* its identity is another machine's: its CPUs size the defaults */
+	unsigned first, count; /* its variants in the engine's list */
 	pthread_t thread;
 	bool started;
 };
@@ -52,8 +54,8 @@ struct engine {
 	struct connect_list connect;
 	struct host_run *hosts;
 	unsigned nr_hosts;
-	struct variant *variants; /* host-major: host h has per_host variants from h * per_host */
-	unsigned nr_variants, per_host;
+	struct variant *variants; /* host by host: host h's are hosts[h].first .. + count - 1 */
+	unsigned nr_variants;
 	struct outcome *rep;
 	enum baseline_axis baseline_axis; /* resolved once, before anything runs */
 	unsigned baseline_value;
@@ -116,8 +118,9 @@ static int open_host(struct host_run *h, char *err, size_t errlen)
 			return -1;
 		}
 		/* the results describe the machine the VMs ran on, not the controller */
-		if (h->backends[k]->remote_host)
-			h->backends[k]->remote_host(h->backends[k], &rh->info);
+		if (h->backends[k]->remote_host &&
+		    !h->backends[k]->remote_host(h->backends[k], &rh->info))
+			h->remote = true;
 	}
 	if (e->nr_hosts > 1 && !rh->info.connection[0]) {
 		if (h->uri)
@@ -207,7 +210,8 @@ static void close_hosts(struct engine *e)
 static void fail_host_series(struct engine *e, unsigned host)
 {
 	const char *why = e->rep->hosts[host].error;
-	for (unsigned i = host * e->per_host; i < (host + 1) * e->per_host; i++) {
+	const struct host_run *h = &e->hosts[host];
+	for (unsigned i = h->first; i < h->first + h->count; i++) {
 		struct series *s = &e->rep->series[i];
 		struct variant_result *r = &s->runs[s->nr_runs++];
 		memset(r, 0, sizeof(*r));
@@ -218,34 +222,47 @@ static void fail_host_series(struct engine *e, unsigned host)
 	}
 }
 
+/* Host @h's variants, appended to the engine's list. */
+static int expand_host(struct engine *e, struct host_run *h)
+{
+	enum plerig_ring ring_auto[BACKEND_COUNT];
+	struct run_plan *plan = malloc(sizeof(*plan));
+	struct variant *vs = NULL, *all;
+	unsigned n;
+	if (!plan)
+		return -1;
+	*plan = *e->plan;
+	/* a host elsewhere: the CPUs it has, not this machine's, unless the user said */
+	if (h->remote)
+		run_plan_fit_host(plan, e->rep->hosts[h->index].info.cpus);
+	for (unsigned k = 0; k < BACKEND_COUNT; k++)
+		ring_auto[k] = h->backends[k] ? h->backends[k]->default_ring : PLERIG_RING_USER;
+	int rc = plan_expand(plan, ring_auto, &vs, &n);
+	free(plan);
+	if (rc)
+		return -1;
+	all = realloc(e->variants, (e->nr_variants + n + 1) * sizeof(*all));
+	if (!all) {
+		free(vs);
+		return -1;
+	}
+	e->variants = all;
+	h->first = e->nr_variants;
+	h->count = n;
+	for (unsigned i = 0; i < n; i++) {
+		vs[i].host = h->index;
+		e->variants[e->nr_variants++] = vs[i];
+	}
+	free(vs);
+	return 0;
+}
+
 static int make_series(struct engine *e)
 {
 	struct outcome *rep = e->rep;
-	for (unsigned h = 0; h < e->nr_hosts; h++) {
-		enum plerig_ring ring_auto[BACKEND_COUNT];
-		struct variant *vs;
-		unsigned n;
-		for (unsigned k = 0; k < BACKEND_COUNT; k++)
-			ring_auto[k] = e->hosts[h].backends[k]
-					   ? e->hosts[h].backends[k]->default_ring
-					   : PLERIG_RING_USER;
-		if (plan_expand(e->plan, ring_auto, &vs, &n))
+	for (unsigned h = 0; h < e->nr_hosts; h++)
+		if (expand_host(e, &e->hosts[h]))
 			return -1;
-		if (!e->variants) {
-			e->per_host = n;
-			e->nr_variants = n * e->nr_hosts;
-			e->variants = calloc(e->nr_variants ? e->nr_variants : 1, sizeof(*vs));
-		}
-		if (!e->variants || n != e->per_host) {
-			free(vs);
-			return -1;
-		}
-		for (unsigned i = 0; i < n; i++) {
-			vs[i].host = h;
-			e->variants[h * n + i] = vs[i];
-		}
-		free(vs);
-	}
 	rep->series = calloc(e->nr_variants ? e->nr_variants : 1, sizeof(rep->series[0]));
 	if (!rep->series)
 		return -1;
@@ -351,8 +368,9 @@ static void run_slot(struct engine *e, const struct slot *slot)
 static int run_host(struct engine *e, unsigned h)
 {
 	unsigned n;
-	struct slot *slots = schedule_host(e->plan->order, h, e->per_host, e->rep->discard_rounds,
-					   e->plan->repeat, e->rep->seed, &n);
+	struct slot *slots =
+	    schedule_host(e->plan->order, e->hosts[h].first, e->hosts[h].count,
+			  e->rep->discard_rounds, e->plan->repeat, e->rep->seed, &n);
 	if (!slots)
 		return -1;
 	const uint64_t start_ns = monotonic_ns();

@@ -44,11 +44,11 @@ struct slot *schedule_plan(enum run_order order, unsigned nr_variants, unsigned 
 	return slots;
 }
 
-struct slot *schedule_host(enum run_order order, unsigned host, unsigned per_host, unsigned discard,
+struct slot *schedule_host(enum run_order order, unsigned first, unsigned count, unsigned discard,
 			   unsigned repeat, unsigned long long seed, unsigned *nr_slots)
 {
-	struct slot *slots = schedule_plan(order, per_host, discard, repeat, seed, nr_slots);
+	struct slot *slots = schedule_plan(order, count, discard, repeat, seed, nr_slots);
 	for (unsigned i = 0; slots && i < *nr_slots; i++)
-		slots[i].variant += host * per_host;
+		slots[i].variant += first;
 	return slots;
 }

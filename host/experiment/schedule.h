@@ -19,13 +19,13 @@ struct slot *schedule_plan(enum run_order order, unsigned nr_variants, unsigned 
 			   unsigned repeat, unsigned long long seed, unsigned *nr_slots);
 
 /*
- * Host @host's schedule when each host of --connect runs its own, all at
- * once: the variants are host-major (host h owns h * @per_host ..
- * (h + 1) * @per_host - 1), each host's runs ordered as schedule_plan
- * orders @per_host variants, with the same seed: every host sees its
- * variants in the same order. calloc'ed, or NULL.
+ * One host's schedule when each host of --connect runs its own, all at
+ * once: its variants are @first .. @first + @count - 1 of the experiment's,
+ * ordered as schedule_plan orders @count variants, with the same seed
+ * (hosts with as many variants see them in the same order). calloc'ed, or
+ * NULL.
  */
-struct slot *schedule_host(enum run_order order, unsigned host, unsigned per_host, unsigned discard,
+struct slot *schedule_host(enum run_order order, unsigned first, unsigned count, unsigned discard,
 			   unsigned repeat, unsigned long long seed, unsigned *nr_slots);
 
 #endif

@@ -36,6 +36,19 @@ void run_plan_default_vcpus(struct run_plan *p)
 		p->vcpu_counts[p->nr_vcpu_counts++] = b;
 }
 
+void run_plan_fit_host(struct run_plan *p, unsigned cpus)
+{
+	if (!cpus)
+		return;
+	if (!p->pcpus_given) {
+		p->common.nr_pcpus = cpus < PLERIG_MAX_PCPUS ? cpus : PLERIG_MAX_PCPUS;
+		for (unsigned i = 0; i < p->common.nr_pcpus; i++)
+			p->common.pcpus[i] = i;
+	}
+	if (!p->vcpus_given)
+		run_plan_default_vcpus(p);
+}
+
 void run_plan_defaults(struct run_plan *p)
 {
 	memset(p, 0, sizeof(*p));

@@ -57,6 +57,8 @@ struct run_plan {
 	 * its axis fields unused.
 	 */
 	struct variant common;
+	/* given on the command line: else sized, host by host, to the CPUs of each host */
+	bool pcpus_given, vcpus_given;
 
 	/* the schedule */
 	unsigned repeat;    /* measured runs of every variant */
@@ -90,6 +92,12 @@ struct run_plan {
 void run_plan_defaults(struct run_plan *p);
 /* The default vCPU axis for the plan's host CPUs: n and 2n (capped). */
 void run_plan_default_vcpus(struct run_plan *p);
+/*
+ * @p for a host of --connect with @cpus CPUs (its own, not this machine's):
+ * where --pcpus was not given, all of them (0..cpus-1); where --vcpus was
+ * not given, the default axis for those. @cpus 0 (unknown): unchanged.
+ */
+void run_plan_fit_host(struct run_plan *p, unsigned cpus);
 /* The CPUs this process may run on, ascending; returns how many (>= 1). */
 unsigned allowed_host_cpus(unsigned *cpus, unsigned max);
 

@@ -114,4 +114,9 @@ void host_from_json(json_object *o, struct host_info *h)
 		h->cpus_online = (long)json_object_get_int64(v);
 	if (json_object_object_get_ex(o, "smt", &v) && json_object_is_type(v, json_type_boolean))
 		h->smt = json_object_get_boolean(v);
+	/* a host of --connect: its name and connection are part of its baseline's key */
+	copy_string(o, "name", h->name, sizeof(h->name));
+	copy_string(o, "connection", h->connection, sizeof(h->connection));
+	copy_string(o, "hypervisor", h->hypervisor, sizeof(h->hypervisor));
+	copy_string(o, "unknown_why", h->unknown_why, sizeof(h->unknown_why));
 }

@@ -9,10 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "experiment/baseline_store.h"
 #include "experiment/comparisons.h"
 #include "experiment/schedule.h"
 #include "model/connect_list.h"
 #include "model/outcome.h"
+#include "model/plan.h"
 #include "support/check_main.h"
 #include "support/fixtures.h"
 
@@ -93,8 +95,8 @@ START_TEST(each_host_has_its_own_interleaved_schedule)
 	const unsigned per_host = 3, discard = 1, repeat = 4;
 	for (unsigned host = 0; host < 3; host++) {
 		unsigned n, count[3] = {0};
-		struct slot *s =
-		    schedule_host(ORDER_INTERLEAVE, host, per_host, discard, repeat, 7, &n);
+		struct slot *s = schedule_host(ORDER_INTERLEAVE, host * per_host, per_host, discard,
+					       repeat, 7, &n);
 		ck_assert_ptr_nonnull(s);
 		ck_assert_uint_eq(n, per_host * (discard + repeat));
 		for (unsigned k = 0; k < n; k++) {
@@ -116,7 +118,7 @@ START_TEST(shuffled_hosts_share_the_order)
 {
 	unsigned n0, n1;
 	struct slot *a = schedule_host(ORDER_SHUFFLE, 0, 5, 0, 6, 42, &n0);
-	struct slot *b = schedule_host(ORDER_SHUFFLE, 1, 5, 0, 6, 42, &n1);
+	struct slot *b = schedule_host(ORDER_SHUFFLE, 5, 5, 0, 6, 42, &n1);
 	ck_assert_uint_eq(n0, n1);
 	for (unsigned k = 0; k < n0; k++) {
 		ck_assert_uint_eq(b[k].variant, a[k].variant + 5);
@@ -180,6 +182,72 @@ START_TEST(comparisons_stay_on_their_host)
 }
 END_TEST
 
+/* A remote host's defaults are its own CPUs; what the user gave stays. */
+START_TEST(a_host_elsewhere_gets_its_own_cpus)
+{
+	struct run_plan *p = malloc(sizeof(*p));
+	run_plan_defaults(p);
+	run_plan_fit_host(p, 8);
+	ck_assert_uint_eq(p->common.nr_pcpus, 8);
+	ck_assert_uint_eq(p->common.pcpus[7], 7);
+	ck_assert_uint_eq(p->nr_vcpu_counts, 2);
+	ck_assert_uint_eq(p->vcpu_counts[0], 8);
+	ck_assert_uint_eq(p->vcpu_counts[1], 16);
+	run_plan_defaults(p);
+	p->common.nr_pcpus = 1;
+	p->common.pcpus[0] = 3;
+	p->pcpus_given = true;
+	p->vcpu_counts[0] = 5;
+	p->nr_vcpu_counts = 1;
+	p->vcpus_given = true;
+	run_plan_fit_host(p, 8);
+	ck_assert_uint_eq(p->common.nr_pcpus, 1);
+	ck_assert_uint_eq(p->common.pcpus[0], 3);
+	ck_assert_uint_eq(p->nr_vcpu_counts, 1);
+	ck_assert_uint_eq(p->vcpu_counts[0], 5);
+	/* unknown CPU count: nothing changes */
+	run_plan_defaults(p);
+	const unsigned before = p->common.nr_pcpus;
+	run_plan_fit_host(p, 0);
+	ck_assert_uint_eq(p->common.nr_pcpus, before);
+	free(p);
+}
+END_TEST
+
+/* check --connect: each host its own baseline, even two hosts of one model. */
+START_TEST(a_hosts_baseline_key_has_its_name)
+{
+	struct host_info h = {.cpus = 64, .cpus_online = 64, .smt = 1};
+	char alone[256], a[256], b[256];
+	snprintf(h.cpu_model, sizeof(h.cpu_model), "AMD EPYC 7B13");
+	snprintf(h.kvm_module, sizeof(h.kvm_module), "unknown");
+	snprintf(h.name, sizeof(h.name), "hostA");
+	baseline_key(&h, alone, sizeof(alone));
+	ck_assert_str_eq(alone, "amd-epyc-7b13-64cpu-smt1-unknown");
+	snprintf(h.connection, sizeof(h.connection), "qemu+ssh://***@hostA/system");
+	baseline_key(&h, a, sizeof(a));
+	ck_assert_str_eq(a, "hosta-amd-epyc-7b13-64cpu-smt1-unknown");
+	snprintf(h.name, sizeof(h.name), "hostB.example");
+	baseline_key(&h, b, sizeof(b));
+	ck_assert_str_eq(b, "hostb-example-amd-epyc-7b13-64cpu-smt1-unknown");
+	/* a recorded baseline of such a host reads back under its key */
+	struct baseline rec = {0}, back;
+	char err[512];
+	rec.host = h;
+	snprintf(rec.key, sizeof(rec.key), "%s", b);
+	snprintf(rec.plerig_version, sizeof(rec.plerig_version), "test");
+	snprintf(rec.recorded_at, sizeof(rec.recorded_at), "2026-12-01T00:00:00Z");
+	char *text = baseline_text(&rec);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_msg(baseline_parse("b.json", b, text, strlen(text), &back, err, sizeof(err)) == 0,
+		      "%s", err);
+	ck_assert_str_eq(back.host.name, "hostB.example");
+	ck_assert_str_eq(back.host.connection, "qemu+ssh://***@hostA/system");
+	baseline_free(&back);
+	free(text);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("hosts");
@@ -191,6 +259,8 @@ int main(void)
 	tcase_add_test(tc, shuffled_hosts_share_the_order);
 	tcase_add_test(tc, hosts_that_share_a_name_get_their_place);
 	tcase_add_test(tc, comparisons_stay_on_their_host);
+	tcase_add_test(tc, a_host_elsewhere_gets_its_own_cpus);
+	tcase_add_test(tc, a_hosts_baseline_key_has_its_name);
 	suite_add_tcase(s, tc);
 	return check_run(s, CK_FORK_GETENV);
 }

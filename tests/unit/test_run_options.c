@@ -679,6 +679,35 @@ START_TEST(test_remote_libvirt_does_not_mix_with_local_backends)
 }
 END_TEST
 
+/*
+ * --connect LIST: only libvirt runs on several hosts; another host's CPUs are
+ * its own, not this process's (libvirt checks them there).
+ */
+START_TEST(test_hosts_axis)
+{
+	ck_assert_int_eq(
+	    parse("--backend", "kvm,libvirt", "--connect", "embedded,qemu:///system", NULL),
+	    RUN_OPTIONS_ERROR);
+	ck_assert_msg(strstr(err, "several hosts") && strstr(err, "kvm"), "%s", err);
+	ck_assert_int_eq(parse("--backend", "libvirt", "--connect", "qemu:///system,", NULL),
+			 RUN_OPTIONS_ERROR);
+	ck_assert_msg(strstr(err, "empty URI"), "%s", err);
+	ck_assert_int_eq(parse("--backend", "libvirt", "--pcpus", "1000-1003", "--connect",
+			       "qemu+ssh://root@hostA/system,qemu+ssh://root@hostB/system", NULL),
+			 RUN_OPTIONS_OK);
+	ck_assert_uint_eq(opts.common.nr_pcpus, 4);
+	ck_assert(opts.pcpus_given);
+	ck_assert(!opts.vcpus_given);
+	/* here, the same CPUs are checked against this process's mask, wherever --connect is */
+	ck_assert_int_eq(parse("--backend", "libvirt", "--pcpus", "1000-1003", NULL),
+			 RUN_OPTIONS_ERROR);
+	ck_assert_msg(strstr(err, "not available to this process"), "%s", err);
+	ck_assert_int_eq(parse("--pcpus", "1000-1003", "--backend", "libvirt", "--connect",
+			       "qemu:///system", NULL),
+			 RUN_OPTIONS_ERROR);
+}
+END_TEST
+
 static Suite *run_options_suite(void)
 {
 	Suite *s = suite_create("run_options");
@@ -693,6 +722,7 @@ static Suite *run_options_suite(void)
 	tcase_add_test(t, test_help);
 	tcase_add_test(t, test_usage_text);
 	tcase_add_test(t, test_remote_libvirt_does_not_mix_with_local_backends);
+	tcase_add_test(t, test_hosts_axis);
 	tcase_add_loop_test(t, test_bad_input, 0, (int)(sizeof(bad_cases) / sizeof(bad_cases[0])));
 	tcase_add_test(t, test_cpu_not_in_affinity);
 	tcase_add_test(t, test_cpu_not_in_affinity_full_mask);
