@@ -5,6 +5,7 @@
  * exit status a CI job reads (0, 1, 2, 77).
  */
 #include "commands/commands.h"
+#include "commands/check_host.h"
 
 #include <libgen.h>
 #include <limits.h>
@@ -229,18 +230,6 @@ static bool is_stdout(const char *path)
 	return path && !strcmp(path, "-");
 }
 
-/* What one check of the suite on one host needs beyond the options. */
-struct host_check {
-	const struct suite *suite;
-	const char *suite_path;
-	const char *guest_path;
-	json_object *results; /* --report: every scenario's results; NULL without */
-	bool on_host;	      /* --connect: on this host of the list, through libvirt */
-	const char *uri;      /* that host's URI; NULL: the embedded driver */
-	const char *label;    /* "hostA"; NULL without --connect */
-	bool print_summary;   /* the summary on stdout, else stderr (a document took stdout) */
-};
-
 /* --report with --connect: each scenario's results say which host they ran on. */
 static void name_results_host(json_object *results, size_t from, const char *label)
 {
@@ -254,8 +243,7 @@ static void name_results_host(json_object *results, size_t from, const char *lab
  * @res->host, which the caller filled), its summary printed. The exit
  * status it earns.
  */
-static int check_host(const struct check_options *o, const struct host_check *h,
-		      struct check_result *res)
+int check_host(const struct check_options *o, const struct host_check *h, struct check_result *res)
 {
 	struct baselines bl;
 	char err[ERRBUF_SIZE];
@@ -289,67 +277,12 @@ static int check_host(const struct check_options *o, const struct host_check *h,
 		return EXIT_FAILED;
 	}
 	name_results_host(h->results, before, h->label);
-	verdicts_summary_print(h->print_summary ? stdout : stderr, res);
-	fflush(stdout);
+	verdicts_summary_print(h->summary, res);
+	fflush(h->summary);
 	status = check_result_status(res);
 	if (o->record && save_baseline(&bl, res, h->suite_path))
 		status = EXIT_FAILED;
 	baseline_free(&bl.b);
-	return status;
-}
-
-/*
- * check --connect LIST: the suite on each host in turn, each against its
- * own baseline; one TAP/JUnit document naming the host of every case
- * (@all). A host that cannot be reached is a failed case. The worst status.
- */
-static int check_hosts(const struct check_options *o, struct host_check *h,
-		       struct check_result *all)
-{
-	struct connect_list list;
-	char err[ERRBUF_SIZE];
-	connect_list_parse(o->connect_list, &list, err, sizeof(err)); /* checked by the parser */
-	struct run_host *hosts = calloc(list.nr, sizeof(*hosts));
-	if (!hosts) {
-		fprintf(stderr, "plerig check: out of memory\n");
-		return EXIT_FAILED;
-	}
-	for (unsigned i = 0; i < list.nr; i++) {
-		const char *uri = connect_list_uri(&list, i);
-		if (host_identity(uri, &hosts[i].info, hosts[i].error, sizeof(hosts[i].error)))
-			host_identity_unreached(uri, &hosts[i].info);
-		else if (!uri)
-			str_copy(hosts[i].info.connection, sizeof(hosts[i].info.connection),
-				 CONNECT_EMBEDDED);
-		else if (!hosts[i].info.connection[0])
-			uri_redact(uri, hosts[i].info.connection, sizeof(hosts[i].info.connection));
-	}
-	run_hosts_label(hosts, list.nr);
-	int status = EXIT_OK;
-	for (unsigned i = 0; i < list.nr && !interrupt_requested(); i++) {
-		struct check_result res;
-		int st;
-		memset(&res, 0, sizeof(res));
-		res.host = hosts[i].info;
-		h->uri = connect_list_uri(&list, i);
-		h->label = hosts[i].label;
-		if (hosts[i].error[0]) {
-			str_copy(res.suite, sizeof(res.suite), h->suite_path);
-			st = check_result_add(&res, "host", "reachable", CHECK_FAIL, "%s",
-					      hosts[i].error)
-				 ? EXIT_FAILED
-				 : check_result_status(&res);
-			verdicts_summary_print(h->print_summary ? stdout : stderr, &res);
-		} else {
-			st = check_host(o, h, &res);
-		}
-		if (check_result_append(all, &res, hosts[i].label))
-			st = EXIT_FAILED;
-		status = check_status_worst(status, st);
-		check_result_free(&res);
-	}
-	all->host = hosts[0].info;
-	free(hosts);
 	return status;
 }
 
@@ -409,10 +342,10 @@ int cmd_check(int argc, char **argv, const char *guest_path)
 			       .suite_path = suite_path,
 			       .guest_path = guest_path,
 			       .results = results,
-			       .print_summary = !stdout_taken};
+			       .summary = stdout_taken ? stderr : stdout};
 	if (o.connect_list) {
 		h.on_host = true;
-		status = check_hosts(&o, &h, &res);
+		status = check_fleet(&o, &h, &res);
 	} else {
 		host_info_collect(&res.host, kvm_detect_module());
 		status = check_host(&o, &h, &res);

@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from xml.etree import ElementTree
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import remote_libvirt_host  # noqa: E402
@@ -149,8 +150,9 @@ class Hosts(unittest.TestCase):
         tap = os.path.join(CACHE, "hosts.tap")
         dead = (f"qemu+ssh://root@127.0.0.1:{remote_libvirt_host.free_port()}/system"
                 f"?keyfile={HOST.key}&no_verify=1")
+        junit = os.path.join(CACHE, "hosts.xml")
         p = self.plerig("check", "--suite", suite, "--connect", f"{hosts},{dead}",
-                        "--baselines", store, "--tap", tap)
+                        "--baselines", store, "--tap", tap, "--junit", junit)
         # the third host could not be reached: the worst of the three
         self.assertEqual(p.returncode, 1, p.stderr + p.stdout)
         with open(tap) as f:
@@ -174,6 +176,13 @@ class Hosts(unittest.TestCase):
         self.assertEqual(len(failed), 1, text)
         self.assertIn("/host: reachable", failed[0])
         self.assertEqual(p.stdout.count("plerig check: "), 3, p.stdout)
+        # JUnit: a testsuite per host and scenario, named HOST/scenario
+        suites = ElementTree.parse(junit).getroot().findall("testsuite")
+        os.unlink(junit)
+        names = sorted(s.get("name") for s in suites)
+        self.assertEqual(len(names), 3, names)
+        self.assertEqual(sum(n.endswith("/uncontended") for n in names), 2, names)
+        self.assertEqual(sum(n.endswith("/host") for n in names), 1, names)
         self.assertNotIn(HOST.key, text + p.stderr + p.stdout)
 
 
