@@ -23,7 +23,7 @@ import zlib
 D = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
 MAGIC = 0x46524C50
 HELLO, VCPU, END = 1, 2, 3
-VCPU_FIXED = 184  # PLERIG_FRAME_VCPU_FIXED
+VCPU_FIXED = 232  # PLERIG_FRAME_VCPU_FIXED
 
 
 def frame(ftype, index, payload):
@@ -36,15 +36,19 @@ def vcpu(index, acq, state=3):
     fixed = struct.pack("<II", state, index)
     counts = [acq, 10, acq // 2, 10 * acq, 900, 3, 4000, 10 * acq, 40, 2, 100, 1, 1,
               1000, 1000 + 20 * acq]
-    fixed += struct.pack("<15Q", *counts) + bytes(7 * 8)
+    fixed += struct.pack("<15Q", *counts) + bytes(7 * 8)  # ... the fault
+    # pvqspin: halts, kicks sent, kicks received, spurious, early; the longest kick latency
+    fixed += struct.pack("<6Q", acq // 10, acq // 20, acq // 20, 1, 2, 7000)
     assert len(fixed) == VCPU_FIXED
     wait = struct.pack("<I", 2) + struct.pack("<IQ", 3, acq - 4) + struct.pack("<IQ", 60, 4)
     hold = struct.pack("<I", 1) + struct.pack("<IQ", 3, acq)
-    return frame(VCPU, index, fixed + wait + hold)
+    kick = struct.pack("<I", 2) + struct.pack("<IQ", 90, acq // 40) + struct.pack("<IQ", 120, 1)
+    return frame(VCPU, index, fixed + wait + hold + kick)
 
 
-def end(status, detail, nr, counter):
-    return frame(END, 0, struct.pack("<IIIIQQQ", status, detail, nr, 0, counter, 5000, 90000))
+def end(status, detail, nr, counter, kvm_features=0x2001a0):
+    return frame(END, 0, struct.pack("<IIIIQQQ", status, detail, nr, kvm_features, counter, 5000,
+                                     90000))
 
 
 def write(target, name, data):
@@ -53,7 +57,7 @@ def write(target, name, data):
         f.write(data)
 
 
-hello = frame(HELLO, 0, struct.pack("<IIQQ", 1, 2, 100, 200))
+hello = frame(HELLO, 0, struct.pack("<IIQQ", 4, 2, 100, 200))  # ABI version 4
 good = b"SeaBIOS (version 1.16)\r\n" + hello + vcpu(0, 1000) + vcpu(1, 2000) + end(0, 0, 2, 3020)
 write("serial_decode", "two-vcpus-ok", bytes([2]) + good)
 write("serial_decode", "two-vcpus-ok-fixcrc", bytes([3]) + good)

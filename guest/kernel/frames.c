@@ -65,7 +65,7 @@ void frame_put_vcpu(struct frame_buf *b, unsigned index, const struct plerig_vcp
 		    int with_histograms)
 {
 	const size_t start = b->len;
-	const size_t most = with_histograms ? PLERIG_FRAME_VCPU_MAX : PLERIG_FRAME_VCPU_FIXED + 8;
+	const size_t most = with_histograms ? PLERIG_FRAME_VCPU_MAX : PLERIG_FRAME_VCPU_BARE;
 	if (reserve(b, sizeof(struct plerig_frame_header) + most))
 		return;
 	b->len = start + sizeof(struct plerig_frame_header);
@@ -73,5 +73,6 @@ void frame_put_vcpu(struct frame_buf *b, unsigned index, const struct plerig_vcp
 	b->len += PLERIG_FRAME_VCPU_FIXED;
 	put_histogram(b, r->hist_wait, with_histograms);
 	put_histogram(b, r->hist_hold, with_histograms);
+	put_histogram(b, r->hist_kick, with_histograms);
 	seal(b, start, PLERIG_FRAME_VCPU, index);
 }

@@ -20,7 +20,7 @@ struct frame_buf {
 
 /* A frame with a payload given whole. */
 void frame_put(struct frame_buf *b, unsigned type, unsigned index, const void *payload, size_t len);
-/* A VCPU frame; without histograms (a fault report at ring 0) both are sent empty. */
+/* A VCPU frame; without histograms (a fault report at ring 0) each is sent empty. */
 void frame_put_vcpu(struct frame_buf *b, unsigned index, const struct plerig_vcpu_result *r,
 		    int with_histograms);
 

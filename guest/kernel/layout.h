@@ -20,7 +20,7 @@
  */
 #define TRAMPOLINE_GPA 0x8000
 #define REPORT_GPA     0x01000000
-#define REPORT_SIZE    0x00100000
+#define REPORT_SIZE    0x00200000 /* 64 vCPUs with three full histograms each: 1.1 MiB */
 /* Devices, mapped by page_tables.S (ring 0 only, uncached) */
 #define XAPIC_GPA	0xfee00000
 #define MICROVM_GED_GPA 0xfea00000 /* ACPI generic event device of QEMU's microvm */

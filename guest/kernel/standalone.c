@@ -35,7 +35,7 @@ static uint64_t report_len;
 /* 0 until one vCPU took the job of reporting: exactly one report goes out. */
 static uint32_t reporter;
 /* Short reports from ring 0 (bad config, a fault): apart from the one vCPU 0 may be building. */
-static uint8_t short_report[2 * sizeof(struct plerig_frame_header) + PLERIG_FRAME_VCPU_FIXED + 8 +
+static uint8_t short_report[2 * sizeof(struct plerig_frame_header) + PLERIG_FRAME_VCPU_BARE +
 			    sizeof(struct plerig_frame_end)];
 
 /* The instruction standalone_finish ends in; guest_trap recognises its #UD. */

@@ -32,10 +32,18 @@ static void make_report(void)
 		in[i].hist_wait[3] = 500;
 		in[i].hist_wait[PLERIG_HIST_BUCKETS - 1] = 500 + i;
 		in[i].hist_hold[100] = 1000 + i;
+		/* lock pvqspin's halt path: its counts and the kick-to-running histogram */
+		in[i].pv.halts = 40 + i;
+		in[i].pv.kicks_received = 30 + i;
+		in[i].kick_latency_max_cycles = 9000 + i;
+		in[i].hist_kick[7] = 20;
+		in[i].hist_kick[200] = 10 + i;
 		frame_put_vcpu(&b, i, &in[i], 1);
 	}
-	const struct plerig_frame_end end = {
-	    .status = PLERIG_END_OK, .nr_vcpus = NR, .protected_counter = 3003};
+	const struct plerig_frame_end end = {.status = PLERIG_END_OK,
+					     .nr_vcpus = NR,
+					     .kvm_features = 0x1a0,
+					     .protected_counter = 3003};
 	frame_put(&b, PLERIG_FRAME_END, 0, &end, sizeof(end));
 	ck_assert(!b.overflow);
 	len = b.len;
@@ -59,6 +67,7 @@ START_TEST(a_whole_report_decodes_to_what_was_sent)
 	ck_assert(rep.have_hello && rep.have_end);
 	ck_assert_uint_eq(rep.hello.hello_tsc, 20);
 	ck_assert_uint_eq(rep.end.protected_counter, 3003);
+	ck_assert_uint_eq(rep.end.kvm_features, 0x1a0);
 	for (unsigned i = 0; i < NR; i++)
 		ck_assert_mem_eq(&in[i], &out[i], sizeof(in[i]));
 }
@@ -131,6 +140,26 @@ START_TEST(a_histogram_that_claims_too_much_is_refused)
 	memcpy(buf, &h, sizeof(h));
 	ck_assert_int_eq(decode(b.len, &rep, err), SERIAL_CORRUPT);
 	ck_assert_ptr_nonnull(strstr(err, "claims"));
+}
+END_TEST
+
+/* ABI 3's VCPU frame ended after the hold histogram: its kick histogram is missing. */
+START_TEST(a_vcpu_frame_without_the_kick_histogram_is_refused)
+{
+	struct serial_report rep;
+	char err[256];
+	struct plerig_vcpu_result r = {.state = PLERIG_VCPU_DONE};
+	struct frame_buf b = {.data = buf, .cap = sizeof(buf)};
+	frame_put_vcpu(&b, 0, &r, 1);
+	struct plerig_frame_header h;
+	memcpy(&h, buf, sizeof(h));
+	h.length -= 4; /* the kick histogram's bucket count, the last field */
+	memcpy(buf, &h, sizeof(h));
+	h.crc = plerig_crc32_update(0, buf + 4, 8);
+	h.crc = plerig_crc32_update(h.crc, buf + sizeof(h), h.length);
+	memcpy(buf, &h, sizeof(h));
+	ck_assert_int_eq(decode(b.len - 4, &rep, err), SERIAL_CORRUPT);
+	ck_assert_msg(strstr(err, "kick histogram cut short"), "%s", err);
 }
 END_TEST
 
@@ -215,6 +244,7 @@ int main(void)
 	tcase_add_test(tc, every_flipped_bit_after_the_noise_is_caught);
 	tcase_add_test(tc, an_oversized_frame_is_refused_before_its_bytes_arrive);
 	tcase_add_test(tc, a_histogram_that_claims_too_much_is_refused);
+	tcase_add_test(tc, a_vcpu_frame_without_the_kick_histogram_is_refused);
 	tcase_add_test(tc, a_vcpu_out_of_range_or_twice_is_refused);
 	tcase_add_test(tc, an_end_that_disagrees_with_the_frames_is_refused);
 	tcase_add_test(tc, a_fault_report_decodes);

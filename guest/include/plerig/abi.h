@@ -154,6 +154,13 @@ struct plerig_config {
  * KVM_HC_KICK_CPU reaches it. Without it pvqspin is test-and-set, as Linux's
  * virt_spin_lock() falls back, and the host says so in the results. */
 #define PLERIG_CONFIG_PV_UNHALT 0x8u
+/* For VMMs whose features the host cannot query (QEMU through libvirt, whose domain
+ * capabilities list neither): vCPU 0 reads KVM's CPUID leaves before any other vCPU
+ * runs and sets PLERIG_CONFIG_STEAL_TIME where they offer KVM_FEATURE_STEAL_TIME, and
+ * PLERIG_CONFIG_PV_UNHALT where they offer KVM_FEATURE_PV_UNHALT and the host also set
+ * PLERIG_CONFIG_PV_UNHALT_IF_OFFERED; the END frame says what the CPUID offered. */
+#define PLERIG_CONFIG_PV_FROM_CPUID	   0x10u
+#define PLERIG_CONFIG_PV_UNHALT_IF_OFFERED 0x20u
 
 struct plerig_fault {
 	uint64_t vector;

@@ -3,7 +3,8 @@
  * Results over a byte stream (the serial port, for VMMs that share no
  * memory with the guest): a sequence of frames, each a 16-byte header and
  * a payload. The payload of a VCPU frame is struct plerig_vcpu_result up
- * to its histograms, then each histogram as its non-zero buckets only.
+ * to its histograms, then each histogram (wait, hold, kick) as its
+ * non-zero buckets only.
  *
  * The CRC covers the header from type to length and the payload, so a
  * flipped bit anywhere but in the magic is caught; the magic lets a
@@ -63,7 +64,9 @@ struct plerig_frame_end {
 	uint32_t status;   /* enum plerig_end_status */
 	uint32_t detail;   /* BAD_CONFIG: enum plerig_config_error; FAULT: the vCPU */
 	uint32_t nr_vcpus; /* VCPU frames sent before this one */
-	uint32_t reserved;
+	/* with PLERIG_CONFIG_PV_FROM_CPUID: CPUID 0x40000001 EAX (KVM's features) as vCPU 0
+	 * read it, 0 where leaf 0x40000000 is not KVM's; otherwise 0 */
+	uint32_t kvm_features;
 	uint64_t protected_counter;
 	uint64_t start_tsc; /* the storm opened: every vCPU was READY */
 	uint64_t end_tsc;   /* vCPU 0 started sending */
@@ -76,10 +79,15 @@ struct plerig_frame_bucket {
 
 /* The fixed part of a VCPU payload: the result struct up to its histograms. */
 #define PLERIG_FRAME_VCPU_FIXED __builtin_offsetof(struct plerig_vcpu_result, hist_wait)
-/* Largest VCPU payload: fixed part, two histograms with every bucket set. */
+/* The histograms a VCPU frame carries: hist_wait, hist_hold, hist_kick. */
+#define PLERIG_FRAME_VCPU_HISTOGRAMS 3
+/* A VCPU payload whose histograms are all empty (a fault report at ring 0). */
+#define PLERIG_FRAME_VCPU_BARE (PLERIG_FRAME_VCPU_FIXED + 4 * PLERIG_FRAME_VCPU_HISTOGRAMS)
+/* Largest VCPU payload: fixed part, every histogram with every bucket set. */
 #define PLERIG_FRAME_VCPU_MAX                                                                      \
 	(PLERIG_FRAME_VCPU_FIXED +                                                                 \
-	 2 * (4 + PLERIG_HIST_BUCKETS * sizeof(struct plerig_frame_bucket)))
+	 PLERIG_FRAME_VCPU_HISTOGRAMS *                                                            \
+	     (4 + PLERIG_HIST_BUCKETS * sizeof(struct plerig_frame_bucket)))
 /* Largest report: hello, a VCPU frame per vCPU, end. */
 #define PLERIG_FRAME_REPORT_MAX                                                                    \
 	(3 * sizeof(struct plerig_frame_header) + sizeof(struct plerig_frame_hello) +              \

@@ -42,7 +42,7 @@
 #include "util/errbuf.h"
 #include "util/interrupt.h"
 
-#define MEMORY_MIB	  32	      /* the shared block ends at 16 MiB, the report window at 17 */
+#define MEMORY_MIB	  32	      /* the shared block ends at 16 MiB, the report window at 18 */
 #define POLL_BOOT_NS	  1000000ull  /* until every hello: boot is short, its end is a figure */
 #define POLL_RUN_NS	  20000000ull /* while the guests run: stay out of their way */
 #define AP_BOOT_MARGIN_NS 5000000ull  /* hello -> storm open: the other vCPUs boot (~3 ms) */

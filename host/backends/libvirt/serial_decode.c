@@ -97,7 +97,8 @@ static int decode_vcpu(struct serial_report *rep, unsigned index, const uint8_t 
 	if (r->state > PLERIG_VCPU_FAULT)
 		return corrupt(err, errlen, "vCPU %u: state %u out of range", index, r->state);
 	if (decode_histogram(&c, r->hist_wait, "wait", index, err, errlen) ||
-	    decode_histogram(&c, r->hist_hold, "hold", index, err, errlen))
+	    decode_histogram(&c, r->hist_hold, "hold", index, err, errlen) ||
+	    decode_histogram(&c, r->hist_kick, "kick", index, err, errlen))
 		return -1;
 	if (c.left)
 		return corrupt(err, errlen, "vCPU %u: %zu stray bytes after the histograms", index,
