@@ -12,6 +12,7 @@
 #include "kernel/frames.h"
 #include "kernel/fw_cfg.h"
 #include "kernel/io.h"
+#include "kernel/kvm_features.h"
 #include "kernel/layout.h"
 #include "kernel/smp.h"
 #include "plerig/frame.h"
@@ -30,6 +31,7 @@ static const union fw_cfg_name config_name = {.c = PLERIG_FW_CFG_CONFIG};
 /* Written by vCPU 0 at ring 0, before any other vCPU runs. */
 static int booted_alone;
 static uint64_t entry_tsc;
+static uint32_t kvm_features; /* with PLERIG_CONFIG_PV_FROM_CPUID, for the END frame */
 /* The report vCPU 0 built at ring 3 for ring 0 to send. */
 static uint64_t report_len;
 /* 0 until one vCPU took the job of reporting: exactly one report goes out. */
@@ -69,6 +71,7 @@ static void put_end(struct frame_buf *b, const struct plerig_shared *sh, uint32_
 	    .status = status,
 	    .detail = detail,
 	    .nr_vcpus = nr_vcpus,
+	    .kvm_features = kvm_features,
 	    .protected_counter = sh->lock.protected_counter,
 	    .start_tsc = sh->start_tsc,
 	    .end_tsc = rdtsc(),
@@ -109,6 +112,21 @@ void standalone_bad_config(struct plerig_shared *sh, uint32_t why)
 	send_and_power_off(b.data, b.len);
 }
 
+/*
+ * What the host could not ask KVM (libvirt lists neither feature): steal time and, where
+ * the host allows it, pvqspin's halt and kick, as this vCPU's CPUID offers them. Before
+ * any other vCPU runs, so every vCPU sees the same flags.
+ */
+static void pv_from_cpuid(struct plerig_config *c)
+{
+	kvm_features = kvm_cpuid_features();
+	if (kvm_features >> KVM_FEATURE_STEAL_TIME & 1)
+		c->flags |= PLERIG_CONFIG_STEAL_TIME;
+	if ((c->flags & PLERIG_CONFIG_PV_UNHALT_IF_OFFERED) &&
+	    (kvm_features >> KVM_FEATURE_PV_UNHALT & 1))
+		c->flags |= PLERIG_CONFIG_PV_UNHALT;
+}
+
 void standalone_boot(struct plerig_shared *sh, int (*valid)(unsigned vcpu))
 {
 	uint32_t size = 0;
@@ -124,6 +142,8 @@ void standalone_boot(struct plerig_shared *sh, int (*valid)(unsigned vcpu))
 	const uint32_t both = PLERIG_CONFIG_SELF_TIMED | PLERIG_CONFIG_SERIAL_RESULTS;
 	if ((sh->config.flags & both) != both)
 		standalone_bad_config(sh, PLERIG_CONFIG_ERR_FLAGS);
+	if (sh->config.flags & PLERIG_CONFIG_PV_FROM_CPUID)
+		pv_from_cpuid(&sh->config);
 	const struct plerig_frame_hello hello = {
 	    .abi_version = PLERIG_ABI_VERSION,
 	    .nr_vcpus = sh->config.nr_vcpus,

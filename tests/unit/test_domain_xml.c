@@ -93,6 +93,23 @@ START_TEST(tcg_and_floating_vcpus)
 }
 END_TEST
 
+START_TEST(pv_unhalt_is_libvirts_pvspinlock_switch)
+{
+	char err[256];
+	struct domain_spec s = spec("a", "/k");
+	s.pv_unhalt = true;
+	char *xml = domain_xml_build("[@PV_FEATURES@]", &s, err, sizeof(err));
+	ck_assert_msg(xml, "%s", err);
+	ck_assert_str_eq(xml, "[<pvspinlock state='on'/>]");
+	free(xml);
+	s.pv_unhalt = false;
+	xml = domain_xml_build("[@PV_FEATURES@]", &s, err, sizeof(err));
+	ck_assert_msg(xml, "%s", err);
+	ck_assert_str_eq(xml, "[]");
+	free(xml);
+}
+END_TEST
+
 START_TEST(ple_off_is_qemus_cpu_pm_option)
 {
 	char err[256];
@@ -163,6 +180,7 @@ int main(void)
 	tcase_add_test(tc, fields_are_filled_and_escaped);
 	tcase_add_test(tc, serial_port_is_a_file_or_a_pty_for_the_console);
 	tcase_add_test(tc, tcg_and_floating_vcpus);
+	tcase_add_test(tc, pv_unhalt_is_libvirts_pvspinlock_switch);
 	tcase_add_test(tc, ple_off_is_qemus_cpu_pm_option);
 	tcase_add_test(tc, unknown_and_unterminated_fields_are_errors);
 	tcase_add_test(tc, control_characters_cannot_be_represented);

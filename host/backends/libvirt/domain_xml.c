@@ -132,6 +132,8 @@ static int append_field(struct text *t, const char *key, size_t len, const struc
 		append_escaped(t, d->name);
 	else if (IS("DOMAIN_TYPE"))
 		append(t, d->tcg ? "qemu" : "kvm");
+	else if (IS("PV_FEATURES"))
+		append(t, d->pv_unhalt ? "<pvspinlock state='on'/>" : "");
 	else if (IS("MEMORY_MIB"))
 		append_uint(t, d->memory_mib);
 	else if (IS("VCPUS"))

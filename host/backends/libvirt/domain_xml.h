@@ -19,6 +19,8 @@ struct domain_spec {
 	 * exits (KVM_CAP_X86_DISABLE_EXITS with every bit it offers).
 	 */
 	bool no_pause_exits;
+	/* <pvspinlock state='on'/>: QEMU's kvm-pv-unhalt, for lock pvqspin (KVM only) */
+	bool pv_unhalt;
 	unsigned memory_mib;
 	unsigned vcpus;
 	const unsigned *pins;	/* host CPU of each vCPU (vcpus entries), or NULL to float */

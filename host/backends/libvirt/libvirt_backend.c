@@ -32,6 +32,7 @@
 #include "backends/libvirt/domain_xml.h"
 #include "backends/libvirt/lv_domain.h"
 #include "backends/libvirt/lv_host_info.h"
+#include "backends/libvirt/lv_pv.h"
 #include "backends/libvirt/orphans.h"
 #include "backends/libvirt/probe_cpu.h"
 #include "backends/libvirt/remote_pool.h"
@@ -62,6 +63,7 @@ struct lv_backend {
 	uint64_t tsc_khz;
 	unsigned runs;
 	struct ple_probe ple; /* where PAUSE-loop exit counts come from on this host */
+	struct lv_pv_host pv_host;
 	/* domains whose QEMU plerig ended itself, left to libvirt until close */
 	virDomainPtr *settling;
 	unsigned nr_settling;
@@ -82,7 +84,8 @@ struct lv_run {
 	struct lv_domain *doms;
 	unsigned nr_doms; /* initialised so far */
 	uint64_t t0;
-	char config_vol[32]; /* the run's config volume on the remote host, "" when none */
+	char config_vol[32];	  /* the run's config volume on the remote host, "" when none */
+	struct plerig_config cfg; /* what the guests were given */
 	struct run_exit_timers exit_timers; /* --exit-times, on QEMU's vCPU threads */
 };
 
@@ -140,11 +143,8 @@ static int create_domains(struct lv_run *run)
 	struct plerig_config cfg;
 	char err[ERRBUF_SIZE], config[PATH_MAX];
 	make_config(run, &cfg);
-	/* the guest halts only with PLERIG_CONFIG_PV_UNHALT, which make_config never sets */
-	if (run->v->lock == PLERIG_LOCK_PVQSPIN)
-		snprintf(run->r->pv_why, sizeof(run->r->pv_why),
-			 "ran as test-and-set: the libvirt backend does not give the guest "
-			 "kvm-pv-unhalt yet");
+	lv_pv_config(&cfg, v, &run->b->pv_host, run->r);
+	run->cfg = cfg;
 	if (run->b->ship) {
 		snprintf(run->config_vol, sizeof(run->config_vol), "config-%u.bin",
 			 run->b->runs + 1);
@@ -184,6 +184,7 @@ static int create_domains(struct lv_run *run)
 		const struct domain_spec spec = {
 		    .name = d->name,
 		    .tcg = run->b->tcg,
+		    .pv_unhalt = !run->b->tcg,
 		    .no_pause_exits = v->ple == PLE_OFF,
 		    .memory_mib = MEMORY_MIB,
 		    .vcpus = v->vcpus,
@@ -602,6 +603,8 @@ static int collect(struct lv_run *run)
 	r->timing.first_acq_ns = opened;
 	r->timing.stopped_ns = ended;
 	r->interval_s = (double)v->duration_s;
+	/* every VM has the same CPUID: VM 0 speaks for them */
+	lv_pv_results(&run->cfg, v, &run->b->pv_host, run->doms[0].rep.end.kvm_features, r);
 	return run_check_guest_figures(r);
 }
 
@@ -625,8 +628,11 @@ static int lv_run_variant(struct backend *base, const struct variant *v, struct 
 	if (v->ple == PLE_OFF && run.b->tcg)
 		return run_fail(r, "--ple off: TCG has no PAUSE interception to turn off");
 	if (v->halt_poll_ns != HALT_POLL_HOST)
-		return run_fail(r, "--halt-poll: the libvirt backend cannot set halt polling per "
-				   "domain yet; use --halt-poll host there");
+		/* libvirt 9.0 only reads halt polling (haltpoll.* stats), and QEMU 7.2's kvm
+		 * accelerator has no property for KVM_CAP_HALT_POLL */
+		return run_fail(r, "--halt-poll: n/a under libvirt: neither libvirt nor QEMU sets "
+				   "halt polling per domain; use --halt-poll host there (plerig "
+				   "sweep --param halt_poll_ns=... sets kvm's for the whole host)");
 	r->tsc_khz = run.b->tsc_khz;
 	run_note_ple(r, &run.b->ple);
 
@@ -834,6 +840,8 @@ struct backend *libvirt_backend_open(const struct libvirt_backend_options *o, ch
 	 * there), else ring 3; under TCG everything is emulated alike */
 	b->base.default_ring = o->tcg ? PLERIG_RING_USER : kvm_default_ring(kvm_detect_module());
 	ple_probe_init(&b->ple);
+	b->pv_host.tcg = o->tcg;
+	b->pv_host.local_pvm = b->lc.local && !strcmp(b->ple.module, "kvm_pvm");
 	snprintf(b->description, sizeof(b->description), "QEMU %s through libvirt (%s)",
 		 o->tcg ? "TCG, EMULATED: no KVM, timings are not a machine's" : "with KVM",
 		 b->lc.shown);
