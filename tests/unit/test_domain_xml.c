@@ -116,15 +116,15 @@ START_TEST(ple_off_is_qemus_cpu_pm_option)
 	struct domain_spec s = spec("a", "/k");
 	char *xml = domain_xml_build("[@QEMU_COMMANDLINE@]", &s, err, sizeof(err));
 	ck_assert_msg(xml, "%s", err);
-	ck_assert_str_eq(xml, "[<qemu:commandline><qemu:arg value='-device'/>"
-			      "<qemu:arg value='isa-debug-exit,iobase=0xf4,iosize=1'/>"
+	ck_assert_str_eq(xml, "[<qemu:commandline><qemu:arg value='-action'/>"
+			      "<qemu:arg value='shutdown=poweroff'/>"
 			      "</qemu:commandline>]");
 	free(xml);
 	s.no_pause_exits = true;
 	xml = domain_xml_build("[@QEMU_COMMANDLINE@]", &s, err, sizeof(err));
 	ck_assert_msg(xml, "%s", err);
-	ck_assert_str_eq(xml, "[<qemu:commandline><qemu:arg value='-device'/>"
-			      "<qemu:arg value='isa-debug-exit,iobase=0xf4,iosize=1'/>"
+	ck_assert_str_eq(xml, "[<qemu:commandline><qemu:arg value='-action'/>"
+			      "<qemu:arg value='shutdown=poweroff'/>"
 			      "<qemu:arg value='-overcommit'/>"
 			      "<qemu:arg value='cpu-pm=on'/></qemu:commandline>]");
 	free(xml);

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "backends/libvirt/domain_xml.h"
 
-#include "plerig/frame.h"
 #include "util/cpulist.h"
 
 #include <stdint.h>
@@ -146,7 +145,13 @@ static int append_field(struct text *t, const char *key, size_t len, const struc
 		append_escaped(t, d->kernel);
 	else if (IS("CONFIG"))
 		append_escaped(t, d->config);
-	else if (IS("METADATA")) {
+	else if (IS("EMULATOR")) {
+		if (d->emulator) {
+			append(t, "<emulator>");
+			append_escaped(t, d->emulator);
+			append(t, "</emulator>");
+		}
+	} else if (IS("METADATA")) {
 		if (d->owner) {
 			append(t, "<metadata>");
 			append(t, d->owner);
@@ -162,11 +167,11 @@ static int append_field(struct text *t, const char *key, size_t len, const struc
 		} else
 			append(t, "<serial type='pty'><target port='0'/></serial>");
 	} else if (IS("QEMU_COMMANDLINE")) {
-		/* isa-debug-exit: the guest's power-off ends QEMU, -no-shutdown or not,
-		 * so a guest whose plerig was killed leaves no QEMU behind (orphans.h) */
-		append(t, "<qemu:commandline><qemu:arg value='-device'/>"
-			  "<qemu:arg value='isa-debug-exit,iobase=" PLERIG_DEBUG_EXIT_PORT_STR
-			  ",iosize=1'/>");
+		/* after libvirt's -no-shutdown, which it overrides: the guest's power-off
+		 * ends QEMU, so a guest whose plerig was killed leaves no QEMU behind
+		 * (orphans.h); QEMU's microvm build has no isa-debug-exit for that */
+		append(t, "<qemu:commandline><qemu:arg value='-action'/>"
+			  "<qemu:arg value='shutdown=poweroff'/>");
 		append(t, d->no_pause_exits
 			      ? "<qemu:arg value='-overcommit'/><qemu:arg value='cpu-pm=on'/>"
 			      : "");

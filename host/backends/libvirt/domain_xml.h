@@ -26,9 +26,10 @@ struct domain_spec {
 	const unsigned *pins;	/* host CPU of each vCPU (vcpus entries), or NULL to float */
 	const unsigned *cpuset; /* CPUs to float on (and the emulator's), nr_cpuset entries */
 	unsigned nr_cpuset;
-	const char *kernel; /* the guest image */
-	const char *config; /* the fw_cfg config file */
-	const char *serial; /* the serial log, or NULL: a pty, read as the console stream */
+	const char *emulator; /* the QEMU binary, or NULL for libvirt's default */
+	const char *kernel;   /* the guest image */
+	const char *config;   /* the fw_cfg config file */
+	const char *serial;   /* the serial log, or NULL: a pty, read as the console stream */
 	const char
 	    *owner; /* the <metadata> element naming plerig's run (domain_owner.h), or NULL */
 };
