@@ -111,6 +111,8 @@ static const char *exits_missing(const struct variant_result *r)
 {
 	if (!r->nr_records)
 		return "no vCPU ran";
+	if (r->exits_why[0])
+		return r->exits_why;
 	switch (r->variant.backend) {
 	case BACKEND_NATIVE:
 		return "no VM: no KVM exits";

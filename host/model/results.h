@@ -75,6 +75,8 @@ struct variant_result {
 	char sched_why[256];
 	/* where they come from when not this host's schedstat, and how precise they are */
 	char sched_note[160];
+	/* why KVM's exit count is missing where the backend knows ("": model/results.c says) */
+	char exits_why[256];
 	bool timeslices_unknown; /* the source does not count the times a thread ran */
 	/* kvm_exit's reason for a PAUSE-loop exit (40 VMX, 0x77 SVM); 0: none on this host */
 	uint32_t ple_exit_reason;

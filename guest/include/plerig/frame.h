@@ -102,6 +102,8 @@ struct plerig_frame_bucket {
  */
 #define PLERIG_DEBUG_EXIT_PORT	   0xf4
 #define PLERIG_DEBUG_EXIT_PORT_STR "0xf4"
+/* How long after its results the standalone guest writes there (guest/kernel/standalone.c) */
+#define PLERIG_POWER_OFF_GRACE_MS 2000u
 
 /* The fw_cfg file the host puts the struct plerig_config in. */
 #define PLERIG_FW_CFG_CONFIG "opt/org.plerig/config"

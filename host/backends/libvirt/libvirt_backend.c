@@ -446,7 +446,33 @@ static void note_sched_source(struct lv_run *run, bool sched_ok, const char *sta
 	}
 }
 
-static void snapshot_all(struct lv_run *run, struct ple_counters *c, struct counter_snapshot *s)
+/*
+ * A VM whose QEMU exited before the host read its counters (the host was
+ * late: its guest powers off a grace period after its results) has no run
+ * delay, run time or exits for the interval: why, in the results' words.
+ */
+static void note_gone(struct lv_run *run, const char *when)
+{
+	struct variant_result *r = run->r;
+	for (unsigned i = 0; i < run->nr_doms; i++) {
+		if (lv_domain_active(&run->doms[i]))
+			continue;
+		char why[sizeof(r->sched_why)];
+		snprintf(why, sizeof(why),
+			 "VM %u's QEMU had exited when the host read its counters %s (the host "
+			 "was late by more than the guest's %u ms between its results and its "
+			 "power-off)",
+			 i, when, PLERIG_POWER_OFF_GRACE_MS);
+		if (!r->sched_why[0])
+			snprintf(r->sched_why, sizeof(r->sched_why), "%s", why);
+		if (!r->exits_why[0])
+			snprintf(r->exits_why, sizeof(r->exits_why), "%s", why);
+		return;
+	}
+}
+
+static void snapshot_all(struct lv_run *run, struct ple_counters *c, struct counter_snapshot *s,
+			 const char *when)
 {
 	const unsigned per = run->v->vcpus;
 	struct lv_vcpu_stats *st = calloc((size_t)run->nr_doms * per, sizeof(*st));
@@ -461,6 +487,8 @@ static void snapshot_all(struct lv_run *run, struct ple_counters *c, struct coun
 	for (unsigned i = 0; st && i < run->nr_doms; i++)
 		lv_domain_snapshot(&run->doms[i], run->b->lc.local, &st[i * per], &s[i * per],
 				   &sched_ok);
+	if (!sched_ok)
+		note_gone(run, when);
 	note_sched_source(run, sched_ok, st && doms ? err : "out of memory for stats");
 	free(st);
 	free(doms);
@@ -551,7 +579,7 @@ static int measure(struct lv_run *run)
 		    run->r->foreign_why, sizeof(run->r->foreign_why),
 		    "not measured: QEMU runs on another host, whose CPUs cannot be read from here");
 	interval_snapshots_load(&snap, run->r, false);
-	snapshot_all(run, counters, snap.before);
+	snapshot_all(run, counters, snap.before, "at the start of the interval");
 	/* exits are timed between the snapshots: the exits stat holds all of them */
 	t0 = monotonic_ns();
 	run_exit_timers_interval(&run->exit_timers, run->r, t0, 0, NULL);
@@ -559,7 +587,7 @@ static int measure(struct lv_run *run)
 	if (wait_all(run, WAIT_NOTHING, m1, POLL_RUN_NS) < 0)
 		goto out;
 	const uint64_t t1 = monotonic_ns();
-	snapshot_all(run, counters, snap.after);
+	snapshot_all(run, counters, snap.after, "at the end of the interval");
 	interval_snapshots_load(&snap, run->r, true);
 	interval_snapshots_delta(&snap, run->r);
 	run_exit_timers_interval(&run->exit_timers, run->r, t0, t1,
