@@ -133,7 +133,7 @@ static int set_value(const char *where, struct section *sec, enum suite_key key,
 	case KEY_EXPECT:
 		return parse_names(where, key_names[key], value, expectation_by_name,
 				   "progress, no-stalls, stalls, ple-exits, no-ple-exits, "
-				   "directed-yields, halts",
+				   "directed-yields, halts, ftrace-counts",
 				   &s->expects, err, errlen);
 	case KEY_METRICS:
 		return parse_metrics(where, value, s, err, errlen);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "experiment/check.h"
+#include "experiment/check_trace.h"
 
 /* The per-run values of one scenario x variant x metric, as the check gathers them. */
 struct check_sample {
@@ -36,8 +37,9 @@ struct check_ctx {
 	bool kvm_ok;
 	char kvm_why[256];
 	bool pv_yield;
-	bool pv_unhalt; /* lock pvqspin halts and kicks on the kvm backend here */
-	bool moved;	/* check --connect: the scenario being run kept a backend there */
+	bool pv_unhalt;		  /* lock pvqspin halts and kicks on the kvm backend here */
+	bool moved;		  /* check --connect: the scenario being run kept a backend there */
+	struct check_trace trace; /* the scenario's ftrace counts (expect = ftrace-counts) */
 	uint64_t t0;
 	/*
 	 * Per scenario of the suite: ran to its end, uninterrupted, every run

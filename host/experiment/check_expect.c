@@ -344,6 +344,22 @@ static void judge_run(const struct check_ctx *k, enum expectation e, const struc
 			note_failure(j, label, run, "more spurious wake-ups than halts");
 		return;
 	}
+	case EXPECT_FTRACE_COUNTS:
+		switch (check_trace_judge_run(&k->trace, r, why, sizeof(why))) {
+		case TRACE_UNJUDGED:
+			(void)pathf(j->skip_why, sizeof(j->skip_why), "%s", why);
+			return;
+		case TRACE_DIFFERS:
+			j->judged++;
+			note_failure(j, label, run, why);
+			return;
+		case TRACE_AGREES:
+			j->judged++;
+			if (!j->figures[0])
+				(void)pathf(j->figures, sizeof(j->figures), "%s", why);
+			return;
+		}
+		return;
 	case EXPECT_COUNT:
 		break;
 	}
@@ -419,7 +435,10 @@ int check_judge_expectations(struct check_ctx *k, const struct scenario *s,
 			rc = check_result_add(k->out, s->name, name, CHECK_SKIP, "%s",
 					      j.skip_why[0] ? j.skip_why : "no ok run to judge");
 		else {
-			describe_pass(e, rep, pass, sizeof(pass));
+			if (j.figures[0])
+				(void)pathf(pass, sizeof(pass), "%s", j.figures);
+			else
+				describe_pass(e, rep, pass, sizeof(pass));
 			rc = check_result_add(
 			    k->out, s->name, name, CHECK_PASS, "held in %u runs; %s%s%s", j.judged,
 			    pass, j.skip_why[0] ? "; not judged in some: " : "", j.skip_why);

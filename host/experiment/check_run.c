@@ -178,6 +178,8 @@ static int run_scenario(struct check_ctx *k, const struct scenario *s)
 		rc = check_result_add(k->out, s->name, "runs", CHECK_FAIL, "bad scenario: %s", err);
 		goto out;
 	}
+	if (s->expects & (1u << EXPECT_FTRACE_COUNTS))
+		check_trace_begin(&k->trace);
 	for (unsigned round = 0;; round++) {
 		if (experiment_run(plan, plan->guest_path ? plan->guest_path : k->c->guest_path,
 				   s->options, &out, &rep, err, sizeof(err))) {
@@ -187,6 +189,7 @@ static int run_scenario(struct check_ctx *k, const struct scenario *s)
 			goto out;
 		}
 		if (round == 0) {
+			check_trace_collect(&k->trace);
 			k->out->scenarios_run++;
 			if (k->c->results && keep_results(k->c->results, s->name, &rep)) {
 				outcome_free(&rep);
@@ -223,6 +226,7 @@ static int run_scenario(struct check_ctx *k, const struct scenario *s)
 		fprintf(k->c->progress, "check: %s%s%-24s %.1f s\n", host, *host ? " " : "",
 			s->name, (double)(monotonic_ns() - start) * 1e-9);
 out:
+	check_trace_free(&k->trace);
 	free(plan);
 	return rc;
 }

@@ -12,6 +12,7 @@ static const char *const expectation_names[EXPECT_COUNT] = {
     [EXPECT_NO_PLE_EXITS] = "no-ple-exits",
     [EXPECT_DIRECTED_YIELDS] = "directed-yields",
     [EXPECT_HALTS] = "halts",
+    [EXPECT_FTRACE_COUNTS] = "ftrace-counts",
 };
 
 static const char *const requirement_names[REQUIRE_COUNT] = {

@@ -24,6 +24,7 @@ enum expectation {
 	EXPECT_NO_PLE_EXITS,	/* 0 PAUSE-loop exits, where countable */
 	EXPECT_DIRECTED_YIELDS, /* directed_yield_attempted > 0 */
 	EXPECT_HALTS,		/* lock pvqspin halted and was kicked: halts, kicks > 0 */
+	EXPECT_FTRACE_COUNTS,	/* each vCPU's exits, PAUSE-loop exits, window updates = ftrace's */
 	EXPECT_COUNT
 };
 

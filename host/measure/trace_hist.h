@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Per-thread counts of tracepoints from ftrace histogram triggers, in a
+ * tracing instance of plerig's own: the kernel counts every hit on ftrace's
+ * path, not perf's, so they are an outside count to hold plerig's own
+ * counters (perf tracepoint counters, KVM's binary stats) against.
+ *
+ *   trace_hist_begin(&h, tracefs, "plerig-check-123")   the instance
+ *   trace_hist_add(&h, "kvm", "kvm_exit", "common_pid,exit_reason")
+ *   ... the runs ...
+ *   trace_hist_read(&h, 0, &table)                      per key tuple
+ *   trace_hist_end(&h)                                  triggers and instance gone
+ */
+#ifndef PLERIG_TRACE_HIST_H
+#define PLERIG_TRACE_HIST_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TRACE_HIST_MAX_TRIGGERS 4
+#define TRACE_HIST_MAX_KEYS	2
+
+struct trace_hist_entry {
+	uint64_t key[TRACE_HIST_MAX_KEYS]; /* in the trigger's order; unused keys 0 */
+	uint64_t hits;
+};
+
+struct trace_hist_table {
+	struct trace_hist_entry *entries; /* malloc'ed */
+	unsigned n, cap;
+	uint64_t dropped; /* hits the table had no room for: the counts are then incomplete */
+};
+
+struct trace_hist {
+	char dir[PATH_MAX]; /* the instance; "" when there is none */
+	unsigned nr;
+	struct {
+		char event[128];   /* "kvm/kvm_exit" */
+		char trigger[256]; /* as written, to remove it again */
+	} t[TRACE_HIST_MAX_TRIGGERS];
+};
+
+/* Create the instance @name under @tracefs. 0, or -errno with @err saying what failed and why. */
+int trace_hist_begin(struct trace_hist *h, const char *tracefs, const char *name, char *err,
+		     size_t errlen);
+/* A histogram of @system:@event keyed by @keys (comma list, at most 2). 0, or -errno with @err. */
+int trace_hist_add(struct trace_hist *h, const char *system, const char *event, const char *keys,
+		   char *err, size_t errlen);
+/* The counts of trigger @i so far. 0, or -errno/-1 with @err. */
+int trace_hist_read(const struct trace_hist *h, unsigned i, struct trace_hist_table *out, char *err,
+		    size_t errlen);
+/* Remove the triggers and the instance; harmless when there is none. */
+void trace_hist_end(struct trace_hist *h);
+
+/*
+ * Parse a hist file ("{ common_pid: 12, exit_reason: 40 } hitcount: 7"
+ * lines, "Dropped: N"). 0, or -1 with @err (a line it cannot read, out of
+ * memory).
+ */
+int trace_hist_parse(const char *text, struct trace_hist_table *out, char *err, size_t errlen);
+/* Sum of the hits whose first key is @k0 (and second @k1, unless @any1). */
+uint64_t trace_hist_sum(const struct trace_hist_table *t, uint64_t k0, bool any1, uint64_t k1);
+void trace_hist_table_free(struct trace_hist_table *t);
+
+#endif

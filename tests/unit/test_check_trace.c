@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `expect = ftrace-counts`: ftrace's hist files read, and each vCPU's
+ * whole-life counts held against them: equal counts pass, a count off by
+ * one in exits, PAUSE-loop exits or window updates fails naming it, and
+ * counts that could not be had leave the run unjudged with the reason.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "experiment/check_trace.h"
+#include "measure/trace_hist.h"
+#include "support/check_main.h"
+
+static char err[1024];
+
+/* as a 6.1 kernel prints them: two threads, PAUSE (40) and external interrupt (1) exits */
+static const char *const exits_hist =
+    "# event histogram\n"
+    "#\n"
+    "# trigger info: hist:keys=common_pid,exit_reason:vals=hitcount:sort=hitcount:size=8192 "
+    "[active]\n"
+    "#\n"
+    "\n"
+    "{ common_pid:        231, exit_reason:          1 } hitcount:          7\n"
+    "{ common_pid:        232, exit_reason:         40 } hitcount:         12\n"
+    "{ common_pid:        231, exit_reason:         40 } hitcount:       1500\n"
+    "{ common_pid:        232, exit_reason:          1 } hitcount:          3\n"
+    "\n"
+    "Totals:\n"
+    "    Hits: 1522\n"
+    "    Entries: 4\n"
+    "    Dropped: 0\n";
+
+static const char *const windows_hist = "{ common_pid:        231 } hitcount:          9\n"
+					"{ common_pid:        232 } hitcount:          2\n"
+					"\n"
+					"Totals:\n"
+					"    Dropped: 0\n";
+
+START_TEST(test_parse)
+{
+	struct trace_hist_table t;
+	ck_assert_int_eq(trace_hist_parse(exits_hist, &t, err, sizeof(err)), 0);
+	ck_assert_uint_eq(t.n, 4);
+	ck_assert_uint_eq(t.dropped, 0);
+	ck_assert_uint_eq(trace_hist_sum(&t, 231, true, 0), 1507);
+	ck_assert_uint_eq(trace_hist_sum(&t, 231, false, 40), 1500);
+	ck_assert_uint_eq(trace_hist_sum(&t, 232, false, 40), 12);
+	ck_assert_uint_eq(trace_hist_sum(&t, 999, true, 0), 0);
+	trace_hist_table_free(&t);
+
+	ck_assert_int_eq(trace_hist_parse("{ common_pid: 5 } hitcount: 2\n    Dropped: 17\n", &t,
+					  err, sizeof(err)),
+			 0);
+	ck_assert_uint_eq(t.dropped, 17);
+	trace_hist_table_free(&t);
+
+	ck_assert_int_eq(trace_hist_parse("{ common_pid: x } hitcount: 2\n", &t, err, sizeof(err)),
+			 -1);
+	ck_assert_ptr_nonnull(strstr(err, "line 1"));
+	ck_assert_int_eq(trace_hist_parse("{ common_pid: 5 }\n", &t, err, sizeof(err)), -1);
+}
+END_TEST
+
+static struct vcpu_record recs[2];
+static struct variant_result run;
+
+/* Two vCPUs whose counts are those of the hist files above. */
+static void setup_run(void)
+{
+	memset(recs, 0, sizeof(recs));
+	memset(&run, 0, sizeof(run));
+	for (unsigned i = 0; i < 2; i++) {
+		recs[i].vcpu = i;
+		recs[i].tid = 231 + (pid_t)i;
+		recs[i].lifetime.valid = recs[i].lifetime.exits_valid = true;
+		recs[i].lifetime.ple.pause_exits_valid = true;
+		recs[i].lifetime.ple.window_updates_valid = true;
+	}
+	recs[0].lifetime.exits = 1507;
+	recs[0].lifetime.ple.pause_exits = 1500;
+	recs[0].lifetime.ple.window_updates = 9;
+	recs[1].lifetime.exits = 15;
+	recs[1].lifetime.ple.pause_exits = 12;
+	recs[1].lifetime.ple.window_updates = 2;
+	run.ok = true;
+	run.records = recs;
+	run.nr_records = 2;
+	run.ple_exit_reason = 40;
+}
+
+static void traced(struct check_trace *t)
+{
+	memset(t, 0, sizeof(*t));
+	ck_assert_int_eq(trace_hist_parse(exits_hist, &t->exits, err, sizeof(err)), 0);
+	ck_assert_int_eq(trace_hist_parse(windows_hist, &t->windows, err, sizeof(err)), 0);
+	t->read = true;
+}
+
+START_TEST(test_judge)
+{
+	struct check_trace t;
+	char detail[512];
+	traced(&t);
+	setup_run();
+	ck_assert_int_eq(check_trace_judge_run(&t, &run, detail, sizeof(detail)), TRACE_AGREES);
+	ck_assert_ptr_nonnull(
+	    strstr(detail, "1507 exits, 1500 PAUSE-loop exits, 9 window updates"));
+
+	/* a wrong count of each kind fails, naming the vCPU, both counts and the tracepoint */
+	recs[1].lifetime.exits = 16;
+	ck_assert_int_eq(check_trace_judge_run(&t, &run, detail, sizeof(detail)), TRACE_DIFFERS);
+	ck_assert_ptr_nonnull(strstr(detail, "vCPU 1 of VM 0 (thread 232): 16 exits"));
+	ck_assert_ptr_nonnull(strstr(detail, "kvm:kvm_exit counted 15"));
+	setup_run();
+	recs[0].lifetime.ple.pause_exits = 1499;
+	ck_assert_int_eq(check_trace_judge_run(&t, &run, detail, sizeof(detail)), TRACE_DIFFERS);
+	ck_assert_ptr_nonnull(strstr(detail, "1499 PAUSE-loop exits"));
+	ck_assert_ptr_nonnull(strstr(detail, "with the PAUSE reason counted 1500"));
+	setup_run();
+	recs[1].lifetime.ple.window_updates = 3;
+	ck_assert_int_eq(check_trace_judge_run(&t, &run, detail, sizeof(detail)), TRACE_DIFFERS);
+	ck_assert_ptr_nonnull(strstr(detail, "kvm:kvm_ple_window_update counted 2"));
+	/* SVM's PAUSE reason (0x77) is none of these exits */
+	setup_run();
+	run.ple_exit_reason = 0x77;
+	ck_assert_int_eq(check_trace_judge_run(&t, &run, detail, sizeof(detail)), TRACE_DIFFERS);
+
+	/* what cannot be compared is not judged, and says why */
+	setup_run();
+	recs[0].lifetime.valid = recs[1].lifetime.valid = false;
+	ck_assert_int_eq(check_trace_judge_run(&t, &run, detail, sizeof(detail)), TRACE_UNJUDGED);
+	ck_assert_ptr_nonnull(strstr(detail, "whole life"));
+	trace_hist_table_free(&t.exits);
+	trace_hist_table_free(&t.windows);
+	snprintf(t.why, sizeof(t.why), "no ftrace histograms here: EACCES");
+	t.read = false;
+	setup_run();
+	ck_assert_int_eq(check_trace_judge_run(&t, &run, detail, sizeof(detail)), TRACE_UNJUDGED);
+	ck_assert_str_eq(detail, "no ftrace histograms here: EACCES");
+}
+END_TEST
+
+/* A tree shaped like tracefs: the instance is made and removed, a missing tracepoint named. */
+START_TEST(test_instance)
+{
+	char root[] = "/tmp/plerig-trace-hist-XXXXXX", path[256];
+	struct trace_hist h;
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	snprintf(path, sizeof(path), "%s/instances", root);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	ck_assert_int_eq(trace_hist_begin(&h, root, "plerig-test", err, sizeof(err)), 0);
+	ck_assert_int_eq(trace_hist_add(&h, "kvm", "kvm_exit", "common_pid", err, sizeof(err)),
+			 -ENOENT);
+	ck_assert_ptr_nonnull(strstr(err, "kvm:kvm_exit"));
+	ck_assert_ptr_nonnull(strstr(err, "no such tracepoint"));
+	ck_assert_int_eq(trace_hist_begin(&h, root, "plerig-test", err, sizeof(err)), -EEXIST);
+	snprintf(path, sizeof(path), "%s/instances/plerig-test", root);
+	ck_assert_int_eq(rmdir(path), 0);
+	ck_assert_int_eq(trace_hist_begin(&h, root, "plerig-test", err, sizeof(err)), 0);
+	trace_hist_end(&h);
+	ck_assert_int_eq(access(path, F_OK), -1);
+	snprintf(path, sizeof(path), "%s/instances", root);
+	ck_assert_int_eq(rmdir(path), 0);
+	ck_assert_int_eq(rmdir(root), 0);
+}
+END_TEST
+
+static Suite *check_trace_suite(void)
+{
+	Suite *s = suite_create("check_trace");
+	TCase *t = tcase_create("check_trace");
+	tcase_add_test(t, test_parse);
+	tcase_add_test(t, test_judge);
+	tcase_add_test(t, test_instance);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+CHECK_MAIN(check_trace_suite)
