@@ -13,6 +13,7 @@
 #include "util/comma_list.h"
 #include "util/errbuf.h"
 #include "util/regular_file.h"
+#include "util/strfmt.h"
 
 #define SUITE_MAX_BYTES (256u * 1024u)
 /* Far more than any suite runs in a CI job; the cap keeps a damaged file cheap to refuse. */
@@ -26,12 +27,14 @@ enum suite_key {
 	KEY_REQUIRES,
 	KEY_EXPECT,
 	KEY_METRICS,
+	KEY_PARAMS,
 	KEY_COUNT
 };
 
 static const char *const key_names[KEY_COUNT] = {
     [KEY_OPTIONS] = "options",	 [KEY_GROUPS] = "groups", [KEY_MIN_CPUS] = "min_cpus",
     [KEY_REQUIRES] = "requires", [KEY_EXPECT] = "expect", [KEY_METRICS] = "metrics",
+    [KEY_PARAMS] = "params",
 };
 
 /* What a [section] says before its options become a plan. */
@@ -103,6 +106,49 @@ static int parse_metrics(const char *where, const char *value, struct scenario *
 				 errlen);
 }
 
+/* "ple_window=1024, ple_gap=64": host PLE parameters, each once, as plerig sweep --param takes them
+ */
+static int parse_params(const char *where, const char *value, struct scenario *s, char *err,
+			size_t errlen)
+{
+	char list[512], item[LIST_ITEM_MAX];
+	const char *p = list;
+	int rc;
+	s->nr_params = 0; /* a section's own replace the defaults' */
+	if (squeeze_list(value, list, sizeof(list)) || !*list)
+		return errbuf_printf(err, errlen, "%s: params: empty or too long (NAME=VALUE, ...)",
+				     where);
+	while ((rc = list_next(&p, item, sizeof(item))) > 0) {
+		char *eq = strchr(item, '=');
+		if (!eq || eq == item || (size_t)(eq - item) >= PLE_NAME_LEN)
+			return errbuf_printf(err, errlen, "%s: params: '%s' is not NAME=VALUE",
+					     where, item);
+		*eq = '\0';
+		if (!ple_param_owner(item))
+			return errbuf_printf(err, errlen,
+					     "%s: params: %s is not a PLE parameter (%s)", where,
+					     item, ple_params_known());
+		if (!ple_value_valid(eq + 1) || strlen(eq + 1) >= PLE_VALUE_LEN)
+			return errbuf_printf(
+			    err, errlen,
+			    "%s: params: %s=%s: not a decimal number from 0 to 4294967295", where,
+			    item, eq + 1);
+		for (unsigned i = 0; i < s->nr_params; i++)
+			if (!strcmp(s->params[i].name, item))
+				return errbuf_printf(err, errlen, "%s: params: %s given twice",
+						     where, item);
+		if (s->nr_params == PLE_MAX_PARAMS)
+			return errbuf_printf(err, errlen, "%s: params: at most %d", where,
+					     PLE_MAX_PARAMS);
+		struct ple_setting *set = &s->params[s->nr_params++];
+		str_copy(set->name, sizeof(set->name), item);
+		str_copy(set->value, sizeof(set->value), eq + 1);
+	}
+	if (rc < 0)
+		return errbuf_printf(err, errlen, "%s: params: empty item in '%s'", where, value);
+	return 0;
+}
+
 static int set_value(const char *where, struct section *sec, enum suite_key key, const char *value,
 		     char *err, size_t errlen)
 {
@@ -137,6 +183,8 @@ static int set_value(const char *where, struct section *sec, enum suite_key key,
 				   &s->expects, err, errlen);
 	case KEY_METRICS:
 		return parse_metrics(where, value, s, err, errlen);
+	case KEY_PARAMS:
+		return parse_params(where, value, s, err, errlen);
 	case KEY_COUNT:
 		break;
 	}
@@ -160,7 +208,7 @@ static int set_key(const char *where, unsigned line, struct section *sec, const 
 	}
 	return errbuf_printf(err, errlen,
 			     "%s: unknown key '%s' (options, groups, min_cpus, requires, expect, "
-			     "metrics)",
+			     "metrics, params)",
 			     where, key);
 }
 

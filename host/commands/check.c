@@ -68,7 +68,11 @@ static void list_suite(const struct suite *s, const struct check_options *o)
 				printf("%s%s", sep, requirement_name(r));
 				sep = ",";
 			}
-		printf("%s\n  %s\n", *sep ? "" : "-", sc->options);
+		printf("%s", *sep ? "" : "-");
+		for (unsigned p = 0; p < sc->nr_params; p++)
+			printf("%s%s=%s", p ? "," : " params=", sc->params[p].name,
+			       sc->params[p].value);
+		printf("\n  %s\n", sc->options);
 	}
 }
 

@@ -9,6 +9,7 @@
 #include "experiment/check_figures.h"
 #include "experiment/experiment.h"
 #include "measure/kvm_system.h"
+#include "ple/param_session.h"
 #include "output/json_writer.h"
 #include "util/clock.h"
 #include "util/errbuf.h"
@@ -150,6 +151,43 @@ static bool every_run_ok(const struct outcome *rep)
 	return true;
 }
 
+/*
+ * The scenario's host PLE parameters (params =), set as plerig sweep sets
+ * them. NULL with @session active, or why they could not be set (then
+ * nothing changed, or the originals are back).
+ */
+static const char *set_params(const struct scenario *s, struct ple_session *session, char *why,
+			      size_t len)
+{
+	const char *names[PLE_MAX_PARAMS];
+	char err[ERRBUF_SIZE];
+	for (unsigned i = 0; i < s->nr_params; i++)
+		names[i] = s->params[i].name;
+	if (ple_session_begin(session, names, s->nr_params, err, sizeof(err))) {
+		errbuf_printf(why, len, "cannot set its params here: %s", err);
+		return why;
+	}
+	if (ple_session_apply(session, s->params, s->nr_params, err, sizeof(err))) {
+		errbuf_printf(why, len, "setting its params: %s", err);
+		(void)ple_session_restore(session, err, sizeof(err));
+		return why;
+	}
+	return NULL;
+}
+
+/* The originals back: a case of its own when they cannot be. 0, or -1 out of memory. */
+static int restore_params(struct check_ctx *k, const struct scenario *s,
+			  struct ple_session *session)
+{
+	char err[ERRBUF_SIZE];
+	if (!session->active || !ple_session_restore(session, err, sizeof(err)))
+		return 0;
+	return check_result_add(k->out, s->name, "params", CHECK_FAIL,
+				"the original parameters could not be restored (plerig sweep "
+				"--restore puts them back): %s",
+				err);
+}
+
 static int run_scenario(struct check_ctx *k, const struct scenario *s)
 {
 	struct run_plan *plan = malloc(sizeof(*plan));
@@ -157,6 +195,7 @@ static int run_scenario(struct check_ctx *k, const struct scenario *s)
 	char err[ERRBUF_SIZE], why[512];
 	const struct experiment_output out = {.rows = NULL, .who = "plerig check"};
 	uint64_t start = monotonic_ns();
+	struct ple_session *session = NULL;
 	bool all_ok = true;
 	int rc = 0;
 
@@ -178,8 +217,23 @@ static int run_scenario(struct check_ctx *k, const struct scenario *s)
 		rc = check_result_add(k->out, s->name, "runs", CHECK_FAIL, "bad scenario: %s", err);
 		goto out;
 	}
+	if (s->nr_params) {
+		session = calloc(1, sizeof(*session));
+		if (!session) {
+			rc = -1;
+			goto out;
+		}
+		skip = set_params(s, session, why, sizeof(why));
+		if (skip) {
+			rc = skip_scenario(k, s, skip);
+			if (k->c->progress)
+				fprintf(k->c->progress, "check: %-24s skipped: %s\n", s->name,
+					skip);
+			goto out;
+		}
+	}
 	if (s->expects & (1u << EXPECT_FTRACE_COUNTS))
-		check_trace_begin(&k->trace);
+		check_trace_begin(&k->trace, s->name);
 	for (unsigned round = 0;; round++) {
 		if (experiment_run(plan, plan->guest_path ? plan->guest_path : k->c->guest_path,
 				   s->options, &out, &rep, err, sizeof(err))) {
@@ -227,6 +281,9 @@ static int run_scenario(struct check_ctx *k, const struct scenario *s)
 			s->name, (double)(monotonic_ns() - start) * 1e-9);
 out:
 	check_trace_free(&k->trace);
+	if (session && restore_params(k, s, session))
+		rc = -1;
+	free(session);
 	free(plan);
 	return rc;
 }

@@ -11,11 +11,12 @@
 
 enum { HIST_EXITS, HIST_WINDOWS };
 
-void check_trace_begin(struct check_trace *t)
+void check_trace_begin(struct check_trace *t, const char *scenario)
 {
-	char tracefs[PATH_MAX], name[64], err[ERRBUF_SIZE];
+	char tracefs[PATH_MAX], name[128], err[ERRBUF_SIZE];
 	memset(t, 0, sizeof(*t));
-	snprintf(name, sizeof(name), "plerig-check-%d", (int)getpid());
+	/* a name of its own per scenario: one left behind does not stop the next */
+	snprintf(name, sizeof(name), "plerig-check-%d-%s", (int)getpid(), scenario);
 	if (tracefs_locate(tracefs, sizeof(tracefs), NULL, 0, err, sizeof(err)) ||
 	    trace_hist_begin(&t->hist, tracefs, name, err, sizeof(err)) ||
 	    trace_hist_add(&t->hist, "kvm", "kvm_exit", "common_pid,exit_reason", err,

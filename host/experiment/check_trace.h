@@ -25,8 +25,8 @@ struct check_trace {
 	struct trace_hist_table windows; /* key: thread */
 };
 
-/* Start counting (a failure leaves t->why, and the expectation skipped with it). */
-void check_trace_begin(struct check_trace *t);
+/* Start counting for @scenario (a failure leaves t->why: the expectation is skipped with it). */
+void check_trace_begin(struct check_trace *t, const char *scenario);
 /* Read the counts and remove the instance. */
 void check_trace_collect(struct check_trace *t);
 void check_trace_free(struct check_trace *t);

@@ -10,6 +10,7 @@
 
 #include "model/metrics.h"
 #include "model/plan.h"
+#include "ple/host_params.h"
 
 #define SCENARIO_NAME_LEN    64
 #define SCENARIO_MAX_METRICS 8
@@ -49,6 +50,10 @@ struct scenario {
 	const struct metric *metrics[SCENARIO_MAX_METRICS]; /* judged against the baseline */
 	unsigned nr_metrics;
 	bool metrics_given; /* else the check's --metric */
+	/* host PLE parameters set for this scenario's runs (a sweep point), the originals back
+	 * after */
+	struct ple_setting params[PLE_MAX_PARAMS];
+	unsigned nr_params;
 	struct run_plan *plan;
 };
 

@@ -165,6 +165,35 @@ class CheckResults(unittest.TestCase):
         self.assertIn("no manifest (L1 did not finish)", p.stdout)
         self.assertIn("not ok 4 - step doctor exits 0: rc=never ended", p.stdout)
 
+    SUITE = ("[pause]\noptions = --relax pause\nexpect = progress, ftrace-counts\n"
+             "[window-1024]\nparams = ple_window=1024  # a sweep point\n"
+             "[window-16384]\nparams = ple_window=16384\n")
+    PARAMS = "ple_gap=128\nple_window=4096\nple_window_grow=2\n"
+
+    def swept_gate(self, log, after=PARAMS, kvm="halt_poll_ns set=12345 after=12345\n"):
+        return ("gate", 0, {"gate.txt": "7 passed\n", "ple.cfg": self.SUITE, "modprobe.log": log,
+                            "params-before.txt": self.PARAMS, "params-after.txt": after,
+                            "kvm-params.txt": kvm})
+
+    def test_the_suites_sweep_points_reload_kvm_intel_and_restore_it(self):
+        log = ("rmmod kvm_intel\nmodprobe kvm_intel ple_gap=128 ple_window=1024\nrmmod kvm_intel\n"
+               "modprobe kvm_intel ple_gap=128 ple_window=4096\nrmmod kvm_intel\n"
+               "modprobe kvm_intel ple_gap=128 ple_window=16384\nrmmod kvm_intel\n"
+               "modprobe kvm_intel ple_gap=128 ple_window=4096\n")
+        mods = ("modules", 0, {"l1.txt": L1_TXT})
+        p, _ = self.judge({"b": ("gate", console([mods, self.swept_gate(log)]))})
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("kvm_intel reloaded for each ple_window of the suite's params: suite asks "
+                      "['1024', '16384']", p.stdout)
+        # a point the suite names but L1 never loaded, kvm reloaded, parameters left changed: each fails
+        p, _ = self.judge({"b": ("gate", console([mods, self.swept_gate(
+            log.replace("ple_window=16384", "ple_window=8192"), after=self.PARAMS.replace("4096", "1024"),
+            kvm="halt_poll_ns set=12345 after=200000\n")]))})
+        self.assertEqual(p.returncode, 1)
+        for what in ("kvm_intel reloaded for each ple_window", "kvm stayed loaded",
+                     "original kvm_intel parameters back"):
+            self.assertRegex(p.stdout, r"not ok \d+ - gate: " + what)
+
     def test_parameters_other_than_asked_fail(self):
         p, _ = self.judge({"b": ("gate", console([("modules", 0, {"l1.txt": L1_TXT}), self.gate(0, "")]))},
                           modparams="ple_window=16384")

@@ -41,7 +41,8 @@ static const char *const good_suite = "# a comment\n"
 				      "options = --vcpus 4 --pcpus 0 --lock tas\n"
 				      "requires = ple, pv-yield, pv-unhalt\n"
 				      "min_cpus = 1\n"
-				      "expect = stalls, no-ple-exits, halts\n"
+				      "expect = stalls, no-ple-exits, halts, ftrace-counts\n"
+				      "params = ple_window=1024, ple_gap = 64\n"
 				      "metrics = none\n";
 
 START_TEST(test_suite_parse)
@@ -72,7 +73,14 @@ START_TEST(test_suite_parse)
 	ck_assert_uint_eq(b->requires, (1u << REQUIRE_PLE) | (1u << REQUIRE_PV_YIELD) |
 					   (1u << REQUIRE_PV_UNHALT));
 	ck_assert_uint_eq(b->expects, (1u << EXPECT_STALLS) | (1u << EXPECT_NO_PLE_EXITS) |
-					  (1u << EXPECT_HALTS));
+					  (1u << EXPECT_HALTS) | (1u << EXPECT_FTRACE_COUNTS));
+	/* a sweep point: the host parameters its runs are under */
+	ck_assert_uint_eq(a->nr_params, 0);
+	ck_assert_uint_eq(b->nr_params, 2);
+	ck_assert_str_eq(b->params[0].name, "ple_window");
+	ck_assert_str_eq(b->params[0].value, "1024");
+	ck_assert_str_eq(b->params[1].name, "ple_gap");
+	ck_assert_str_eq(b->params[1].value, "64");
 	ck_assert_uint_eq(b->min_cpus, 1);
 	ck_assert_int_eq(b->plan->locks[0], PLERIG_LOCK_TAS);
 	suite_free(&s);
@@ -104,6 +112,10 @@ static const struct {
     {"[a]\njust words\n", "t.cfg:2: expected KEY = VALUE or [NAME]"},
     {"[a]\n[defaults]\n", "t.cfg:2: [defaults] comes first"},
     {"# nothing\n", "t.cfg: no scenario"},
+    {"[a]\nparams = ple_window\n", "t.cfg:2: params: 'ple_window' is not NAME=VALUE"},
+    {"[a]\nparams = colour=red\n", "t.cfg:2: params: colour is not a PLE parameter"},
+    {"[a]\nparams = ple_window=big\n", "t.cfg:2: params: ple_window=big: not a decimal"},
+    {"[a]\nparams = ple_gap=1, ple_gap=2\n", "t.cfg:2: params: ple_gap given twice"},
 };
 
 START_TEST(test_suite_errors)
