@@ -98,6 +98,47 @@ class UnpackKernel(unittest.TestCase):
         self.assertIn("not an x86-64 ELF kernel", p.stderr)
 
 
+class KernelUnderTest(unittest.TestCase):
+    """scripts/ple-test refuses a kernel it cannot test before Bochs, and
+    before it installs anything (exit 2, the reason and the fix)."""
+
+    def ple_test(self, modules_tree):
+        with tempfile.TemporaryDirectory() as d:
+            build = os.path.join(d, "build")
+            os.makedirs(os.path.join(build, "images"))
+            for f in ("plerig", "images/plerig-guest.elf"):
+                with open(os.path.join(build, f), "w") as out:
+                    out.write("#!/bin/sh\n")
+                os.chmod(os.path.join(build, f), 0o755)
+            image = bytearray(bzimage(b"\0" * 64))
+            struct.pack_into("<H", image, 0x20e, 0x300)  # kernel_version, from 0x200
+            image[0x500:0x520] = b"6.1.0-test (nobody) #1\0".ljust(32, b"\0")
+            kernel = os.path.join(d, "bzImage")
+            with open(kernel, "wb") as f:
+                f.write(image)
+            mods = os.path.join(d, "mods")
+            for path in modules_tree:
+                os.makedirs(os.path.join(mods, path))
+            env = dict(os.environ, KERNEL=kernel, MODULES=mods, PLE_TEST_DIR=os.path.join(d, "work"),
+                       PLE_TEST_CACHE=os.path.join(d, "cache"))
+            return subprocess.run([os.path.join(ROOT, "scripts/ple-test"), build], env=env,
+                                  capture_output=True, text=True, timeout=60)
+
+    def test_modules_without_kvm_intel_are_refused(self):
+        p = self.ple_test(["lib/modules/6.1.0-test/kernel/fs"])
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("kernel 6.1.0-test has no kvm_intel: no kvm-intel.ko under", p.stderr)
+        self.assertIn("CONFIG_KVM_INTEL=m", p.stderr)
+
+    def test_modules_of_another_kernel_or_none_are_refused(self):
+        p = self.ple_test(["lib/modules/6.2.0-other"])
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("the modules are not those of kernel 6.1.0-test", p.stderr)
+        p = self.ple_test([])
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("no lib/modules in it", p.stderr)
+
+
 def frame(name, text):
     gz = gzip.compress(text.encode(), mtime=0)
     lines = [f"@@ple file {name} {len(gz)} {hashlib.sha256(gz).hexdigest()}"]
