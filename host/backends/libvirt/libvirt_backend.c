@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,6 +147,58 @@ static void record_qemu(struct lv_run *run, const struct lv_domain *d)
 		run_dir_write(&run->dir, name, tag, strlen(tag), err, sizeof(err));
 }
 
+/* One domain's start, on a thread of its own when there are several. */
+struct start_job {
+	struct lv_domain *d;
+	virConnectPtr conn;
+	bool autodestroy;
+	const char *xml;
+	int rc;
+	char err[ERRBUF_SIZE];
+};
+
+static void *start_one(void *arg)
+{
+	struct start_job *j = arg;
+	j->rc = lv_domain_create(j->d, j->conn, j->autodestroy, j->xml, j->err, sizeof(j->err));
+	return NULL;
+}
+
+/*
+ * Start every VM's domain (paused) at once: most of a start is QEMU's own
+ * and libvirt waiting on it, which overlap. One after the other, N VMs
+ * took N starts. 0, or -1 with the first failure in @err.
+ */
+static int start_all(struct lv_run *run, char **xmls, char *err, size_t errlen)
+{
+	const unsigned n = run->nr_doms;
+	struct start_job *jobs = calloc(n, sizeof(*jobs));
+	pthread_t *threads = calloc(n, sizeof(*threads));
+	bool *threaded = calloc(n, sizeof(*threaded));
+	if (!jobs || !threads || !threaded) {
+		free(jobs), free(threads), free(threaded);
+		return errbuf_printf(err, errlen, "out of memory for %u VMs", n);
+	}
+	for (unsigned i = 0; i < n; i++) {
+		jobs[i] = (struct start_job){.d = &run->doms[i],
+					     .conn = run->b->lc.conn,
+					     .autodestroy = !run->b->lc.embedded,
+					     .xml = xmls[i]};
+		threaded[i] = n > 1 && !pthread_create(&threads[i], NULL, start_one, &jobs[i]);
+		if (!threaded[i])
+			start_one(&jobs[i]);
+	}
+	int rc = 0;
+	for (unsigned i = 0; i < n; i++) {
+		if (threaded[i])
+			pthread_join(threads[i], NULL);
+		if (jobs[i].rc && !rc)
+			rc = errbuf_printf(err, errlen, "%s", jobs[i].err);
+	}
+	free(jobs), free(threads), free(threaded);
+	return rc;
+}
+
 static int create_domains(struct lv_run *run)
 {
 	const struct variant *v = run->v;
@@ -169,7 +222,8 @@ static int create_domains(struct lv_run *run)
 		free(pins);
 		return run_fail(run->r, "out of memory for %u VMs", v->vms);
 	}
-	int rc = 0;
+	char **xmls = calloc(v->vms, sizeof(*xmls));
+	int rc = xmls ? 0 : errbuf_printf(err, sizeof(err), "out of memory for %u VMs", v->vms);
 	run->b->runs++;
 	for (unsigned i = 0; i < v->vms && !rc; i++) {
 		struct lv_domain *d = &run->doms[i];
@@ -206,17 +260,21 @@ static int create_domains(struct lv_run *run)
 		    .serial = run->b->ship ? NULL : d->serial_path,
 		    .owner = owned ? owner : NULL,
 		};
-		char *xml = domain_xml_build(run->b->template_text, &spec, err, sizeof(err));
-		if (xml)
-			rc = record_domain(run, d);
-		rc = xml && !rc ? lv_domain_create(d, run->b->lc.conn, !run->b->lc.embedded, xml,
-						   err, sizeof(err))
-				: -1;
-		free(xml);
-		if (!rc && run->b->ship)
+		xmls[i] = domain_xml_build(run->b->template_text, &spec, err, sizeof(err));
+		rc = xmls[i] ? record_domain(run, d) : -1;
+	}
+	if (!rc)
+		rc = start_all(run, xmls, err, sizeof(err));
+	for (unsigned i = 0; xmls && i < v->vms; i++)
+		free(xmls[i]);
+	free(xmls);
+	for (unsigned i = 0; i < run->nr_doms && !rc; i++) {
+		struct lv_domain *d = &run->doms[i];
+		if (run->b->ship)
 			rc = lv_domain_open_console(d, run->b->lc.conn, err, sizeof(err));
 		if (!rc && run->b->lc.local)
-			rc = lv_domain_find_threads(d, err, sizeof(err));
+			rc = lv_domain_find_threads(d, run->b->lc.embedded ? run->b->lc.root : NULL,
+						    err, sizeof(err));
 		if (!rc && run->b->lc.local)
 			lv_domain_start_reaper(d);
 		if (!rc && d->qemu_pid > 0)

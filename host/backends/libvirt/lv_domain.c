@@ -83,10 +83,33 @@ static pid_t find_qemu(const char *name)
 	return pid;
 }
 
-int lv_domain_find_threads(struct lv_domain *d, char *err, size_t errlen)
+/*
+ * The pid in the embedded driver's pid file of domain @name, if that
+ * process runs it: two small reads where a /proc scan reads two files
+ * of every process. 0 otherwise.
+ */
+static pid_t pid_from_file(const char *root, const char *name)
+{
+	char path[PATH_MAX + 128], err[ERRBUF_SIZE], pid_s[24];
+	unsigned char *text;
+	size_t len;
+	if (!root ||
+	    snprintf(path, sizeof(path), "%s/run/qemu/%s.pid", root, name) >= (int)sizeof(path) ||
+	    read_whole_file(path, 32, &text, &len, err, sizeof(err)))
+		return 0;
+	snprintf(pid_s, sizeof(pid_s), "%.*s", (int)len, (const char *)text);
+	free(text);
+	const long pid = strtol(pid_s, NULL, 10);
+	snprintf(pid_s, sizeof(pid_s), "%ld", pid);
+	return pid > 0 && runs_domain(pid_s, name) ? (pid_t)pid : 0;
+}
+
+int lv_domain_find_threads(struct lv_domain *d, const char *root, char *err, size_t errlen)
 {
 	char path[64];
-	d->qemu_pid = find_qemu(d->name);
+	d->qemu_pid = pid_from_file(root, d->name);
+	if (d->qemu_pid <= 0)
+		d->qemu_pid = find_qemu(d->name);
 	if (d->qemu_pid <= 0)
 		return errbuf_printf(
 		    err, errlen,

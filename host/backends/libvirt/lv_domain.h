@@ -44,9 +44,10 @@ int lv_domain_create(struct lv_domain *d, virConnectPtr conn, bool autodestroy, 
 /*
  * Local QEMU only: its process (the one whose -name is guest=NAME) and its
  * vCPU threads ("CPU N/KVM", "CPU N/TCG"), from /proc: no QEMU monitor
- * command, which would taint the domain. 0, or -1 with @err.
+ * command, which would taint the domain. With @root, the embedded driver's
+ * root, its pid file says which process first. 0, or -1 with @err.
  */
-int lv_domain_find_threads(struct lv_domain *d, char *err, size_t errlen);
+int lv_domain_find_threads(struct lv_domain *d, const char *root, char *err, size_t errlen);
 /*
  * With the embedded driver, QEMU daemonizes and is re-parented to us (a
  * child subreaper, see libvirt_backend.c): reap it the moment it exits,
