@@ -27,6 +27,12 @@
 _Static_assert(PLERIG_FRAME_REPORT_MAX <= REPORT_SIZE, "the report must fit its window");
 
 static const union fw_cfg_name config_name = {.c = PLERIG_FW_CFG_CONFIG};
+/*
+ * The config as fw_cfg holds it: its bytes, or (libvirt's inline entry,
+ * a string, which a remote run uses instead of uploading a file) each
+ * byte as two hex digits, high first.
+ */
+static uint8_t config_file[2 * sizeof(struct plerig_config)];
 
 /* Written by vCPU 0 at ring 0, before any other vCPU runs. */
 static int booted_alone;
@@ -129,16 +135,47 @@ static void pv_from_cpuid(struct plerig_config *c)
 		c->flags |= PLERIG_CONFIG_PV_UNHALT;
 }
 
+static int hex_digit(uint8_t c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/*
+ * config_file's @size bytes into @c, decoded if hex (a remote run's: some
+ * thousand emulated instructions, where a volume upload would cost round
+ * trips to the host); 0 on a character that is not hex.
+ */
+static int config_from_file(struct plerig_config *c, uint32_t size)
+{
+	uint8_t *out = (uint8_t *)c;
+	if (size == sizeof(*c)) { /* one rep movsb: one emulated instruction */
+		const void *src = config_file;
+		uint64_t n = sizeof(*c);
+		__asm__ volatile("rep movsb" : "+D"(out), "+S"(src), "+c"(n) : : "memory");
+		return 1;
+	}
+	for (uint32_t i = 0; i < sizeof(*c); i++) {
+		const int hi = hex_digit(config_file[2 * i]),
+			  lo = hex_digit(config_file[2 * i + 1]);
+		if (hi < 0 || lo < 0)
+			return 0;
+		out[i] = (uint8_t)(hi << 4 | lo);
+	}
+	return 1;
+}
+
 void standalone_boot(struct plerig_shared *sh, int (*valid)(unsigned vcpu))
 {
 	uint32_t size = 0;
 	booted_alone = 1;
 	entry_tsc = rdtsc();
-	int rc = fw_cfg_read_file(&config_name, &sh->config, sizeof(sh->config), &size);
+	int rc = fw_cfg_read_file(&config_name, config_file, sizeof(config_file), &size);
 	if (rc)
 		standalone_bad_config(sh, (uint32_t)rc);
-	if (size != sizeof(sh->config))
+	if (size != sizeof(sh->config) && size != sizeof(config_file))
 		standalone_bad_config(sh, PLERIG_CONFIG_ERR_SIZE);
+	if (!config_from_file(&sh->config, size))
+		standalone_bad_config(sh, PLERIG_CONFIG_ERR_INVALID);
 	if (!valid(0))
 		standalone_bad_config(sh, PLERIG_CONFIG_ERR_INVALID);
 	const uint32_t both = PLERIG_CONFIG_SELF_TIMED | PLERIG_CONFIG_SERIAL_RESULTS;

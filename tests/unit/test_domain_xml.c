@@ -131,6 +131,24 @@ START_TEST(ple_off_is_qemus_cpu_pm_option)
 }
 END_TEST
 
+START_TEST(the_config_is_a_file_or_inline_hex)
+{
+	char err[256];
+	struct domain_spec s = spec("a", "/k");
+	s.config = "/r/c'.bin";
+	char *xml = domain_xml_build("@CONFIG_ENTRY@", &s, err, sizeof(err));
+	ck_assert_msg(xml, "%s", err);
+	ck_assert_str_eq(xml, "<entry name='opt/org.plerig/config' file='/r/c&apos;.bin'/>");
+	free(xml);
+	s.config = NULL;
+	s.config_hex = "00ff10";
+	xml = domain_xml_build("@CONFIG_ENTRY@", &s, err, sizeof(err));
+	ck_assert_msg(xml, "%s", err);
+	ck_assert_str_eq(xml, "<entry name='opt/org.plerig/config'>00ff10</entry>");
+	free(xml);
+}
+END_TEST
+
 START_TEST(unknown_and_unterminated_fields_are_errors)
 {
 	char err[256];
@@ -182,6 +200,7 @@ int main(void)
 	tcase_add_test(tc, tcg_and_floating_vcpus);
 	tcase_add_test(tc, pv_unhalt_is_libvirts_pvspinlock_switch);
 	tcase_add_test(tc, ple_off_is_qemus_cpu_pm_option);
+	tcase_add_test(tc, the_config_is_a_file_or_inline_hex);
 	tcase_add_test(tc, unknown_and_unterminated_fields_are_errors);
 	tcase_add_test(tc, control_characters_cannot_be_represented);
 	tcase_add_test(tc, the_shipped_template_fills_completely);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "backends/libvirt/domain_xml.h"
 
+#include "plerig/frame.h"
+
 #include "util/cpulist.h"
 
 #include <stdint.h>
@@ -144,8 +146,19 @@ static int append_field(struct text *t, const char *key, size_t len, const struc
 	else if (IS("KERNEL"))
 		append_escaped(t, d->kernel);
 	else if (IS("CONFIG"))
-		append_escaped(t, d->config);
-	else if (IS("EMULATOR")) {
+		append_escaped(t, d->config ? d->config : "");
+	else if (IS("CONFIG_ENTRY")) {
+		append(t, "<entry name='" PLERIG_FW_CFG_CONFIG "'");
+		if (d->config_hex) {
+			append(t, ">");
+			append(t, d->config_hex);
+			append(t, "</entry>");
+		} else {
+			append(t, " file='");
+			append_escaped(t, d->config ? d->config : "");
+			append(t, "'/>");
+		}
+	} else if (IS("EMULATOR")) {
 		if (d->emulator) {
 			append(t, "<emulator>");
 			append_escaped(t, d->emulator);

@@ -29,7 +29,9 @@ struct domain_spec {
 	const char *emulator; /* the QEMU binary, or NULL for libvirt's default */
 	const char *kernel;   /* the guest image */
 	const char *config;   /* the fw_cfg config file */
-	const char *serial;   /* the serial log, or NULL: a pty, read as the console stream */
+	/* or the config inline, its bytes in hex (the guest decodes it): no file at all */
+	const char *config_hex;
+	const char *serial; /* the serial log, or NULL: a pty, read as the console stream */
 	const char
 	    *owner; /* the <metadata> element naming plerig's run (domain_owner.h), or NULL */
 };

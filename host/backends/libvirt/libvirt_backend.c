@@ -207,7 +207,14 @@ static int create_domains(struct lv_run *run)
 	make_config(run, &cfg);
 	lv_pv_config(&cfg, v, &run->b->pv_host, run->r);
 	run->cfg = cfg;
-	if (run->b->ship) {
+	char config_hex[2 * sizeof(cfg) + 1] = "";
+	const bool inline_config = run->b->ship && !strstr(run->b->template_text, "@CONFIG@");
+	if (inline_config) {
+		/* in the domain XML: no volume to upload and delete, round trips to that host */
+		for (size_t i = 0; i < sizeof(cfg); i++)
+			snprintf(config_hex + 2 * i, 3, "%02x", ((const unsigned char *)&cfg)[i]);
+		config[0] = '\0';
+	} else if (run->b->ship) {
 		snprintf(run->config_vol, sizeof(run->config_vol), "config-%u.bin",
 			 run->b->runs + 1);
 		if (lv_pool_upload(&run->b->pool, run->config_vol, &cfg, sizeof(cfg), config,
@@ -257,6 +264,7 @@ static int create_domains(struct lv_run *run)
 		    .emulator = run->b->emulator,
 		    .kernel = run->b->ship ? run->b->guest_remote : run->b->guest_path,
 		    .config = config,
+		    .config_hex = inline_config ? config_hex : NULL,
 		    .serial = run->b->ship ? NULL : d->serial_path,
 		    .owner = owned ? owner : NULL,
 		};
