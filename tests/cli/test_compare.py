@@ -397,6 +397,27 @@ class Compare(unittest.TestCase):
         self.assert_status(r, 0)
         self.assertIn("untestable", r.stdout)
 
+    def test_unmeasured_figures_are_missing_not_zero(self):
+        # runs with no acquisition in their interval have no wait (null with the
+        # reason, as plerig run writes them): compare leaves them out of the
+        # wait metrics, so 0 ns never reads as 100 % better, and judges acq/s
+        base = document(variant("pause", acq=TIGHT))
+        new = copy.deepcopy(base)
+        for r in new["variants"][0]["runs"]:
+            for m in ("wait_p50_ns", "wait_p99_ns", "wait_max_ns", "wait_mean_ns"):
+                r["summary"][m] = None
+            r["summary"]["wait_unavailable"] = "no acquisition in the measured interval"
+        refresh_stats(new["variants"][0])
+        assert_valid(self, new)
+        r = self.compare(base, new, "--json", "-", "--metric",
+                         "acq_per_s,wait_p50_ns,wait_p99_ns,wait_max_ns")
+        self.assert_status(r, 0)
+        rows = {m["metric"]: m for v in json.loads(r.stdout)["variants"] for m in v["metrics"]}
+        for m in ("wait_p50_ns", "wait_p99_ns", "wait_max_ns"):
+            self.assertEqual(rows[m]["verdict"], "untestable", m)
+            self.assertEqual(rows[m]["new"]["n"], 0, m)
+        self.assertEqual(rows["acq_per_s"]["verdict"], "no significant change")
+
     def test_new_failures_are_a_regression(self):
         base = document(variant("pause"))
         new = document(variant("pause", failed=(1, 3)))
