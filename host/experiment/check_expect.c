@@ -442,6 +442,10 @@ int check_judge_expectations(struct check_ctx *k, const struct scenario *s,
 			rc = check_result_add(
 			    k->out, s->name, name, CHECK_PASS, "held in %u runs; %s%s%s", j.judged,
 			    pass, j.skip_why[0] ? "; not judged in some: " : "", j.skip_why);
+			/* what could not be judged is said in the summary too, not only in TAP */
+			if (!rc && j.skip_why[0])
+				check_result_brief(k->out, "held; not judged in some: %s",
+						   j.skip_why);
 		}
 		if (rc)
 			return -1;

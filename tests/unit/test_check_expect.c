@@ -107,6 +107,8 @@ START_TEST(test_slow_fair_queue_is_not_a_starved_vcpu)
 	assert_case(c, CHECK_PASS, "not judged in some");
 	ck_assert_ptr_nonnull(strstr(c->text, "vCPU 1 of VM 0 made 0 acquisitions in the measured "
 					      "intervals of 6 runs (12 outside them"));
+	/* and in the one-screen summary, not only in TAP and JUnit */
+	ck_assert_ptr_nonnull(strstr(c->brief, "not judged in some: "));
 }
 END_TEST
 
