@@ -6,7 +6,6 @@
  */
 #include "commands/check_host.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +14,7 @@
 #include "model/connect_list.h"
 #include "model/outcome.h"
 #include "output/tap_junit.h"
+#include "util/at_once.h"
 #include "util/errbuf.h"
 #include "util/interrupt.h"
 #include "util/strfmt.h"
@@ -29,8 +29,6 @@ struct host_job {
 	int status;
 	char *summary; /* what its summary printed, joined at the end */
 	size_t summary_len;
-	pthread_t thread;
-	bool started;
 };
 
 static void *identify(void *arg)
@@ -61,18 +59,6 @@ static void *check_one(void *arg)
 			: check_result_status(&j->res);
 	verdicts_summary_print(j->h.summary, &j->res);
 	return NULL;
-}
-
-/* @fn on every job, each on a thread of its own (in this one where none can start). */
-static void each_at_once(struct host_job *jobs, unsigned n, void *(*fn)(void *))
-{
-	for (unsigned i = 0; i < n; i++)
-		jobs[i].started = pthread_create(&jobs[i].thread, NULL, fn, &jobs[i]) == 0;
-	for (unsigned i = 0; i < n; i++)
-		if (jobs[i].started)
-			pthread_join(jobs[i].thread, NULL);
-		else
-			fn(&jobs[i]);
 }
 
 /* Job @j's --report results after the others', and its summary where the caller's goes. */
@@ -107,7 +93,7 @@ int check_fleet(const struct check_options *o, const struct host_check *proto,
 		jobs[i].o = o;
 		jobs[i].uri = connect_list_uri(&list, i);
 	}
-	each_at_once(jobs, list.nr, identify);
+	at_once(jobs, sizeof(jobs[0]), list.nr, identify);
 	for (unsigned i = 0; i < list.nr; i++)
 		hosts[i] = jobs[i].host;
 	run_hosts_label(hosts, list.nr);
@@ -128,7 +114,7 @@ int check_fleet(const struct check_options *o, const struct host_check *proto,
 		}
 	}
 	if (status == EXIT_OK)
-		each_at_once(jobs, list.nr, check_one);
+		at_once(jobs, sizeof(jobs[0]), list.nr, check_one);
 	for (unsigned i = 0; i < list.nr; i++) {
 		struct host_job *j = &jobs[i];
 		fclose(j->h.summary);

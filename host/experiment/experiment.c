@@ -26,6 +26,7 @@
 #include "model/connect_list.h"
 #include "output/results_table.h"
 #include "output/units.h"
+#include "util/at_once.h"
 #include "util/clock.h"
 #include "util/cpulist.h"
 #include "util/errbuf.h"
@@ -43,8 +44,6 @@ struct host_run {
 	struct backend *backends[BACKEND_COUNT];
 	bool remote;	       /* its identity is another machine's: its CPUs size the defaults */
 	unsigned first, count; /* its variants in the engine's list */
-	pthread_t thread;
-	bool started;
 };
 
 struct engine {
@@ -154,14 +153,7 @@ static int open_hosts(struct engine *e, char *err, size_t errlen)
 		if (open_host(&e->hosts[0], err, errlen))
 			return -1;
 	} else {
-		for (unsigned i = 0; i < e->nr_hosts; i++)
-			e->hosts[i].started = pthread_create(&e->hosts[i].thread, NULL,
-							     open_host_thread, &e->hosts[i]) == 0;
-		for (unsigned i = 0; i < e->nr_hosts; i++)
-			if (e->hosts[i].started)
-				pthread_join(e->hosts[i].thread, NULL);
-			else
-				open_host_thread(&e->hosts[i]);
+		at_once(e->hosts, sizeof(e->hosts[0]), e->nr_hosts, open_host_thread);
 	}
 	e->rep->host = e->rep->hosts[0].info;
 	outcome_label_hosts(e->rep);
@@ -387,6 +379,9 @@ static int run_host(struct engine *e, unsigned h)
 static void *run_host_thread(void *arg)
 {
 	struct host_run *h = arg;
+	/* a host that was not reached has its failed rows already */
+	if (h->e->rep->hosts[h->index].error[0])
+		return NULL;
 	return run_host(h->e, h->index) ? h : NULL;
 }
 
@@ -403,20 +398,7 @@ static int run_all(struct engine *e)
 	if (e->nr_hosts == 1)
 		return run_host(e, 0);
 	/* each host its own schedule, all at once: they share no CPU with each other */
-	int rc = 0;
-	for (unsigned h = 0; h < e->nr_hosts; h++)
-		e->hosts[h].started =
-		    !e->rep->hosts[h].error[0] &&
-		    pthread_create(&e->hosts[h].thread, NULL, run_host_thread, &e->hosts[h]) == 0;
-	for (unsigned h = 0; h < e->nr_hosts; h++) {
-		void *failed = NULL;
-		if (e->hosts[h].started)
-			pthread_join(e->hosts[h].thread, &failed);
-		else if (!e->rep->hosts[h].error[0])
-			failed = run_host_thread(&e->hosts[h]);
-		rc |= failed ? -1 : 0;
-	}
-	return rc;
+	return at_once(e->hosts, sizeof(e->hosts[0]), e->nr_hosts, run_host_thread) ? -1 : 0;
 }
 
 static int summarise(struct engine *e)

@@ -94,6 +94,20 @@ class OutputPathsChecked(Base):
         r = plerig("compare", "--json", self.dir, "/nonexistent/a.json", "/nonexistent/b.json")
         self.assert_usage(r, "--json", self.dir)
 
+    def test_connect_lists_are_checked_before_anything(self):
+        # a sweep sets this machine's parameters: another host would not see them
+        r = plerig("sweep", "--param", "ple_gap=0,128", "--", "--backend", "libvirt",
+                   "--connect", "qemu+ssh://root@hostA/system")
+        self.assert_usage(r, "--connect names another host", "each host")
+        # several hosts run libvirt only; a list has no empty item, no host twice
+        for connect, why in (("embedded,qemu:///system", "several hosts"),
+                             ("qemu:///system,,embedded", "empty URI"),
+                             ("embedded,embedded", "named twice")):
+            r = plerig("run", "--backend", "kvm,libvirt", "--connect", connect)
+            self.assert_usage(r, "--connect", why)
+        r = plerig("check", "--connect", "a,,b")
+        self.assert_usage(r, "--connect", "empty URI")
+
     def test_report_is_checked_before_running(self):
         """A sweep would change host parameters first, a run measure for nothing."""
         # no timing asserted: a run that got to its first VM would end 1 (no KVM

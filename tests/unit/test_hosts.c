@@ -16,6 +16,7 @@
 #include "model/outcome.h"
 #include "model/plan.h"
 #include "support/check_main.h"
+#include "util/at_once.h"
 #include "support/fixtures.h"
 
 static struct connect_list list;
@@ -248,6 +249,24 @@ START_TEST(a_hosts_baseline_key_has_its_name)
 }
 END_TEST
 
+static void *mark(void *arg)
+{
+	int *item = arg;
+	*item += 10;
+	return *item % 2 ? item : NULL; /* odd items "fail" */
+}
+
+/* Every item's work done once, the failures counted. */
+START_TEST(each_item_at_once)
+{
+	int items[5] = {0, 1, 2, 3, 4};
+	ck_assert_uint_eq(at_once(items, sizeof(items[0]), 5, mark), 2);
+	for (int i = 0; i < 5; i++)
+		ck_assert_int_eq(items[i], i + 10);
+	ck_assert_uint_eq(at_once(items, sizeof(items[0]), 0, mark), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("hosts");
@@ -261,6 +280,7 @@ int main(void)
 	tcase_add_test(tc, comparisons_stay_on_their_host);
 	tcase_add_test(tc, a_host_elsewhere_gets_its_own_cpus);
 	tcase_add_test(tc, a_hosts_baseline_key_has_its_name);
+	tcase_add_test(tc, each_item_at_once);
 	suite_add_tcase(s, tc);
 	return check_run(s, CK_FORK_GETENV);
 }

@@ -191,3 +191,35 @@ class RemoteHost:
         left = self.processes()
         if left:
             raise RuntimeError(f"processes of the test's libvirt host survived: {left}")
+
+
+def main(test_file, plerig, prefix, started):
+    """The main() of a unittest file that needs a RemoteHost: 77 with the
+    reason where one cannot run; else the host started with plerig's build,
+    its sources and TMPDIR hidden from the daemon (as on another machine),
+    @started(host, cache) before the tests (cache: a short directory of the
+    test's own: QEMU's monitor socket lies under the embedded driver's root),
+    and everything stopped and removed after them."""
+    import sys
+    import tempfile
+    import unittest
+    why = skip_reason()
+    if why:
+        print(f"SKIP: {why}")
+        return 77
+    base = tempfile.mkdtemp(prefix=prefix)
+    cache = os.path.join(base, "c")
+    os.makedirs(cache)
+    source = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(test_file))))
+    hide = sorted({os.path.dirname(plerig), source, tempfile.gettempdir()})
+    host = RemoteHost(os.path.join(base, "host"), hide=hide)
+    try:
+        host.start()
+        started(host, cache)
+        prog = unittest.main(module="__main__", argv=[sys.argv[0]] + sys.argv[2:], exit=False,
+                             verbosity=2)
+        ok = prog.result.wasSuccessful()
+    finally:
+        host.stop()
+        shutil.rmtree(base, ignore_errors=True)
+    return 0 if ok else 1

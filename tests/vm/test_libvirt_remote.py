@@ -266,29 +266,10 @@ class LibvirtRemote(unittest.TestCase):
         self.assertEqual(os.listdir(self.tmp), [])
 
 
-def main():
+def started(host, cache):
     global HOST, CACHE
-    why = remote_libvirt_host.skip_reason()
-    if why:
-        print(f"SKIP: {why}")
-        return 77
-    # short: QEMU's monitor socket lies under the embedded driver's root
-    base = tempfile.mkdtemp(prefix="plr-")
-    CACHE = os.path.join(base, "c")
-    os.makedirs(CACHE)
-    # none of plerig's files where the daemon runs: its build, its sources, TMPDIR
-    source = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    hide = sorted({os.path.dirname(PLERIG), source, tempfile.gettempdir()})
-    HOST = remote_libvirt_host.RemoteHost(os.path.join(base, "host"), hide=hide)
-    try:
-        HOST.start()
-        prog = unittest.main(argv=[sys.argv[0]] + sys.argv[2:], exit=False, verbosity=2)
-        ok = prog.result.wasSuccessful()
-    finally:
-        HOST.stop()
-        shutil.rmtree(base, ignore_errors=True)
-    return 0 if ok else 1
+    HOST, CACHE = host, cache
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(remote_libvirt_host.main(__file__, PLERIG, "plr-", started))

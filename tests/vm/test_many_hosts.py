@@ -43,7 +43,9 @@ expect = progress
 class Hosts(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="plerig-hosts-")
-        self.env = dict(os.environ, TMPDIR=self.tmp)
+        # check has no --cache-dir: the embedded driver's root below the test's own
+        # cache, not the ~/.cache/plerig another plerig on this machine may hold
+        self.env = dict(os.environ, TMPDIR=self.tmp, XDG_CACHE_HOME=CACHE)
 
     def tearDown(self):
         self.assertEqual(HOST.domains(), [], "a domain outlived the run")
@@ -151,8 +153,10 @@ class Hosts(unittest.TestCase):
         dead = (f"qemu+ssh://root@127.0.0.1:{remote_libvirt_host.free_port()}/system"
                 f"?keyfile={HOST.key}&no_verify=1")
         junit = os.path.join(CACHE, "hosts.xml")
+        html = os.path.join(CACHE, "hosts.html")
         p = self.plerig("check", "--suite", suite, "--connect", f"{hosts},{dead}",
-                        "--baselines", store, "--tap", tap, "--junit", junit)
+                        "--baselines", store, "--tap", tap, "--junit", junit,
+                        "--report", html)
         # the third host could not be reached: the worst of the three
         self.assertEqual(p.returncode, 1, p.stderr + p.stdout)
         with open(tap) as f:
@@ -183,31 +187,21 @@ class Hosts(unittest.TestCase):
         self.assertEqual(len(names), 3, names)
         self.assertEqual(sum(n.endswith("/uncontended") for n in names), 2, names)
         self.assertEqual(sum(n.endswith("/host") for n in names), 1, names)
+        # --report: the two hosts that ran, side by side, and a section per host
+        with open(html) as f:
+            page = f.read()
+        os.unlink(html)
+        self.assertIn("Hosts side by side", page)
+        labels = sorted(n.split("/")[0] for n in names if n.endswith("/uncontended"))
+        for label in labels:
+            self.assertIn(f"Results: uncontended on {label}", page)
         self.assertNotIn(HOST.key, text + p.stderr + p.stdout)
 
 
-def main():
+def started(host, cache):
     global HOST, CACHE
-    why = remote_libvirt_host.skip_reason()
-    if why:
-        print(f"SKIP: {why}")
-        return 77
-    # short: QEMU's monitor socket lies under the embedded driver's root
-    base = tempfile.mkdtemp(prefix="plh-")
-    CACHE = os.path.join(base, "c")
-    os.makedirs(CACHE)
-    source = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    hide = sorted({os.path.dirname(PLERIG), source, tempfile.gettempdir()})
-    HOST = remote_libvirt_host.RemoteHost(os.path.join(base, "host"), hide=hide)
-    try:
-        HOST.start()
-        prog = unittest.main(argv=[sys.argv[0]] + sys.argv[2:], exit=False, verbosity=2)
-        ok = prog.result.wasSuccessful()
-    finally:
-        HOST.stop()
-        shutil.rmtree(base, ignore_errors=True)
-    return 0 if ok else 1
+    HOST, CACHE = host, cache
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(remote_libvirt_host.main(__file__, PLERIG, "plh-", started))
