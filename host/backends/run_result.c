@@ -100,7 +100,9 @@ static void foreign_load(const struct interval_snapshots *s, struct variant_resu
 	}
 	const double busy = (double)(s->load_after.busy_ns - s->load_before.busy_ns);
 	r->foreign_cpu_ns = busy > vcpu_ns ? busy - vcpu_ns : 0.0;
-	r->foreign_nr_cpus = s->load_after.nr_cpus;
+	/* of the CPUs' time between these two readings, which may be longer than the
+	 * guest's interval (libvirt reads around it): a share of that never passes 1 */
+	r->foreign_capacity_ns = (double)(s->load_after.total_ns - s->load_before.total_ns);
 }
 
 void interval_snapshots_delta(const struct interval_snapshots *s, struct variant_result *r)

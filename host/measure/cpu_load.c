@@ -10,8 +10,11 @@
 
 #include "util/errbuf.h"
 
-/* The busy ticks of one "cpuN user nice system idle iowait irq softirq steal ..." line. */
-static int busy_ticks(const char *line, uint64_t *out)
+/*
+ * The busy ticks of one "cpuN user nice system idle iowait irq softirq steal
+ * ..." line, and all its ticks (idle and iowait too): the CPU's elapsed time.
+ */
+static int line_ticks(const char *line, uint64_t *busy, uint64_t *total)
 {
 	unsigned long long f[8] = {0};
 	int got = sscanf(line, "%*s %llu %llu %llu %llu %llu %llu %llu %llu", &f[0], &f[1], &f[2],
@@ -19,7 +22,8 @@ static int busy_ticks(const char *line, uint64_t *out)
 	if (got < 4)
 		return -1;
 	/* user nice system irq softirq steal; guest time is inside user and nice */
-	*out = f[0] + f[1] + f[2] + f[5] + f[6] + f[7];
+	*busy = f[0] + f[1] + f[2] + f[5] + f[6] + f[7];
+	*total = *busy + f[3] + f[4];
 	return 0;
 }
 
@@ -29,7 +33,7 @@ int cpu_load_parse(const char *text, const unsigned *cpus, unsigned n, uint64_t 
 	memset(out, 0, sizeof(*out));
 	if (!user_hz)
 		return errbuf_printf(err, errlen, "/proc/stat: no clock tick rate");
-	uint64_t ticks = 0;
+	uint64_t ticks = 0, all = 0;
 	for (unsigned i = 0; i < n; i++) {
 		char key[24];
 		snprintf(key, sizeof(key), "cpu%u ", cpus[i]);
@@ -42,15 +46,17 @@ int cpu_load_parse(const char *text, const unsigned *cpus, unsigned n, uint64_t 
 		if (!line)
 			return errbuf_printf(err, errlen, "/proc/stat has no line for CPU %u",
 					     cpus[i]);
-		uint64_t t;
-		if (busy_ticks(line, &t))
+		uint64_t t, a;
+		if (line_ticks(line, &t, &a))
 			return errbuf_printf(err, errlen,
 					     "/proc/stat: CPU %u's line does not parse", cpus[i]);
 		ticks += t;
+		all += a;
 	}
 	out->valid = true;
 	out->nr_cpus = n;
 	out->busy_ns = ticks * (1000000000ull / user_hz);
+	out->total_ns = all * (1000000000ull / user_hz);
 	return 0;
 }
 

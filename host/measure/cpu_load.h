@@ -24,6 +24,8 @@ struct cpu_load {
 	bool valid;
 	unsigned nr_cpus; /* of the set, found in the file */
 	uint64_t busy_ns; /* summed over the set */
+	uint64_t
+	    total_ns; /* busy, idle and iowait: the set's elapsed CPU time, in the same ticks */
 };
 
 /*

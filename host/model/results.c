@@ -252,7 +252,7 @@ void figures_for_variant(const struct variant_result *r, struct figures *out)
 	out->wait_mean_ns = mean(wait_total_ns, out->acquisitions);
 	out->stalled_share = share_of(out->stalled_ns, r->nr_records, r->interval_s);
 	out->run_delay_share = queued_share(out->run_delay_ns, out->run_time_ns);
-	const double capacity_ns = r->interval_s * 1e9 * r->foreign_nr_cpus;
+	const double capacity_ns = r->foreign_capacity_ns;
 	out->foreign_cpu_share =
 	    !r->foreign_why[0] && capacity_ns > 0.0 ? r->foreign_cpu_ns / capacity_ns : NAN;
 	sched_unmeasured(r, out);

@@ -83,11 +83,12 @@ struct variant_result {
 	/*
 	 * The foreign load: CPU time other work took on the variant's host
 	 * CPUs in the measured interval (their busy time less the vCPU
-	 * threads' run time, measure/cpu_load.h), and how many CPUs that is
-	 * of. foreign_why says why it was not measured ("" when it was).
+	 * threads' run time, measure/cpu_load.h), and the CPUs' whole time
+	 * between the same two readings, what it is a share of. foreign_why
+	 * says why it was not measured ("" when it was).
 	 */
 	double foreign_cpu_ns;
-	unsigned foreign_nr_cpus;
+	double foreign_capacity_ns;
 	char foreign_why[160];
 };
 

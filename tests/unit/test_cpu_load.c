@@ -30,6 +30,9 @@ START_TEST(busy_is_everything_but_idle_and_iowait)
 	ck_assert_uint_eq(l.nr_cpus, 1);
 	/* 44955 + 1106 + 6281 + 0 + 69 + 36 ticks of 10 ms; guest time is inside user */
 	ck_assert_uint_eq(l.busy_ns, (44955ull + 1106 + 6281 + 69 + 36) * 10000000ull);
+	/* and all of its time, idle and iowait too */
+	ck_assert_uint_eq(l.total_ns,
+			  (44955ull + 1106 + 6281 + 15127 + 356 + 0 + 69 + 36) * 10000000ull);
 }
 END_TEST
 
@@ -78,8 +81,8 @@ START_TEST(the_share_is_of_the_cpus_time_and_nan_with_a_reason)
 	struct variant_result r = {0};
 	struct figures f;
 	r.interval_s = 2.0;
-	r.foreign_nr_cpus = 2;
-	r.foreign_cpu_ns = 1e9; /* 1 s of 4 CPU-seconds */
+	r.foreign_capacity_ns = 4e9; /* 2 CPUs between the readings */
+	r.foreign_cpu_ns = 1e9;	     /* 1 s of 4 CPU-seconds */
 	figures_for_variant(&r, &f);
 	ck_assert_double_eq_tol(f.foreign_cpu_share, 0.25, 1e-12);
 	strcpy(r.foreign_why, "not measured: QEMU runs on another host");
@@ -101,10 +104,38 @@ static void foreign_of(uint64_t run1_ns, uint64_t run0_ns, struct variant_result
 	after[0].sched.run_ns = run0_ns;
 	after[1].sched.run_ns = run1_ns;
 	s.load_before = (struct cpu_load){.valid = true, .nr_cpus = 1, .busy_ns = 0};
-	s.load_after = (struct cpu_load){.valid = true, .nr_cpus = 1, .busy_ns = 900000000};
+	s.load_after = (struct cpu_load){
+	    .valid = true, .nr_cpus = 1, .busy_ns = 900000000, .total_ns = 1000000000};
 	interval_snapshots_delta(&s, r);
 	r->records = NULL;
 }
+
+/*
+ * A busy CPU read around a 0.2 s interval by readings 0.27 s apart (libvirt
+ * reads around the guest's interval): all of it foreign is a share of 1, not
+ * 1.35 (which a baseline then refused: 'out of range (0 to 1)').
+ */
+START_TEST(the_share_is_of_the_time_between_the_readings)
+{
+	struct counter_snapshot before[1] = {0}, after[1] = {0};
+	struct interval_snapshots s = {.before = before, .after = after};
+	struct vcpu_record recs[1] = {0};
+	struct variant_result r = {0};
+	struct figures f;
+	r.records = recs;
+	r.nr_records = 1;
+	r.interval_s = 0.2;
+	after[0].sched.run_ns = 1; /* the vCPU got next to nothing */
+	s.load_before = (struct cpu_load){.valid = true, .nr_cpus = 1};
+	s.load_after = (struct cpu_load){
+	    .valid = true, .nr_cpus = 1, .busy_ns = 270000000, .total_ns = 270000000};
+	interval_snapshots_delta(&s, &r);
+	figures_for_variant(&r, &f);
+	r.records = NULL;
+	ck_assert_double_le(f.foreign_cpu_share, 1.0);
+	ck_assert_double_gt(f.foreign_cpu_share, 0.99);
+}
+END_TEST
 
 START_TEST(a_starved_thread_is_a_figure_no_run_time_at_all_is_not)
 {
@@ -128,6 +159,7 @@ static Suite *cpu_load_suite(void)
 	tcase_add_test(tc, the_real_file_reads);
 	tcase_add_test(tc, the_share_is_of_the_cpus_time_and_nan_with_a_reason);
 	tcase_add_test(tc, a_starved_thread_is_a_figure_no_run_time_at_all_is_not);
+	tcase_add_test(tc, the_share_is_of_the_time_between_the_readings);
 	suite_add_tcase(s, tc);
 	return s;
 }
