@@ -92,8 +92,11 @@ int cmd_run(int argc, char **argv, const char *guest_path)
 		comparison_table_print(tables, &rep);
 	}
 	status = write_outputs(&plan, &rep);
-	if (!plan.quiet && plan.repeat == 1)
+	if (!plan.quiet && plan.repeat == 1) {
+		if (rep.nr_hosts > 1)
+			results_table_host_legend(stderr);
 		results_table_legend(stderr);
+	}
 	int s = experiment_status(&rep);
 	if (rep.interrupted) {
 		unsigned done = 0;

@@ -158,6 +158,13 @@ void results_table_legend(FILE *f)
 		fprintf(f, "  %-10s %s\n", columns[c].head, columns[c].legend);
 }
 
+void results_table_host_legend(FILE *f)
+{
+	fprintf(f, "  %-10s %s\n", "host",
+		"the machine the variant ran on (--connect LIST): its name, or name(N) where two "
+		"share one; the JSON's hosts has each one's identity");
+}
+
 void results_table_host(FILE *f, const char *host)
 {
 	/* outcome labels are up to 63 bytes; most host names fit in 16 */

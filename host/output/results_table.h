@@ -15,5 +15,7 @@ void results_table_legend(FILE *f);
 /* The first column of a run on several hosts (--connect LIST): "host" in the header, then each
  * row's. */
 void results_table_host(FILE *f, const char *host);
+/* What that column is, for the legend. */
+void results_table_host_legend(FILE *f);
 
 #endif

@@ -27,14 +27,17 @@ static const char *format_value(const struct metric *m, double v, char *buf, siz
 	return units_count(v, buf, len);
 }
 
-static void variant_title(const struct variant *v, char *buf, size_t len)
+/* "hostA: kvm ticket/pause ...": the host first where the outcome has several. */
+static void variant_title(const struct outcome *rep, const struct variant *v, char *buf, size_t len)
 {
 	char cpus[64];
 	cpulist_format(v->pcpus, v->nr_pcpus, cpus, sizeof(cpus));
 	char poll[48];
-	snprintf(buf, len, "%s %s/%s ring %s PLE %s%s %ux%u on %s", backend_name(v->backend),
-		 lock_name(v->lock), relax_name(v->relax), ring_name(v->ring), ple_name(v->ple),
-		 halt_poll_label(v, poll, sizeof(poll)), v->vms, v->vcpus, cpus);
+	const char *host = outcome_host_label(rep, v);
+	snprintf(buf, len, "%s%s%s %s/%s ring %s PLE %s%s %ux%u on %s", host, *host ? ": " : "",
+		 backend_name(v->backend), lock_name(v->lock), relax_name(v->relax),
+		 ring_name(v->ring), ple_name(v->ple), halt_poll_label(v, poll, sizeof(poll)),
+		 v->vms, v->vcpus, cpus);
 }
 
 /* A relative stddev in %, 5 characters wide however large: 12.34, 123.4, 1234 */
@@ -49,11 +52,11 @@ void stats_table_print(FILE *f, const struct outcome *rep)
 {
 	for (unsigned i = 0; i < rep->nr_series; i++) {
 		const struct series *s = &rep->series[i];
-		char title[160];
+		char title[240];
 		unsigned ok = 0;
 		for (unsigned r = 0; r < s->nr_runs; r++)
 			ok += s->runs[r].ok;
-		variant_title(&s->variant, title, sizeof(title));
+		variant_title(rep, &s->variant, title, sizeof(title));
 		fprintf(f, "\n %s  (%u of %u runs ok)\n", title, ok, s->nr_runs);
 		for (unsigned m = 0; s->stats && m < nr_metrics; m++) {
 			const struct sample_stats *st = &s->stats[m];
@@ -91,12 +94,14 @@ void stats_table_print(FILE *f, const struct outcome *rep)
 	}
 }
 
-static void short_title(const struct variant *v, char *buf, size_t len)
+static void short_title(const struct outcome *rep, const struct variant *v, char *buf, size_t len)
 {
 	char poll[48];
-	snprintf(buf, len, "%s %s/%s%s%s %ux%u", backend_name(v->backend), lock_name(v->lock),
-		 relax_name(v->relax), v->ple == PLE_OFF ? " ple-off" : "",
-		 halt_poll_label(v, poll, sizeof(poll)), v->vms, v->vcpus);
+	const char *host = outcome_host_label(rep, v);
+	snprintf(buf, len, "%s%s%s %s/%s%s%s %ux%u", host, *host ? ": " : "",
+		 backend_name(v->backend), lock_name(v->lock), relax_name(v->relax),
+		 v->ple == PLE_OFF ? " ple-off" : "", halt_poll_label(v, poll, sizeof(poll)),
+		 v->vms, v->vcpus);
 }
 
 /* delta, p and CI as text, as @j judged them: of the paired test where there is one */
@@ -134,12 +139,12 @@ void comparison_table_print(FILE *f, const struct outcome *rep)
 	for (unsigned i = 0; i < rep->nr_comparisons; i++) {
 		const struct comparison *c = &rep->comparisons[i];
 		const struct metric *m = c->metric;
-		char cand[48], base[48], bv[UNITS_BUF_SIZE], cv[UNITS_BUF_SIZE], ci[48], p[48],
+		char cand[128], base[128], bv[UNITS_BUF_SIZE], cv[UNITS_BUF_SIZE], ci[48], p[48],
 		    delta[48];
 		if (c->base.n == 0 || c->cand.n == 0 || !m->headline)
 			continue;
-		short_title(&rep->series[c->candidate].variant, cand, sizeof(cand));
-		short_title(&rep->series[c->baseline].variant, base, sizeof(base));
+		short_title(rep, &rep->series[c->candidate].variant, cand, sizeof(cand));
+		short_title(rep, &rep->series[c->baseline].variant, base, sizeof(base));
 		struct judgement j;
 		comparison_judge(c, 0.0, &j);
 		test_cells(c, &j, delta, p, ci, sizeof(delta));
