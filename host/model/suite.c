@@ -13,6 +13,8 @@ static const char *const expectation_names[EXPECT_COUNT] = {
     [EXPECT_DIRECTED_YIELDS] = "directed-yields",
     [EXPECT_HALTS] = "halts",
     [EXPECT_FTRACE_COUNTS] = "ftrace-counts",
+    [EXPECT_HALT_STATS] = "halt-stats",
+    [EXPECT_PV_FEWER_PLE_EXITS] = "pv-fewer-ple-exits",
 };
 
 static const char *const requirement_names[REQUIRE_COUNT] = {

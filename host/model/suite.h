@@ -26,6 +26,8 @@ enum expectation {
 	EXPECT_DIRECTED_YIELDS, /* directed_yield_attempted > 0 */
 	EXPECT_HALTS,		/* lock pvqspin halted and was kicked: halts, kicks > 0 */
 	EXPECT_FTRACE_COUNTS,	/* each vCPU's exits, PAUSE-loop exits, window updates = ftrace's */
+	EXPECT_HALT_STATS,	/* KVM's halt_exits, halt_wakeup agree with the guest's */
+	EXPECT_PV_FEWER_PLE_EXITS, /* pvqspin's PLE exits/acq well below ticket's */
 	EXPECT_COUNT
 };
 
