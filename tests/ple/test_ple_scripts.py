@@ -241,6 +241,35 @@ class CheckResults(unittest.TestCase):
         self.assertEqual(p.returncode, 1)
         self.assertIn("not ok 3 - kvm_intel loads with the parameters asked", p.stdout)
 
+    def pvqspin_trace(self, kicked_apics):
+        """pvqspin-trace's files for 4 vCPUs: 3 kicks to each APIC ID, KVM's
+        APIC accepting (and kvm_irq_delivery_to_apic returning 1) for @kicked_apics."""
+        vcpus = [{"vcpu": i, "tid": 100 + i} for i in range(4)]
+        run = {"ok": True, "summary": {"halt_path": {"halts": 10, "kicks_sent": 10, "kicks_received": 10}},
+               "vm_results": [{"vcpus": vcpus}]}
+        lines = [f"hypercall {100 + (a + 1) % 4} {a} 3" for a in range(4)]
+        lines += [f"accept {a} 768 3" for a in kicked_apics]
+        lines += [f"deliver_ret 1 {3 * len(kicked_apics)}"]
+        if len(kicked_apics) < 4:
+            lines += [f"deliver_ret 0 {3 * (4 - len(kicked_apics))}"]
+        lines += [f"hlt_exit {100 + a} 3" for a in range(4)] + [f"wakeup {100 + a} 1 1 3" for a in range(4)]
+        return ("pvqspin-trace", 0, {"pvqspin.json": json.dumps({"variants": [{"runs": [run]}]}),
+                                     "pvqspin-trace.txt": "\n".join(lines + ["lost: 0"]) + "\n"})
+
+    def test_pvqspin_kicks_that_reach_every_apic_pass(self):
+        p, _ = self.judge({"a": ("pvqspin-trace", console([("modules", 0, {"l1.txt": L1_TXT}),
+                                                           self.pvqspin_trace([0, 1, 2, 3])]))})
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertRegex(p.stdout, r"ok \d+ - pvqspin \(traced\): every KVM_HC_KICK_CPU reached")
+
+    def test_a_kick_to_the_last_vcpu_that_reached_nobody_fails(self):
+        # the bug: KVM's APIC map lacked the last vCPU created (APIC ID 3)
+        p, _ = self.judge({"a": ("pvqspin-trace", console([("modules", 0, {"l1.txt": L1_TXT}),
+                                                           self.pvqspin_trace([0, 1, 2])]))})
+        self.assertEqual(p.returncode, 1)
+        self.assertRegex(p.stdout, r"not ok \d+ - pvqspin \(traced\): every KVM_HC_KICK_CPU .*"
+                                   r"returned \{1: 9, 0: 3\}")
+
     def test_a_corrupt_frame_is_caught(self):
         text = re.sub(r"@@ple file l1.txt (\d+)", lambda m: f"@@ple file l1.txt {int(m.group(1)) + 1}",
                       console([("modules", 0, {"l1.txt": L1_TXT}), self.gate(0, "")]))
