@@ -70,8 +70,8 @@ static void pv_unhalt_offer(struct run *run, struct plerig_config *cfg)
 			 "ran as test-and-set: KVM does not offer KVM_FEATURE_PV_UNHALT");
 	else if (!strcmp(run->kb->sys.module, "kvm_pvm"))
 		snprintf(r->pv_why, sizeof(r->pv_why),
-			 "ran as test-and-set: under PVM (kvm_pvm) the guest's hypercall does not "
-			 "reach KVM_HC_KICK_CPU (tried: the first halted vCPU was never woken)");
+			 "ran as test-and-set: under PVM (kvm_pvm) KVM_HC_KICK_CPU does not wake "
+			 "the halted vCPU (tried: it returned 0 and the vCPU stayed halted)");
 	if (r->pv_why[0])
 		return;
 	cfg->flags |= PLERIG_CONFIG_PV_UNHALT;
