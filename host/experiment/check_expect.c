@@ -324,9 +324,11 @@ static void judge_halt_stats(const struct variant_result *r, unsigned run, const
 }
 
 /* PAUSE-loop exits per acquisition over a series' ok runs; false where not countable. */
-static bool ple_exits_per_acq(const struct series *se, double *out, const char **why)
+static bool ple_exits_per_acq(const struct series *se, double *out, unsigned *runs,
+			      const char **why)
 {
 	uint64_t exits = 0, acq = 0;
+	*runs = 0;
 	*why = "no ok run";
 	for (unsigned r = 0; r < se->nr_runs; r++) {
 		struct figures f;
@@ -345,6 +347,7 @@ static bool ple_exits_per_acq(const struct series *se, double *out, const char *
 		}
 		exits += f.pause_loop_exits;
 		acq += f.acquisitions;
+		++*runs;
 	}
 	if (!acq) {
 		*why = "no acquisition in the measured intervals";
@@ -366,6 +369,7 @@ static void judge_pv_ple_exits(const struct outcome *rep, struct judging *j)
 {
 	const struct series *ticket = NULL, *pv = NULL;
 	double t, p;
+	unsigned ticket_runs, pv_runs;
 	const char *why;
 	for (unsigned i = 0; i < rep->nr_series; i++) {
 		const struct series *se = &rep->series[i];
@@ -380,7 +384,8 @@ static void judge_pv_ple_exits(const struct outcome *rep, struct judging *j)
 		    "needs a ticket and a pvqspin variant in the scenario (--lock ticket,pvqspin)");
 		return;
 	}
-	if (!ple_exits_per_acq(ticket, &t, &why) || !ple_exits_per_acq(pv, &p, &why)) {
+	if (!ple_exits_per_acq(ticket, &t, &ticket_runs, &why) ||
+	    !ple_exits_per_acq(pv, &p, &pv_runs, &why)) {
 		snprintf(j->skip_why, sizeof(j->skip_why), "%s", why);
 		return;
 	}
@@ -389,7 +394,7 @@ static void judge_pv_ple_exits(const struct outcome *rep, struct judging *j)
 			 "the ticket lock made no PAUSE-loop exit: nothing to be below");
 		return;
 	}
-	j->judged++;
+	j->judged += ticket_runs + pv_runs;
 	snprintf(j->figures, sizeof(j->figures),
 		 "PAUSE-loop exits per acquisition: pvqspin %.3g, ticket %.3g (%.1f %%)", p, t,
 		 100.0 * p / t);
@@ -545,10 +550,17 @@ static void describe_pass(enum expectation e, const struct outcome *rep, char *b
 			case EXPECT_HALTS: {
 				struct halt_path h;
 				halt_path_for_variant(res, &h);
-				snprintf(buf, len,
-					 "e.g. %" PRIu64 " halts, %" PRIu64 " kicks sent, %" PRIu64
-					 " received",
-					 h.halts, h.kicks_sent, h.kicks_received);
+				if (!h.valid) /* a ticket run beside pvqspin: no halt path */
+					continue;
+				snprintf(
+				    buf, len,
+				    "e.g. %" PRIu64 " halts, %" PRIu64 " kicks sent, %" PRIu64
+				    " received, kick to running p50 %s p99 %s",
+				    h.halts, h.kicks_sent, h.kicks_received,
+				    h.kicks_timed ? units_duration_ns_2sig(h.kick_p50_ns, a, 32)
+						  : "n/a (no kick)",
+				    h.kicks_timed ? units_duration_ns_2sig(h.kick_p99_ns, b, 32)
+						  : "n/a (no kick)");
 				return;
 			}
 			case EXPECT_HALT_STATS: {

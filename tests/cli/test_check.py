@@ -139,7 +139,8 @@ class Check(unittest.TestCase):
     def test_default_suite_parses(self):
         r = plerig("check", "--suite", DEFAULT_SUITE, "--list")
         self.assertEqual(r.returncode, 0, r.stderr)
-        for name in ("uncontended", "overcommit-ticket", "ple-exits", "ple-off", "pv-yield"):
+        for name in ("uncontended", "overcommit-ticket", "ple-exits", "ple-off", "pv-yield",
+                     "pvqspin"):
             self.assertIn(name, r.stdout)
 
     def test_unknown_machine_has_no_baseline(self):
