@@ -175,7 +175,8 @@ static int set_value(const char *where, struct section *sec, enum suite_key key,
 	}
 	case KEY_REQUIRES:
 		return parse_names(where, key_names[key], value, requirement_by_name,
-				   "ple, hw-virt, pv-yield, pv-unhalt", &s->requires, err, errlen);
+				   "ple, hw-virt, pv-yield, pv-unhalt, halt-poll", &s->requires,
+				   err, errlen);
 	case KEY_EXPECT:
 		return parse_names(where, key_names[key], value, expectation_by_name,
 				   "progress, no-stalls, stalls, ple-exits, no-ple-exits, "

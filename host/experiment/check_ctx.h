@@ -37,8 +37,9 @@ struct check_ctx {
 	bool kvm_ok;
 	char kvm_why[256];
 	bool pv_yield;
-	bool pv_unhalt;		  /* lock pvqspin halts and kicks on the kvm backend here */
-	bool moved;		  /* check --connect: the scenario being run kept a backend there */
+	bool pv_unhalt; /* lock pvqspin halts and kicks on the kvm backend here */
+	bool halt_poll; /* KVM_CAP_HALT_POLL: --halt-poll other than host runs on kvm here */
+	bool moved;	/* check --connect: the scenario being run kept a backend there */
 	struct check_trace trace; /* the scenario's ftrace counts (expect = ftrace-counts) */
 	uint64_t t0;
 	/*

@@ -89,10 +89,20 @@ static const char *skip_reason(const struct check_ctx *k, const struct scenario 
 		return buf;
 	}
 	if (k->c->on_host && s->requires & ((1u << REQUIRE_PV_YIELD) | (1u << REQUIRE_PV_UNHALT))) {
-		snprintf(buf, len, "needs %s: the libvirt backend does not give the guest %s",
+		/* pv-unhalt: the guest's CPUID tells only once it ran, and on a remote PVM host
+		 * (which plerig cannot tell) a halted vCPU would never be woken */
+		snprintf(buf, len, "needs %s: %s",
 			 s->requires & (1u << REQUIRE_PV_YIELD) ? "pv-yield" : "pv-unhalt",
-			 s->requires & (1u << REQUIRE_PV_YIELD) ? "the directed yield hypercall"
-								: "kvm-pv-unhalt");
+			 s->requires & (1u << REQUIRE_PV_YIELD)
+			     ? "the libvirt backend does not give the guest the directed yield "
+			       "hypercall"
+			     : "on a libvirt host only the guest's CPUID tells, after the run");
+		return buf;
+	}
+	if (s->requires & (1u << REQUIRE_HALT_POLL) && (k->c->on_host || !k->halt_poll)) {
+		snprintf(buf, len, "needs halt-poll: %s",
+			 k->c->on_host ? "neither libvirt nor QEMU sets halt polling per domain"
+				       : "KVM here has no KVM_CAP_HALT_POLL (Linux >= 5.19)");
 		return buf;
 	}
 	if (s->requires & (1u << REQUIRE_PV_YIELD) && !k->pv_yield) {
@@ -330,6 +340,7 @@ static void probe_kvm(struct check_ctx *k)
 		      kvm_feature_supported(&sys, KVM_FEATURE_PV_SCHED_YIELD);
 	k->pv_unhalt =
 	    strcmp(sys.module, "kvm_pvm") && kvm_feature_supported(&sys, KVM_FEATURE_PV_UNHALT);
+	k->halt_poll = kvm_halt_poll_per_vm(&sys);
 	kvm_system_close(&sys);
 }
 

@@ -32,6 +32,11 @@ bool kvm_feature_supported(const struct kvm_system *s, unsigned bit)
 	return false;
 }
 
+bool kvm_halt_poll_per_vm(const struct kvm_system *s)
+{
+	return ioctl(s->fd, KVM_CHECK_EXTENSION, KVM_CAP_HALT_POLL) > 0;
+}
+
 const char *kvm_detect_module(void)
 {
 	static const char *const modules[] = {"kvm_intel", "kvm_amd", "kvm_pvm"};

@@ -26,6 +26,8 @@ void kvm_system_close(struct kvm_system *s);
 #define KVM_FEATURE_PV_UNHALT	   7
 #define KVM_FEATURE_PV_SCHED_YIELD 13
 bool kvm_feature_supported(const struct kvm_system *s, unsigned bit);
+/* KVM sets halt polling per VM (KVM_CAP_HALT_POLL, Linux >= 5.19). */
+bool kvm_halt_poll_per_vm(const struct kvm_system *s);
 
 /* Which module drives KVM here, from /sys/module. */
 const char *kvm_detect_module(void);

@@ -22,6 +22,7 @@ static const char *const requirement_names[REQUIRE_COUNT] = {
     [REQUIRE_HW_VIRT] = "hw-virt",
     [REQUIRE_PV_YIELD] = "pv-yield",
     [REQUIRE_PV_UNHALT] = "pv-unhalt",
+    [REQUIRE_HALT_POLL] = "halt-poll",
 };
 
 static int index_of(const char *const *names, int n, const char *name)

@@ -37,6 +37,7 @@ enum requirement {
 	REQUIRE_HW_VIRT,   /* VMX/SVM: guest ring 0 native (not PVM) */
 	REQUIRE_PV_YIELD,  /* KVM offers KVM_FEATURE_PV_SCHED_YIELD and the hypercall reaches it */
 	REQUIRE_PV_UNHALT, /* KVM offers KVM_FEATURE_PV_UNHALT and the hypercall reaches it */
+	REQUIRE_HALT_POLL, /* KVM sets halt polling per VM (KVM_CAP_HALT_POLL): --halt-poll N */
 	REQUIRE_COUNT
 };
 

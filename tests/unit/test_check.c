@@ -39,7 +39,7 @@ static const char *const good_suite = "# a comment\n"
 				      "\n"
 				      "[over]\n"
 				      "options = --vcpus 4 --pcpus 0 --lock tas\n"
-				      "requires = ple, pv-yield, pv-unhalt\n"
+				      "requires = ple, pv-yield, pv-unhalt, halt-poll\n"
 				      "min_cpus = 1\n"
 				      "expect = stalls, no-ple-exits, halts, ftrace-counts\n"
 				      "params = ple_window=1024, ple_gap = 64\n"
@@ -71,7 +71,7 @@ START_TEST(test_suite_parse)
 	ck_assert_uint_eq(b->nr_metrics, 0);
 	ck_assert(b->metrics_given);
 	ck_assert_uint_eq(b->requires, (1u << REQUIRE_PLE) | (1u << REQUIRE_PV_YIELD) |
-					   (1u << REQUIRE_PV_UNHALT));
+					   (1u << REQUIRE_PV_UNHALT) | (1u << REQUIRE_HALT_POLL));
 	ck_assert_uint_eq(b->expects, (1u << EXPECT_STALLS) | (1u << EXPECT_NO_PLE_EXITS) |
 					  (1u << EXPECT_HALTS) | (1u << EXPECT_FTRACE_COUNTS));
 	/* a sweep point: the host parameters its runs are under */

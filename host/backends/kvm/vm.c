@@ -121,7 +121,7 @@ int kvm_vm_disable_pause_exits(struct kvm_vm *vm, const struct kvm_system *sys, 
 static int set_halt_poll(struct kvm_vm *vm, const struct kvm_system *sys, int64_t ns, char *err,
 			 size_t errlen)
 {
-	if (ioctl(sys->fd, KVM_CHECK_EXTENSION, KVM_CAP_HALT_POLL) <= 0)
+	if (!kvm_halt_poll_per_vm(sys))
 		return errbuf_errno(err, errlen, -EOPNOTSUPP,
 				    "--halt-poll %lld: this KVM cannot set halt polling per VM (no "
 				    "KVM_CAP_HALT_POLL: needs Linux >= 5.19); use --halt-poll host",
