@@ -233,17 +233,19 @@ static int run_scenario(struct check_ctx *k, const struct scenario *s)
 			rc = -1;
 			goto out;
 		}
-		skip = set_params(s, session, why, sizeof(why));
+		/* the parameters are this host's: a scenario run elsewhere cannot have them */
+		skip = k->moved ? "its params are set on this host, and it runs on another"
+				: set_params(s, session, why, sizeof(why));
 		if (skip) {
 			rc = skip_scenario(k, s, skip);
 			if (k->c->progress)
-				fprintf(k->c->progress, "check: %-24s skipped: %s\n", s->name,
-					skip);
+				fprintf(k->c->progress, "check: %s%s%-24s skipped: %s\n", host,
+					*host ? " " : "", s->name, skip);
 			goto out;
 		}
 	}
 	if (s->expects & (1u << EXPECT_FTRACE_COUNTS))
-		check_trace_begin(&k->trace, s->name);
+		check_trace_begin(&k->trace, s->name, k->moved);
 	for (unsigned round = 0;; round++) {
 		if (experiment_run(plan, plan->guest_path ? plan->guest_path : k->c->guest_path,
 				   s->options, &out, &rep, err, sizeof(err))) {

@@ -11,10 +11,15 @@
 
 enum { HIST_EXITS, HIST_WINDOWS };
 
-void check_trace_begin(struct check_trace *t, const char *scenario)
+void check_trace_begin(struct check_trace *t, const char *scenario, bool elsewhere)
 {
 	char tracefs[PATH_MAX], name[128], err[ERRBUF_SIZE];
 	memset(t, 0, sizeof(*t));
+	if (elsewhere) {
+		errbuf_printf(t->why, sizeof(t->why),
+			      "it runs on another host: ftrace here counts this host's vCPUs only");
+		return;
+	}
 	/* a name of its own per scenario: one left behind does not stop the next */
 	snprintf(name, sizeof(name), "plerig-check-%d-%s", (int)getpid(), scenario);
 	if (tracefs_locate(tracefs, sizeof(tracefs), NULL, 0, err, sizeof(err)) ||

@@ -25,8 +25,11 @@ struct check_trace {
 	struct trace_hist_table windows; /* key: thread */
 };
 
-/* Start counting for @scenario (a failure leaves t->why: the expectation is skipped with it). */
-void check_trace_begin(struct check_trace *t, const char *scenario);
+/*
+ * Start counting for @scenario (a failure leaves t->why: the expectation is
+ * skipped with it); not where it runs on another host (@elsewhere).
+ */
+void check_trace_begin(struct check_trace *t, const char *scenario, bool elsewhere);
 /* Read the counts and remove the instance. */
 void check_trace_collect(struct check_trace *t);
 void check_trace_free(struct check_trace *t);

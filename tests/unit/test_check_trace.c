@@ -143,6 +143,14 @@ START_TEST(test_judge)
 	setup_run();
 	ck_assert_int_eq(check_trace_judge_run(&t, &run, detail, sizeof(detail)), TRACE_UNJUDGED);
 	ck_assert_str_eq(detail, "no ftrace histograms here: EACCES");
+
+	/* a scenario run on another host (check --connect): this host's ftrace cannot count it */
+	check_trace_begin(&t, "pause", true);
+	ck_assert(!t.active);
+	check_trace_collect(&t);
+	ck_assert_int_eq(check_trace_judge_run(&t, &run, detail, sizeof(detail)), TRACE_UNJUDGED);
+	ck_assert_ptr_nonnull(strstr(detail, "runs on another host"));
+	check_trace_free(&t);
 }
 END_TEST
 
