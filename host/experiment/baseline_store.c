@@ -555,7 +555,8 @@ int baseline_store_prepare(const char *dir, char *err, size_t errlen)
 	int dfd = open_store(dir);
 	if (dfd < 0)
 		return errbuf_printf(err, errlen, "baseline store '%s': %s", dir, strerror(errno));
-	snprintf(probe, sizeof(probe), ".plerig-probe.%ld", (long)getpid());
+	/* the thread's id: check --connect prepares the store for every host at once */
+	snprintf(probe, sizeof(probe), ".plerig-probe.%ld", (long)gettid());
 	int fd = openat(dfd, probe, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	int e = errno;
 	if (fd >= 0) {

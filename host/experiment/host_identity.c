@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "experiment/host_identity.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -18,7 +19,10 @@ int host_identity(const char *uri, struct host_info *h, char *err, size_t errlen
 		return 0;
 	}
 	struct lv_connection c;
-	if (lv_connection_open(&c, uri, NULL, err, errlen))
+	char cache[PATH_MAX];
+	/* libvirt's own log goes there, as for a run */
+	if (lv_default_cache_dir(cache, sizeof(cache), err, errlen) ||
+	    lv_connection_open(&c, uri, cache, err, errlen))
 		return -1;
 	int rc = lv_host_info(c.conn, c.shown, h, err, errlen);
 	lv_connection_close(&c);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "experiment/baseline_store.h"
 #include "experiment/comparisons.h"
@@ -267,6 +268,28 @@ START_TEST(each_item_at_once)
 }
 END_TEST
 
+static char store[64];
+
+static void *prepare_often(void *arg)
+{
+	char err[512];
+	for (int i = 0; i < 300; i++)
+		if (baseline_store_prepare(store, err, sizeof(err)))
+			return arg; /* the probe of another host's thread was in the way */
+	return NULL;
+}
+
+/* check --connect prepares the baseline store for every host at once: no probe in another's way. */
+START_TEST(hosts_prepare_one_store_at_once)
+{
+	int items[8] = {0};
+	snprintf(store, sizeof(store), "/tmp/plerig-hosts-test.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(store));
+	ck_assert_uint_eq(at_once(items, sizeof(items[0]), 8, prepare_often), 0);
+	ck_assert_int_eq(rmdir(store), 0); /* no probe left behind */
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("hosts");
@@ -281,6 +304,7 @@ int main(void)
 	tcase_add_test(tc, a_host_elsewhere_gets_its_own_cpus);
 	tcase_add_test(tc, a_hosts_baseline_key_has_its_name);
 	tcase_add_test(tc, each_item_at_once);
+	tcase_add_test(tc, hosts_prepare_one_store_at_once);
 	suite_add_tcase(s, tc);
 	return check_run(s, CK_FORK_GETENV);
 }

@@ -307,7 +307,8 @@ int lv_connection_open(struct lv_connection *c, const char *uri, const char *cac
 	/* libvirt's own log (the embedded driver warns about "security_driver = none" on
 	 * every connect) goes to a file, unless the user asked for it elsewhere */
 	char log[PATH_MAX + 32];
-	if (snprintf(log, sizeof(log), "3:file:%s/libvirt.log", cache_dir) < (int)sizeof(log) &&
+	if (cache_dir &&
+	    snprintf(log, sizeof(log), "3:file:%s/libvirt.log", cache_dir) < (int)sizeof(log) &&
 	    !mkdir_p(cache_dir, err, errlen))
 		setenv("LIBVIRT_LOG_OUTPUTS", log, 0);
 	uri_redact(c->uri, c->shown, sizeof(c->shown));
