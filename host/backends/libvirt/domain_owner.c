@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backends/libvirt/connection.h"
 #include "backends/libvirt/orphans.h"
 #include "backends/libvirt/remote_pool.h"
 
@@ -55,6 +56,16 @@ bool domain_owner_is_orphan(const char *xml, const char *host)
 	return !orphans_process_runs(pid, start);
 }
 
+/* Destroy (and undefine, were it persistent) @dom: NULL, or what libvirt said. */
+static const char *remove_domain(virDomainPtr dom)
+{
+	if (virDomainIsActive(dom) == 1 && virDomainDestroy(dom))
+		return lv_last_error();
+	if (virDomainIsPersistent(dom) == 1 && virDomainUndefine(dom))
+		return lv_last_error();
+	return NULL;
+}
+
 unsigned domain_owner_sweep(virConnectPtr conn, FILE *say)
 {
 	virDomainPtr *doms = NULL;
@@ -62,22 +73,28 @@ unsigned domain_owner_sweep(virConnectPtr conn, FILE *say)
 	unsigned removed = 0;
 	lv_host_slug(host, sizeof(host));
 	const int n = virConnectListAllDomains(conn, &doms, 0);
+	if (n < 0 && say)
+		fprintf(say, "plerig: cannot list the domains to find a dead plerig's: %s\n",
+			lv_last_error());
 	for (int i = 0; i < n; i++) {
 		/* NULL for every domain without plerig's element: never ours */
 		char *xml =
 		    virDomainGetMetadata(doms[i], VIR_DOMAIN_METADATA_ELEMENT, DOMAIN_OWNER_NS, 0);
 		if (xml && domain_owner_is_orphan(xml, host)) {
 			const char *name = virDomainGetName(doms[i]);
-			if (virDomainIsActive(doms[i]) == 1)
-				virDomainDestroy(doms[i]);
-			if (virDomainIsPersistent(doms[i]) == 1)
-				virDomainUndefine(doms[i]);
-			if (say)
+			const char *why = remove_domain(doms[i]);
+			if (say && why)
+				fprintf(
+				    say,
+				    "plerig: cannot remove domain %s of a plerig that no longer "
+				    "runs (%s): %s\n",
+				    name ? name : "?", xml, why);
+			else if (say)
 				fprintf(say,
 					"plerig: removed domain %s of a plerig that no longer runs "
 					"(%s)\n",
 					name ? name : "?", xml);
-			removed++;
+			removed += !why;
 		}
 		free(xml);
 		virDomainFree(doms[i]);

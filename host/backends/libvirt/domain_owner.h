@@ -32,7 +32,8 @@ bool domain_owner_is_orphan(const char *xml, const char *host);
 
 /*
  * Domains of @conn whose owner is a dead plerig of this machine: destroyed
- * (and undefined, were one persistent), one line on @say each. Returns how many.
+ * (and undefined, were one persistent), one line on @say each, with
+ * libvirt's words where that failed. Returns how many went.
  */
 unsigned domain_owner_sweep(virConnectPtr conn, FILE *say);
 
