@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "experiment/check_trace.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -10,6 +13,44 @@
 #include "util/errbuf.h"
 
 enum { HIST_EXITS, HIST_WINDOWS };
+
+#define INSTANCE_PREFIX "plerig-check-"
+
+static const char *const traced[] = {"kvm/kvm_exit", "kvm/kvm_ple_window_update"};
+
+/*
+ * A check killed while counting (kill -9, a CI job's timeout) left its
+ * instance and its triggers, which would count every exit of every VM
+ * from then on: the instances of plerig checks whose process is gone.
+ * A live one's, and whatever is not named as a check's, stay.
+ */
+void check_trace_sweep(const char *tracefs, FILE *say)
+{
+	char path[PATH_MAX + 16];
+	snprintf(path, sizeof(path), "%s/instances", tracefs);
+	DIR *d = opendir(path);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		int pid, end = 0;
+		if (sscanf(e->d_name, INSTANCE_PREFIX "%d-%n", &pid, &end) != 1 || !end ||
+		    pid <= 0 || pid == getpid() || !kill(pid, 0) || errno != ESRCH)
+			continue;
+		const int rc = trace_hist_remove_left(tracefs, e->d_name, traced,
+						      sizeof(traced) / sizeof(traced[0]));
+		if (rc)
+			fprintf(say,
+				"plerig: cannot remove tracing instance %s of plerig %d, which no "
+				"longer runs: %s\n",
+				e->d_name, pid, strerror(-rc));
+		else
+			fprintf(say,
+				"plerig: removed tracing instance %s of plerig %d, which no longer "
+				"runs\n",
+				e->d_name, pid);
+	}
+	if (d)
+		closedir(d);
+}
 
 void check_trace_begin(struct check_trace *t, const char *scenario, bool elsewhere)
 {
@@ -21,9 +62,11 @@ void check_trace_begin(struct check_trace *t, const char *scenario, bool elsewhe
 		return;
 	}
 	/* a name of its own per scenario: one left behind does not stop the next */
-	snprintf(name, sizeof(name), "plerig-check-%d-%s", (int)getpid(), scenario);
-	if (tracefs_locate(tracefs, sizeof(tracefs), NULL, 0, err, sizeof(err)) ||
-	    trace_hist_begin(&t->hist, tracefs, name, err, sizeof(err)) ||
+	snprintf(name, sizeof(name), INSTANCE_PREFIX "%d-%s", (int)getpid(), scenario);
+	const int located = tracefs_locate(tracefs, sizeof(tracefs), NULL, 0, err, sizeof(err));
+	if (!located)
+		check_trace_sweep(tracefs, stderr);
+	if (located || trace_hist_begin(&t->hist, tracefs, name, err, sizeof(err)) ||
 	    trace_hist_add(&t->hist, "kvm", "kvm_exit", "common_pid,exit_reason", err,
 			   sizeof(err)) ||
 	    trace_hist_add(&t->hist, "kvm", "kvm_ple_window_update", "common_pid", err,

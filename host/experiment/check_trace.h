@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "measure/trace_hist.h"
 #include "model/results.h"
@@ -25,11 +26,15 @@ struct check_trace {
 	struct trace_hist_table windows; /* key: thread */
 };
 
+/* Remove the tracing instances of killed checks under @tracefs, a line on @say each. */
+void check_trace_sweep(const char *tracefs, FILE *say);
+
 /*
  * Start counting for @scenario (a failure leaves t->why: the expectation is
  * skipped with it); not where it runs on another host (@elsewhere).
  */
 void check_trace_begin(struct check_trace *t, const char *scenario, bool elsewhere);
+
 /* Read the counts and remove the instance. */
 void check_trace_collect(struct check_trace *t);
 void check_trace_free(struct check_trace *t);

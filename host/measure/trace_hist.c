@@ -92,6 +92,35 @@ void trace_hist_end(struct trace_hist *h)
 	h->nr = 0;
 }
 
+/* Remove each "hist:..." line of trigger file @path, as the kernel lists them. */
+static void remove_hist_triggers(const char *path)
+{
+	char text[4096], undo[1024];
+	const ssize_t n = text_file_read(path, text, sizeof(text));
+	for (char *line = text, *next; n > 0 && *line; line = next) {
+		const size_t len = strcspn(line, "\n");
+		next = line + len + (line[len] == '\n');
+		line[len] = '\0';
+		char *active = strstr(line, " [active]");
+		if (active)
+			*active = '\0';
+		if (!strncmp(line, "hist:", 5) && !pathf(undo, sizeof(undo), "!%s", line))
+			(void)text_file_write(path, undo);
+	}
+}
+
+int trace_hist_remove_left(const char *tracefs, const char *name, const char *const *events,
+			   unsigned nr_events)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 256];
+	if (pathf(dir, sizeof(dir), "%s/instances/%s", tracefs, name))
+		return -ENAMETOOLONG;
+	for (unsigned i = 0; i < nr_events; i++)
+		if (!pathf(path, sizeof(path), "%s/events/%s/trigger", dir, events[i]))
+			remove_hist_triggers(path);
+	return rmdir(dir) ? -errno : 0;
+}
+
 static int add_entry(struct trace_hist_table *t, const struct trace_hist_entry *e)
 {
 	if (t->n == t->cap) {

@@ -53,6 +53,13 @@ int trace_hist_read(const struct trace_hist *h, unsigned i, struct trace_hist_ta
 		    size_t errlen);
 /* Remove the triggers and the instance; harmless when there is none. */
 void trace_hist_end(struct trace_hist *h);
+/*
+ * Remove instance @name of @tracefs that a killed process left behind:
+ * every hist trigger on its @events ("system/event") first, as read from
+ * their trigger files, then the instance. 0, or -errno of the removal.
+ */
+int trace_hist_remove_left(const char *tracefs, const char *name, const char *const *events,
+			   unsigned nr_events);
 
 /*
  * Parse a hist file ("{ common_pid: 12, exit_reason: 40 } hitcount: 7"

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "experiment/check_trace.h"
@@ -179,6 +180,92 @@ START_TEST(test_instance)
 }
 END_TEST
 
+/* Make @dir/@rel (and its parents) a directory, or a file holding @text. */
+static void make(const char *dir, const char *rel, const char *text)
+{
+	char path[512], cmd[600];
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", path);
+	if (text)
+		*strrchr(cmd, '/') = '\0', strcat(cmd, "'");
+	ck_assert_int_eq(system(cmd), 0);
+	if (text) {
+		FILE *f = fopen(path, "w");
+		ck_assert_ptr_nonnull(f);
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static void read_back(const char *dir, const char *rel, char *out, size_t len)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	FILE *f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	out[fread(out, 1, len - 1, f)] = '\0';
+	fclose(f);
+}
+
+/*
+ * A killed check's instance goes with its triggers (each hist line written
+ * back with '!'); a live plerig's, and one not named as a check's, stay.
+ */
+START_TEST(test_sweep_left)
+{
+	char root[] = "/tmp/plerig-trace-sweep-XXXXXX", rel[128], text[512], *said = NULL;
+	size_t said_len = 0;
+	const char *trigger = "hist:keys=common_pid,exit_reason:vals=hitcount:sort=hitcount:"
+			      "size=8192 [active]\n";
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	const pid_t dead = fork();
+	if (!dead)
+		_exit(0);
+	ck_assert_int_eq(waitpid(dead, NULL, 0), dead);
+	const int live = (int)getppid();
+	snprintf(rel, sizeof(rel), "instances/plerig-check-%d-pause/events/kvm/kvm_exit/trigger",
+		 (int)dead);
+	make(root, rel, trigger);
+	snprintf(rel, sizeof(rel), "instances/plerig-check-%d-nop", (int)dead);
+	make(root, rel, NULL);
+	snprintf(rel, sizeof(rel), "instances/plerig-check-%d-pause/events/kvm/kvm_exit/trigger",
+		 live);
+	make(root, rel, trigger);
+	snprintf(rel, sizeof(rel), "instances/someone-%d", (int)dead);
+	make(root, rel, NULL);
+
+	FILE *say = open_memstream(&said, &said_len);
+	ck_assert_ptr_nonnull(say);
+	check_trace_sweep(root, say);
+	fclose(say);
+
+	snprintf(rel, sizeof(rel), "instances/plerig-check-%d-pause/events/kvm/kvm_exit/trigger",
+		 (int)dead);
+	read_back(root, rel, text, sizeof(text));
+	ck_assert_str_eq(text, "!hist:keys=common_pid,exit_reason:vals=hitcount:sort=hitcount:"
+			       "size=8192");
+	snprintf(rel, sizeof(rel), "%s/instances/plerig-check-%d-nop", root, (int)dead);
+	ck_assert_int_eq(access(rel, F_OK), -1);
+	snprintf(text, sizeof(text), "removed tracing instance plerig-check-%d-nop of plerig %d",
+		 (int)dead, (int)dead);
+	ck_assert_ptr_nonnull(strstr(said, text));
+	/* a fake tree keeps its files: the real tracefs removes them with the instance */
+	snprintf(text, sizeof(text), "cannot remove tracing instance plerig-check-%d-pause",
+		 (int)dead);
+	ck_assert_ptr_nonnull(strstr(said, text));
+	ck_assert_ptr_null(strstr(said, "someone"));
+	snprintf(rel, sizeof(rel), "instances/plerig-check-%d-pause/events/kvm/kvm_exit/trigger",
+		 live);
+	read_back(root, rel, text, sizeof(text));
+	ck_assert_str_eq(text, trigger);
+	snprintf(text, sizeof(text), "plerig-check-%d-", live);
+	ck_assert_ptr_null(strstr(said, text));
+	free(said);
+	snprintf(text, sizeof(text), "rm -rf '%s'", root);
+	ck_assert_int_eq(system(text), 0);
+}
+END_TEST
+
 static Suite *check_trace_suite(void)
 {
 	Suite *s = suite_create("check_trace");
@@ -186,6 +273,7 @@ static Suite *check_trace_suite(void)
 	tcase_add_test(t, test_parse);
 	tcase_add_test(t, test_judge);
 	tcase_add_test(t, test_instance);
+	tcase_add_test(t, test_sweep_left);
 	suite_add_tcase(s, t);
 	return s;
 }
