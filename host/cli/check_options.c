@@ -120,6 +120,9 @@ static void usage(FILE *out)
 	      "Runs a suite of scenarios (plerig run option sets, each with the expectations\n"
 	      "that hold on every correct host) through the experiment engine, and judges\n"
 	      "their figures against this machine's baseline and/or against themselves.\n"
+	      "A scenario whose requirement this host lacks (PLE, hardware virtualisation,\n"
+	      "pv-yield, pv-unhalt, halt polling per VM) is skipped with the reason; --list\n"
+	      "prints each scenario's expectations and requirements.\n"
 	      "\n" VERDICT_RULE_HELP
 	      "A worse figure is a regression, but for a contended variant (more than one\n"
 	      "vCPU) judged against a baseline while other work took more than 5 points\n"

@@ -51,9 +51,10 @@ static const struct opt_entry run_table[] = {
     {.name = "connect",
      .metavar = "LIST",
      PATH(connect_uri),
-     .help = "libvirt URIs, e.g. qemu:///system or qemu+ssh://root@hostA/system,qemu+ssh://"
-	     "root@hostB/system: an axis of hosts, each running the whole matrix in its own "
-	     "schedule, all at once; a host that cannot be reached is a failed row",
+     .help = "--backend libvirt: libvirt URIs, e.g. qemu:///system or qemu+ssh://root@hostA/"
+	     "system,embedded (embedded: plerig's own embedded driver): an axis of hosts, each "
+	     "running the whole matrix in its own schedule, all at once, with its own CPUs as "
+	     "the --pcpus and --vcpus defaults; a host that cannot be reached is a failed row",
      .def = "libvirt's embedded QEMU driver, no daemon, state in --cache-dir"},
     {.name = "accel",
      .metavar = "kvm|tcg",
@@ -82,7 +83,7 @@ static const struct opt_entry run_table[] = {
      .metavar = "CPULIST",
      CUSTOM(parse_pcpus),
      .help = "host CPUs for the vCPU threads, taskset -c syntax like 0-3,8; each must be in "
-	     "this process's affinity mask",
+	     "this process's affinity mask where the VMs run here (another host checks its own)",
      .def = "every CPU in the affinity mask"},
     {.name = "pin",
      .metavar = "each|float",
@@ -93,7 +94,11 @@ static const struct opt_entry run_table[] = {
      .def = "each"},
 
     {HEADING("Lock:")},
-    {.name = "lock", .metavar = "LIST", NAMES(locks, nr_locks, lock_names), .help = "{names}"},
+    {.name = "lock",
+     .metavar = "LIST",
+     NAMES(locks, nr_locks, lock_names),
+     .help = "{names} (pvqspin: Linux's pv queued spinlock, whose waiters halt after "
+	     "--pv-spin-threshold relaxes and are kicked by KVM_HC_KICK_CPU)"},
     {.name = "relax",
      .metavar = "LIST",
      NAMES(relaxes, nr_relaxes, relax_names),
@@ -122,7 +127,8 @@ static const struct opt_entry run_table[] = {
      .max = MAX_HALT_POLL_NS,
      .help = "KVM's halt polling per VM in ns (KVM_CAP_HALT_POLL, Linux >= 5.19; no module "
 	     "parameter touched), or host (kvm.halt_poll_ns as it is); an axis; each {range}; "
-	     "the native baseline runs only 'host'",
+	     "the native baseline runs only 'host'; under libvirt n/a with the reason (neither "
+	     "libvirt nor QEMU sets it per domain)",
      .def = "host"},
     {.name = "ring",
      .metavar = "user|kernel|auto",
