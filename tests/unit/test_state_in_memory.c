@@ -5,11 +5,14 @@
  * removed again, the directory with it, unless domains are in it.
  */
 #include <check.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "backends/libvirt/run_dir.h"
@@ -114,6 +117,50 @@ START_TEST(a_removed_roots_directory_is_swept)
 }
 END_TEST
 
+/* Another plerig of this root connected as this one closed: it keeps the directory. */
+START_TEST(a_driver_that_holds_it_keeps_it)
+{
+	char now[PATH_MAX], qemu[PATH_MAX + 8], pidfile[PATH_MAX + 32], after[PATH_MAX];
+	int ready[2];
+	struct stat st;
+	make_root();
+	state_in_memory(root);
+	target_of(now, sizeof(now));
+	snprintf(qemu, sizeof(qemu), "%s/qemu", now);
+	ck_assert_int_eq(mkdir(qemu, 0700), 0);
+	snprintf(pidfile, sizeof(pidfile), "%s/driver.pid", qemu);
+	ck_assert_int_eq(pipe(ready), 0);
+	const pid_t holder = fork();
+	ck_assert_int_ge(holder, 0);
+	if (!holder) { /* the other plerig's driver: a lock of another process, as libvirt's */
+		const int fd = open(pidfile, O_RDWR | O_CREAT, 0600);
+		struct flock l = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_len = 1};
+		const char ok = fd >= 0 && !fcntl(fd, F_SETLK, &l);
+		if (write(ready[1], &ok, 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	char ok = 0;
+	ck_assert_int_eq(read(ready[0], &ok, 1), 1);
+	ck_assert_int_eq(ok, 1);
+	state_in_memory_release(root);
+	target_of(after, sizeof(after));
+	ck_assert_str_eq(after, now);
+	ck_assert_int_eq(stat(pidfile, &st), 0);
+	ck_assert_int_eq(kill(holder, SIGKILL), 0);
+	ck_assert_int_eq(waitpid(holder, NULL, 0), holder);
+	/* once it let go, this root's next close removes it */
+	state_in_memory_release(root);
+	target_of(after, sizeof(after));
+	ck_assert_str_eq(after, "");
+	ck_assert_int_ne(stat(now, &st), 0);
+	close(ready[0]);
+	close(ready[1]);
+	remove_tree(root);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("state_in_memory");
@@ -121,6 +168,7 @@ int main(void)
 	tcase_add_test(tc, the_link_is_made_kept_and_removed);
 	tcase_add_test(tc, a_killed_plerigs_domains_stay);
 	tcase_add_test(tc, a_removed_roots_directory_is_swept);
+	tcase_add_test(tc, a_driver_that_holds_it_keeps_it);
 	suite_add_tcase(s, tc);
 	return check_run(s, CK_FORK_GETENV);
 }

@@ -105,8 +105,9 @@ void state_in_memory_release(const char *root)
 	char target[PATH_MAX], link[PATH_MAX + 8];
 	current_target(root, target, sizeof(target));
 	snprintf(link, sizeof(link), "%s/run", root);
-	/* a killed plerig's domains are in it: the next run against this root needs them */
-	if (!target[0] || holds_domains(target) || unlink(link))
+	/* a killed plerig's domains are in it: the next run against this root needs them;
+	 * or another plerig of this root connected as this one closed, and uses it */
+	if (!target[0] || holds_domains(target) || driver_holds(target) || unlink(link))
 		return;
 	remove_tree(target);
 }
