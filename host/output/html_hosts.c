@@ -60,13 +60,16 @@ static void variant_line(FILE *out, json_object *v)
 {
 	json_object *runs = jget(v, "runs");
 	unsigned ok = 0, n = len_of(runs);
-	const char *error = NULL;
+	const char *error = NULL, *no_rate = NULL;
 	for (unsigned r = 0; r < n; r++) {
 		json_object *run = json_object_array_get_idx(runs, r), *flag = jget(run, "ok");
-		if (flag && json_object_get_boolean(flag))
-			ok++;
-		else if (!error)
-			error = jstr(run, "error");
+		if (!flag || !json_object_get_boolean(flag)) {
+			error = error ? error : jstr(run, "error");
+			continue;
+		}
+		ok++;
+		if (!no_rate)
+			no_rate = jstr(jget(run, "summary"), "rate_unavailable");
 	}
 	char label[160], acq[UNITS_BUF_SIZE];
 	short_label(v, label, sizeof(label));
@@ -75,6 +78,14 @@ static void variant_line(FILE *out, json_object *v)
 	const double mean = jnum(st, "mean");
 	if (ok && isfinite(mean))
 		fprintf(out, ": %s acq/s", units_count(mean, acq, sizeof(acq)));
+	else if (ok) { /* ok runs without a rate: n/a, as the run's own table says */
+		fputs(": acq/s n/a", out);
+		if (no_rate) {
+			fputs(" (", out);
+			html_escape(out, no_rate);
+			fputs(")", out);
+		}
+	}
 	if (ok < n) {
 		fprintf(out, ", <b>%u of %u runs failed</b>", n - ok, n);
 		if (error) {

@@ -273,8 +273,14 @@ class Inputs(unittest.TestCase):
                         dict(one["host"], name="hostB", label="hostB",
                              error="connecting to qemu+ssh://***@hostB/system: refused")]
         doc["variants"] = []
-        for v in one["variants"]:
-            doc["variants"].append(dict(copy.deepcopy(v), host="hostA"))
+        for i, v in enumerate(one["variants"]):
+            mine = dict(copy.deepcopy(v), host="hostA")
+            if i == 0:  # ok runs without a rate: n/a with the reason, never a blank
+                mine["stats"]["acq_per_s"]["mean"] = None
+                for run in mine["runs"]:
+                    run["summary"]["acq_per_s"] = None
+                    run["summary"]["rate_unavailable"] = "no measured interval"
+            doc["variants"].append(mine)
             failed = dict(copy.deepcopy(v), host="hostB")
             failed["runs"] = [dict(v["runs"][0], ok=False,
                                    error="host hostB: connecting: refused")]
@@ -296,6 +302,7 @@ class Inputs(unittest.TestCase):
         self.assertEqual(rows[0].count("<th>"), 3, rows[0])  # host, two files
         self.assertIn("hostA", rows[1])
         self.assertIn("acq/s", rows[1])
+        self.assertIn("acq/s n/a (no measured interval)", rows[1])
         self.assertIn("hostB", rows[2])
         self.assertIn("runs failed", rows[2])
         self.assertIn("refused", rows[2])
