@@ -127,8 +127,8 @@ static const struct opt_entry run_table[] = {
      .max = MAX_HALT_POLL_NS,
      .help = "KVM's halt polling per VM in ns (KVM_CAP_HALT_POLL, Linux >= 5.19; no module "
 	     "parameter touched), or host (kvm.halt_poll_ns as it is); an axis; each {range}; "
-	     "the native baseline runs only 'host'; under libvirt n/a with the reason (neither "
-	     "libvirt nor QEMU sets it per domain)",
+	     "the native baseline runs only 'host'; under libvirt a value other than host fails "
+	     "the variant with the reason (neither libvirt nor QEMU sets it per domain)",
      .def = "host"},
     {.name = "ring",
      .metavar = "user|kernel|auto",
