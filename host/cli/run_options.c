@@ -51,10 +51,11 @@ static const struct opt_entry run_table[] = {
     {.name = "connect",
      .metavar = "LIST",
      PATH(connect_uri),
-     .help = "--backend libvirt: libvirt URIs, e.g. qemu:///system or qemu+ssh://root@hostA/"
-	     "system,embedded (embedded: plerig's own embedded driver): an axis of hosts, each "
-	     "running the whole matrix in its own schedule, all at once, with its own CPUs as "
-	     "the --pcpus and --vcpus defaults; a host that cannot be reached is a failed row",
+     .help = "libvirt URIs for --backend libvirt, e.g. qemu:///system or qemu+ssh://"
+	     "root@hostA/system,embedded (embedded: plerig's own embedded driver): an axis of "
+	     "hosts, each running the whole matrix in its own schedule, all at once, with its "
+	     "own CPUs as the --pcpus and --vcpus defaults; a host that cannot be reached is a "
+	     "failed row",
      .def = "libvirt's embedded QEMU driver, no daemon, state in --cache-dir"},
     {.name = "accel",
      .metavar = "kvm|tcg",
