@@ -168,8 +168,8 @@ static int save_baseline(struct baselines *bl, const struct check_result *res,
 	bl->b.host = res->host;
 	if (!bl->b.nr_entries) {
 		fprintf(stderr,
-			"plerig check: no scenario completed with every run ok: nothing "
-			"recorded, %s unchanged\n",
+			"plerig check: nothing recorded (no scenario completed with every run "
+			"ok, or a failed case above says why), %s unchanged\n",
 			bl->path);
 		return 0;
 	}

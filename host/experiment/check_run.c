@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "experiment/check.h"
 
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +13,7 @@
 #include "experiment/experiment.h"
 #include "measure/kvm_system.h"
 #include "ple/param_session.h"
+#include "ple/state_file.h"
 #include "output/json_writer.h"
 #include "util/clock.h"
 #include "util/errbuf.h"
@@ -346,6 +350,34 @@ static void probe_kvm(struct check_ctx *k)
 	kvm_system_close(&sys);
 }
 
+/*
+ * A sweep or check that changed this host's PLE parameters and was killed
+ * before putting them back (or one that runs now) left its state file:
+ * every scenario here runs under its values, not the host's own. Why, in
+ * @why (a failed case at the end, and no baseline recorded); "" if not.
+ */
+static void params_not_own(char *why, size_t len)
+{
+	struct ple_state st;
+	char err[ERRBUF_SIZE], path[PATH_MAX];
+	const int rc = ple_state_load(&st, err, sizeof(err));
+	why[0] = '\0';
+	if (rc == -ENOENT)
+		return;
+	ple_state_path(path, sizeof(path));
+	if (rc) {
+		errbuf_printf(why, len, "cannot tell whether they are the host's own: %s", err);
+		return;
+	}
+	const bool runs = st.pid > 0 && (!kill(st.pid, 0) || errno == EPERM);
+	errbuf_printf(why, len,
+		      "the %s parameters were not the host's own while it ran: plerig %d changed "
+		      "them and %s (the originals are in %s; `plerig sweep --restore` puts them "
+		      "back)",
+		      st.module, (int)st.pid,
+		      runs ? "still runs" : "was ended before it put them back", path);
+}
+
 int check_suite_run(const struct check_config *c, struct check_result *out, char *err,
 		    size_t errlen)
 {
@@ -355,17 +387,26 @@ int check_suite_run(const struct check_config *c, struct check_result *out, char
 	if (!k.complete)
 		return errbuf_printf(err, errlen, "out of memory");
 	/* on a --connect host libvirt reports what it cannot run, run by run */
+	char params_why[PATH_MAX + 512] = "";
 	if (c->on_host)
 		k.kvm_ok = true;
 	else
 		probe_kvm(&k);
+	if (!c->on_host)
+		params_not_own(params_why, sizeof(params_why));
 	for (unsigned i = 0; i < c->suite->nr_scenarios && !interrupt_requested(); i++) {
 		const struct scenario *s = &c->suite->scenarios[i];
 		if (selected(c, s) && run_scenario(&k, s))
 			goto out;
 	}
 	out->interrupted = interrupt_requested();
-	if (check_judge_figures(&k) || order_cases(&k) || (c->record && check_record_baseline(&k)))
+	if (check_judge_figures(&k) || order_cases(&k))
+		goto out;
+	if (params_why[0] &&
+	    check_result_add(out, "host", "ple-params", CHECK_FAIL, "%s%s", params_why,
+			     c->record ? "; no baseline recorded" : ""))
+		goto out;
+	if (c->record && !params_why[0] && check_record_baseline(&k))
 		goto out;
 	out->seconds = elapsed_s(&k);
 	rc = 0;

@@ -156,6 +156,31 @@ class Check(unittest.TestCase):
         self.assertIn("<h2>Results: solo</h2>", html)
         self.assertIn("Throughput per variant", html)
 
+    def test_params_left_changed_fail_and_record_nothing(self):
+        # a sweep or check killed with the host's PLE parameters changed left its state
+        # file: what runs now runs under its values, which a failed case says
+        with open(self.suite, "w") as f:
+            f.write(SUITE.replace("--timeout 60", "--timeout 60 --backend native"))
+        gone = subprocess.Popen(["true"])
+        gone.wait()
+        state = os.path.join(self.dir, "state")
+        os.makedirs(state)
+        with open(os.path.join(state, "ple-params.state"), "w") as f:
+            f.write(f"plerig-ple-state 1\npid {gone.pid}\nroot /sys\nmodule kvm_intel\n"
+                    "param ple_window 4096\n")
+        r = self.check("--baselines", self.store, "--record",
+                       env={"PLERIG_STATE_DIR": state})
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("FAIL  ple-params: the kvm_intel parameters were not the host's own", r.stdout)
+        self.assertIn(f"plerig {gone.pid} changed them and was ended", r.stdout)
+        self.assertIn("plerig sweep --restore", r.stdout)
+        self.assertIn("no baseline recorded", r.stdout)
+        self.assertEqual(glob.glob(os.path.join(self.store, "*.json")), [])
+        # without the file: no such case
+        r = self.check(env={"PLERIG_STATE_DIR": os.path.join(self.dir, "none")})
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertNotIn("ple-params", r.stdout)
+
     def test_unwritable_report_is_refused_before_running(self):
         r = self.check("--report", os.path.join(self.dir, "no", "such", "dir", "c.html"))
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
