@@ -182,13 +182,15 @@ void sweep_options_usage(FILE *out)
 	      "parameter; kvm itself stays loaded, its parameters untouched), which is\n"
 	      "refused while anything holds KVM (a VM, an open /dev/kvm) and impossible\n"
 	      "when the module is built into the kernel. kvm's halt-polling parameters\n"
-	      "are always written at run time (kvm is never reloaded); on PVM, which\n"
-	      "has no PLE parameter, they are what there is to sweep.\n"
+	      "are always written at run time (kvm is never reloaded), so only where\n"
+	      "they are writable; on PVM, which has no PLE parameter, they are what\n"
+	      "there is to sweep.\n"
 	      "\n",
 	      out);
 	/* no defaults: every option of the sweep is off unless given */
 	option_table_usage(sweep_table, NULL, out);
-	fputs("  RUN OPTIONS         as for plerig run (not --json, --csv)\n"
+	fputs("  RUN OPTIONS         as for plerig run (not --json, --csv, --report, nor\n"
+	      "                      --connect to another host: sweep on each host)\n"
 	      "\n"
 	      "Parameters:\n",
 	      out);
