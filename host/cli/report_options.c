@@ -30,7 +30,9 @@ static void usage(FILE *out)
 	      "distributions (histogram and CDF on a log axis, p50/p99/max marked);\n"
 	      "throughput and stalls against over-commit; per-vCPU throughput with Jain's\n"
 	      "fairness index and run-queue delay next to stalls; the runs in time order;\n"
-	      "sweep curves against the swept parameter; the host they ran on.\n"
+	      "sweep curves against the swept parameter; the hosts they ran on, side\n"
+	      "by side (each host's acq/s, failed runs and verdicts per file) where\n"
+	      "they ran on more than one (plerig run --connect LIST).\n"
 	      "\n"
 	      "options:\n",
 	      out);
