@@ -265,13 +265,26 @@ static int warm_up(struct phase_driver *d)
 	return wait_for(d, NULL, end, POLL_SLOW_NS) < 0 ? -1 : 0;
 }
 
-static void take_snapshots(struct phase_driver *d, struct counter_snapshot *s)
+static void take_snapshots(struct phase_driver *d, struct counter_snapshot *s, const char *when)
 {
 	char err[ERRBUF_SIZE];
 	for (unsigned g = 0; g < nr_units(d); g++) {
-		/* an unreadable counter is reported as invalid, not as a failed run */
-		if (schedstat_read(d->ops->tid(d->ctx, g), &s[g].sched, err, sizeof(err)))
+		/*
+		 * A unit's thread may have ended before this thread came to read it
+		 * (it saw STOP, reported DONE and returned): what it kept then. An
+		 * unreadable counter is reported as unmeasured, not as a failed run
+		 * and not as no run time (its CPU time would look like other work's).
+		 */
+		const struct schedstat_kept *kept =
+		    d->ops->kept_sched ? d->ops->kept_sched(d->ctx, g) : NULL;
+		if (schedstat_read_or_kept(d->ops->tid(d->ctx, g), kept, &s[g].sched, err,
+					   sizeof(err))) {
 			memset(&s[g].sched, 0, sizeof(s[g].sched));
+			if (!d->r->sched_why[0])
+				errbuf_printf(d->r->sched_why, sizeof(d->r->sched_why),
+					      "VM %u vCPU %u's run time was not read %s: %s",
+					      g / d->v->vcpus, g % d->v->vcpus, when, err);
+		}
 		if (!d->ops->kvm_stats(d->ctx, g, &s[g].kvm))
 			memset(&s[g].kvm, 0, sizeof(s[g].kvm));
 		d->ops->ple_counts(d->ctx, g, &s[g].ple);
@@ -284,7 +297,7 @@ static int measure(struct phase_driver *d)
 	if (interval_snapshots_alloc(&snap, d->r))
 		return -1;
 	interval_snapshots_load(&snap, d->r, false);
-	take_snapshots(d, snap.before);
+	take_snapshots(d, snap.before, "at the start of the interval");
 	const uint64_t m0 = monotonic_ns();
 	if (d->ops->interval)
 		d->ops->interval(d->ctx, m0, 0);
@@ -300,7 +313,7 @@ static int measure(struct phase_driver *d)
 		phase_driver_set_phase(d, PLERIG_PHASE_STOP);
 		const uint64_t m1 = monotonic_ns();
 		mark_units(d, "STOP");
-		take_snapshots(d, snap.after);
+		take_snapshots(d, snap.after, "at its end");
 		interval_snapshots_load(&snap, d->r, true);
 		d->r->interval_s = (double)(m1 - m0) / 1e9;
 		d->r->window_s = d->r->interval_s; /* MEASURE to STOP, as the units saw it */

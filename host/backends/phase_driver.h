@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "measure/schedstat.h"
 #include "model/results.h"
 
 enum unit_outcome {
@@ -29,6 +30,8 @@ struct unit_ops {
 	/* enum unit_outcome; *message is set when UNIT_FAILED */
 	int (*outcome)(void *ctx, unsigned g, const char **message);
 	pid_t (*tid)(void *ctx, unsigned g);
+	/* what unit g's thread kept of its schedstat as it ended; NULL: none */
+	const struct schedstat_kept *(*kept_sched)(void *ctx, unsigned g);
 	int (*host_cpu)(void *ctx, unsigned g);
 	/* false where the backend has no KVM stats for the unit */
 	bool (*kvm_stats)(void *ctx, unsigned g, struct kvm_stats_snapshot *out);

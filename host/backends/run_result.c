@@ -81,6 +81,12 @@ static void foreign_load(const struct interval_snapshots *s, struct variant_resu
 {
 	if (r->foreign_why[0])
 		return;
+	/* a vCPU whose run time is unknown would count all of it as other work's */
+	if (r->sched_why[0]) {
+		(void)pathf(r->foreign_why, sizeof(r->foreign_why), "not measured: %s",
+			    r->sched_why);
+		return;
+	}
 	if (!s->load_before.valid || !s->load_after.valid) {
 		snprintf(r->foreign_why, sizeof(r->foreign_why), "not measured by this backend");
 		return;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /*
@@ -140,6 +141,25 @@ int schedstat_read_any(pid_t tid, struct schedstat *out, char *err, size_t errle
 	}
 	snprintf(dir, sizeof(dir), "/proc/%d", (int)tid);
 	return read_from(dir, tid, out, err, errlen);
+}
+
+void schedstat_keep_own(struct schedstat_kept *k)
+{
+	char err[ERRBUF_SIZE];
+	if (!schedstat_read((pid_t)syscall(SYS_gettid), &k->s, err, sizeof(err)))
+		__atomic_store_n(&k->valid, 1, __ATOMIC_RELEASE);
+}
+
+int schedstat_read_or_kept(pid_t tid, const struct schedstat_kept *k, struct schedstat *out,
+			   char *err, size_t errlen)
+{
+	int rc = schedstat_read(tid, out, err, errlen);
+	/* kept before the thread ended: no /proc entry means it is there */
+	if (rc && k && __atomic_load_n(&k->valid, __ATOMIC_ACQUIRE)) {
+		*out = k->s;
+		return 0;
+	}
+	return rc;
 }
 
 static uint64_t sub_clamped(uint64_t after, uint64_t before)

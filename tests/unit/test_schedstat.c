@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <check.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,6 +135,51 @@ START_TEST(test_delta)
 }
 END_TEST
 
+struct ended_thread {
+	pid_t tid;
+	struct schedstat_kept kept;
+};
+
+static void *keep_and_end(void *arg)
+{
+	struct ended_thread *e = arg;
+	e->tid = (pid_t)syscall(SYS_gettid);
+	schedstat_keep_own(&e->kept);
+	return NULL;
+}
+
+/*
+ * A thread that ended before the reader came (a vCPU thread that saw STOP
+ * and returned, read late under emulation): its /proc entry is gone, and
+ * what it kept as it ended stands in; without it, an error, never zeros.
+ */
+START_TEST(test_read_or_kept_after_the_thread_ended)
+{
+	struct ended_thread e = {0};
+	struct schedstat_kept *k = &e.kept;
+	pthread_t t;
+	char err[256] = "";
+	struct schedstat s = {1, 1, 1};
+
+	ck_assert_int_eq(pthread_create(&t, NULL, keep_and_end, &e), 0);
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	const pid_t tid = e.tid;
+	ck_assert(__atomic_load_n(&k->valid, __ATOMIC_ACQUIRE));
+	ck_assert_int_lt(schedstat_read(tid, &s, err, sizeof(err)), 0);
+	ck_assert_int_eq(schedstat_read_or_kept(tid, k, &s, err, sizeof(err)), 0);
+	ck_assert_uint_eq(s.run_ns, k->s.run_ns);
+	ck_assert_uint_eq(s.timeslices, k->s.timeslices);
+	ck_assert_uint_gt(s.timeslices, 0);
+	ck_assert_int_lt(schedstat_read_or_kept(tid, NULL, &s, err, sizeof(err)), 0);
+	ck_assert_msg(strstr(err, "no thread"), "got: %s", err);
+	/* a live thread is read live, whatever was kept */
+	k->s.run_ns = 0;
+	ck_assert_int_eq(
+	    schedstat_read_or_kept((pid_t)syscall(SYS_gettid), k, &s, err, sizeof(err)), 0);
+	ck_assert_uint_gt(s.timeslices, 0);
+}
+END_TEST
+
 static Suite *schedstat_suite(void)
 {
 	Suite *s = suite_create("schedstat");
@@ -145,6 +191,7 @@ static Suite *schedstat_suite(void)
 	tcase_add_test(parse, test_delta);
 	tcase_add_test(proc, test_read_self);
 	tcase_add_test(proc, test_read_missing_thread);
+	tcase_add_test(proc, test_read_or_kept_after_the_thread_ended);
 	suite_add_tcase(s, parse);
 	suite_add_tcase(s, proc);
 	return s;

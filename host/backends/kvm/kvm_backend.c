@@ -183,6 +183,11 @@ static pid_t unit_tid(void *ctx, unsigned g)
 	return kvm_vcpu_tid(vcpu_at(ctx, g));
 }
 
+static const struct schedstat_kept *unit_kept_sched(void *ctx, unsigned g)
+{
+	return &vcpu_at(ctx, g)->last_sched;
+}
+
 static int unit_host_cpu(void *ctx, unsigned g)
 {
 	return vcpu_at(ctx, g)->host_cpu;
@@ -247,6 +252,7 @@ static const struct unit_ops kvm_unit_ops = {
     .ready = unit_ready,
     .outcome = unit_outcome,
     .tid = unit_tid,
+    .kept_sched = unit_kept_sched,
     .host_cpu = unit_host_cpu,
     .kvm_stats = unit_kvm_stats,
     .ple_counts = unit_ple_counts,

@@ -345,6 +345,7 @@ static void *vcpu_thread(void *arg)
 		if (handle_exit(vcpu))
 			break;
 	}
+	schedstat_keep_own(&vcpu->last_sched);
 	return NULL;
 }
 

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "measure/kvm_stats.h"
+#include "measure/schedstat.h"
 #include "util/start_gate.h"
 
 struct kvm_system;
@@ -42,9 +43,10 @@ struct kvm_vcpu {
 	 * the vCPU's whole life, such as per-thread counters, starts there */
 	void (*thread_start)(struct kvm_vcpu *vcpu, void *arg);
 	void *thread_start_arg;
-	int stop_requested; /* atomic: leave the run loop */
-	int outcome;	    /* atomic: enum vcpu_outcome, set once by the thread */
-	char message[256];  /* why, when FAILED; written before outcome */
+	int stop_requested;		  /* atomic: leave the run loop */
+	int outcome;			  /* atomic: enum vcpu_outcome, set once by the thread */
+	struct schedstat_kept last_sched; /* the thread's, as it ended */
+	char message[256];		  /* why, when FAILED; written before outcome */
 };
 
 /*

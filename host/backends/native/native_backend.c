@@ -15,6 +15,7 @@
 #include "backends/phase_driver.h"
 #include "backends/placement.h"
 #include "backends/run_result.h"
+#include "measure/schedstat.h"
 #include "measure/tsc.h"
 #include "storm/storm.h"
 #include "util/clock.h"
@@ -40,10 +41,11 @@ struct native_thread {
 	int host_cpu;
 	pthread_t thread;
 	bool started;
-	pid_t tid;   /* atomic */
-	int ready;   /* atomic */
-	int abandon; /* atomic: leave the gate without running */
-	int outcome; /* atomic: enum unit_outcome */
+	pid_t tid;			  /* atomic */
+	int ready;			  /* atomic */
+	int abandon;			  /* atomic: leave the gate without running */
+	int outcome;			  /* atomic: enum unit_outcome */
+	struct schedstat_kept last_sched; /* as the thread ended */
 	char message[128];
 };
 
@@ -68,6 +70,7 @@ static void *native_thread_main(void *arg)
 		return NULL;
 	}
 	storm_run(t->run->shared[t->g / v->vcpus], t->g % v->vcpus);
+	schedstat_keep_own(&t->last_sched);
 	__atomic_store_n(&t->outcome, UNIT_DONE, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -154,6 +157,11 @@ static pid_t unit_tid(void *ctx, unsigned g)
 	return __atomic_load_n(&thread_at(ctx, g)->tid, __ATOMIC_ACQUIRE);
 }
 
+static const struct schedstat_kept *unit_kept_sched(void *ctx, unsigned g)
+{
+	return &thread_at(ctx, g)->last_sched;
+}
+
 static int unit_host_cpu(void *ctx, unsigned g)
 {
 	return thread_at(ctx, g)->host_cpu;
@@ -184,6 +192,7 @@ static const struct unit_ops native_unit_ops = {
     .ready = unit_ready,
     .outcome = unit_outcome,
     .tid = unit_tid,
+    .kept_sched = unit_kept_sched,
     .host_cpu = unit_host_cpu,
     .kvm_stats = unit_kvm_stats,
     .ple_counts = unit_ple_counts,
