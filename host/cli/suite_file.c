@@ -311,6 +311,30 @@ static bool valid_name(const char *name)
 	return true;
 }
 
+/*
+ * The [suite] section's one key: what holds for the whole suite rather
+ * than a scenario. A second value is refused as in any section.
+ */
+static int set_suite_key(const char *where, unsigned line, unsigned *given, struct suite *out,
+			 const char *key, const char *value, char *err, size_t errlen)
+{
+	if (strcmp(key, "host_runs_nothing_else"))
+		return errbuf_printf(err, errlen,
+				     "%s: unknown key '%s' in [suite] (host_runs_nothing_else)",
+				     where, key);
+	if (*given)
+		return errbuf_printf(err, errlen,
+				     "%s: %s again in this section (first at line %u): one value "
+				     "per key",
+				     where, key, *given);
+	*given = line;
+	if (!strcmp(value, "yes") || !strcmp(value, "no")) {
+		out->host_runs_nothing_else = !strcmp(value, "yes");
+		return 0;
+	}
+	return errbuf_printf(err, errlen, "%s: %s: '%s' is not yes or no", where, key, value);
+}
+
 /* A new section: the defaults' keys, then its own. */
 static void open_section(struct section *sec, const struct section *defaults, const char *name,
 			 unsigned line)
@@ -326,7 +350,8 @@ static int parse_lines(const char *path, char *text, struct section *defaults, s
 		       char *err, size_t errlen)
 {
 	struct section *cur = NULL, sec;
-	unsigned line = 0, cap = 0;
+	unsigned line = 0, cap = 0, suite_key_line = 0;
+	bool in_suite = false;
 	char where[600];
 
 	for (char *next = text; next;) {
@@ -360,6 +385,15 @@ static int parse_lines(const char *path, char *text, struct section *defaults, s
 				return errbuf_printf(err, errlen,
 						     "%s: more than %u scenarios: split the suite",
 						     where, SUITE_MAX_SCENARIOS);
+			const bool was_suite = in_suite;
+			in_suite = false;
+			if (!strcmp(name, "suite")) {
+				if (out->nr_scenarios || cur || was_suite)
+					return errbuf_printf(
+					    err, errlen, "%s: [suite] comes first, once", where);
+				in_suite = true;
+				continue;
+			}
 			if (!strcmp(name, "defaults")) {
 				if (out->nr_scenarios || cur)
 					return errbuf_printf(err, errlen,
@@ -375,10 +409,16 @@ static int parse_lines(const char *path, char *text, struct section *defaults, s
 		if (!eq)
 			return errbuf_printf(err, errlen, "%s: expected KEY = VALUE or [NAME]",
 					     where);
+		*eq = '\0';
+		if (in_suite) {
+			if (set_suite_key(where, line, &suite_key_line, out, trim(l), trim(eq + 1),
+					  err, errlen))
+				return -1;
+			continue;
+		}
 		if (!cur)
 			return errbuf_printf(err, errlen, "%s: KEY = VALUE before any [section]",
 					     where);
-		*eq = '\0';
 		if (set_key(where, line, cur, trim(l), trim(eq + 1), err, errlen))
 			return -1;
 	}

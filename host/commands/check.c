@@ -255,6 +255,12 @@ int check_host(const struct check_options *o, const struct host_check *h, struct
 	int status = open_baselines(o, res, &bl);
 	if (status)
 		return status;
+	if (h->suite->host_runs_nothing_else && bl.loaded && !o->record) {
+		const size_t n = strlen(res->baseline_note);
+		(void)pathf(res->baseline_note + n, sizeof(res->baseline_note) - n,
+			    "\n  foreign load: never makes a drop not comparable here (the suite's "
+			    "[suite] host_runs_nothing_else = yes)");
+	}
 	size_t before = h->results ? json_object_array_length(h->results) : 0;
 	struct check_config c = {
 	    .suite = h->suite,

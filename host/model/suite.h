@@ -8,6 +8,8 @@
 #ifndef PLERIG_SUITE_H
 #define PLERIG_SUITE_H
 
+#include <stdbool.h>
+
 #include "model/metrics.h"
 #include "model/plan.h"
 #include "ple/host_params.h"
@@ -64,6 +66,12 @@ struct suite {
 	char path[512];
 	struct scenario *scenarios;
 	unsigned nr_scenarios;
+	/*
+	 * [suite] host_runs_nothing_else = yes: the suite's host is a machine
+	 * of its own (make ple-test's L1 under Bochs), so a foreign load it
+	 * reads cannot be other work's and never makes a drop "not comparable".
+	 */
+	bool host_runs_nothing_else;
 };
 
 const char *expectation_name(enum expectation e);

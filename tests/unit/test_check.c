@@ -111,6 +111,14 @@ static const struct {
     {"[a\n", "t.cfg:1: a section is [NAME]"},
     {"[a]\njust words\n", "t.cfg:2: expected KEY = VALUE or [NAME]"},
     {"[a]\n[defaults]\n", "t.cfg:2: [defaults] comes first"},
+    {"[defaults]\n[suite]\n[a]\n", "t.cfg:2: [suite] comes first, once"},
+    {"[suite]\n[suite]\n[a]\n", "t.cfg:2: [suite] comes first, once"},
+    {"[suite]\nhost_runs_nothing_else = maybe\n[a]\n",
+     "t.cfg:2: host_runs_nothing_else: 'maybe' is not yes or no"},
+    {"[suite]\noptions = --vcpus 1\n[a]\n",
+     "t.cfg:2: unknown key 'options' in [suite] (host_runs_nothing_else)"},
+    {"[suite]\nhost_runs_nothing_else = yes\nhost_runs_nothing_else = no\n[a]\n",
+     "t.cfg:3: host_runs_nothing_else again in this section (first at line 2)"},
     {"# nothing\n", "t.cfg: no scenario"},
     {"[a]\nparams = ple_window\n", "t.cfg:2: params: 'ple_window' is not NAME=VALUE"},
     {"[a]\nparams = colour=red\n", "t.cfg:2: params: colour is not a PLE parameter"},
@@ -128,6 +136,29 @@ START_TEST(test_suite_errors)
 	ck_assert_msg(strstr(err, bad_suites[_i].message), "'%s' says '%s'", bad_suites[_i].text,
 		      err);
 	ck_assert_uint_eq(s.nr_scenarios, 0);
+}
+END_TEST
+
+/*
+ * [suite] says what holds for the whole suite: its host runs nothing else
+ * (make ple-test's L1), so no foreign load excuses a drop there. Off
+ * unless said.
+ */
+START_TEST(test_suite_section)
+{
+	static const char quiet[] = "[suite]\nhost_runs_nothing_else = yes  # L1\n"
+				    "[defaults]\noptions = --vcpus 2\n[a]\n";
+	static const char plain[] = "[a]\noptions = --vcpus 2\n";
+	struct suite s;
+
+	ck_assert_msg(!suite_parse("t.cfg", quiet, strlen(quiet), &s, err, sizeof(err)), "%s", err);
+	ck_assert(s.host_runs_nothing_else);
+	ck_assert_uint_eq(s.nr_scenarios, 1);
+	ck_assert_uint_eq(s.scenarios[0].plan->vcpu_counts[0], 2);
+	suite_free(&s);
+	ck_assert_msg(!suite_parse("t.cfg", plain, strlen(plain), &s, err, sizeof(err)), "%s", err);
+	ck_assert(!s.host_runs_nothing_else);
+	suite_free(&s);
 }
 END_TEST
 
@@ -796,6 +827,7 @@ static Suite *check_suite(void)
 	tcase_add_test(t, test_baseline_save_waits_for_the_lock);
 	tcase_add_test(t, test_baseline_store_links_and_fifos);
 	tcase_add_test(t, test_suite_paths_owned);
+	tcase_add_test(t, test_suite_section);
 	tcase_add_test(t, test_suite_nul_byte);
 	tcase_add_test(t, test_suite_too_many_scenarios);
 	tcase_add_loop_test(t, test_suite_errors, 0, N(bad_suites));
