@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "doctor/probes.h"
+#include "util/errbuf.h"
 
 static void check_interception(struct doctor_findings *r)
 {
@@ -49,11 +50,18 @@ static void check_params(struct doctor_findings *r)
 	if (!h->module[0])
 		return;
 	if (!ple_module_params(h->module)) {
+		/* halt polling is kvm's, written at run time only: its file mode decides */
+		struct ple_param hp;
+		char err[ERRBUF_SIZE];
+		const char *sweep = "only kvm's halt polling (--param halt_poll_ns=...)";
+		if (ple_core_read(h->root, "halt_poll_ns", &hp, err, sizeof(err)) < 0)
+			sweep = "nor kvm's halt polling (halt_poll_ns cannot be read)";
+		else if (!(hp.mode & 0200))
+			sweep = "nor kvm's halt polling (halt_poll_ns is read-only here)";
 		doctor_add(r, "ple_params", "PLE parameters", DOCTOR_INFO,
 			   "%s has none (ple_gap, ple_window... belong to kvm_intel, "
-			   "pause_filter_* to kvm_amd): plerig sweep cannot sweep PLE here, "
-			   "only kvm's halt polling (--param halt_poll_ns=...)",
-			   h->module);
+			   "pause_filter_* to kvm_amd): plerig sweep cannot sweep PLE here, %s",
+			   h->module, sweep);
 		return;
 	}
 	if (!h->nr_params) {

@@ -6,7 +6,7 @@
 #include "output/units.h"
 
 /*
- * Widths fit the widest value each column can hold ("rep-pause",
+ * Widths fit the widest value each column can hold ("pvqspin", "rep-pause",
  * "64x64/1024", units_* output), so rows stay aligned whatever they show.
  */
 enum column {
@@ -44,11 +44,13 @@ static const struct {
 		     "VMM running the guests (kvm: plerig's own, on /dev/kvm; libvirt: QEMU; "
 		     "libvirt-emulated: QEMU's TCG, no KVM: emulated timings)"},
     [COL_LOCK] =
-	{"lock", 6, LEFT,
+	{"lock", 7, LEFT,
 	 "spin lock: ticket (fair FIFO), tas (test-and-test-and-set), mcs (queued), pvqspin "
 	 "(queued, halts and is kicked)"},
     [COL_RELAX] = {"relax", 9, LEFT,
-		   "spin-loop body: pause, nop, rep-pause or none (PAUSE is what PLE counts)"},
+		   "spin-loop body: pause, nop, rep-pause, none, or pv-yield (PAUSE, and every "
+		   "--pv-yield-spins a yield to the vCPU waited for: KVM_HC_SCHED_YIELD, "
+		   "natively sched_yield); PAUSE is what PLE counts"},
     [COL_RING] = {"ring", 6, LEFT, "guest privilege level the lock storm runs at"},
     [COL_PLE] = {"ple", 3, LEFT,
 		 "hardware PAUSE interception of the VM: on (host settings) or off (this VM only)"},

@@ -167,6 +167,28 @@ class Doctor(unittest.TestCase):
         finally:
             host.cleanup()
 
+    def test_pvm_halt_polling_sweepable_by_its_mode(self):
+        """Without PLE parameters only halt polling can be swept: doctor says so where
+        halt_poll_ns is writable, and not where it is read-only (PVM here: 0444)."""
+        d = tempfile.mkdtemp(prefix="plerig-ple-cli-")
+        try:
+            os.makedirs(os.path.join(d, "sys", "module", "kvm_pvm", "parameters"))
+            kvm = os.path.join(d, "sys", "module", "kvm", "parameters")
+            os.makedirs(kvm)
+            hp = os.path.join(kvm, "halt_poll_ns")
+            with open(hp, "w") as f:
+                f.write("200000\n")
+            env = {**os.environ, "PLERIG_SYSFS_ROOT": os.path.join(d, "sys")}
+            for mode, said in ((0o644, "only kvm's halt polling"),
+                               (0o444, "halt_poll_ns is read-only here")):
+                os.chmod(hp, mode)
+                r = subprocess.run([PLERIG, "doctor", "--json"], capture_output=True,
+                                   text=True, timeout=60, env=env)
+                by = {c["check"]: c for c in json.loads(r.stdout)["checks"]}
+                self.assertIn(said, by["ple_params"]["detail"], oct(mode))
+        finally:
+            shutil.rmtree(d)
+
     def test_bad_option(self):
         r = subprocess.run([PLERIG, "doctor", "--frob"], capture_output=True, text=True)
         self.assertEqual(r.returncode, 2)

@@ -42,8 +42,9 @@ void lv_pv_results(const struct plerig_config *cfg, const struct variant *v,
 					   : "");
 	else if (h->local_pvm)
 		snprintf(r->pv_why, sizeof(r->pv_why),
-			 "ran as test-and-set: under PVM (kvm_pvm) the guest's hypercall does not "
-			 "reach KVM_HC_KICK_CPU (tried: the first halted vCPU was never woken)");
+			 "ran as test-and-set: under PVM (kvm_pvm) KVM_HC_KICK_CPU does not wake "
+			 "the halted vCPU (tried with the kvm backend: it returned 0 and the vCPU "
+			 "stayed halted)");
 	else
 		r->pv_unhalt = true;
 }
