@@ -3,7 +3,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "backends/libvirt/connection.h"
 #include "backends/libvirt/orphans.h"
@@ -11,12 +10,10 @@
 
 int domain_owner_element(unsigned run, char *out, size_t len)
 {
-	char host[64], tag[64];
+	char host[64];
 	unsigned long long start;
 	int pid;
-	lv_host_slug(host, sizeof(host));
-	if (orphans_process_tag(getpid(), tag, sizeof(tag)) ||
-	    sscanf(tag, "%d %llu", &pid, &start) != 2)
+	if (lv_owner_identity(host, sizeof(host), &pid, &start))
 		return -1;
 	const int n = snprintf(out, len,
 			       "<" DOMAIN_OWNER_PREFIX ":owner xmlns:" DOMAIN_OWNER_PREFIX

@@ -26,14 +26,22 @@ void lv_host_slug(char *out, size_t len)
 			*c = '_';
 }
 
+int lv_owner_identity(char *host, size_t len, int *pid, unsigned long long *start)
+{
+	char tag[64];
+	lv_host_slug(host, len);
+	if (orphans_process_tag(getpid(), tag, sizeof(tag)) ||
+	    sscanf(tag, "%d %llu", pid, start) != 2)
+		return -1;
+	return 0;
+}
+
 int lv_pool_owner_name(char *out, size_t len)
 {
-	char host[64], tag[64];
+	char host[64];
 	unsigned long long start;
 	int pid;
-	lv_host_slug(host, sizeof(host));
-	if (orphans_process_tag(getpid(), tag, sizeof(tag)) ||
-	    sscanf(tag, "%d %llu", &pid, &start) != 2)
+	if (lv_owner_identity(host, sizeof(host), &pid, &start))
 		return -1;
 	snprintf(out, len, "plerig-%s-%d-%llu", host, pid, start);
 	return 0;

@@ -51,6 +51,14 @@ unsigned lv_pool_sweep(virConnectPtr conn, FILE *say);
 /* This machine's hostname with what a name should not hold made '_'. */
 void lv_host_slug(char *out, size_t len);
 
+/*
+ * Who owns what this process creates on a libvirt host: this machine's
+ * slug (lv_host_slug), this process's pid and its start time (the pair
+ * that orphans_process_tag() gives, so a reused pid is not taken for it).
+ * 0, or -1 where the start time cannot be read.
+ */
+int lv_owner_identity(char *host, size_t len, int *pid, unsigned long long *start);
+
 /* The owner part of a pool name, "plerig-HOST-PID-START", for this process. */
 int lv_pool_owner_name(char *out, size_t len);
 
