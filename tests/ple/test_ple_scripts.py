@@ -139,6 +139,27 @@ class KernelUnderTest(unittest.TestCase):
         self.assertIn("no lib/modules in it", p.stderr)
 
 
+class StopBochs(unittest.TestCase):
+    """scripts/ple-test runs under set -e: stopping an L1 whose Bochs has
+    powered off (its console drain gone) or is killed now must not end
+    the script before the results are judged (a CI run exited 1 there)."""
+
+    def test_stopping_an_instance_that_already_ended_or_is_killed_goes_on(self):
+        with open(os.path.join(ROOT, "scripts/ple-test")) as f:
+            text = f.read()
+        body = re.search(r"^stop_bochs\(\) \{.*?^\}$", text, re.M | re.S).group(0)
+        with tempfile.TemporaryDirectory() as work:
+            script = (f"set -euo pipefail\nWORK={work}\n{body}\n"
+                      "true & DRAIN_a=$!; wait $DRAIN_a\n"  # a drain that has already ended
+                      "sleep 60 >/dev/null 2>&1 & BOCHS_a=$!\n"  # a Bochs still running: killed, wait says 143
+                      "stop_bochs a\n"
+                      "kill -0 $! 2>/dev/null && echo 'still running' || echo stopped\n"
+                      "stop_bochs a\necho went on\n")
+            p = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout, "stopped\nwent on\n")
+
+
 def frame(name, text):
     gz = gzip.compress(text.encode(), mtime=0)
     lines = [f"@@ple file {name} {len(gz)} {hashlib.sha256(gz).hexdigest()}"]
