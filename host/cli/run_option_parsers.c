@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "cli/run_option_parsers.h"
 
-#include "backends/libvirt/connection.h"
+#include "experiment/host_identity.h"
 #include "model/connect_list.h"
 
 #include <string.h>
@@ -224,7 +224,7 @@ bool run_plan_elsewhere(const struct run_plan *o)
 	if (connect_list_parse(o->connect_uri, &hosts, err, sizeof(err)))
 		return false;
 	return hosts.nr > 1 ||
-	       (hosts.nr == 1 && connect_list_uri(&hosts, 0) && lv_uri_is_remote(hosts.uris[0]));
+	       (hosts.nr == 1 && !host_is_this_machine(connect_list_uri(&hosts, 0)));
 }
 
 int apply_accel(struct run_plan *o, char *err, size_t errlen)

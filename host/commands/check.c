@@ -267,6 +267,7 @@ int check_host(const struct check_options *o, const struct host_check *h, struct
 	    .guest_path = h->guest_path,
 	    .on_host = h->on_host,
 	    .connect_uri = h->uri,
+	    .hosts_here = h->hosts_here,
 	    .host_label = h->label,
 	    .groups = o->groups[0] ? o->groups : NULL,
 	    .nr_metrics = o->nr_metrics,

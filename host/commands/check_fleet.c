@@ -97,12 +97,16 @@ int check_fleet(const struct check_options *o, const struct host_check *proto,
 	for (unsigned i = 0; i < list.nr; i++)
 		hosts[i] = jobs[i].host;
 	run_hosts_label(hosts, list.nr);
+	unsigned here = 0;
+	for (unsigned i = 0; i < list.nr; i++)
+		here += !hosts[i].error[0] && host_is_this_machine(jobs[i].uri);
 	int status = EXIT_OK;
 	for (unsigned i = 0; i < list.nr; i++) {
 		struct host_job *j = &jobs[i];
 		j->host = hosts[i];
 		j->h = *proto;
 		j->h.uri = j->uri;
+		j->h.hosts_here = here;
 		j->h.label = j->host.label;
 		j->h.results = proto->results ? json_object_new_array() : NULL;
 		j->h.summary = open_memstream(&j->summary, &j->summary_len);

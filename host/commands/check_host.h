@@ -22,6 +22,7 @@ struct host_check {
 	json_object *results; /* --report: every scenario's results; NULL without */
 	bool on_host;	      /* --connect: on this host of the list, through libvirt */
 	const char *uri;      /* that host's URI; NULL: the embedded driver */
+	unsigned hosts_here;  /* hosts of the list on this machine (check_config's) */
 	const char *label;    /* "hostA"; NULL without --connect */
 	FILE *summary;	      /* where its summary goes */
 };

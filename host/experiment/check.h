@@ -31,9 +31,13 @@ struct check_config {
 	 * libvirt (its kvm variants become libvirt ones; native ones, which
 	 * would run here, are skipped). on_host false: each scenario as the
 	 * suite says, on this machine. @connect_uri NULL: the embedded driver.
+	 * A host on this machine (host_is_this_machine) runs a scenario's
+	 * params and ftrace-counts as a check without --connect does, unless
+	 * @hosts_here says other hosts of the list run here at the same time.
 	 */
 	bool on_host;
 	const char *connect_uri;
+	unsigned hosts_here;	/* hosts of --connect on this machine, this one included */
 	const char *host_label; /* "hostA", for progress lines; NULL or "" with one host */
 	const char *const
 	    *groups; /* run only scenarios in one of these; NULL-terminated; NULL all */

@@ -40,6 +40,8 @@ struct check_ctx {
 	bool pv_unhalt; /* lock pvqspin halts and kicks on the kvm backend here */
 	bool halt_poll; /* KVM_CAP_HALT_POLL: --halt-poll other than host runs on kvm here */
 	bool moved;	/* check --connect: the scenario being run kept a backend there */
+	bool elsewhere; /* check --connect to another machine: its PLE parameters and ftrace
+			   are not this one's */
 	struct check_trace trace; /* the scenario's ftrace counts (expect = ftrace-counts) */
 	uint64_t t0;
 	/*

@@ -11,6 +11,7 @@
 #include "experiment/check_expect.h"
 #include "experiment/check_figures.h"
 #include "experiment/experiment.h"
+#include "experiment/host_identity.h"
 #include "measure/kvm_system.h"
 #include "ple/param_session.h"
 #include "ple/state_file.h"
@@ -166,6 +167,26 @@ static bool every_run_ok(const struct outcome *rep)
 }
 
 /*
+ * Why a scenario's params cannot be set for the host it runs on, or NULL:
+ * they are this machine's, so only a host on this machine has them, and
+ * only while no other host of the check runs here (it would run under
+ * them).
+ */
+static const char *params_not_here(const struct check_ctx *k, char *buf, size_t len)
+{
+	if (k->elsewhere)
+		return "its params are set on this host, and it runs on another";
+	if (k->c->on_host && k->c->hosts_here > 1) {
+		snprintf(buf, len,
+			 "its params are this machine's, and %u hosts of --connect run on it at "
+			 "once: each would run under the others' params",
+			 k->c->hosts_here);
+		return buf;
+	}
+	return NULL;
+}
+
+/*
  * The scenario's host PLE parameters (params =), set as plerig sweep sets
  * them. NULL with @session active, or why they could not be set (then
  * nothing changed, or the originals are back).
@@ -237,9 +258,9 @@ static int run_scenario(struct check_ctx *k, const struct scenario *s)
 			rc = -1;
 			goto out;
 		}
-		/* the parameters are this host's: a scenario run elsewhere cannot have them */
-		skip = k->moved ? "its params are set on this host, and it runs on another"
-				: set_params(s, session, why, sizeof(why));
+		skip = params_not_here(k, why, sizeof(why));
+		if (!skip)
+			skip = set_params(s, session, why, sizeof(why));
 		if (skip) {
 			rc = skip_scenario(k, s, skip);
 			if (k->c->progress)
@@ -249,7 +270,7 @@ static int run_scenario(struct check_ctx *k, const struct scenario *s)
 		}
 	}
 	if (s->expects & (1u << EXPECT_FTRACE_COUNTS))
-		check_trace_begin(&k->trace, s->name, k->moved);
+		check_trace_begin(&k->trace, s->name, k->elsewhere);
 	for (unsigned round = 0;; round++) {
 		if (experiment_run(plan, plan->guest_path ? plan->guest_path : k->c->guest_path,
 				   s->options, &out, &rep, err, sizeof(err))) {
@@ -381,7 +402,10 @@ static void params_not_own(char *why, size_t len)
 int check_suite_run(const struct check_config *c, struct check_result *out, char *err,
 		    size_t errlen)
 {
-	struct check_ctx k = {.c = c, .out = out, .t0 = monotonic_ns()};
+	struct check_ctx k = {.c = c,
+			      .out = out,
+			      .t0 = monotonic_ns(),
+			      .elsewhere = c->on_host && !host_is_this_machine(c->connect_uri)};
 	int rc = -1;
 	k.complete = calloc(c->suite->nr_scenarios + 1, sizeof(*k.complete));
 	if (!k.complete)
@@ -392,7 +416,8 @@ int check_suite_run(const struct check_config *c, struct check_result *out, char
 		k.kvm_ok = true;
 	else
 		probe_kvm(&k);
-	if (!c->on_host)
+	/* a host of this machine runs under its parameters, whoever set them */
+	if (!k.elsewhere)
 		params_not_own(params_why, sizeof(params_why));
 	for (unsigned i = 0; i < c->suite->nr_scenarios && !interrupt_requested(); i++) {
 		const struct scenario *s = &c->suite->scenarios[i];

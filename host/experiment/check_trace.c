@@ -61,8 +61,14 @@ void check_trace_begin(struct check_trace *t, const char *scenario, bool elsewhe
 			      "it runs on another host: ftrace here counts this host's vCPUs only");
 		return;
 	}
-	/* a name of its own per scenario: one left behind does not stop the next */
-	snprintf(name, sizeof(name), INSTANCE_PREFIX "%d-%s", (int)getpid(), scenario);
+	/*
+	 * a name of its own per scenario and begin: one left behind does not stop
+	 * the next, nor does the same scenario of another --connect host of this
+	 * machine, counting at the same time
+	 */
+	static unsigned begun;
+	snprintf(name, sizeof(name), INSTANCE_PREFIX "%d-%u-%s", (int)getpid(),
+		 __atomic_add_fetch(&begun, 1, __ATOMIC_RELAXED), scenario);
 	const int located = tracefs_locate(tracefs, sizeof(tracefs), NULL, 0, err, sizeof(err));
 	if (!located)
 		check_trace_sweep(tracefs, stderr);

@@ -12,9 +12,14 @@
 #include "util/strfmt.h"
 #include "util/uri_redact.h"
 
+bool host_is_this_machine(const char *uri)
+{
+	return !uri || !lv_uri_is_remote(uri);
+}
+
 int host_identity(const char *uri, struct host_info *h, char *err, size_t errlen)
 {
-	if (!uri || !lv_uri_is_remote(uri)) {
+	if (host_is_this_machine(uri)) {
 		host_info_collect(h, kvm_detect_module());
 		return 0;
 	}

@@ -6,9 +6,19 @@
 #ifndef PLERIG_HOST_IDENTITY_H
 #define PLERIG_HOST_IDENTITY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "measure/host_info.h"
+
+/*
+ * Does @uri run its VMs on this machine: the embedded driver (NULL) or a
+ * URI without a host part (qemu:///system, qemu:///session)? Then this
+ * machine's KVM parameters and tracepoints are that host's. A URI with a
+ * host part is another machine, even one that names this machine
+ * (qemu+ssh://127.0.0.1/system): what it reaches is not known from here.
+ */
+bool host_is_this_machine(const char *uri);
 
 /*
  * @h for the host @uri reaches: this machine's own identity for the

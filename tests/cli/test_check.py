@@ -181,6 +181,57 @@ class Check(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertNotIn("ple-params", r.stdout)
 
+    def fake_host_params(self):
+        """A sysfs tree with kvm_intel's ple_window (runtime-writable) and no ple_gap, and
+        a state dir: the env a check needs to set a scenario's params there."""
+        params = os.path.join(self.dir, "sys", "module", "kvm_intel", "parameters")
+        os.makedirs(params)
+        os.makedirs(os.path.join(self.dir, "sys", "module", "kvm_intel", "holders"))
+        with open(os.path.join(self.dir, "sys", "module", "kvm_intel", "refcnt"), "w") as f:
+            f.write("0\n")
+        with open(os.path.join(params, "ple_window"), "w") as f:
+            f.write("4096\n")
+        with open(self.suite, "w") as f:
+            f.write(SUITE + "params = ple_window=1024\n\n[gap]\n"
+                    "options = --vcpus 1 --pcpus 0\nexpect = progress\nparams = ple_gap=64\n")
+        # no domain template: every run fails at once, after the params were set
+        return params, {"PLERIG_SYSFS_ROOT": os.path.join(self.dir, "sys"),
+                        "PLERIG_STATE_DIR": os.path.join(self.dir, "state"),
+                        "PLERIG_DOMAIN_TEMPLATE": os.path.join(self.dir, "none.xml")}
+
+    def test_connect_to_this_machine_sets_params_here(self):
+        # the embedded driver and a URI without a host part run their VMs on this
+        # machine: a scenario's params are set there as without --connect, not
+        # skipped as on another host (a fake sysfs: no real parameter is touched)
+        params, env = self.fake_host_params()
+        for uri in ("embedded", "qemu:///session"):
+            r = self.check("--connect", uri, env=env)
+            self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+            self.assertNotIn("runs on another", r.stdout + r.stderr)
+            # set, then the run failed (no template), then put back
+            self.assertIn("FAIL  runs: could not run", r.stdout)
+            with open(os.path.join(params, "ple_window")) as f:
+                self.assertEqual(f.read().strip(), "4096")
+            self.assertFalse(os.path.exists(os.path.join(self.dir, "state",
+                                                         "ple-params.state")))
+            # the fake tree has no ple_gap: this machine's sysfs was where it looked
+            self.assertIn("cannot set its params here", r.stdout)
+            self.assertIn("ple_gap", r.stdout)
+        # a killed sweep's values are this machine's, so the embedded driver's too
+        gone = subprocess.Popen(["true"])
+        gone.wait()
+        with open(os.path.join(self.dir, "state", "ple-params.state"), "w") as f:
+            f.write(f"plerig-ple-state 1\npid {gone.pid}\nroot /sys\nmodule kvm_intel\n"
+                    "param ple_window 4096\n")
+        r = self.check("--connect", "embedded", env=env)
+        self.assertIn("FAIL  ple-params: the kvm_intel parameters were not the host's own",
+                      r.stdout)
+        os.unlink(os.path.join(self.dir, "state", "ple-params.state"))
+        # two hosts of this machine at once: each would run under the other's params
+        r = self.check("--connect", "embedded,qemu:///session", env=env)
+        self.assertEqual(r.stdout.count("2 hosts of --connect run on it at once"), 4,
+                         r.stdout + r.stderr)
+
     def test_unwritable_report_is_refused_before_running(self):
         r = self.check("--report", os.path.join(self.dir, "no", "such", "dir", "c.html"))
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)

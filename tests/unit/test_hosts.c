@@ -12,6 +12,7 @@
 
 #include "experiment/baseline_store.h"
 #include "experiment/comparisons.h"
+#include "experiment/host_identity.h"
 #include "experiment/schedule.h"
 #include "model/connect_list.h"
 #include "model/outcome.h"
@@ -88,6 +89,25 @@ START_TEST(an_unreached_host_is_called_by_its_uri)
 		connect_uri_host(cases[i][0], name, sizeof(name));
 		ck_assert_msg(!strcmp(name, cases[i][1]), "%s: '%s'", cases[i][0], name);
 	}
+}
+END_TEST
+
+/*
+ * Which hosts run their VMs on this machine (check then sets a scenario's
+ * params and counts its ftrace here): the embedded driver and URIs without
+ * a host part; one with a host part is another machine, even 127.0.0.1.
+ */
+START_TEST(a_host_without_a_host_part_is_this_machine)
+{
+	static const char *const here[] = {NULL, "qemu:///system", "qemu:///session",
+					   "qemu:///embed?root=/tmp/x"};
+	static const char *const there[] = {"qemu+ssh://root@hostA/system",
+					    "qemu+ssh://127.0.0.1:2222/system?no_tty=1",
+					    "qemu+tcp://hostB/system", "hostA"};
+	for (unsigned i = 0; i < sizeof(here) / sizeof(here[0]); i++)
+		ck_assert_msg(host_is_this_machine(here[i]), "%s", here[i] ? here[i] : "embedded");
+	for (unsigned i = 0; i < sizeof(there) / sizeof(there[0]); i++)
+		ck_assert_msg(!host_is_this_machine(there[i]), "%s", there[i]);
 }
 END_TEST
 
@@ -297,6 +317,7 @@ int main(void)
 	tcase_add_test(tc, a_list_is_split_at_its_commas);
 	tcase_add_test(tc, a_bad_list_is_refused_with_the_reason);
 	tcase_add_test(tc, an_unreached_host_is_called_by_its_uri);
+	tcase_add_test(tc, a_host_without_a_host_part_is_this_machine);
 	tcase_add_test(tc, each_host_has_its_own_interleaved_schedule);
 	tcase_add_test(tc, shuffled_hosts_share_the_order);
 	tcase_add_test(tc, hosts_that_share_a_name_get_their_place);
