@@ -24,6 +24,7 @@
 #include "output/tap_junit.h"
 #include "stats/holm.h"
 #include "support/check_main.h"
+#include "support/scratch_dir.h"
 
 static char err[1024];
 
@@ -241,7 +242,7 @@ END_TEST
 
 START_TEST(test_baseline_store)
 {
-	char dir[] = "/tmp/plerig-baseline-XXXXXX";
+	char dir[SCRATCH_DIR_LEN];
 	struct host_info h = {.kernel = "6.1",
 			      .kvm_module = "kvm_intel",
 			      .cpu_model = "Intel(R) Xeon(R) Gold 6248 @ 2.50GHz",
@@ -253,7 +254,7 @@ START_TEST(test_baseline_store)
 	char key[256];
 	const double v[] = {1.5, 2.5, 3.25};
 
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	scratch_dir(dir, sizeof(dir), "baseline");
 	baseline_key(&h, key, sizeof(key));
 	/* the hardware, file-name safe; not the kernel or the PLE parameters */
 	ck_assert_str_eq(key, "intel-r-xeon-r-gold-6248-2-50ghz-8cpu-smt1-kvm_intel");
@@ -315,7 +316,7 @@ static json_object *host_of(json_object *doc)
 /* A baseline names its host as a results file does: one shape, and older baselines still read. */
 START_TEST(test_baseline_host_as_results)
 {
-	char dir[] = "/tmp/plerig-baseline-XXXXXX", path[512], key[256];
+	char dir[SCRATCH_DIR_LEN], path[512], key[256];
 	struct host_info h = {.kernel = "6.1",
 			      .kvm_module = "kvm_intel",
 			      .cpu_model = "Xeon",
@@ -326,7 +327,7 @@ START_TEST(test_baseline_host_as_results)
 	struct baseline b, back;
 	struct outcome o;
 
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	scratch_dir(dir, sizeof(dir), "baseline");
 	memset(&b, 0, sizeof(b));
 	baseline_key(&h, key, sizeof(key));
 	snprintf(b.key, sizeof(b.key), "%s", key);
@@ -537,10 +538,10 @@ static void recording(struct baseline *b, const char *scenario, double value)
 /* Two recordings of different scenarios both land; a scenario recorded again replaces its own. */
 START_TEST(test_baseline_save_merges)
 {
-	char dir[] = "/tmp/plerig-baseline-XXXXXX", path[512];
+	char dir[SCRATCH_DIR_LEN], path[512];
 	struct baseline b, back;
 
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	scratch_dir(dir, sizeof(dir), "baseline");
 	recording(&b, "x", 1.0);
 	ck_assert_msg(!baseline_save(dir, &b, NULL, err, sizeof(err)), "%s", err);
 	baseline_free(&b);
@@ -586,12 +587,12 @@ static void *save_y(void *arg)
  */
 START_TEST(test_baseline_save_waits_for_the_lock)
 {
-	char dir[] = "/tmp/plerig-baseline-XXXXXX", path[512], line[256];
+	char dir[SCRATCH_DIR_LEN], path[512], line[256];
 	int pipefd[2];
 	pthread_t t;
 	struct baseline b, back;
 
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	scratch_dir(dir, sizeof(dir), "baseline");
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY);
 	ck_assert_int_ge(dfd, 0);
 	ck_assert_int_eq(flock(dfd, LOCK_EX), 0);
@@ -627,10 +628,10 @@ END_TEST
 /* Planted symbolic links and FIFOs in the store: refused, never followed, never waited on. */
 START_TEST(test_baseline_store_links_and_fifos)
 {
-	char dir[] = "/tmp/plerig-baseline-XXXXXX", path[512], target[600];
+	char dir[SCRATCH_DIR_LEN], path[512], target[600];
 	struct baseline b, back;
 
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	scratch_dir(dir, sizeof(dir), "baseline");
 	baseline_path(dir, BKEY, path, sizeof(path));
 	snprintf(target, sizeof(target), "%s/planted", dir);
 	ck_assert_int_eq(symlink(target, path), 0);
@@ -771,12 +772,12 @@ END_TEST
 START_TEST(test_fallback_names)
 {
 	struct check_result r = result();
-	char dir[] = "/tmp/plerig-fallback-XXXXXX", pattern[128], path[PATH_MAX];
+	char dir[SCRATCH_DIR_LEN], pattern[SCRATCH_DIR_LEN + 64], path[PATH_MAX];
 	static const struct {
 		int (*write)(const char *, const struct check_result *, char *, size_t);
 		const char *name, *ext;
 	} kinds[] = {{verdicts_junit_write, "junit", "xml"}, {verdicts_tap_write, "tap", "tap"}};
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	scratch_dir(dir, sizeof(dir), "fallback");
 	setenv("TMPDIR", dir, 1);
 	for (unsigned i = 0; i < 2; i++) {
 		regex_t re;

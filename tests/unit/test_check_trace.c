@@ -6,6 +6,7 @@
  * counts that could not be had leave the run unjudged with the reason.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "experiment/check_trace.h"
 #include "measure/trace_hist.h"
 #include "support/check_main.h"
+#include "support/scratch_dir.h"
 
 static char err[1024];
 
@@ -158,9 +160,9 @@ END_TEST
 /* A tree shaped like tracefs: the instance is made and removed, a missing tracepoint named. */
 START_TEST(test_instance)
 {
-	char root[] = "/tmp/plerig-trace-hist-XXXXXX", path[256];
+	char root[SCRATCH_DIR_LEN], path[SCRATCH_DIR_LEN + 32];
 	struct trace_hist h;
-	ck_assert_ptr_nonnull(mkdtemp(root));
+	scratch_dir(root, sizeof(root), "trace-hist");
 	snprintf(path, sizeof(path), "%s/instances", root);
 	ck_assert_int_eq(mkdir(path, 0700), 0);
 	ck_assert_int_eq(trace_hist_begin(&h, root, "plerig-test", err, sizeof(err)), 0);
@@ -213,11 +215,11 @@ static void read_back(const char *dir, const char *rel, char *out, size_t len)
  */
 START_TEST(test_sweep_left)
 {
-	char root[] = "/tmp/plerig-trace-sweep-XXXXXX", rel[128], text[512], *said = NULL;
+	char root[SCRATCH_DIR_LEN], rel[SCRATCH_DIR_LEN + 64], text[512], *said = NULL;
 	size_t said_len = 0;
 	const char *trigger = "hist:keys=common_pid,exit_reason:vals=hitcount:sort=hitcount:"
 			      "size=8192 [active]\n";
-	ck_assert_ptr_nonnull(mkdtemp(root));
+	scratch_dir(root, sizeof(root), "trace-sweep");
 	const pid_t dead = fork();
 	if (!dead)
 		_exit(0);

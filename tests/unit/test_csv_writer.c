@@ -13,6 +13,7 @@
 
 #include "output/csv_writer.h"
 #include "support/check_main.h"
+#include "support/scratch_dir.h"
 #include "support/fixtures.h"
 
 #define NR_COLUMNS 61
@@ -32,8 +33,8 @@ static const char *const header =
 
 static struct outcome rep;
 static struct series series[2];
-static char dir[64];
-static char path[128];
+static char dir[SCRATCH_DIR_LEN];
+static char path[SCRATCH_DIR_LEN + 16];
 static char err[512];
 
 /* The file split into rows of fields, quotes undone. */
@@ -104,8 +105,7 @@ static void setup(void)
 	rep.nr_series = 2;
 	rep.repeat = 3;
 
-	snprintf(dir, sizeof(dir), "/tmp/plerig-csv-test.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	scratch_dir(dir, sizeof(dir), "csv");
 	snprintf(path, sizeof(path), "%s/out.csv", dir);
 	err[0] = '\0';
 	nr_rows = 0;

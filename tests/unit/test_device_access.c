@@ -7,6 +7,7 @@
  * a plain file otherwise: only its owner, group and mode are read).
  */
 #include <check.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,14 +18,15 @@
 
 #include "measure/device_access.h"
 #include "support/check_main.h"
+#include "support/scratch_dir.h"
 
-static char dir[] = "/tmp/plerig-devaccess-XXXXXX";
-static char node[sizeof(dir) + 8];
+static char dir[SCRATCH_DIR_LEN];
+static char node[SCRATCH_DIR_LEN + 8];
 static struct stat st;
 
 static void setup(void)
 {
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	scratch_dir(dir, sizeof(dir), "devaccess");
 	snprintf(node, sizeof(node), "%s/kvm", dir);
 	if (geteuid() == 0)
 		ck_assert_int_eq(mknod(node, S_IFCHR | 0600, makedev(10, 232)), 0);

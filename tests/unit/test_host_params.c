@@ -23,6 +23,7 @@
 #include "ple/state_file.h"
 #include "ple/sweep_lock.h"
 #include "support/check_main.h"
+#include "support/scratch_dir.h"
 
 static char top[256]; /* the temp dir of one test: short, so paths under it fit */
 static char sys_root[512];
@@ -168,8 +169,7 @@ static bool state_exists(void)
 static void setup(void)
 {
 	char p[PATH_MAX];
-	snprintf(top, sizeof(top), "%s/plerig-params-XXXXXX", getenv("TMPDIR") ?: "/tmp");
-	ck_assert_ptr_nonnull(mkdtemp(top));
+	scratch_dir(top, sizeof(top), "params");
 	snprintf(sys_root, sizeof(sys_root), "%s/sys", top);
 	xmkdir("%s%s", sys_root, "");
 	xmkdir("%s/module%s", sys_root, "");

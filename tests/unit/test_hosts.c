@@ -5,6 +5,7 @@
  * apart, and comparisons that never pair two hosts' variants.
  */
 #include <check.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "model/outcome.h"
 #include "model/plan.h"
 #include "support/check_main.h"
+#include "support/scratch_dir.h"
 #include "util/at_once.h"
 #include "support/fixtures.h"
 
@@ -288,7 +290,7 @@ START_TEST(each_item_at_once)
 }
 END_TEST
 
-static char store[64];
+static char store[SCRATCH_DIR_LEN];
 
 static void *prepare_often(void *arg)
 {
@@ -303,8 +305,7 @@ static void *prepare_often(void *arg)
 START_TEST(hosts_prepare_one_store_at_once)
 {
 	int items[8] = {0};
-	snprintf(store, sizeof(store), "/tmp/plerig-hosts-test.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(store));
+	scratch_dir(store, sizeof(store), "store");
 	ck_assert_uint_eq(at_once(items, sizeof(items[0]), 8, prepare_often), 0);
 	ck_assert_int_eq(rmdir(store), 0); /* no probe left behind */
 }

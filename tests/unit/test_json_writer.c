@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <json-c/json.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,14 +18,15 @@
 #include "output/json_writer.h"
 #include "support/fixtures.h"
 #include "support/check_main.h"
+#include "support/scratch_dir.h"
 
 #define CMDLINE "plerig run --vcpus 2 --pcpus 0-1 --relax pause,nop --repeat 2 --json out.json"
 
 static struct outcome rep;
 static struct series series[2];
 static struct comparison comparison;
-static char dir[64];
-static char path[128];
+static char dir[SCRATCH_DIR_LEN];
+static char path[SCRATCH_DIR_LEN + 16];
 static char err[512];
 
 static struct variant the_variant(enum plerig_relax_kind relax)
@@ -118,8 +120,7 @@ static void setup(void)
 	rep.comparisons = &comparison;
 	rep.nr_comparisons = 1;
 
-	snprintf(dir, sizeof(dir), "/tmp/plerig-json-test.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	scratch_dir(dir, sizeof(dir), "json");
 	snprintf(path, sizeof(path), "%s/out.json", dir);
 	err[0] = '\0';
 }
@@ -761,7 +762,7 @@ START_TEST(test_unwritable)
 	/* a directory in the way: fails at rename, and cleans up after itself */
 	ck_assert_int_eq(json_results_write(dir, &rep, err, sizeof(err)), -1);
 	ck_assert_msg(strstr(err, dir), "'%s' does not name the path", err);
-	char parent_tmp[128];
+	char parent_tmp[SCRATCH_DIR_LEN + 32];
 	snprintf(parent_tmp, sizeof(parent_tmp), "%s.%ld.0.tmp", dir, (long)getpid());
 	ck_assert_int_ne(access(parent_tmp, F_OK), 0);
 

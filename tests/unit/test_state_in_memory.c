@@ -18,13 +18,13 @@
 #include "backends/libvirt/run_dir.h"
 #include "backends/libvirt/state_in_memory.h"
 #include "support/check_main.h"
+#include "support/scratch_dir.h"
 
 static char root[256];
 
 static void make_root(void)
 {
-	snprintf(root, sizeof(root), "/tmp/plerig-test-state-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(root));
+	scratch_dir(root, sizeof(root), "state");
 }
 
 /* Where ROOT/run links to, or "" when it is no link. */

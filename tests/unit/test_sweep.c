@@ -19,6 +19,7 @@
 #include "ple/state_file.h"
 #include "output/sweep_writer.h"
 #include "support/check_main.h"
+#include "support/scratch_dir.h"
 #include "support/fixtures.h"
 
 static char err[1024];
@@ -156,8 +157,7 @@ static const char *printed(const struct sweep_curve *c)
 
 static void setup(void)
 {
-	snprintf(top, sizeof(top), "%s/plerig-sweep-test-XXXXXX", getenv("TMPDIR") ?: "/tmp");
-	ck_assert_ptr_nonnull(mkdtemp(top));
+	scratch_dir(top, sizeof(top), "sweep");
 }
 
 static void teardown(void)

@@ -22,6 +22,7 @@
 #include "measure/trace_filter.h"
 #include "measure/tracefs.h"
 #include "support/check_main.h"
+#include "support/scratch_dir.h"
 #include "util/strfmt.h"
 #include "util/text_file.h"
 
@@ -110,8 +111,7 @@ static void fake_module(const char *module, const char *param, const char *value
 static void setup(void)
 {
 	char p[PATH_MAX];
-	snprintf(top, sizeof(top), "%s/plerig-tracefs-XXXXXX", getenv("TMPDIR") ?: "/tmp");
-	ck_assert_ptr_nonnull(mkdtemp(top));
+	scratch_dir(top, sizeof(top), "tracefs");
 	snprintf(p, sizeof(p), "%s/sys/module", top);
 	mkdirs(p);
 	setenv("PLERIG_SYSFS_ROOT", p, 1);

@@ -43,6 +43,8 @@ expect = progress
 class Hosts(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="plerig-hosts-")
+        # a cleanup, not tearDown's last line: it runs after tearDown's assertions fail too
+        self.addCleanup(shutil.rmtree, self.tmp, ignore_errors=True)
         # check has no --cache-dir: the embedded driver's root below the test's own
         # cache, not the ~/.cache/plerig another plerig on this machine may hold
         self.env = dict(os.environ, TMPDIR=self.tmp, XDG_CACHE_HOME=CACHE)
@@ -51,7 +53,6 @@ class Hosts(unittest.TestCase):
         self.assertEqual(HOST.domains(), [], "a domain outlived the run")
         self.assertEqual(HOST.pools(), [], "a storage pool outlived the run")
         self.assertEqual(os.listdir(self.tmp), [], "a file was left in TMPDIR")
-        shutil.rmtree(self.tmp, ignore_errors=True)
 
     def plerig(self, *args, timeout=300):
         # in TMPDIR, which must stay empty: nothing written where plerig is started
