@@ -121,8 +121,8 @@ static const char *skip_reason(const struct check_ctx *k, const struct scenario 
 	if (s->requires & (1u << REQUIRE_PV_UNHALT) && !k->pv_unhalt) {
 		snprintf(buf, len,
 			 !strcmp(h->kvm_module, "kvm_pvm")
-			     ? "needs pv-unhalt: under PVM KVM_HC_KICK_CPU does not wake the "
-			       "halted vCPU (pvqspin runs as test-and-set)"
+			     ? "needs pv-unhalt: under PVM " KVM_PVM_NO_HYPERCALL
+			       " (pvqspin runs as test-and-set)"
 			     : "needs pv-unhalt: KVM here does not offer KVM_FEATURE_PV_UNHALT");
 		return buf;
 	}

@@ -37,4 +37,16 @@ const char *kvm_detect_module(void);
  */
 enum plerig_ring kvm_default_ring(const char *module);
 
+/*
+ * Why no hypercall of a plerig guest reaches KVM under PVM: its ring 0 never
+ * becomes PVM's native supervisor mode, so KVM's x86 emulator runs it, and
+ * the emulator's VMCALL/VMMCALL only "fixes" the instruction and restarts it
+ * (emulator_fix_hypercall): VMCALL again, for ever (traced: 94653 times in
+ * 3 s, no kvm_hypercall), or #UD. PVM's own hypercall is SYSCALL from its
+ * supervisor mode, which needs a PVM-aware guest.
+ */
+#define KVM_PVM_NO_HYPERCALL                                                                       \
+	"guest ring 0 is emulated and KVM's emulator restarts a VMCALL for ever instead of "       \
+	"making the hypercall"
+
 #endif

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Lock pvqspin under QEMU: what the config asks of the guest, and what the
- * guest's CPUID (its END frame's kvm_features) makes of the results.
+ * Lock pvqspin under QEMU: what the config asks of the guest, what the
+ * guest's CPUID (its END frame's kvm_features) makes of the results, and
+ * which libvirt capabilities say PVM.
  */
 #include <check.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "backends/libvirt/lv_pv.h"
@@ -58,7 +60,7 @@ END_TEST
 
 START_TEST(on_a_local_pvm_the_guest_never_halts)
 {
-	const struct lv_pv_host h = {.local_pvm = true};
+	const struct lv_pv_host h = {.pvm = true};
 	const struct variant v = pvqspin(PLE_ON);
 	struct plerig_config cfg;
 	struct variant_result r;
@@ -66,7 +68,65 @@ START_TEST(on_a_local_pvm_the_guest_never_halts)
 	ck_assert(cfg.flags & PLERIG_CONFIG_PV_FROM_CPUID);
 	ck_assert(!(cfg.flags & PLERIG_CONFIG_PV_UNHALT_IF_OFFERED));
 	ck_assert(!r.pv_unhalt);
-	ck_assert_msg(strstr(r.pv_why, "PVM"), "%s", r.pv_why);
+	ck_assert_msg(strstr(r.pv_why, "PVM (kvm_pvm)") && strstr(r.pv_why, "VMCALL"), "%s",
+		      r.pv_why);
+}
+END_TEST
+
+START_TEST(on_a_remote_pvm_the_guest_never_halts_and_the_reason_says_inferred)
+{
+	const struct lv_pv_host h = {.pvm = true, .pvm_inferred = true};
+	const struct variant v = pvqspin(PLE_ON);
+	struct plerig_config cfg;
+	struct variant_result r;
+	run(&v, &h, FEATURES, &cfg, &r);
+	ck_assert(!(cfg.flags & PLERIG_CONFIG_PV_UNHALT_IF_OFFERED));
+	ck_assert(!r.pv_unhalt);
+	ck_assert_msg(strstr(r.pv_why, "PVM, it seems") && strstr(r.pv_why, "without vmx or svm") &&
+			  !strstr(r.pv_why, "kvm_pvm"),
+		      "%s", r.pv_why);
+}
+END_TEST
+
+/* virConnectGetCapabilities' shape, cut down: a host CPU with @feature, guests of @domain. */
+static void caps(char *out, size_t len, const char *feature, const char *domain)
+{
+	snprintf(out, len,
+		 "<capabilities>\n  <host>\n    <cpu>\n      <arch>x86_64</arch>\n"
+		 "      <model>Broadwell</model>\n      <feature name='hypervisor'/>\n%s"
+		 "    </cpu>\n    <topology>\n      <cells num='1'><cell id='0'><cpus num='1'>"
+		 "<cpu id='0' socket_id='0'/></cpus></cell></cells>\n    </topology>\n"
+		 "  </host>\n  <guest>\n    <os_type>hvm</os_type>\n    <arch name='x86_64'>\n"
+		 "      <domain type='qemu'/>\n%s    </arch>\n  </guest>\n</capabilities>\n",
+		 feature, domain);
+}
+
+START_TEST(kvm_on_a_cpu_without_vmx_or_svm_is_pvm)
+{
+	char xml[1024];
+	caps(xml, sizeof(xml), "      <feature name='avx512f'/>\n", "      <domain type='kvm'/>\n");
+	ck_assert(lv_pv_caps_say_pvm(xml));
+}
+END_TEST
+
+START_TEST(kvm_on_a_cpu_with_vmx_or_svm_is_not)
+{
+	char xml[1024];
+	caps(xml, sizeof(xml), "      <feature name='vmx'/>\n", "      <domain type='kvm'/>\n");
+	ck_assert(!lv_pv_caps_say_pvm(xml));
+	caps(xml, sizeof(xml), "      <feature name='svm'/>\n", "      <domain type='kvm'/>\n");
+	ck_assert(!lv_pv_caps_say_pvm(xml));
+}
+END_TEST
+
+START_TEST(no_kvm_or_no_host_cpu_says_nothing)
+{
+	char xml[1024];
+	caps(xml, sizeof(xml), "", "");
+	ck_assert(!lv_pv_caps_say_pvm(xml)); /* TCG only */
+	ck_assert(!lv_pv_caps_say_pvm("<capabilities><guest><arch name='x86_64'>"
+				      "<domain type='kvm'/></arch></guest></capabilities>"));
+	ck_assert(!lv_pv_caps_say_pvm(""));
 }
 END_TEST
 
@@ -115,6 +175,10 @@ int main(void)
 	tcase_add_test(tc, a_kvm_that_offers_pv_unhalt_halts_and_has_steal_time);
 	tcase_add_test(tc, cpu_pm_on_withdraws_pv_unhalt_and_the_results_say_so);
 	tcase_add_test(tc, on_a_local_pvm_the_guest_never_halts);
+	tcase_add_test(tc, on_a_remote_pvm_the_guest_never_halts_and_the_reason_says_inferred);
+	tcase_add_test(tc, kvm_on_a_cpu_without_vmx_or_svm_is_pvm);
+	tcase_add_test(tc, kvm_on_a_cpu_with_vmx_or_svm_is_not);
+	tcase_add_test(tc, no_kvm_or_no_host_cpu_says_nothing);
 	tcase_add_test(tc, no_kvm_leaves_no_steal_time_no_halting);
 	tcase_add_test(tc, tcg_asks_nothing_and_says_why);
 	tcase_add_test(tc, other_locks_get_steal_time_and_no_pv_note);

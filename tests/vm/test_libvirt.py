@@ -164,7 +164,7 @@ class LibvirtBackend(unittest.TestCase):
         run = self.run_pvqspin("on")
         hp = run["summary"]["halt_path"]
         if hp["halts"] is None:
-            # here (PVM): offered, but the kick does not wake the halted vCPU
+            # here (PVM): offered, but no kick reaches KVM (ring 0 is emulated)
             self.assertRegex(hp["unavailable"], "PVM|CPUID")
             self.skipTest("pvqspin " + hp["unavailable"])
         self.assertLessEqual(hp["kicks_received"], hp["kicks_sent"])

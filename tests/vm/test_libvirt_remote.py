@@ -8,7 +8,8 @@ Usage: test_libvirt_remote.py PLERIG
 A run through qemu+ssh against a local run of the same experiment: both
 complete, the same host figures are present (run delay and run time from
 libvirt's domain stats remotely, never a 0 that was not read), the guest's
-figures are of the same kind. libvirt's vCPU stats against QEMU's own
+figures are of the same kind. pvqspin on a remote PVM host falls back to
+test-and-set with the reason. libvirt's vCPU stats against QEMU's own
 query-stats and the thread's schedstat, read around them. A remote run
 killed with SIGKILL leaves nothing the next run does not remove. Nothing
 outlives the test: the daemons, their QEMUs and mounts go with the
@@ -140,6 +141,20 @@ class LibvirtRemote(unittest.TestCase):
         self.assertNotIn("connection", local["host"])
         # the keyfile in the URI is not in any output
         self.assertNotIn(HOST.key, json.dumps(remote) + p.stderr + p.stdout)
+
+    def test_pvqspin_on_a_remote_pvm_host_runs_as_test_and_set_and_says_why(self):
+        """libvirt names no KVM module; PVM shows in the capabilities as KVM on a CPU with
+        neither vmx nor svm. Unrecognised, the guest would kick, and the kick never returns."""
+        if not os.path.isdir("/sys/module/kvm_pvm"):
+            self.skipTest("the daemon's KVM here is not PVM (no /sys/module/kvm_pvm)")
+        doc, _ = self.run_json("--lock", "pvqspin", "--vcpus", "2", "--duration", "0.3")
+        self.assert_remote_clean()
+        run = doc["variants"][0]["runs"][0]
+        self.assertTrue(run["ok"], run.get("error"))
+        hp = run["summary"]["halt_path"]
+        self.assertIsNone(hp["halts"])
+        self.assertRegex(hp["unavailable"], "test-and-set: PVM, it seems .*without vmx or svm")
+        self.assertGreater(sum(v["acquisitions"] for v in run["vm_results"][0]["vcpus"]), 0)
 
     def test_libvirt_vcpu_stats_agree_with_qemu_and_schedstat(self):
         # what plerig reads through libvirt against QEMU's query-stats (the

@@ -70,8 +70,8 @@ static void pv_unhalt_offer(struct run *run, struct plerig_config *cfg)
 			 "ran as test-and-set: KVM does not offer KVM_FEATURE_PV_UNHALT");
 	else if (!strcmp(run->kb->sys.module, "kvm_pvm"))
 		snprintf(r->pv_why, sizeof(r->pv_why),
-			 "ran as test-and-set: under PVM (kvm_pvm) KVM_HC_KICK_CPU does not wake "
-			 "the halted vCPU (tried: it returned 0 and the vCPU stayed halted)");
+			 "ran as test-and-set: under PVM (kvm_pvm) " KVM_PVM_NO_HYPERCALL
+			 ": no kick would reach KVM");
 	if (r->pv_why[0])
 		return;
 	cfg->flags |= PLERIG_CONFIG_PV_UNHALT;
@@ -264,9 +264,9 @@ static const struct unit_ops kvm_unit_ops = {
 
 /*
  * pv-yield makes hypercalls. Only guest ring 0 may; and on PVM the guest's
- * vmcall/vmmcall does not reach KVM's hypercall handler: measured here,
- * directed_yield_attempted stays 0 and the yielding vCPU stops making
- * progress, so the run would end in the watchdog rather than in figures.
+ * vmcall/vmmcall does not reach KVM's hypercall handler (KVM_PVM_NO_HYPERCALL):
+ * directed_yield_attempted stays 0 and the yielding vCPU re-executes its
+ * VMCALL for ever, so the run would end in the watchdog rather than in figures.
  */
 static int check_pv_yield(struct run *run)
 {
@@ -276,9 +276,8 @@ static int check_pv_yield(struct run *run)
 		return run_fail(run->r, "relax pv-yield makes hypercalls, which guest ring 3 "
 					"may not: add --ring kernel");
 	if (!strcmp(run->kb->sys.module, "kvm_pvm"))
-		return run_fail(run->r, "relax pv-yield: under PVM (kvm_pvm) the guest's hypercall "
-					"does not reach KVM_HC_SCHED_YIELD; run it on a kvm_intel "
-					"or kvm_amd host");
+		return run_fail(run->r, "relax pv-yield: under PVM (kvm_pvm) " KVM_PVM_NO_HYPERCALL
+					"; run it on a kvm_intel or kvm_amd host");
 	if (!kvm_feature_supported(&run->kb->sys, KVM_FEATURE_PV_SCHED_YIELD))
 		return run_fail(run->r, "relax pv-yield: this KVM does not offer "
 					"KVM_FEATURE_PV_SCHED_YIELD (Linux >= 5.10)");

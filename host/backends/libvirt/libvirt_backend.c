@@ -846,6 +846,18 @@ static int load_files(struct lv_backend *b, const struct libvirt_backend_options
 	return 0;
 }
 
+/*
+ * A remote host's module is unknown (libvirt names none), but PVM shows in its
+ * capabilities; missing it would let the guest kick, and the kick never returns.
+ */
+static bool remote_is_pvm(struct lv_backend *b)
+{
+	char *caps = virConnectGetCapabilities(b->lc.conn);
+	bool pvm = caps && lv_pv_caps_say_pvm(caps);
+	free(caps);
+	return pvm;
+}
+
 struct backend *libvirt_backend_open(const struct libvirt_backend_options *o, char *err,
 				     size_t errlen)
 {
@@ -950,7 +962,8 @@ struct backend *libvirt_backend_open(const struct libvirt_backend_options *o, ch
 	b->base.default_ring = o->tcg ? PLERIG_RING_USER : kvm_default_ring(kvm_detect_module());
 	ple_probe_init(&b->ple);
 	b->pv_host.tcg = o->tcg;
-	b->pv_host.local_pvm = b->lc.local && !strcmp(b->ple.module, "kvm_pvm");
+	b->pv_host.pvm = b->lc.local ? !strcmp(b->ple.module, "kvm_pvm") : remote_is_pvm(b);
+	b->pv_host.pvm_inferred = b->pv_host.pvm && !b->lc.local;
 	snprintf(b->description, sizeof(b->description), "QEMU %s through libvirt (%s)",
 		 o->tcg ? "TCG, EMULATED: no KVM, timings are not a machine's" : "with KVM",
 		 b->lc.shown);

@@ -2,6 +2,7 @@
 #include "backends/libvirt/lv_pv.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "measure/kvm_system.h"
 
@@ -15,7 +16,7 @@ void lv_pv_config(struct plerig_config *cfg, const struct variant *v, const stru
 		return;
 	}
 	cfg->flags |= PLERIG_CONFIG_PV_FROM_CPUID;
-	if (v->lock == PLERIG_LOCK_PVQSPIN && !h->local_pvm)
+	if (v->lock == PLERIG_LOCK_PVQSPIN && !h->pvm)
 		cfg->flags |= PLERIG_CONFIG_PV_UNHALT_IF_OFFERED;
 }
 
@@ -40,11 +41,27 @@ void lv_pv_results(const struct plerig_config *cfg, const struct variant *v,
 			 v->ple == PLE_OFF ? ": --ple off's cpu-pm=on stops HLT exits too, so KVM "
 					     "withdraws it"
 					   : "");
-	else if (h->local_pvm)
+	else if (h->pvm)
 		snprintf(r->pv_why, sizeof(r->pv_why),
-			 "ran as test-and-set: under PVM (kvm_pvm) KVM_HC_KICK_CPU does not wake "
-			 "the halted vCPU (tried with the kvm backend: it returned 0 and the vCPU "
-			 "stayed halted)");
+			 "ran as test-and-set: %s" KVM_PVM_NO_HYPERCALL,
+			 h->pvm_inferred ? "PVM, it seems (KVM on a CPU without vmx or svm): "
+					 : "under PVM (kvm_pvm) ");
 	else
 		r->pv_unhalt = true;
+}
+
+bool lv_pv_caps_say_pvm(const char *caps)
+{
+	const char *host = strstr(caps, "<host>");
+	const char *cpu = host ? strstr(host, "<cpu>") : NULL;
+	const char *end = cpu ? strstr(cpu, "</cpu>") : NULL;
+	if (!end || !strstr(caps, "<domain type='kvm'"))
+		return false;
+	static const char *const hw_virt[] = {"<feature name='vmx'/>", "<feature name='svm'/>"};
+	for (size_t i = 0; i < sizeof(hw_virt) / sizeof(hw_virt[0]); i++) {
+		const char *f = strstr(cpu, hw_virt[i]);
+		if (f && f < end)
+			return false;
+	}
+	return true;
 }
