@@ -29,13 +29,17 @@ static void read_cpu_model(char *buf, size_t len)
 	fclose(f);
 }
 
-/* The PLE parameters of @module, as the host has them now. */
-static void describe_ple_params(const char *module, char *buf, size_t len)
+/*
+ * The PLE parameters as the host has them now, of the module loaded in the
+ * sysfs tree that plerig sweep and check's params = write to (a fake one
+ * under PLERIG_SYSFS_ROOT, whatever KVM module this machine has).
+ */
+static void describe_ple_params(char *buf, size_t len)
 {
 	struct ple_host h;
 	size_t used = 0;
 	buf[0] = '\0';
-	ple_host_read_params(&h, ple_sysfs_root(), module);
+	ple_host_read_params(&h, ple_sysfs_root(), ple_loaded_module(ple_sysfs_root()));
 	for (unsigned i = 0; i < h.nr_params; i++) {
 		int n = snprintf(buf + used, len - used, "%s%s=%s", used ? " " : "",
 				 h.params[i].name, h.params[i].value);
@@ -61,5 +65,5 @@ void host_info_collect(struct host_info *h, const char *kvm_module)
 	h->smt = text_file_read("/sys/devices/system/cpu/smt/active", smt, sizeof(smt)) > 0
 		     ? (smt[0] == '1')
 		     : -1;
-	describe_ple_params(h->kvm_module, h->ple_params, sizeof(h->ple_params));
+	describe_ple_params(h->ple_params, sizeof(h->ple_params));
 }

@@ -176,6 +176,25 @@ int ple_core_read(const char *root, const char *name, struct ple_param *out, cha
 	return 0;
 }
 
+/* The index in modules[] of the one loaded under @root, or -1. */
+static int loaded_index(const char *root)
+{
+	for (size_t i = 0; i < NR_MODULES; i++) {
+		char path[PATH_MAX];
+		struct stat st;
+		if (!pathf(path, sizeof(path), "%s/module/%s", root, modules[i].module) &&
+		    stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			return (int)i;
+	}
+	return -1;
+}
+
+const char *ple_loaded_module(const char *root)
+{
+	int i = loaded_index(root);
+	return i < 0 ? "" : modules[i].module;
+}
+
 int ple_host_detect(struct ple_host *h, const char *root, char *err, size_t errlen)
 {
 	char path[PATH_MAX], text[64];
@@ -192,17 +211,12 @@ int ple_host_detect(struct ple_host *h, const char *root, char *err, size_t errl
 				    "PLERIG_SYSFS_ROOT wrong?",
 				    root, path, strerror(e));
 	}
-	for (size_t i = 0; i < NR_MODULES; i++) {
-		snprintf(path, sizeof(path), "%s/module/%s", root, modules[i].module);
-		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-			snprintf(h->module, sizeof(h->module), "%s", modules[i].module);
-			h->vendor = modules[i].vendor;
-			read_params(h, modules[i].params);
-			break;
-		}
-	}
-	if (!h->module[0])
+	const int m = loaded_index(root);
+	if (m < 0)
 		return 0;
+	snprintf(h->module, sizeof(h->module), "%s", modules[m].module);
+	h->vendor = modules[m].vendor;
+	read_params(h, modules[m].params);
 	/* built-in modules have a sysfs directory for their parameters, but no refcnt */
 	snprintf(path, sizeof(path), "%s/module/%s/refcnt", root, h->module);
 	if (text_file_read(path, text, sizeof(text)) >= 0) {

@@ -66,6 +66,9 @@ const char *ple_params_known(void);
 /* The PLE parameter names of a module, NULL-terminated; NULL for none. */
 const char *const *ple_module_params(const char *module);
 
+/* The KVM vendor module loaded under @root (kvm_intel, kvm_amd, kvm_pvm), or "" for none. */
+const char *ple_loaded_module(const char *root);
+
 /*
  * Read the state of the KVM module under @root. Succeeds (0) also when no
  * KVM module is there (module ""); -errno only when @root itself is

@@ -3,13 +3,17 @@
 VMs against a fake sysfs tree (PLERIG_SYSFS_ROOT) whose kvm_intel
 parameters it changes, so that the original values are checked to come
 back after success, Ctrl-C, SIGTERM and kill -9 (+ `sweep --restore`), for
-runtime writes and for module reloads through a fake modprobe.
+runtime writes and for module reloads through a fake modprobe. plerig
+check's params = on the same fake tree, with scenarios on host threads (no
+VM): in place while each scenario runs, back after it passed or failed,
+refused with the reason, and a killed run's values failing 'host ple-params'.
 
-usage: test_ple_cli.py PLERIG GUEST_ELF
+usage: test_ple_cli.py PLERIG GUEST_ELF [unittest's arguments: a class or case]
 """
 import fcntl
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -313,19 +317,17 @@ class SweepRefused(unittest.TestCase):
             host.cleanup()
 
 
-@unittest.skipUnless(kvm_usable(), "no usable /dev/kvm")
-class SweepRuns(unittest.TestCase):
-    def setUp(self):
-        self.hosts = []
-
-    def tearDown(self):
-        for h in self.hosts:
-            h.cleanup()
+class FakeHosts(unittest.TestCase):
+    """Cases that make fake hosts: each removed after the case, however it ended."""
 
     def host(self, **kw):
         h = FakeHost(**kw)
-        self.hosts.append(h)
+        self.addCleanup(h.cleanup)
         return h
+
+
+@unittest.skipUnless(kvm_usable(), "no usable /dev/kvm")
+class SweepRuns(FakeHosts):
 
     def check_curve(self, host, out, values):
         with open(out) as f:
@@ -440,6 +442,149 @@ class SweepRuns(unittest.TestCase):
             self.assertIn("nothing to restore", r.stdout)
 
 
+# The quickest scenarios there are: host threads (--backend native), no VM, no
+# KVM. A metric, so that --record has something to record; "fails" is refused
+# by the native backend at run time, after its params were set (--inject
+# applies to VMs only), so that the scenario fails.
+CHECK_SUITE = """\
+[defaults]
+options = --backend native --vcpus 2 --relax nop --duration 0.05 --warmup 0.01 --repeat 1 \
+ --timeout 60
+metrics = acq_per_s
+
+[plain]
+expect = progress
+
+[window-16384]
+params = ple_window=16384
+expect = progress
+
+[fails]
+params = ple_window=1024
+options = --inject fault
+expect = progress
+"""
+RELOADED = ("kvm_intel ple_gap=128 ple_window={} ple_window_grow=2 ple_window_shrink=0 "
+            "ple_window_max=4294967295")
+
+
+class CheckParams(FakeHosts):
+    """plerig check's params = (suites/ple.cfg's window-1024 and window-16384): set as
+    plerig sweep sets them before the scenario runs, the originals back after it,
+    passed or failed; refused with the reason where they cannot be changed; and a
+    check under a killed run's values fails 'host ple-params' and records nothing.
+    On a fake sysfs tree, with no VM: as root and as nobody alike."""
+
+    def host(self, **kw):
+        h = super().host(**kw)
+        with open(os.path.join(h.dir, "suite.cfg"), "w") as f:
+            f.write(CHECK_SUITE)
+        return h
+
+    def check(self, host, *args):
+        # no KVM device: the native scenarios need none, and nothing real is opened
+        env = {**host.env, "PLERIG_KVM_DEVICE": os.path.join(host.dir, "no-kvm"),
+               "PLERIG_BASELINES": ""}
+        return subprocess.run([PLERIG, "check", "-q", "--suite",
+                               os.path.join(host.dir, "suite.cfg"), *args],
+                              capture_output=True, text=True, timeout=120, env=env)
+
+    def ran_under(self, report):
+        """Each scenario's PLE parameters as its results recorded them (read from the
+        fake sysfs while the scenario ran), from the HTML page of check --report."""
+        with open(report) as f:
+            page = f.read()
+        found = re.findall(r"<h2>Results: ([^<]*)</h2>.*?PLE parameters</td><td><code>"
+                           r"([^<]*)</code>", page, re.S)
+        return {name: dict(p.split("=", 1) for p in text.split()) for name, text in found}
+
+    def test_set_before_and_restored_after(self):
+        for mode in (0o644, 0o444):  # written at run time, or kvm_intel reloaded
+            host = self.host(mode=mode)
+            report = os.path.join(host.dir, "check.html")
+            r = self.check(host, "--report", report)
+            self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+            # in place while each ran; the scenario without params ran under the originals
+            ran = self.ran_under(report)
+            self.assertEqual(ran["plain"]["ple_window"], "4096", ran)
+            self.assertEqual(ran["window-16384"]["ple_window"], "16384", ran)
+            self.assertEqual(ran["fails"]["ple_window"], "1024", ran)
+            self.assertEqual(ran["window-16384"]["ple_gap"], "128", ran)
+            # the failed scenario too: its run failed, then the originals came back
+            self.assertIn("FAIL  runs:", r.stdout)
+            self.assertIn("--inject applies to VM backends", r.stdout)
+            self.assertNotIn("could not be restored", r.stdout)
+            self.assertEqual(host.values(), ORIGINAL, oct(mode))
+            self.assertFalse(os.path.exists(host.state))
+            if mode == 0o644:
+                self.assertEqual(host.modprobe_calls(), [])
+            else:
+                self.assertEqual(host.modprobe_calls(), [
+                    "rmmod kvm_intel", RELOADED.format(16384),
+                    "rmmod kvm_intel", RELOADED.format(4096),
+                    "rmmod kvm_intel", RELOADED.format(1024),
+                    "rmmod kvm_intel", RELOADED.format(4096)])
+
+    def test_unchangeable_refused_with_the_reason(self):
+        in_use = self.host(mode=0o444, refcnt="3")
+        builtin = self.host(mode=0o444)
+        os.unlink(os.path.join(builtin.sys, "module", "kvm_intel", "refcnt"))
+        pvm = self.host()
+        shutil.rmtree(os.path.join(pvm.sys, "module", "kvm_intel"))
+        os.makedirs(os.path.join(pvm.sys, "module", "kvm_pvm", "parameters"))
+        for host, why in (
+                (in_use, "ple_window is read-only (mode 0444) and kvm_intel is in use "
+                         "(refcnt 3)"),
+                (builtin, "ple_window is read-only (mode 0444) and kvm_intel is built in"),
+                (pvm, "no parameter ple_window on this host: it belongs to kvm_intel, but "
+                      "KVM here is kvm_pvm")):
+            r = self.check(host)
+            out = r.stdout + r.stderr
+            # plain runs; both scenarios with params are skipped, each saying why
+            self.assertEqual(r.returncode, 0, out)
+            self.assertIn("1 scenario(s) run, 2 skipped", r.stdout)
+            self.assertEqual(out.count("skip  all 1: cannot set its params here: cannot "
+                                       "change ple_window: " + why), 2, out)
+            self.assertEqual(host.modprobe_calls(), [])
+            self.assertFalse(os.path.exists(host.state))
+            if host is not pvm:
+                self.assertEqual(host.values(), ORIGINAL)
+
+    def test_a_killed_runs_values_are_refused(self):
+        host = self.host()
+        gone = subprocess.Popen(["true"])
+        gone.wait()
+        # a sweep or check killed with ple_window=16384 set: its state file, its value
+        os.makedirs(os.path.dirname(host.state))
+        with open(host.state, "w") as f:
+            f.write(f"plerig-ple-state 1\npid {gone.pid}\nroot {host.sys}\n"
+                    "module kvm_intel\nparam ple_window 4096\n")
+        with open(os.path.join(host.params, "ple_window"), "w") as f:
+            f.write("16384\n")
+        store = os.path.join(host.dir, "baselines")
+        r = self.check(host, "--record", "--baselines", store)
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("FAIL  ple-params: the kvm_intel parameters were not the host's own "
+                      f"while it ran: plerig {gone.pid} changed them and was ended before "
+                      "it put them back", r.stdout)
+        self.assertIn("plerig sweep --restore", r.stdout)
+        self.assertIn("; no baseline recorded", r.stdout)
+        self.assertEqual(os.listdir(store) if os.path.isdir(store) else [], [])
+        # params are not set over them either: the values now are not the originals
+        self.assertEqual(r.stdout.count(f"a previous sweep (pid {gone.pid}) ended without "
+                                        "restoring the kvm_intel parameters"), 2, r.stdout)
+        self.assertEqual(host.value("ple_window"), "16384")
+        self.assertTrue(os.path.exists(host.state))
+        # put back: the same check passes and records
+        r = sweep(host, "--restore")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(host.values(), ORIGINAL)
+        r = self.check(host, "--record", "--baselines", store, "--group", "plain")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertNotIn("ple-params", r.stdout)
+        self.assertEqual(len(os.listdir(store)), 1, os.listdir(store))
+
+
 if __name__ == "__main__":
     PLERIG, GUEST = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    unittest.main(argv=[sys.argv[0], "-v"])
+    unittest.main(argv=[sys.argv[0], "-v", *sys.argv[3:]])
