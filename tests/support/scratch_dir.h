@@ -7,7 +7,8 @@
  * check_run (support/check_main.h) makes one root directory in the parent
  * before the first case, points TMPDIR at it, and removes it with all it
  * holds after the last, however the cases ended. A case makes its own
- * directories inside it with scratch_dir.
+ * directories inside it with scratch_dir. A root left by a killed test
+ * program (its pid is in the name) is removed when that test starts again.
  */
 #ifndef PLERIG_TESTS_SCRATCH_DIR_H
 #define PLERIG_TESTS_SCRATCH_DIR_H
@@ -18,8 +19,8 @@
 #define SCRATCH_DIR_LEN 128
 
 /*
- * Makes the root, ${TMPDIR:-/tmp}/plerig-PROGRAM.XXXXXX, and sets TMPDIR to
- * it. 0, or -1 with the reason printed.
+ * Makes the root, ${TMPDIR:-/tmp}/plerig-PROGRAM-PID.XXXXXX, and sets TMPDIR
+ * to it. 0, or -1 with the reason printed.
  */
 int scratch_root_make(void);
 
