@@ -48,12 +48,22 @@ START_TEST(only_dead_plerigs_of_this_host_are_taken)
 }
 END_TEST
 
+/* Runs are counted over the whole process: two backends (hosts) never share a domain name. */
+START_TEST(runs_are_numbered_across_backends)
+{
+	const unsigned first = lv_run_number(), second = lv_run_number();
+	ck_assert_uint_ge(first, 1);
+	ck_assert_uint_gt(second, first);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("domain_owner");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, this_processs_domain_is_not_an_orphan);
 	tcase_add_test(tc, only_dead_plerigs_of_this_host_are_taken);
+	tcase_add_test(tc, runs_are_numbered_across_backends);
 	suite_add_tcase(s, tc);
 	return check_run(s, CK_FORK_GETENV);
 }

@@ -10,7 +10,8 @@ and a libvirtd of the test's own reached through qemu+ssh on 127.0.0.1
 plerig's files). Every variant runs on each, each host in its own schedule;
 the results, the table and the CSV name the host. A host that cannot be
 reached (an sshd-less port) is a failed row per variant with the reason,
-and the reachable host's rows are kept. `check --connect` judges each host
+and the reachable host's rows are kept. Two spellings of the daemon's URI
+are two hosts whose pools and domains do not collide. `check --connect` judges each host
 against its own baseline, keyed by its own identity; TAP names the host.
 Nothing outlives the test. Skipped (77) without root, KVM, sshd or libvirtd.
 """
@@ -113,6 +114,23 @@ class Hosts(unittest.TestCase):
             self.assertEqual(sum(l.startswith(label + " ") for l in table), 2, p.stdout)
         self.assertEqual({r["host"] for r in rows}, set(labels))
         self.assertNotIn(HOST.key, json.dumps(doc) + p.stderr + p.stdout)
+
+    def test_two_uris_of_one_daemon_name_their_domains_and_pools_apart(self):
+        # the same libvirtd under two spellings (its query's order turned round):
+        # two hosts to plerig, at once, each with its own pool and domains there
+        base, query = HOST.uri.split("?", 1)
+        other = base + "?" + "&".join(reversed(query.split("&")))
+        self.assertNotEqual(other, HOST.uri)
+        p, doc, rows = self.run_hosts(f"{HOST.uri},{other}", "--relax", "pause",
+                                      "--repeat", "2")
+        self.assertEqual(p.returncode, 0, p.stderr + p.stdout)
+        self.assertEqual([h["error"] for h in doc["hosts"]], [None, None], doc["hosts"])
+        self.assertEqual(len(doc["variants"]), 2)
+        for v in doc["variants"]:
+            self.assertEqual(len(v["runs"]), 2, v)
+            self.assertTrue(all(r["ok"] for r in v["runs"]), v["runs"])
+        # neither host's sweep took the other's (a live plerig's) pool or domains
+        self.assertNotIn("removed", p.stderr)
 
     def test_an_unreachable_host_is_a_failed_row_and_the_other_is_kept(self):
         dead = (f"qemu+ssh://root@127.0.0.1:{remote_libvirt_host.free_port()}/system"

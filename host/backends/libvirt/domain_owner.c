@@ -8,6 +8,12 @@
 #include "backends/libvirt/orphans.h"
 #include "backends/libvirt/remote_pool.h"
 
+unsigned lv_run_number(void)
+{
+	static unsigned runs;
+	return __atomic_add_fetch(&runs, 1, __ATOMIC_RELAXED);
+}
+
 int domain_owner_element(unsigned run, char *out, size_t len)
 {
 	char host[64];

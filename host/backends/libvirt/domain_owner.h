@@ -21,6 +21,14 @@
 #define DOMAIN_OWNER_NS	    "urn:plerig:owner:1"
 #define DOMAIN_OWNER_PREFIX "plerig"
 
+/*
+ * The next run of this process, counted over every libvirt backend it opens
+ * (one per --connect host, at once, and one per check scenario): its domains
+ * are plerig-PID-RUN-VM, so two hosts of a run that reach one daemon (two
+ * spellings of its URI) never name a domain alike. From 1.
+ */
+unsigned lv_run_number(void);
+
 /* The owner element of this process's run @run, "<plerig:owner .../>". 0, or -1. */
 int domain_owner_element(unsigned run, char *out, size_t len);
 

@@ -71,7 +71,6 @@ struct lv_backend {
 	char guest_path[PATH_MAX];
 	char cache[PATH_MAX]; /* --cache-dir, absolute: damaged serial logs are kept there */
 	uint64_t tsc_khz;
-	unsigned runs;
 	struct ple_probe ple; /* where PAUSE-loop exit counts come from on this host */
 	struct lv_pv_host pv_host;
 	/* domains whose QEMU plerig ended itself, left to libvirt until close */
@@ -93,6 +92,7 @@ struct lv_run {
 	struct run_dir dir;
 	struct lv_domain *doms;
 	unsigned nr_doms; /* initialised so far */
+	unsigned number;  /* lv_run_number(): in its domains' names and owner elements */
 	uint64_t t0;
 	char config_vol[32];	  /* the run's config volume on the remote host, "" when none */
 	struct plerig_config cfg; /* what the guests were given */
@@ -206,6 +206,7 @@ static int create_domains(struct lv_run *run)
 	char err[ERRBUF_SIZE], config[PATH_MAX];
 	make_config(run, &cfg);
 	lv_pv_config(&cfg, v, &run->b->pv_host, run->r);
+	run->number = lv_run_number();
 	run->cfg = cfg;
 	char config_hex[2 * sizeof(cfg) + 1] = "";
 	const bool inline_config = run->b->ship && !strstr(run->b->template_text, "@CONFIG@");
@@ -215,8 +216,7 @@ static int create_domains(struct lv_run *run)
 			snprintf(config_hex + 2 * i, 3, "%02x", ((const unsigned char *)&cfg)[i]);
 		config[0] = '\0';
 	} else if (run->b->ship) {
-		snprintf(run->config_vol, sizeof(run->config_vol), "config-%u.bin",
-			 run->b->runs + 1);
+		snprintf(run->config_vol, sizeof(run->config_vol), "config-%u.bin", run->number);
 		if (lv_pool_upload(&run->b->pool, run->config_vol, &cfg, sizeof(cfg), config,
 				   sizeof(config), err, sizeof(err)))
 			return run_fail(run->r, "%s", err);
@@ -231,7 +231,6 @@ static int create_domains(struct lv_run *run)
 	}
 	char **xmls = calloc(v->vms, sizeof(*xmls));
 	int rc = xmls ? 0 : errbuf_printf(err, sizeof(err), "out of memory for %u VMs", v->vms);
-	run->b->runs++;
 	for (unsigned i = 0; i < v->vms && !rc; i++) {
 		struct lv_domain *d = &run->doms[i];
 		char serial[32];
@@ -239,7 +238,7 @@ static int create_domains(struct lv_run *run)
 		run->nr_doms = i + 1;
 		if (rc)
 			break;
-		snprintf(d->name, sizeof(d->name), "plerig-%d-%u-%u", (int)getpid(), run->b->runs,
+		snprintf(d->name, sizeof(d->name), "plerig-%d-%u-%u", (int)getpid(), run->number,
 			 i);
 		snprintf(serial, sizeof(serial), "serial-%u.log", i);
 		if (run_dir_file(&run->dir, serial, d->serial_path, sizeof(d->serial_path))) {
@@ -250,7 +249,7 @@ static int create_domains(struct lv_run *run)
 		for (unsigned j = 0; j < v->vcpus; j++)
 			pins[j] = (unsigned)placement_cpu(v, i * v->vcpus + j);
 		char owner[256];
-		const bool owned = !domain_owner_element(run->b->runs, owner, sizeof(owner));
+		const bool owned = !domain_owner_element(run->number, owner, sizeof(owner));
 		const struct domain_spec spec = {
 		    .name = d->name,
 		    .tcg = run->b->tcg,
@@ -783,12 +782,15 @@ static void lv_close(struct backend *base)
 static void destroy_leftovers(struct lv_backend *b)
 {
 	virDomainPtr *doms = NULL;
+	char mine[32];
 	if (!b->lc.embedded)
 		return;
+	/* this process's own run on another host of --connect that reaches this driver */
+	snprintf(mine, sizeof(mine), "plerig-%d-", (int)getpid());
 	int n = virConnectListAllDomains(b->lc.conn, &doms, VIR_CONNECT_LIST_DOMAINS_ACTIVE);
 	for (int i = 0; i < n; i++) {
 		const char *name = virDomainGetName(doms[i]);
-		if (name && !strncmp(name, "plerig-", 7))
+		if (name && !strncmp(name, "plerig-", 7) && strncmp(name, mine, strlen(mine)))
 			virDomainDestroy(doms[i]);
 		virDomainFree(doms[i]);
 	}

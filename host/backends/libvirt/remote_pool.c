@@ -47,16 +47,33 @@ int lv_pool_owner_name(char *out, size_t len)
 	return 0;
 }
 
+int lv_pool_next_name(char *out, size_t len)
+{
+	static unsigned pools;
+	char owner[160];
+	if (lv_pool_owner_name(owner, sizeof(owner)))
+		return -1;
+	const int n =
+	    snprintf(out, len, "%s-%u", owner, __atomic_add_fetch(&pools, 1, __ATOMIC_RELAXED));
+	return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
 int lv_pool_is_orphan(const char *name, const char *host)
 {
 	char prefix[96];
 	snprintf(prefix, sizeof(prefix), "plerig-%s-", host);
 	if (strncmp(name, prefix, strlen(prefix)))
 		return 0;
-	int pid;
+	int pid, end = 0;
 	unsigned long long start;
+	unsigned nth;
 	char rest;
-	if (sscanf(name + strlen(prefix), "%d-%llu%c", &pid, &start, &rest) != 2 || pid <= 0)
+	const char *owner = name + strlen(prefix);
+	if (sscanf(owner, "%d-%llu%n", &pid, &start, &end) != 2 || pid <= 0 || !end)
+		return 0;
+	/* nothing after START, or "-N" and nothing after that */
+	if (owner[end] && (owner[end] != '-' || owner[end + 1] < '0' || owner[end + 1] > '9' ||
+			   sscanf(owner + end + 1, "%u%c", &nth, &rest) != 1))
 		return 0;
 	return !orphans_process_runs(pid, start);
 }
@@ -65,7 +82,7 @@ int lv_pool_open(struct lv_pool *p, virConnectPtr conn, char *err, size_t errlen
 {
 	char xml[512];
 	memset(p, 0, sizeof(*p));
-	if (lv_pool_owner_name(p->name, sizeof(p->name)))
+	if (lv_pool_next_name(p->name, sizeof(p->name)))
 		return errbuf_printf(err, errlen, "cannot name a storage pool for this process");
 	snprintf(xml, sizeof(xml),
 		 "<pool type='dir'><name>%s</name><target><path>" POOL_DIR

@@ -7,10 +7,11 @@
  * whole pool removed at the end. Nothing has to exist on that host but
  * libvirt and QEMU.
  *
- * The pool's name is its owner: plerig-HOST-PID-START, with this
- * (controller) machine's hostname and the plerig process's pid and start
- * time. A later plerig on the same controller that finds a pool of a
- * process that no longer runs (killed with SIGKILL) removes it.
+ * The pool's name is its owner: plerig-HOST-PID-START-N, with this
+ * (controller) machine's hostname, the plerig process's pid and start
+ * time, and N counting the pools it made (two hosts of one run may reach
+ * the same daemon). A later plerig on the same controller that finds a
+ * pool of a process that no longer runs (killed with SIGKILL) removes it.
  */
 #ifndef PLERIG_LV_REMOTE_POOL_H
 #define PLERIG_LV_REMOTE_POOL_H
@@ -62,7 +63,14 @@ int lv_owner_identity(char *host, size_t len, int *pid, unsigned long long *star
 /* The owner part of a pool name, "plerig-HOST-PID-START", for this process. */
 int lv_pool_owner_name(char *out, size_t len);
 
-/* Does pool name @name belong to a process of @host that no longer runs? */
+/* The name of this process's next pool, "plerig-HOST-PID-START-N": another each call. */
+int lv_pool_next_name(char *out, size_t len);
+
+/*
+ * Does pool name @name belong to a process of @host that no longer runs?
+ * (plerig-HOST-PID-START-N, or plerig-HOST-PID-START as plerig named its
+ * one pool before.)
+ */
 int lv_pool_is_orphan(const char *name, const char *host);
 
 #endif
