@@ -49,9 +49,9 @@ const char *kvm_detect_module(void)
 	return "unknown";
 }
 
-enum plerig_ring kvm_default_ring(const char *module)
+enum plerig_ring kvm_default_ring(bool pvm)
 {
-	return strcmp(module, "kvm_pvm") == 0 ? PLERIG_RING_USER : PLERIG_RING_KERNEL;
+	return pvm ? PLERIG_RING_USER : PLERIG_RING_KERNEL;
 }
 
 static int open_device(const char *path, char *err, size_t errlen)

@@ -35,7 +35,7 @@ const char *kvm_detect_module(void);
  * Ring for --ring auto: user on PVM (guest ring 0 is instruction-emulated
  * there, ~100x slow), kernel elsewhere (where Intel PLE counts PAUSE).
  */
-enum plerig_ring kvm_default_ring(const char *module);
+enum plerig_ring kvm_default_ring(bool pvm);
 
 /*
  * Why no hypercall of a plerig guest reaches KVM under PVM: its ring 0 never

@@ -421,7 +421,7 @@ struct backend *kvm_backend_open(const char *guest_path, char *err, size_t errle
 	kb->base.kind = BACKEND_KVM;
 	kb->base.run = kvm_run_variant;
 	kb->base.close = kvm_close;
-	kb->base.default_ring = kvm_default_ring(kb->sys.module);
+	kb->base.default_ring = kvm_default_ring(!strcmp(kb->sys.module, "kvm_pvm"));
 	snprintf(kb->description, sizeof(kb->description), "KVM (%s) via %s", kb->sys.module,
 		 kvm_device_path());
 	kb->base.description = kb->description;

@@ -959,13 +959,14 @@ struct backend *libvirt_backend_open(const struct libvirt_backend_options *o, ch
 	b->base.run = lv_run_variant;
 	b->base.close = lv_close;
 	b->base.remote_host = lv_remote_host;
-	/* as for the kvm backend: ring 0 where it is native (Intel PLE counts only
-	 * there), else ring 3; under TCG everything is emulated alike */
-	b->base.default_ring = o->tcg ? PLERIG_RING_USER : kvm_default_ring(kvm_detect_module());
 	ple_probe_init(&b->ple);
 	b->pv_host.tcg = o->tcg;
 	b->pv_host.pvm = b->lc.local ? !strcmp(b->ple.module, "kvm_pvm") : remote_is_pvm(b);
 	b->pv_host.pvm_inferred = b->pv_host.pvm && !b->lc.local;
+	/* as for the kvm backend: ring 0 where it is native (Intel PLE counts only
+	 * there), else ring 3; decided by the host the VMs run on, which for a
+	 * remote URI is not this one; under TCG everything is emulated alike */
+	b->base.default_ring = o->tcg ? PLERIG_RING_USER : kvm_default_ring(b->pv_host.pvm);
 	snprintf(b->description, sizeof(b->description), "QEMU %s through libvirt (%s)",
 		 o->tcg ? "TCG, EMULATED: no KVM, timings are not a machine's" : "with KVM",
 		 b->lc.shown);
