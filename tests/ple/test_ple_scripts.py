@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """The host side of `make ple-test` without Bochs: tests/ple/unpack-kernel on
 a small bzImage made here (an x86-64 ELF with two segments, XZ-compressed
-behind a setup header), and tests/ple/check-results on consoles written
-here in L1's protocol (frames, manifest, the gate's exit status).
+behind a setup header), tests/ple/check-results on consoles written
+here in L1's protocol (frames, manifest, the gate's exit status), and
+tests/ple/follow-l1, the console watch, on fake Bochs instances that write
+a console, then exit, sleep or burn CPU.
 
 usage: test_ple_scripts.py SOURCE_ROOT
 """
@@ -145,11 +147,8 @@ class StopBochs(unittest.TestCase):
     the script before the results are judged (a CI run exited 1 there)."""
 
     def test_stopping_an_instance_that_already_ended_or_is_killed_goes_on(self):
-        with open(os.path.join(ROOT, "scripts/ple-test")) as f:
-            text = f.read()
-        body = re.search(r"^stop_bochs\(\) \{.*?^\}$", text, re.M | re.S).group(0)
         with tempfile.TemporaryDirectory() as work:
-            script = (f"set -euo pipefail\nWORK={work}\n{body}\n"
+            script = (f"set -euo pipefail\nWORK={work}\nsource {ROOT}/tests/ple/follow-l1\n"
                       "true & DRAIN_a=$!; wait $DRAIN_a\n"  # a drain that has already ended
                       "sleep 60 >/dev/null 2>&1 & BOCHS_a=$!\n"  # a Bochs still running: killed, wait says 143
                       "stop_bochs a\n"
@@ -158,6 +157,208 @@ class StopBochs(unittest.TestCase):
             p = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=30)
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(p.stdout, "stopped\nwent on\n")
+
+
+# A fake Bochs, started as `bochs-bin -q -f WORK/I/bochsrc` (where
+# follow-l1 looks for Bochs' CPU time): L1 I's screen and serial console
+# from WORK/I/fake-screen and fake-serial, then it exits, sleeps or burns CPU.
+FAKE_BOCHS = """#!/bin/bash
+d=${3%/bochsrc} i=${3%/bochsrc} i=${i##*/}
+cat "$d/fake-screen" > "$d/screen.txt"
+cat "$d/fake-serial" >> "${d%/*}/results/$i/serial.log"
+case $(cat "$d/fake-then") in
+exit) exit 0 ;;
+sleep) sleep 300 ;;
+burn) while [ $SECONDS -lt 300 ]; do :; done ;;
+esac
+"""
+
+# One run of tests/ple/follow-l1 as scripts/ple-test runs it, on fake instances
+FOLLOW = """set -euo pipefail
+WORK=$1/work OUT=$1/work/results INSTANCES=$2 WALL=$3 STALL=$4 IDLE=$5
+T0=$(date +%s) TB=$(date +%s)
+log() { echo "ple-test [$(($(date +%s) - T0))s] $*" >&2; }
+source "$6/tests/ple/follow-l1"
+trap stop_all EXIT
+trap 'exit 143' TERM
+for i in $INSTANCES; do
+	mkdir -p "$OUT/$i"
+	: > "$WORK/$i/bochsrc"
+	: > "$OUT/$i/serial.log"
+	"$1/bochs-bin" -q -f "$WORK/$i/bochsrc" > /dev/null 2>&1 &
+	eval "BOCHS_$i=$! DRAIN_$i="
+done
+follow
+rc=0
+report_failures || rc=1
+for i in $INSTANCES; do
+	pgrep -f "bochs-bin .*$WORK/$i/bochsrc" > /dev/null && echo "$i still running"
+done
+echo "report_failures: $rc"
+"""
+
+
+def crlf(lines):
+    """What L1 writes to its serial console: the tty's CR LF line ends."""
+    return "".join(line + "\r\n" for line in lines)
+
+
+def vga(lines):
+    """L1's VGA screen as Bochs' term display draws it through script(1):
+    curses set-up, each line placed by the cursor, attributes, a clear to the end."""
+    out = "\x1b[?1049h\x1b[1;25r\x1b(B\x1b[m\x1b[H\x1b[2J"
+    for row, line in enumerate(lines, 1):
+        out += f"\x1b[{row};1H\x1b[0m{line}\x1b[K\r"
+    return out
+
+
+BASE64 = "H4sIAAAAAAAAA8tOzcnJVyjPL8pJUQQAlQYXCwwAAAA" + "A" * 33  # a frame's line, 76 characters
+BIOS = ["Bochs VGABios (PCI) current-cvs 08 Jul 2014", "Bochs BIOS - build: 12/04/22",
+        "Booting from CD-Rom...", "ISOLINUX 6.04 20200816 ETCD Copyright (C) 1994-2015 H. Peter Anvin et al",
+        "Loading /vmlinuz... ok", "Loading /initrd...ok"]
+NO_SERIAL = ("(nothing on L1's serial console (ttyS0): a kernel without CONFIG_SERIAL_8250_CONSOLE "
+             "or one that never booted; its VGA screen, last lines:)")
+
+
+class FollowL1(unittest.TestCase):
+    """tests/ple/follow-l1, scripts/ple-test's console watch, on fake Bochs
+    instances: each way an L1 is stopped, with its reason, the last step
+    begun and the last console lines (serial, else the VGA screen)."""
+
+    def follow(self, instances, wall=240, stall=1, idle=300):
+        """Start a follow run on instances {name: (serial lines, VGA lines, then)}.
+        A fake that burns CPU is stopped after 2-3 s of it (~40 s of wall clock
+        at load 26 on 2 CPUs); one that is never stopped ends at the wall limit."""
+        d = tempfile.TemporaryDirectory()
+        self.addCleanup(d.cleanup)
+        with open(os.path.join(d.name, "bochs-bin"), "w") as f:
+            f.write(FAKE_BOCHS)
+        os.chmod(os.path.join(d.name, "bochs-bin"), 0o755)
+        for name, (serial, screen, then) in instances.items():
+            inst = os.path.join(d.name, "work", name)
+            os.makedirs(inst)
+            for f, text in (("fake-serial", crlf(serial)), ("fake-screen", vga(screen)), ("fake-then", then)):
+                with open(os.path.join(inst, f), "w") as out:
+                    out.write(text)
+        with open(os.path.join(d.name, "follow"), "w") as f:
+            f.write(FOLLOW)
+        # from a file: in the text of `bash -c`, pgrep -f would find "bochs-bin ... bochsrc"
+        proc = subprocess.Popen(["bash", os.path.join(d.name, "follow"), d.name, " ".join(instances),
+                                 str(wall), str(stall), str(idle), ROOT],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # bytes: a CR stays
+        self.addCleanup(self.stop, proc)  # after a failed assertion: its trap stops the fakes
+        return proc
+
+    @staticmethod
+    def stop(proc):
+        if proc.poll() is None:
+            proc.terminate()
+        proc.communicate(timeout=60)
+
+    def finish(self, proc):
+        out, err = (b.decode(errors="replace") for b in proc.communicate(timeout=280))
+        self.assertEqual(proc.returncode, 0, err)
+        self.assertNotIn("still running", out, err)
+        return out, err
+
+    def failure(self, err, name):
+        """report_failures' lines for instance name: (reason, last step, console lines)."""
+        m = re.search(rf"^ple-test: L1 {name} FAILED: (.*) \(last step begun: (.*)\); last console lines:\n"
+                      rf"((?:  \| .*\n)*)  \(all of it: ", err, re.M)
+        self.assertIsNotNone(m, f"no failure reported for {name}:\n{err}")
+        return m.group(1), m.group(2), [line[4:] for line in m.group(3).split("\n")[:-1]]
+
+    def test_each_way_an_l1_is_stopped_says_why_with_its_last_lines(self):
+        boot = ["Linux version 6.1.0-test (nobody) #1 SMP", "Run /init as init process"]
+        # as l1-init says it: no PLE_MODPARAMS (two spaces), modprobe's lines joined (one at the end)
+        fatal = ("no kvm_intel in L1's kernel 6.1.0-test: modprobe kvm_intel ple_gap=128 ple_window=4096  says: "
+                 "modprobe: FATAL: Module kvm_intel not found in directory /lib/modules/6.1.0-test ")
+        instances = {
+            "panic": (boot + ["@@ple step modules begin uptime=3.0",
+                              "Kernel panic - not syncing: Attempted to kill init! exitcode=0x00000100",
+                              "---[ end Kernel panic - not syncing: Attempted to kill init! ]---"], [], "sleep"),
+            "isolinux": ([], BIOS + ["Booting kernel failed: Invalid argument", "boot:"], "sleep"),
+            # console=tty0: L1 boots and reaches /init, but says so on its VGA screen only
+            "noserial": ([], BIOS + ["[    0.000000] Linux version 6.1.0-test (nobody) #1 SMP",
+                                     "@@ple step modules begin uptime=4.2", BASE64], "burn"),
+            "stall": (boot + ["@@ple step modules begin uptime=3.0", "@@ple step modules end rc=0 uptime=4.0"]
+                      + frame("l1.txt", L1_TXT) + ["@@ple step gate begin uptime=5.0", "gate: round 1"],
+                      BIOS, "burn"),
+            "exited": (boot + ["@@ple step doctor begin uptime=3.0", "reboot: Power down"], [], "exit"),
+            "fatal": (boot + ["@@ple step modules begin uptime=3.0", "modprobe: FATAL: Module kvm_intel not found",
+                              "@@ple fatal " + fatal] + frame("manifest.txt", "modules rc=1\n")
+                      + ["@@ple done uptime=4.0"], [], "sleep"),
+            "finished": (boot + ["@@ple step gate begin uptime=3.0", "@@ple step gate end rc=0 uptime=9.0"]
+                         + frame("manifest.txt", "gate rc=0\n") + ["@@ple done uptime=9.1"], [], "sleep"),
+        }
+        proc = self.follow(instances)
+        idle = self.follow({"idle": (boot, [], "sleep")}, idle=1)
+        wall = self.follow({"wall": (boot, [], "sleep")}, wall=1)
+        out, err = self.finish(proc)
+        self.assertIn("report_failures: 1", out)
+
+        why, step, lines = self.failure(err, "panic")
+        self.assertEqual(why, "L1's kernel panicked: Kernel panic - not syncing: Attempted to kill init! "
+                              "exitcode=0x00000100")
+        self.assertEqual(step, "modules")
+        self.assertEqual(lines, instances["panic"][0])
+
+        why, step, lines = self.failure(err, "isolinux")
+        self.assertEqual(why, "isolinux could not load the kernel under test: Booting kernel failed: "
+                              "Invalid argument")
+        self.assertEqual(step, "none, L1 did not reach /init")
+        self.assertEqual(lines, [NO_SERIAL] + BIOS + ["Booting kernel failed: Invalid argument", "boot:"])
+
+        why, step, lines = self.failure(err, "noserial")
+        m = re.fullmatch(r"nothing on L1's serial console after (\d+)s of Bochs CPU \(a boot to /init takes "
+                         r"~40 s\): a kernel without a serial console \(CONFIG_SERIAL_8250_CONSOLE=y, "
+                         r"console=ttyS0\), or one that does not boot", why)
+        self.assertIsNotNone(m, why)
+        self.assertGreater(int(m.group(1)), 1, "stopped before PLE_TEST_STALL s of Bochs CPU")
+        self.assertEqual(step, "modules")
+        self.assertEqual(lines, [NO_SERIAL] + BIOS + ["[    0.000000] Linux version 6.1.0-test (nobody) #1 SMP",
+                                                          "@@ple step modules begin uptime=4.2"])
+
+        why, step, lines = self.failure(err, "stall")
+        self.assertEqual(why, "no console line for 1s of Bochs CPU (L1 prints one every 10 emulated s, "
+                              "~17 s of Bochs CPU)")
+        self.assertEqual(step, "gate")
+        self.assertEqual(lines, boot + ["@@ple step modules begin uptime=3.0",
+                                        "@@ple step modules end rc=0 uptime=4.0",
+                                        "@@ple step gate begin uptime=5.0", "gate: round 1"])  # no frame
+
+        why, step, lines = self.failure(err, "exited")
+        self.assertEqual(why, "Bochs exited before L1 was done")
+        self.assertEqual(step, "doctor")
+        self.assertEqual(lines, instances["exited"][0])
+
+        why, step, lines = self.failure(err, "fatal")
+        self.assertEqual(why, fatal)
+        self.assertIn("(stopped: " + fatal + ")\n", err)
+        self.assertEqual(step, "modules")
+        self.assertEqual(lines, boot + ["@@ple step modules begin uptime=3.0",
+                                        "modprobe: FATAL: Module kvm_intel not found", "@@ple fatal " + fatal,
+                                        "@@ple done uptime=4.0"])
+
+        # an L1 that was done is stopped without a reason, and not reported
+        self.assertNotIn("L1 finished FAILED", err)
+        self.assertRegex(err, r"L1 finished: Bochs ran \d+s, \d+s of CPU\n")
+        self.assertRegex(err, r"L1 panic: Bochs ran \d+s, \d+s of CPU \(stopped: L1's kernel panicked: ")
+
+        out, err = self.finish(idle)
+        self.assertIn("report_failures: 1", out)
+        self.assertEqual(self.failure(err, "idle"), ("Bochs took no CPU for 1s of wall clock",
+                                                     "none, L1 did not reach /init", boot))
+        out, err = self.finish(wall)
+        self.assertIn("report_failures: 1", out)
+        self.assertEqual(self.failure(err, "wall")[0], "wall-clock limit of 1s reached")
+
+    def test_l1s_that_were_all_done_pass(self):
+        proc = self.follow({"a": (["@@ple step gate begin uptime=3.0", "@@ple done uptime=9.1"], [], "sleep"),
+                            "b": (["@@ple done uptime=9.1"], [], "exit")})
+        out, err = self.finish(proc)
+        self.assertIn("report_failures: 0", out)
+        self.assertNotIn("FAILED", err)
 
 
 def frame(name, text):
