@@ -204,18 +204,20 @@ def crlf(lines):
 
 
 def vga(lines):
-    """L1's VGA screen as Bochs' term display draws it through script(1):
-    curses set-up, each line placed by the cursor, attributes, a clear to the end."""
-    out = "\x1b[?1049h\x1b[1;25r\x1b(B\x1b[m\x1b[H\x1b[2J"
+    """L1's VGA screen as Bochs' term display draws it (ncurses, recorded
+    through script(1) from Bochs 2.7): set-up, then each line placed on its
+    row (CSI row d) with its colours, ended by a carriage return."""
+    out = "\x1b[?1049h\x1b[22;0;0t\x1b[1;24r\x1b(B\x1b[m\x1b[4l\x1b[?7h\x1b[39;49m\x1b[?12l\x1b[?25h" \
+          "\x1b[?1h\x1b=\x1b[39;49m\x1b[37m\x1b[40m\x1b[H\x1b[2J"
     for row, line in enumerate(lines, 1):
-        out += f"\x1b[{row};1H\x1b[0m{line}\x1b[K\r"
+        out += f"\x1b[{row}d\x1b(B\x1b[0;1m\x1b[36m\x1b[40m{line}\r"
     return out
 
 
 BASE64 = "H4sIAAAAAAAAA8tOzcnJVyjPL8pJUQQAlQYXCwwAAAA" + "A" * 33  # a frame's line, 76 characters
-BIOS = ["Bochs VGABios (PCI) current-cvs 08 Jul 2014", "Bochs BIOS - build: 12/04/22",
-        "Booting from CD-Rom...", "ISOLINUX 6.04 20200816 ETCD Copyright (C) 1994-2015 H. Peter Anvin et al",
-        "Loading /vmlinuz... ok", "Loading /initrd...ok"]
+BIOS = ["Bochs 2.7 BIOS - build: 08/01/21", "Press F12 for boot menu.", "Booting from CD-Rom...",
+        "73MB medium detected", "ISOLINUX 6.04 20200816 ETCD Copyright (C) 1994-2015 H. Peter Anvin et al",
+        "Loading /vmlinuz... ok"]
 NO_SERIAL = ("(nothing on L1's serial console (ttyS0): a kernel without CONFIG_SERIAL_8250_CONSOLE "
              "or one that never booted; its VGA screen, last lines:)")
 
