@@ -30,6 +30,18 @@ int connect_list_parse(const char *text, struct connect_list *out, char *err, si
 		char *uri = out->uris[out->nr];
 		memcpy(uri, p, n);
 		uri[n] = '\0';
+		/*
+		 * An embedded driver of the user's root: plerig would write its
+		 * qemu.conf there and could not ask for autodestroy (embedded
+		 * drivers refuse it), so every domain would fail
+		 */
+		if (!strncmp(uri, "qemu:///embed", 13))
+			return errbuf_printf(err, errlen,
+					     "--connect: %.*s... is a libvirt embedded driver "
+					     "of a root of your own; plerig runs its own: write "
+					     "'" CONNECT_EMBEDDED "' (--cache-dir chooses where "
+					     "its state lives)",
+					     13, uri);
 		for (unsigned i = 0; i < out->nr; i++)
 			if (!strcmp(out->uris[i], uri)) {
 				uri_redact(uri, shown, sizeof(shown));

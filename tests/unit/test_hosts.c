@@ -53,6 +53,7 @@ START_TEST(a_bad_list_is_refused_with_the_reason)
 	    {",qemu:///system", "empty URI"},
 	    {"a,,b", "empty URI"},
 	    {"qemu+ssh://u@a/system,qemu+ssh://u@a/system", "named twice"},
+	    {"embedded,qemu:///embed?root=/var/tmp/x", "write 'embedded'"},
 	};
 	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = '\0';
