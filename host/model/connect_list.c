@@ -31,9 +31,9 @@ int connect_list_parse(const char *text, struct connect_list *out, char *err, si
 		memcpy(uri, p, n);
 		uri[n] = '\0';
 		/*
-		 * An embedded driver of the user's root: plerig would write its
-		 * qemu.conf there and could not ask for autodestroy (embedded
-		 * drivers refuse it), so every domain would fail
+		 * An embedded driver of the user's root refuses autodestroy, so
+		 * every domain would fail; plerig's own (`embedded`) is set up
+		 * for it (its qemu.conf, state in memory, no autodestroy)
 		 */
 		if (!strncmp(uri, "qemu:///embed", 13))
 			return errbuf_printf(err, errlen,
