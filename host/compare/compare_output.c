@@ -155,9 +155,11 @@ static const char *or_unknown(const char *s)
 
 static void print_file(FILE *f, const char *role, const struct results_file *r)
 {
-	fprintf(f, "%s %s: plerig %s, kernel %s, %s, %s%s%s\n", role, r->path,
+	fprintf(f, "%s %s: plerig %s, kernel %s, %s%s%s%s, %s%s%s\n", role, r->path,
 		or_unknown(r->plerig_version), or_unknown(r->kernel), or_unknown(r->kvm_module),
-		or_unknown(r->cpu_model), r->ple_params[0] ? ", " : "", r->ple_params);
+		r->kvm_module_source ? " (" : "", r->kvm_module_source ? r->kvm_module_source : "",
+		r->kvm_module_source ? ")" : "", or_unknown(r->cpu_model),
+		r->ple_params[0] ? ", " : "", r->ple_params);
 	if (r->interrupted)
 		fprintf(f, "  note: %s is from an interrupted run\n", r->path);
 }
@@ -175,7 +177,9 @@ static void print_host_note(FILE *f, const struct results_file *a, const struct 
 
 	if (differ(a->kernel, b->kernel))
 		what[n++] = "kernel";
-	if (differ(a->kvm_module, b->kvm_module))
+	/* a remote host's module said "unknown" before plerig inferred it: no difference */
+	if (differ(a->kvm_module, b->kvm_module) && differ(a->kvm_module, "unknown") &&
+	    differ(b->kvm_module, "unknown"))
 		what[n++] = "KVM module";
 	if (differ(a->cpu_model, b->cpu_model))
 		what[n++] = "CPU";
@@ -242,6 +246,8 @@ static json_object *file_json(const struct results_file *r)
 	json_add_str(o, "command_line", r->command_line);
 	json_add_str(o, "kernel", r->kernel);
 	json_add_str(o, "kvm_module", r->kvm_module);
+	if (r->kvm_module_source)
+		json_add_str(o, "kvm_module_source", r->kvm_module_source);
 	json_add_str(o, "cpu_model", r->cpu_model);
 	json_add(o, "interrupted", json_object_new_boolean(r->interrupted));
 	return o;

@@ -484,6 +484,7 @@ int results_file_check(const char *path, json_object *root, const struct metric 
 	out->command_line = opt_string(root, "command_line");
 	out->kernel = opt_string(host, "kernel");
 	out->kvm_module = opt_string(host, "kvm_module");
+	out->kvm_module_source = opt_string(host, "kvm_module_source");
 	out->cpu_model = opt_string(host, "cpu_model");
 	ple_params_text(host, out->ple_params_text, sizeof(out->ple_params_text));
 	out->ple_params = out->ple_params_text;

@@ -43,6 +43,7 @@ struct results_file {
 	const char *command_line;
 	const char *kernel;
 	const char *kvm_module;
+	const char *kvm_module_source; /* how it was inferred (a remote host), NULL where read */
 	const char *cpu_model;
 	const char *ple_params; /* "name=value ..." as loaded, or "" */
 	char ple_params_text[512];

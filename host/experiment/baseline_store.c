@@ -62,12 +62,14 @@ void baseline_key(const struct host_info *h, char *buf, size_t len)
 	 * hosts of one model (another BIOS setting, another kernel) each keep their own */
 	if (h->connection[0])
 		slug(h->name, name, sizeof(name));
+	/* a module inferred from a remote host's CPU flags adds nothing its CPU model does
+	 * not: such a host keeps the key it had while plerig said its module was unknown */
 	snprintf(raw, sizeof(raw), "%s%s%s %ldcpu smt%s %s", name, name[0] ? " " : "", model,
 		 h->cpus_online,
 		 h->smt < 0 ? "unknown"
 		 : h->smt   ? "1"
 			    : "0",
-		 h->kvm_module);
+		 h->kvm_module_source[0] ? "unknown" : h->kvm_module);
 	slug(raw, buf, len);
 }
 

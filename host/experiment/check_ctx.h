@@ -52,6 +52,16 @@ struct check_ctx {
 	bool *complete;
 };
 
+/*
+ * Why the host cannot run @s (its requires =, its CPUs, a usable KVM), in
+ * @buf or a fixed text; NULL when it can. With --connect the host's module
+ * may be one inferred from libvirt's capabilities: it decides the kind of
+ * KVM (hw-virt, pv-unhalt), never what only reading that host would tell
+ * (ple). check_requires.c.
+ */
+const char *check_skip_reason(const struct check_ctx *k, const struct scenario *s, char *buf,
+			      size_t len);
+
 /* "kvm ticket pause user 1x4 ple=on pcpus=0": a variant's name in cases and in the store. */
 void check_variant_label(const struct variant *v, char *buf, size_t len);
 

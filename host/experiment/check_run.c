@@ -25,19 +25,6 @@ static double elapsed_s(const struct check_ctx *k)
 	return (double)(monotonic_ns() - k->t0) * 1e-9;
 }
 
-static bool has_hw_virt(const struct check_result *r)
-{
-	return !strcmp(r->host.kvm_module, "kvm_intel") || !strcmp(r->host.kvm_module, "kvm_amd");
-}
-
-static bool uses_kvm(const struct run_plan *p)
-{
-	for (unsigned i = 0; i < p->nr_backends; i++)
-		if (p->backends[i] == BACKEND_KVM || p->backends[i] == BACKEND_LIBVIRT)
-			return true;
-	return false;
-}
-
 /*
  * check --connect: @p's variants on the one host through libvirt. kvm becomes
  * libvirt; native runs on this machine, not there, so it goes. Returns
@@ -59,74 +46,6 @@ static bool move_to_host(const struct check_config *c, struct run_plan *p)
 	p->nr_backends = n;
 	p->connect_uri = c->connect_uri;
 	return n > 0;
-}
-
-/* Why the host cannot run @s, or NULL when it can. */
-static const char *skip_reason(const struct check_ctx *k, const struct scenario *s, char *buf,
-			       size_t len)
-{
-	const struct host_info *h = &k->out->host;
-	if (k->c->on_host && !k->moved)
-		return "its variants run on --backend native, on this machine, not on a --connect "
-		       "host";
-	if (!k->c->on_host && uses_kvm(s->plan) && !k->kvm_ok)
-		return k->kvm_why;
-	if (s->min_cpus > h->cpus) {
-		snprintf(buf, len, "needs %u host CPUs, plerig may use %u here", s->min_cpus,
-			 h->cpus);
-		return buf;
-	}
-	if (s->requires & ((1u << REQUIRE_PLE) | (1u << REQUIRE_HW_VIRT)) &&
-	    !strcmp(h->kvm_module, "unknown")) {
-		snprintf(buf, len,
-			 "needs %s: libvirt does not say which KVM module host %s runs, so "
-			 "plerig cannot tell",
-			 s->requires & (1u << REQUIRE_PLE) ? "hardware PLE" : "VMX/SVM", h->name);
-		return buf;
-	}
-	if (s->requires & (1u << REQUIRE_PLE) && !has_hw_virt(k->out)) {
-		snprintf(buf, len, "needs hardware PLE: no PAUSE interception on this host (%s)",
-			 h->kvm_module);
-		return buf;
-	}
-	if (s->requires & (1u << REQUIRE_HW_VIRT) && !has_hw_virt(k->out)) {
-		snprintf(buf, len, "needs VMX/SVM: guest ring 0 is emulated on %s", h->kvm_module);
-		return buf;
-	}
-	if (k->c->on_host && s->requires & ((1u << REQUIRE_PV_YIELD) | (1u << REQUIRE_PV_UNHALT))) {
-		/* pv-unhalt: the guest's CPUID tells only once it ran, and on a remote PVM host
-		 * (which plerig cannot tell) a halted vCPU would never be woken */
-		snprintf(buf, len, "needs %s: %s",
-			 s->requires & (1u << REQUIRE_PV_YIELD) ? "pv-yield" : "pv-unhalt",
-			 s->requires & (1u << REQUIRE_PV_YIELD)
-			     ? "the libvirt backend does not give the guest the directed yield "
-			       "hypercall"
-			     : "on a libvirt host only the guest's CPUID tells, after the run");
-		return buf;
-	}
-	if (s->requires & (1u << REQUIRE_HALT_POLL) && (k->c->on_host || !k->halt_poll)) {
-		snprintf(buf, len, "needs halt-poll: %s",
-			 k->c->on_host ? "neither libvirt nor QEMU sets halt polling per domain"
-				       : "KVM here has no KVM_CAP_HALT_POLL (Linux >= 5.19)");
-		return buf;
-	}
-	if (s->requires & (1u << REQUIRE_PV_YIELD) && !k->pv_yield) {
-		snprintf(
-		    buf, len,
-		    !strcmp(h->kvm_module, "kvm_pvm")
-			? "needs pv-yield: under PVM the guest's hypercall never reaches KVM"
-			: "needs pv-yield: KVM here does not offer KVM_FEATURE_PV_SCHED_YIELD");
-		return buf;
-	}
-	if (s->requires & (1u << REQUIRE_PV_UNHALT) && !k->pv_unhalt) {
-		snprintf(buf, len,
-			 !strcmp(h->kvm_module, "kvm_pvm")
-			     ? "needs pv-unhalt: under PVM " KVM_PVM_NO_HYPERCALL
-			       " (pvqspin runs as test-and-set)"
-			     : "needs pv-unhalt: KVM here does not offer KVM_FEATURE_PV_UNHALT");
-		return buf;
-	}
-	return NULL;
 }
 
 static int skip_scenario(struct check_ctx *k, const struct scenario *s, const char *why)
@@ -239,7 +158,7 @@ static int run_scenario(struct check_ctx *k, const struct scenario *s)
 	*plan = *s->plan;
 	plan->quiet = true;
 	k->moved = k->c->on_host && move_to_host(k->c, plan);
-	const char *skip = skip_reason(k, s, why, sizeof(why));
+	const char *skip = check_skip_reason(k, s, why, sizeof(why));
 	const char *host = k->c->host_label ? k->c->host_label : "";
 	if (skip) {
 		rc = skip_scenario(k, s, skip);

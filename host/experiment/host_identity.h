@@ -23,8 +23,9 @@ bool host_is_this_machine(const char *uri);
 /*
  * @h for the host @uri reaches: this machine's own identity for the
  * embedded driver (NULL) and URIs without a host part, else what libvirt
- * reports of the other machine (its kernel, KVM module and PLE parameters
- * unknown, with the reason). 0, or -1 with @err (not reachable).
+ * reports of the other machine (its KVM module inferred from its
+ * capabilities, its kernel and PLE parameters unknown, with the reason).
+ * 0, or -1 with @err (not reachable).
  */
 int host_identity(const char *uri, struct host_info *h, char *err, size_t errlen);
 

@@ -67,3 +67,11 @@ void host_info_collect(struct host_info *h, const char *kvm_module)
 		     : -1;
 	describe_ple_params(h->ple_params, sizeof(h->ple_params));
 }
+
+void host_kvm_module_text(const struct host_info *h, char *buf, size_t len)
+{
+	if (h->kvm_module_source[0])
+		snprintf(buf, len, "%s (%s)", h->kvm_module, h->kvm_module_source);
+	else
+		snprintf(buf, len, "%s", h->kvm_module);
+}

@@ -3,10 +3,15 @@
 #ifndef PLERIG_HOST_INFO_H
 #define PLERIG_HOST_INFO_H
 
+#include <stddef.h>
+
 struct host_info {
 	char name[128]; /* hostname */
 	char kernel[128];
 	char kvm_module[32];
+	/* "" where plerig read which module is loaded; else how kvm_module was inferred
+	 * ("inferred from the host CPU's vmx flag; libvirt names no module") */
+	char kvm_module_source[160];
 	char cpu_model[128];
 	unsigned cpus; /* in this process's affinity mask */
 	long cpus_online;
@@ -19,6 +24,12 @@ struct host_info {
 	char hypervisor[128];
 	char unknown_why[256];
 };
+
+/*
+ * "kvm_intel", or "kvm_intel (inferred from the host CPU's vmx flag; libvirt
+ * names no module)": the module as every output shows it.
+ */
+void host_kvm_module_text(const struct host_info *h, char *buf, size_t len);
 
 /* Fill @h for this host; @kvm_module is the module that drives KVM (NULL: none). */
 void host_info_collect(struct host_info *h, const char *kvm_module);

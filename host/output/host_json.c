@@ -47,6 +47,9 @@ json_object *host_json(const struct host_info *h)
 
 	json_add_str(o, "kernel", h->kernel);
 	json_add_str(o, "kvm_module", h->kvm_module);
+	/* where the module was inferred: the name stays a module's name, this says so */
+	if (h->kvm_module_source[0])
+		json_add_str(o, "kvm_module_source", h->kvm_module_source);
 	json_add_str(o, "cpu_model", h->cpu_model);
 	json_add(o, "cpus", json_object_new_int64(h->cpus));
 	json_add(o, "cpus_online",
@@ -100,6 +103,7 @@ void host_from_json(json_object *o, struct host_info *h)
 		return;
 	copy_string(o, "kernel", h->kernel, sizeof(h->kernel));
 	copy_string(o, "kvm_module", h->kvm_module, sizeof(h->kvm_module));
+	copy_string(o, "kvm_module_source", h->kvm_module_source, sizeof(h->kvm_module_source));
 	copy_string(o, "cpu_model", h->cpu_model, sizeof(h->cpu_model));
 	if (json_object_object_get_ex(o, "ple_params", &v) &&
 	    json_object_is_type(v, json_type_object))

@@ -11,7 +11,8 @@
 #include "measure/host_info.h"
 
 /*
- * {"kernel", "kvm_module", "cpu_model", "cpus", "cpus_online" (null:
+ * {"kernel", "kvm_module", "kvm_module_source" (only where the module was
+ * inferred, not read: how), "cpu_model", "cpus", "cpus_online" (null:
  * unknown), "smt" (true, false, null: unknown), "ple_params": {"name":
  * value, ...}}: integers as numbers, anything else as text.
  */

@@ -125,6 +125,16 @@ static void cell(FILE *out, const char *text)
 	fputs("</td>", out);
 }
 
+/* "kvm_intel", or with how it was inferred where libvirt named no module. */
+static const char *module_text(json_object *h, char *buf, size_t len)
+{
+	const char *module = jstr(h, "kvm_module"), *source = jstr(h, "kvm_module_source");
+	if (!module || !source)
+		return module;
+	snprintf(buf, len, "%s (%s)", module, source);
+	return buf;
+}
+
 /* --connect LIST: every host in a row, so that each variant's host can be looked up. */
 static void hosts_table(FILE *out, json_object *hosts)
 {
@@ -136,7 +146,7 @@ static void hosts_table(FILE *out, json_object *hosts)
 	fputs("</tr>\n", out);
 	for (size_t i = 0; i < json_object_array_length(hosts); i++) {
 		json_object *h = json_object_array_get_idx(hosts, i);
-		char params[512], cpus[32];
+		char params[512], cpus[32], module[256];
 		ple_params_text(h, params, sizeof(params));
 		snprintf(cpus, sizeof(cpus), "%.0f", jnum(h, "cpus"));
 		fputs("<tr>", out);
@@ -146,7 +156,7 @@ static void hosts_table(FILE *out, json_object *hosts)
 		cell(out, jstr(h, "cpu_model"));
 		cell(out, jnum(h, "cpus") > 0 ? cpus : NULL);
 		cell(out, jstr(h, "kernel"));
-		cell(out, jstr(h, "kvm_module"));
+		cell(out, module_text(h, module, sizeof(module)));
 		cell(out, params[0] ? params : "not readable");
 		cell(out, jstr(h, "hypervisor"));
 		cell(out, jstr(h, "error"));
@@ -158,7 +168,7 @@ static void hosts_table(FILE *out, json_object *hosts)
 void html_host_table(FILE *out, json_object *root, const char *file)
 {
 	json_object *host = jget(root, "host"), *hosts = jget(root, "hosts");
-	char params[512];
+	char params[512], module[256];
 
 	if (json_object_is_type(hosts, json_type_array) && json_object_array_length(hosts) > 1) {
 		fputs("<table class=\"host\">\n", out);
@@ -173,7 +183,7 @@ void html_host_table(FILE *out, json_object *root, const char *file)
 	fputs("<table class=\"host\">\n", out);
 	row(out, "results file", file);
 	row(out, "kernel", jstr(host, "kernel"));
-	row(out, "KVM module", jstr(host, "kvm_module"));
+	row(out, "KVM module", module_text(host, module, sizeof(module)));
 	row(out, "CPU", jstr(host, "cpu_model"));
 	row(out, "PLE parameters", params[0] ? params : "not readable (no hardware PLE?)");
 	row(out, "plerig version", jstr(root, "plerig_version"));

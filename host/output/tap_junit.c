@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "measure/host_info.h"
 #include "util/atomic_file.h"
 #include "util/errbuf.h"
 #include "util/utf8.h"
@@ -56,13 +57,15 @@ static void put_text(FILE *f, const char *s, bool (*special)(FILE *, uint32_t))
 
 void verdicts_summary_print(FILE *out, const struct check_result *r)
 {
+	char module[sizeof(r->host.kvm_module) + sizeof(r->host.kvm_module_source) + 4];
+	host_kvm_module_text(&r->host, module, sizeof(module));
 	if (r->host.connection[0]) /* check --connect: which host of the list */
 		fprintf(out, "plerig check: %s; host %s (%s): %s, %u CPUs, %s, kernel %s\n",
 			r->suite, r->host.name, r->host.connection, r->host.cpu_model, r->host.cpus,
-			r->host.kvm_module, r->host.kernel);
+			module, r->host.kernel);
 	else
 		fprintf(out, "plerig check: %s; host %s, %u CPUs, %s, kernel %s\n", r->suite,
-			r->host.cpu_model, r->host.cpus, r->host.kvm_module, r->host.kernel);
+			r->host.cpu_model, r->host.cpus, module, r->host.kernel);
 	if (r->baseline_note[0])
 		fprintf(out, "%s\n", r->baseline_note);
 	for (unsigned i = 0; i < r->nr_cases;) {

@@ -239,6 +239,24 @@ START_TEST(a_host_elsewhere_gets_its_own_cpus)
 }
 END_TEST
 
+/* A baseline of @h recorded under @key, read back into @back: its text (free it). */
+static char *recorded_and_read_back(const struct host_info *h, const char *key,
+				    struct baseline *back)
+{
+	struct baseline rec = {0};
+	char err[512];
+	rec.host = *h;
+	snprintf(rec.key, sizeof(rec.key), "%s", key);
+	snprintf(rec.plerig_version, sizeof(rec.plerig_version), "test");
+	snprintf(rec.recorded_at, sizeof(rec.recorded_at), "2026-12-01T00:00:00Z");
+	char *text = baseline_text(&rec);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_msg(baseline_parse("b.json", key, text, strlen(text), back, err, sizeof(err)) ==
+			  0,
+		      "%s", err);
+	return text;
+}
+
 /* check --connect: each host its own baseline, even two hosts of one model. */
 START_TEST(a_hosts_baseline_key_has_its_name)
 {
@@ -256,20 +274,52 @@ START_TEST(a_hosts_baseline_key_has_its_name)
 	baseline_key(&h, b, sizeof(b));
 	ck_assert_str_eq(b, "hostb-example-amd-epyc-7b13-64cpu-smt1-unknown");
 	/* a recorded baseline of such a host reads back under its key */
-	struct baseline rec = {0}, back;
-	char err[512];
-	rec.host = h;
-	snprintf(rec.key, sizeof(rec.key), "%s", b);
-	snprintf(rec.plerig_version, sizeof(rec.plerig_version), "test");
-	snprintf(rec.recorded_at, sizeof(rec.recorded_at), "2026-12-01T00:00:00Z");
-	char *text = baseline_text(&rec);
-	ck_assert_ptr_nonnull(text);
-	ck_assert_msg(baseline_parse("b.json", b, text, strlen(text), &back, err, sizeof(err)) == 0,
-		      "%s", err);
+	struct baseline back;
+	free(recorded_and_read_back(&h, b, &back));
 	ck_assert_str_eq(back.host.name, "hostB.example");
 	ck_assert_str_eq(back.host.connection, "qemu+ssh://***@hostA/system");
 	baseline_free(&back);
+}
+END_TEST
+
+/*
+ * A remote host's module inferred from its CPU flags keeps the key the host
+ * had while its module said unknown (a recorded fleet's baselines stay
+ * found), goes into the baseline with how it was inferred, and reads back.
+ */
+START_TEST(an_inferred_module_keeps_the_hosts_key)
+{
+	struct host_info h = {.cpus = 64, .cpus_online = 64, .smt = 1};
+	char before[256], now[256];
+	snprintf(h.cpu_model, sizeof(h.cpu_model), "Intel Xeon Gold 6338");
+	snprintf(h.name, sizeof(h.name), "hostA");
+	snprintf(h.connection, sizeof(h.connection), "qemu+ssh://***@hostA/system");
+	snprintf(h.kvm_module, sizeof(h.kvm_module), "unknown");
+	baseline_key(&h, before, sizeof(before));
+	snprintf(h.kvm_module, sizeof(h.kvm_module), "kvm_intel");
+	snprintf(h.kvm_module_source, sizeof(h.kvm_module_source),
+		 "inferred from the host CPU's vmx flag; libvirt names no module");
+	baseline_key(&h, now, sizeof(now));
+	ck_assert_str_eq(now, before);
+	ck_assert_str_eq(now, "hosta-intel-xeon-gold-6338-64cpu-smt1-unknown");
+	struct baseline back;
+	char *text = recorded_and_read_back(&h, now, &back);
+	ck_assert_msg(strstr(text, "\"kvm_module\":\"kvm_intel\"") &&
+			  strstr(text, "\"kvm_module_source\":\"inferred from the host CPU's vmx"),
+		      "%s", text);
+	ck_assert_str_eq(back.host.kvm_module, "kvm_intel");
+	ck_assert_str_eq(back.host.kvm_module_source, h.kvm_module_source);
+	char shown[256];
+	host_kvm_module_text(&back.host, shown, sizeof(shown));
+	ck_assert_str_eq(shown, "kvm_intel (inferred from the host CPU's vmx flag; libvirt names "
+				"no module)");
+	baseline_free(&back);
 	free(text);
+	/* a module read on the machine itself is part of its key, as always */
+	h.kvm_module_source[0] = '\0';
+	h.connection[0] = '\0';
+	baseline_key(&h, now, sizeof(now));
+	ck_assert_str_eq(now, "intel-xeon-gold-6338-64cpu-smt1-kvm_intel");
 }
 END_TEST
 
@@ -326,6 +376,7 @@ int main(void)
 	tcase_add_test(tc, comparisons_stay_on_their_host);
 	tcase_add_test(tc, a_host_elsewhere_gets_its_own_cpus);
 	tcase_add_test(tc, a_hosts_baseline_key_has_its_name);
+	tcase_add_test(tc, an_inferred_module_keeps_the_hosts_key);
 	tcase_add_test(tc, each_item_at_once);
 	tcase_add_test(tc, hosts_prepare_one_store_at_once);
 	suite_add_tcase(s, tc);

@@ -2,12 +2,13 @@
 /*
  * Lock pvqspin under QEMU: what the config asks of the guest, what the
  * guest's CPUID (its END frame's kvm_features) makes of the results, and
- * which libvirt capabilities say PVM.
+ * which KVM module libvirt's capabilities say a host runs.
  */
 #include <check.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "backends/libvirt/lv_caps_kvm.h"
 #include "backends/libvirt/lv_pv.h"
 #include "support/check_main.h"
 
@@ -101,32 +102,58 @@ static void caps(char *out, size_t len, const char *feature, const char *domain)
 		 feature, domain);
 }
 
+/* lv_caps_kvm_module of @xml: its module, or "unknown" (-1); @how in *how. */
+static const char *module_of(const char *xml, char *how, size_t len)
+{
+	static char module[32];
+	snprintf(module, sizeof(module), "unknown");
+	how[0] = '\0';
+	return lv_caps_kvm_module(xml, module, sizeof(module), how, len) ? "unknown" : module;
+}
+
 START_TEST(kvm_on_a_cpu_without_vmx_or_svm_is_pvm)
 {
-	char xml[1024];
+	char xml[1024], how[160];
 	caps(xml, sizeof(xml), "      <feature name='avx512f'/>\n", "      <domain type='kvm'/>\n");
-	ck_assert(lv_pv_caps_say_pvm(xml));
+	ck_assert_str_eq(module_of(xml, how, sizeof(how)), "kvm_pvm");
+	ck_assert_msg(strstr(how, "inferred") && strstr(how, "neither vmx nor svm"), "%s", how);
 }
 END_TEST
 
-START_TEST(kvm_on_a_cpu_with_vmx_or_svm_is_not)
+START_TEST(kvm_on_a_cpu_with_vmx_is_kvm_intel_with_svm_kvm_amd)
 {
-	char xml[1024];
+	char xml[1024], how[160];
 	caps(xml, sizeof(xml), "      <feature name='vmx'/>\n", "      <domain type='kvm'/>\n");
-	ck_assert(!lv_pv_caps_say_pvm(xml));
+	ck_assert_str_eq(module_of(xml, how, sizeof(how)), "kvm_intel");
+	ck_assert_str_eq(how, "inferred from the host CPU's vmx flag; libvirt names no module");
 	caps(xml, sizeof(xml), "      <feature name='svm'/>\n", "      <domain type='kvm'/>\n");
-	ck_assert(!lv_pv_caps_say_pvm(xml));
+	ck_assert_str_eq(module_of(xml, how, sizeof(how)), "kvm_amd");
+	ck_assert_str_eq(how, "inferred from the host CPU's svm flag; libvirt names no module");
 }
 END_TEST
 
-START_TEST(no_kvm_or_no_host_cpu_says_nothing)
+/* a guest's CPU of the capabilities (<guest>...<cpu>) is not the host's */
+START_TEST(only_the_host_cpu_counts)
 {
-	char xml[1024];
-	caps(xml, sizeof(xml), "", "");
-	ck_assert(!lv_pv_caps_say_pvm(xml)); /* TCG only */
-	ck_assert(!lv_pv_caps_say_pvm("<capabilities><guest><arch name='x86_64'>"
-				      "<domain type='kvm'/></arch></guest></capabilities>"));
-	ck_assert(!lv_pv_caps_say_pvm(""));
+	char xml[1024], how[160];
+	caps(xml, sizeof(xml), "",
+	     "      <domain type='kvm'/>\n      <cpu><feature name='vmx'/></cpu>\n");
+	ck_assert_str_eq(module_of(xml, how, sizeof(how)), "kvm_pvm");
+}
+END_TEST
+
+START_TEST(tcg_only_is_no_kvm_and_no_host_cpu_says_nothing)
+{
+	char xml[1024], how[160];
+	caps(xml, sizeof(xml), "      <feature name='vmx'/>\n", "");
+	ck_assert_str_eq(module_of(xml, how, sizeof(how)), "none"); /* TCG only */
+	ck_assert_msg(strstr(how, "no KVM domains"), "%s", how);
+	ck_assert_str_eq(module_of("<capabilities><guest><arch name='x86_64'>"
+				   "<domain type='kvm'/></arch></guest></capabilities>",
+				   how, sizeof(how)),
+			 "unknown");
+	ck_assert_str_eq(how, "");
+	ck_assert_str_eq(module_of("", how, sizeof(how)), "unknown");
 }
 END_TEST
 
@@ -177,8 +204,9 @@ int main(void)
 	tcase_add_test(tc, on_a_local_pvm_the_guest_never_halts);
 	tcase_add_test(tc, on_a_remote_pvm_the_guest_never_halts_and_the_reason_says_inferred);
 	tcase_add_test(tc, kvm_on_a_cpu_without_vmx_or_svm_is_pvm);
-	tcase_add_test(tc, kvm_on_a_cpu_with_vmx_or_svm_is_not);
-	tcase_add_test(tc, no_kvm_or_no_host_cpu_says_nothing);
+	tcase_add_test(tc, kvm_on_a_cpu_with_vmx_is_kvm_intel_with_svm_kvm_amd);
+	tcase_add_test(tc, only_the_host_cpu_counts);
+	tcase_add_test(tc, tcg_only_is_no_kvm_and_no_host_cpu_says_nothing);
 	tcase_add_test(tc, no_kvm_leaves_no_steal_time_no_halting);
 	tcase_add_test(tc, tcg_asks_nothing_and_says_why);
 	tcase_add_test(tc, other_locks_get_steal_time_and_no_pv_note);

@@ -139,6 +139,11 @@ class LibvirtRemote(unittest.TestCase):
         self.assertEqual(host["kernel"], "unknown")
         self.assertIn("libvirt does not report", host["unknown_why"])
         self.assertNotIn("connection", local["host"])
+        # libvirt names no module: the daemon's capabilities (this machine's CPU) tell
+        # which, and the results say it was inferred; this machine's is read
+        self.assertEqual(host["kvm_module"], local["host"]["kvm_module"])
+        self.assertRegex(host["kvm_module_source"], "^inferred.*libvirt names no module$")
+        self.assertNotIn("kvm_module_source", local["host"])
         # the keyfile in the URI is not in any output
         self.assertNotIn(HOST.key, json.dumps(remote) + p.stderr + p.stdout)
 
@@ -154,6 +159,8 @@ class LibvirtRemote(unittest.TestCase):
         hp = run["summary"]["halt_path"]
         self.assertIsNone(hp["halts"])
         self.assertRegex(hp["unavailable"], "test-and-set: PVM, it seems .*without vmx or svm")
+        self.assertEqual(doc["host"]["kvm_module"], "kvm_pvm")
+        self.assertIn("neither vmx nor svm", doc["host"]["kvm_module_source"])
         self.assertGreater(sum(v["acquisitions"] for v in run["vm_results"][0]["vcpus"]), 0)
 
     def test_libvirt_vcpu_stats_agree_with_qemu_and_schedstat(self):

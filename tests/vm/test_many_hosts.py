@@ -166,10 +166,14 @@ class Hosts(unittest.TestCase):
         self.assertEqual(rec.returncode, 0, rec.stderr + rec.stdout)
         keys = sorted(os.listdir(store))
         self.assertEqual(len(keys), 2, keys)  # one per host: their identities differ
+        self.assertTrue(any(k.endswith("-unknown.json") for k in keys), keys)
         for k in keys:
             with open(os.path.join(store, k)) as f:
                 b = json.load(f)
             self.assertTrue(any("libvirt" in e["variant"] for e in b["entries"]), b)
+            if "kvm_module_source" in b["host"]:  # the ssh host: its module inferred,
+                # its key as before plerig inferred it
+                self.assertTrue(k.endswith("-unknown.json"), k)
         tap = os.path.join(CACHE, "hosts.tap")
         dead = (f"qemu+ssh://root@127.0.0.1:{remote_libvirt_host.free_port()}/system"
                 f"?keyfile={HOST.key}&no_verify=1")

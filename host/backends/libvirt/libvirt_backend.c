@@ -848,18 +848,6 @@ static int load_files(struct lv_backend *b, const struct libvirt_backend_options
 	return 0;
 }
 
-/*
- * A remote host's module is unknown (libvirt names none), but PVM shows in its
- * capabilities; missing it would let the guest kick, and the kick never returns.
- */
-static bool remote_is_pvm(struct lv_backend *b)
-{
-	char *caps = virConnectGetCapabilities(b->lc.conn);
-	bool pvm = caps && lv_pv_caps_say_pvm(caps);
-	free(caps);
-	return pvm;
-}
-
 struct backend *libvirt_backend_open(const struct libvirt_backend_options *o, char *err,
 				     size_t errlen)
 {
@@ -961,7 +949,9 @@ struct backend *libvirt_backend_open(const struct libvirt_backend_options *o, ch
 	b->base.remote_host = lv_remote_host;
 	ple_probe_init(&b->ple);
 	b->pv_host.tcg = o->tcg;
-	b->pv_host.pvm = b->lc.local ? !strcmp(b->ple.module, "kvm_pvm") : remote_is_pvm(b);
+	/* a remote host's module is inferred from its capabilities (lv_host_info): missing
+	 * PVM would let the guest kick, and the kick never returns */
+	b->pv_host.pvm = !strcmp(b->lc.local ? b->ple.module : b->remote.kvm_module, "kvm_pvm");
 	b->pv_host.pvm_inferred = b->pv_host.pvm && !b->lc.local;
 	/* as for the kvm backend: ring 0 where it is native (Intel PLE counts only
 	 * there), else ring 3; decided by the host the VMs run on, which for a

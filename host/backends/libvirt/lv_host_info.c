@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "backends/libvirt/connection.h"
+#include "backends/libvirt/lv_caps_kvm.h"
 #include "util/errbuf.h"
 
 int lv_xml_text(const char *xml, const char *after, const char *tag, char *out, size_t len)
@@ -39,19 +40,24 @@ static int sysinfo_cpu_model(virConnectPtr conn, char *out, size_t len)
 	return rc;
 }
 
-static int caps_cpu_model(virConnectPtr conn, char *out, size_t len)
+static int caps_cpu_model(const char *caps, char *out, size_t len)
 {
-	char *xml = virConnectGetCapabilities(conn);
 	char vendor[64] = "", model[96] = "";
-	int rc = -1;
-	if (xml && !lv_xml_text(xml, "<host>", "model", model, sizeof(model))) {
-		lv_xml_text(xml, "<host>", "vendor", vendor, sizeof(vendor));
-		snprintf(out, len, "%s%s%s (libvirt's CPU model)", vendor, vendor[0] ? " " : "",
-			 model);
-		rc = 0;
+	if (!caps || lv_xml_text(caps, "<host>", "model", model, sizeof(model)))
+		return -1;
+	lv_xml_text(caps, "<host>", "vendor", vendor, sizeof(vendor));
+	snprintf(out, len, "%s%s%s (libvirt's CPU model)", vendor, vendor[0] ? " " : "", model);
+	return 0;
+}
+
+/* libvirt names no module: the capabilities' host CPU and guests tell which, or "unknown". */
+static void caps_kvm_module(const char *caps, struct host_info *h)
+{
+	if (!caps || lv_caps_kvm_module(caps, h->kvm_module, sizeof(h->kvm_module),
+					h->kvm_module_source, sizeof(h->kvm_module_source))) {
+		snprintf(h->kvm_module, sizeof(h->kvm_module), "unknown");
+		h->kvm_module_source[0] = '\0';
 	}
-	free(xml);
-	return rc;
 }
 
 static void version_text(unsigned long v, char *out, size_t len)
@@ -76,14 +82,17 @@ int lv_host_info(virConnectPtr conn, const char *shown, struct host_info *h, cha
 	h->cpus = node.cpus;
 	h->cpus_online = node.cpus;
 	h->smt = node.threads > 1;
+	char *caps = virConnectGetCapabilities(conn);
 	if (sysinfo_cpu_model(conn, h->cpu_model, sizeof(h->cpu_model)) &&
-	    caps_cpu_model(conn, h->cpu_model, sizeof(h->cpu_model)))
+	    caps_cpu_model(caps, h->cpu_model, sizeof(h->cpu_model)))
 		snprintf(h->cpu_model, sizeof(h->cpu_model), "%s", node.model);
+	caps_kvm_module(caps, h);
+	free(caps);
 	snprintf(h->kernel, sizeof(h->kernel), "unknown");
-	snprintf(h->kvm_module, sizeof(h->kvm_module), "unknown");
 	snprintf(h->unknown_why, sizeof(h->unknown_why),
-		 "libvirt does not report the kernel, the KVM module or its PLE parameters of "
-		 "the host it runs on");
+		 "libvirt does not report the kernel%s or the PLE parameters of the host it runs "
+		 "on",
+		 h->kvm_module_source[0] ? "" : ", the KVM module");
 	snprintf(h->connection, sizeof(h->connection), "%s", shown);
 	char qv[32] = "?", lv[32] = "?";
 	if (virConnectGetVersion(conn, &qemu) == 0)

@@ -3,9 +3,10 @@
  * The machine a libvirt connection runs VMs on, as libvirt reports it:
  * hostname (virConnectGetHostname), CPUs (virNodeGetInfo), CPU model
  * (virConnectGetSysinfo's processor version, else the host CPU of
- * virConnectGetCapabilities), QEMU and libvirt versions. libvirt does not
- * report the host's kernel, KVM module or PLE parameters: those say
- * "unknown", and unknown_why says so.
+ * virConnectGetCapabilities), QEMU and libvirt versions, and the KVM module
+ * inferred from the capabilities (lv_caps_kvm_module; kvm_module_source says
+ * so). libvirt does not report the host's kernel or PLE parameters: those
+ * say "unknown", and unknown_why says so.
  */
 #ifndef PLERIG_LV_HOST_INFO_H
 #define PLERIG_LV_HOST_INFO_H

@@ -2,7 +2,6 @@
 #include "backends/libvirt/lv_pv.h"
 
 #include <stdio.h>
-#include <string.h>
 
 #include "measure/kvm_system.h"
 
@@ -48,20 +47,4 @@ void lv_pv_results(const struct plerig_config *cfg, const struct variant *v,
 					 : "under PVM (kvm_pvm) ");
 	else
 		r->pv_unhalt = true;
-}
-
-bool lv_pv_caps_say_pvm(const char *caps)
-{
-	const char *host = strstr(caps, "<host>");
-	const char *cpu = host ? strstr(host, "<cpu>") : NULL;
-	const char *end = cpu ? strstr(cpu, "</cpu>") : NULL;
-	if (!end || !strstr(caps, "<domain type='kvm'"))
-		return false;
-	static const char *const hw_virt[] = {"<feature name='vmx'/>", "<feature name='svm'/>"};
-	for (size_t i = 0; i < sizeof(hw_virt) / sizeof(hw_virt[0]); i++) {
-		const char *f = strstr(cpu, hw_virt[i]);
-		if (f && f < end)
-			return false;
-	}
-	return true;
 }

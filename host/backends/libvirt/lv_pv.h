@@ -17,17 +17,9 @@
 struct lv_pv_host {
 	bool tcg; /* QEMU's TCG: no KVM leaves to read */
 	bool pvm; /* KVM is PVM: no hypercall of the guest reaches it (KVM_PVM_NO_HYPERCALL) */
-	/* pvm from a remote host's capabilities (lv_pv_caps_say_pvm), not from kvm_pvm here */
+	/* pvm from a remote host's capabilities (lv_caps_kvm_module), not from kvm_pvm here */
 	bool pvm_inferred;
 };
-
-/*
- * Whether libvirt capabilities (virConnectGetCapabilities) describe PVM: KVM
- * domains offered on a host CPU with neither vmx nor svm. KVM needs one of
- * them except under PVM, its software backend, and libvirt names no module.
- * False where the XML has no host CPU to look at: plerig then cannot tell.
- */
-bool lv_pv_caps_say_pvm(const char *caps);
 
 /*
  * The config flags of @v's guests: the CPUID decides, and pvqspin may halt where it
