@@ -52,8 +52,8 @@ static const char *kvm_kind_skip(const struct check_ctx *k, const struct scenari
 		return buf;
 	}
 	if (s->requires & (1u << REQUIRE_PLE) && !has_hw_virt(h)) {
-		snprintf(buf, len, "needs hardware PLE: no PAUSE interception on this host (%s)",
-			 module);
+		snprintf(buf, len, "needs hardware PLE: no PAUSE interception on host %s, %s",
+			 h->name, module);
 		return buf;
 	}
 	if (s->requires & (1u << REQUIRE_PLE) && k->elsewhere) {
