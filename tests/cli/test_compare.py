@@ -382,6 +382,34 @@ class Compare(unittest.TestCase):
         self.assert_status(r, 1)
         self.assertEqual(self.verdicts(r, "acq/s")[1:], ["worse"], r.stdout)
 
+    def test_a_host_change_is_said_and_an_inferred_module_is_shown_as_inferred(self):
+        base = document(variant("pause", acq=TIGHT))
+        new = copy.deepcopy(base)
+        new["host"]["kernel"] = "6.2.0"
+        r = self.compare(base, new)
+        self.assertIn("note: the files differ in kernel: a difference may come from the host",
+                      r.stdout)
+        # a remote host: its module was "unknown" before plerig inferred it, which is no
+        # change of host; the inferred one says so wherever it is shown
+        remote = {"name": "hostA", "connection": "qemu+ssh://***@hostA/system",
+                  "kernel": "unknown", "kvm_module": "unknown"}
+        base["host"].update(remote)
+        new = copy.deepcopy(base)
+        new["host"].update(kvm_module="kvm_intel", kvm_module_source=(
+            "inferred from the host CPU's vmx flag; libvirt names no module"))
+        assert_valid(self, new)
+        out = os.path.join(self.tmp.name, "cmp.json")
+        r = self.compare(base, new, "--json", out)
+        self.assert_status(r, 0)
+        self.assertNotIn("differ in", r.stderr + r.stdout)
+        self.assertIn(", kvm_intel (inferred from the host CPU's vmx flag; libvirt names no "
+                      "module), Test CPU", r.stderr + r.stdout)
+        with open(out) as f:
+            doc = json.load(f)
+        self.assertNotIn("kvm_module_source", doc["base"])
+        self.assertEqual(doc["new"]["kvm_module"], "kvm_intel")
+        self.assertIn("vmx", doc["new"]["kvm_module_source"])
+
     def test_nothing_in_common(self):
         r = self.compare(document(variant("pause")), document(variant("nop")))
         self.assert_bad_input(r, "no variant in common")

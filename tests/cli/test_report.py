@@ -269,7 +269,10 @@ class Inputs(unittest.TestCase):
         with open(RESULTS) as f:
             one = json.load(f)
         doc = copy.deepcopy(one)
-        doc["hosts"] = [dict(one["host"], name="hostA", label="hostA", error=None),
+        doc["hosts"] = [dict(one["host"], name="hostA", label="hostA", error=None,
+                             kvm_module="kvm_intel", kvm_module_source=(
+                                 "inferred from the host CPU's vmx flag; libvirt names no "
+                                 "module")),
                         dict(one["host"], name="hostB", label="hostB",
                              error="connecting to qemu+ssh://***@hostB/system: refused")]
         doc["variants"] = []
@@ -310,6 +313,8 @@ class Inputs(unittest.TestCase):
         self.assertIn(one["host"]["name"], rows[3])
         # every host of the file in its host table, the failed one with its error
         self.assertIn("<th>reached by</th>", text)
+        # a module inferred (a remote host through libvirt) is shown as inferred
+        self.assertIn("<td>kvm_intel (inferred from the host CPU", text)
         # one host alone: no side-by-side section
         r = plerig("report", RESULTS, "-o", html)
         with open(html) as f:
