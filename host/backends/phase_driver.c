@@ -291,13 +291,29 @@ static void take_snapshots(struct phase_driver *d, struct counter_snapshot *s, c
 	}
 }
 
+/*
+ * Each VM's lock counter, read where the run time is (take_snapshots): at
+ * the end, each becomes the acquisitions between the two readings. Without
+ * memory the figure is left out (NULL), not made up.
+ */
+static void count_lock_moves(struct phase_driver *d, uint64_t *moves, bool after)
+{
+	for (unsigned m = 0; moves && m < d->v->vms; m++) {
+		const uint64_t now = __atomic_load_n(
+		    &d->ops->shared(d->ctx, m)->lock.protected_counter, __ATOMIC_RELAXED);
+		moves[m] = after ? now - moves[m] : now;
+	}
+}
+
 static int measure(struct phase_driver *d)
 {
 	struct interval_snapshots snap = {0};
 	if (interval_snapshots_alloc(&snap, d->r))
 		return -1;
+	uint64_t *moves = calloc(d->v->vms, sizeof(*moves));
 	interval_snapshots_load(&snap, d->r, false);
 	take_snapshots(d, snap.before, "at the start of the interval");
+	count_lock_moves(d, moves, false);
 	const uint64_t m0 = monotonic_ns();
 	if (d->ops->interval)
 		d->ops->interval(d->ctx, m0, 0);
@@ -314,6 +330,9 @@ static int measure(struct phase_driver *d)
 		const uint64_t m1 = monotonic_ns();
 		mark_units(d, "STOP");
 		take_snapshots(d, snap.after, "at its end");
+		count_lock_moves(d, moves, true);
+		d->r->window_acquisitions = moves;
+		moves = NULL;
 		interval_snapshots_load(&snap, d->r, true);
 		d->r->interval_s = (double)(m1 - m0) / 1e9;
 		d->r->window_s = d->r->interval_s; /* MEASURE to STOP, as the units saw it */
@@ -322,6 +341,7 @@ static int measure(struct phase_driver *d)
 			d->ops->interval(d->ctx, m0, m1);
 	}
 	interval_snapshots_free(&snap);
+	free(moves);
 	return rc < 0 ? -1 : 0;
 }
 

@@ -263,7 +263,9 @@ void variant_result_free(struct variant_result *r)
 {
 	free(r->records);
 	free(r->protected_counter);
+	free(r->window_acquisitions);
 	r->records = NULL;
 	r->protected_counter = NULL;
+	r->window_acquisitions = NULL;
 	r->nr_records = 0;
 }

@@ -63,7 +63,13 @@ struct variant_result {
 	unsigned nr_records; /* vms * vcpus */
 	struct vcpu_record *records;
 	uint64_t *protected_counter; /* per VM: the lock's integrity counter */
-	char ple_why[512];	     /* why PAUSE-loop exits are not counted ("" when they are) */
+	/*
+	 * Per VM: the lock's acquisitions, measured or not, between the snapshots
+	 * that give the vCPUs' run time (the same two instants). NULL where not
+	 * read: a self-timed guest (libvirt) reports its counter only at its end.
+	 */
+	uint64_t *window_acquisitions;
+	char ple_why[512];  /* why PAUSE-loop exits are not counted ("" when they are) */
 	char ple_note[160]; /* what a reader of the count must know (e.g. CPL > 0 on VMX) */
 	bool steal_time;    /* the guests registered steal time: *_self_preempted counts hold */
 	/* lock pvqspin halted and kicked; else why not (it ran as test-and-set) */

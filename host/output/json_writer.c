@@ -227,6 +227,16 @@ static unsigned nr_vms(const struct variant_result *r)
 	return n;
 }
 
+/* Why a run has no lock reading where its run time was read. */
+static const char *window_why(const struct variant_result *r)
+{
+	if (r->variant.backend == BACKEND_LIBVIRT || r->variant.backend == BACKEND_LIBVIRT_TCG)
+		return "a self-timed guest reports its lock's counter only at its end";
+	if (!r->ok)
+		return "the run failed before its interval ended";
+	return "not read (out of memory)";
+}
+
 static json_object *vm_json(const struct variant_result *r, unsigned vm)
 {
 	json_object *o = json_object_new_object();
@@ -235,6 +245,12 @@ static json_object *vm_json(const struct variant_result *r, unsigned vm)
 	json_add(o, "vm", json_object_new_int64(vm));
 	json_add(o, "protected_counter",
 		 r->protected_counter ? json_object_new_uint64(r->protected_counter[vm]) : NULL);
+	json_add(o, "window_acquisitions",
+		 r->window_acquisitions ? json_object_new_uint64(r->window_acquisitions[vm])
+					: NULL);
+	if (!r->window_acquisitions)
+		json_add(o, "window_acquisitions_unavailable",
+			 json_object_new_string(window_why(r)));
 	for (unsigned i = 0; i < r->nr_records; i++)
 		if (r->records[i].vm == vm)
 			json_object_array_add(vcpus, vcpu_json(r, &r->records[i]));

@@ -74,6 +74,18 @@ static void run_and_check_groups(const struct variant *v, struct variant_result 
 			      "let two in",
 			      lock_name(v->lock), relax_name(v->relax), vm, (unsigned long long)sum,
 			      (unsigned long long)r->protected_counter[vm]);
+		/* read around the interval: every measured acquisition, not more than all */
+		uint64_t measured = 0;
+		for (unsigned i = 0; i < v->vcpus; i++)
+			measured += r->records[vm * v->vcpus + i].guest.acquisitions;
+		ck_assert_ptr_nonnull(r->window_acquisitions);
+		ck_assert_msg(r->window_acquisitions[vm] >= measured &&
+				  r->window_acquisitions[vm] <= sum,
+			      "%s/%s group %u: %llu acquisitions between the run-time readings, "
+			      "%llu measured, %llu in all",
+			      lock_name(v->lock), relax_name(v->relax), vm,
+			      (unsigned long long)r->window_acquisitions[vm],
+			      (unsigned long long)measured, (unsigned long long)sum);
 	}
 	ck_assert_uint_eq(threads_after_join(threads_before), threads_before);
 }

@@ -142,13 +142,57 @@ START_TEST(test_vcpu_that_never_got_a_fair_lock_fails)
 }
 END_TEST
 
+/* The lock's acquisitions between the run-time snapshots, as phase_driver reads them. */
+static void set_moves(unsigned run, uint64_t moves)
+{
+	struct variant_result *r = &series.runs[run];
+	if (!r->window_acquisitions)
+		r->window_acquisitions = calloc(1, sizeof(*r->window_acquisitions));
+	ck_assert_ptr_nonnull(r->window_acquisitions);
+	r->window_acquisitions[0] = moves;
+}
+
 /* A lock that never moved though every vCPU ran 18 ms in a run: stuck. */
 START_TEST(test_stuck_lock_fails)
 {
 	static const unsigned none[VCPUS] = {0, 0, 0, 0};
-	for (unsigned r = 0; r < RUNS; r++)
+	for (unsigned r = 0; r < RUNS; r++) {
 		set_acq(r, none); /* each got it in warm-up and in the drain at STOP */
-	assert_case(judged("progress"), CHECK_FAIL, "VM 0's lock made no acquisition in 6 runs");
+		set_moves(r, 0);
+	}
+	assert_case(judged("progress"), CHECK_FAIL,
+		    "VM 0's lock made no acquisition in 6 runs (none at all while its vCPUs' run "
+		    "time was measured); the most every vCPU of it ran in one run: 18.0 ms");
+}
+END_TEST
+
+/* Where the backend did not read the lock around the interval, the measured ones judge it. */
+START_TEST(test_stuck_lock_fails_by_measured_ones)
+{
+	static const unsigned none[VCPUS] = {0, 0, 0, 0};
+	for (unsigned r = 0; r < RUNS; r++)
+		set_acq(r, none);
+	assert_case(judged("progress"), CHECK_FAIL,
+		    "VM 0's lock made no acquisition in 6 runs (none measured)");
+}
+END_TEST
+
+/*
+ * The [shape] scenario on a loaded host: a ticket lock of 4 vCPUs turned
+ * a few times a run, every vCPU running 18 ms, and none of those moves
+ * was a measured acquisition (each vCPU's first measured one waits for
+ * the whole queue to turn once more). Before: "VM 0's lock made no
+ * acquisition in 2 runs".
+ */
+START_TEST(test_slow_queue_with_no_measured_acquisition_moved)
+{
+	static const unsigned none[VCPUS] = {0, 0, 0, 0};
+	for (unsigned r = 0; r < RUNS; r++) {
+		set_acq(r, none);
+		set_moves(r, r == 3 ? 3 : 0);
+	}
+	const struct check_case *c = judged("progress");
+	assert_case(c, CHECK_PASS, "made 0 acquisitions in the measured intervals of 6 runs");
 }
 END_TEST
 
@@ -220,6 +264,8 @@ static Suite *check_expect_suite(void)
 	tcase_add_test(t, test_vcpu_kept_off_its_cpu_is_not_judged);
 	tcase_add_test(t, test_vcpu_that_never_got_a_fair_lock_fails);
 	tcase_add_test(t, test_stuck_lock_fails);
+	tcase_add_test(t, test_stuck_lock_fails_by_measured_ones);
+	tcase_add_test(t, test_slow_queue_with_no_measured_acquisition_moved);
 	tcase_add_test(t, test_lock_that_could_not_move_is_not_judged);
 	tcase_add_test(t, test_no_stall_is_said_not_failed);
 	tcase_add_test(t, test_stalls_pass);
