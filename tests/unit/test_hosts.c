@@ -315,6 +315,13 @@ START_TEST(an_inferred_module_keeps_the_hosts_key)
 				"no module)");
 	baseline_free(&back);
 	free(text);
+	/* a baseline file's words on the module are shown: no control character survives */
+	snprintf(h.kvm_module_source, sizeof(h.kvm_module_source), "inferred\x1b[2J\a");
+	free(recorded_and_read_back(&h, now, &back));
+	ck_assert_msg(!strchr(back.host.kvm_module_source, '\x1b') &&
+			  !strchr(back.host.kvm_module_source, '\a'),
+		      "%s", back.host.kvm_module_source);
+	baseline_free(&back);
 	/* a module read on the machine itself is part of its key, as always */
 	h.kvm_module_source[0] = '\0';
 	h.connection[0] = '\0';
