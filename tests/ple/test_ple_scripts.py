@@ -88,13 +88,31 @@ class UnpackKernel(unittest.TestCase):
         self.assertEqual(pm[0x10000:0x10000 + t], text[:t])
         self.assertEqual(pm[0x10000 + t:0x10000 + t + len(data)], data)
 
+    def test_a_zstd_kernel_unpacks_as_an_xz_one(self):
+        # Debian's 6.12 kernels: a zstd frame, then the kernel's size (4 bytes) in the payload
+        kernel = elf([(0x1000000, bytes(range(256)) * 16, 8192)], 0x1000b53)
+        xz = self.run_tool(bzimage(lzma.compress(kernel, format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC32)))
+        frame = subprocess.run(["zstd", "-19", "-cq"], input=kernel, capture_output=True, check=True).stdout
+        zstd = self.run_tool(bzimage(frame + struct.pack("<I", len(kernel))))
+        self.assertEqual(zstd[0].returncode, 0, zstd[0].stderr)
+        self.assertIn("(zstd)", zstd[0].stdout)
+        self.assertIn("1 segments, entry 0x1000b53", zstd[0].stdout)
+        self.assertEqual(zstd[1][1024:], xz[1][1024:])  # past the setup, which keeps the original's sizes
+        # the appended size must match what the frame holds
+        p, _ = self.run_tool(bzimage(frame + struct.pack("<I", len(kernel) + 1)))
+        self.assertEqual(p.returncode, 1)
+        self.assertIn(f"{len(kernel)} bytes for {len(kernel) + 1}", p.stderr)
+
     def test_what_cannot_be_unpacked_is_refused_with_the_reason(self):
         p, _ = self.run_tool(b"MZ" + b"\0" * 2000)
         self.assertEqual(p.returncode, 1)
         self.assertIn("no bzImage setup header", p.stderr)
-        p, _ = self.run_tool(bzimage(b"\x28\xb5\x2f\xfd" + b"\0" * 64))  # zstd
+        p, _ = self.run_tool(bzimage(b"\x02\x21\x4c\x18" + b"\0" * 64))  # lz4
         self.assertEqual(p.returncode, 1)
-        self.assertIn("not xz, gzip, bzip2 or lzma", p.stderr)
+        self.assertIn("not xz, gzip, bzip2, lzma or zstd", p.stderr)
+        p, _ = self.run_tool(bzimage(b"\x28\xb5\x2f\xfd" + b"\0" * 64))  # a broken zstd frame
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("zstd payload: zstd -d: exit 1", p.stderr)
         p, _ = self.run_tool(bzimage(lzma.compress(b"not an ELF" * 10, format=lzma.FORMAT_XZ)))
         self.assertEqual(p.returncode, 1)
         self.assertIn("not an x86-64 ELF kernel", p.stderr)
