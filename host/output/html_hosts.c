@@ -99,8 +99,8 @@ static void variant_line(FILE *out, json_object *v)
 /* A comparison of the run between two variants of @host: its verdict and change. */
 static void comparison_line(FILE *out, json_object *vs, json_object *c)
 {
-	json_object *base = json_object_array_get_idx(vs, (size_t)jnum(c, "baseline"));
-	json_object *cand = json_object_array_get_idx(vs, (size_t)jnum(c, "candidate"));
+	json_object *base = json_object_array_get_idx(vs, jindex(c, "baseline"));
+	json_object *cand = json_object_array_get_idx(vs, jindex(c, "candidate"));
 	char b[160], k[160];
 	short_label(base, b, sizeof(b));
 	short_label(cand, k, sizeof(k));
@@ -134,8 +134,7 @@ static void cell(FILE *out, const struct html_input *in, unsigned n, const char 
 		}
 		for (unsigned k = 0; k < len_of(cs); k++) {
 			json_object *c = json_object_array_get_idx(cs, k);
-			json_object *cand =
-			    json_object_array_get_idx(vs, (size_t)jnum(c, "candidate"));
+			json_object *cand = json_object_array_get_idx(vs, jindex(c, "candidate"));
 			/* acq/s only: every other metric is in the section of the file */
 			if (cand && !strcmp(host_of(&in[i], cand), host) && jstr(c, "metric") &&
 			    !strcmp(jstr(c, "metric"), "acq_per_s"))

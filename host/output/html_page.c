@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "output/html_page.h"
 
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -81,6 +82,15 @@ double jnum(json_object *o, const char *key)
 	if (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double))
 		return json_object_get_double(v);
 	return NAN;
+}
+
+unsigned jindex(json_object *o, const char *key)
+{
+	const double d = jnum(o, key);
+
+	if (!(d >= 0 && d < (double)UINT_MAX) || d != floor(d))
+		return UINT_MAX;
+	return (unsigned)d;
 }
 
 const char *jstr(json_object *o, const char *key)

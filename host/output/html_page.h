@@ -23,6 +23,12 @@ void html_host_table(FILE *out, json_object *root, const char *file);
 /* Members of plerig's JSON, NULL or NaN when absent or of another type. */
 json_object *jget(json_object *o, const char *key);
 double jnum(json_object *o, const char *key);
+/*
+ * A count or an index of plerig's JSON: the member when it is a whole
+ * number in [0, UINT_MAX - 1], else UINT_MAX (absent, NaN, negative, too
+ * large: a results file is untrusted, and such a double cast is undefined).
+ */
+unsigned jindex(json_object *o, const char *key);
 const char *jstr(json_object *o, const char *key);
 
 #endif

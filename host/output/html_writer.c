@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "output/html_writer.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,10 +86,10 @@ static void metric_of(json_object *v, const char *metric, double *mean, double *
 	*mean = NAN;
 	*sd = 0;
 	*n = 0;
-	if (st && isfinite(jnum(st, "n")) && jnum(st, "n") > 0) {
+	if (st && jindex(st, "n") != UINT_MAX && jindex(st, "n") > 0) {
 		*mean = jnum(st, "mean");
 		*sd = isfinite(jnum(st, "stddev")) ? jnum(st, "stddev") : 0;
-		*n = (unsigned)jnum(st, "n");
+		*n = jindex(st, "n");
 		return;
 	}
 	json_object *runs = jget(v, "runs");
@@ -110,9 +111,9 @@ static const char *mark_of(json_object *cmps, unsigned i, const char *metric, ch
 		const char *m = jstr(c, "metric");
 		if (!m || strcmp(m, metric))
 			continue;
-		if ((unsigned)jnum(c, "baseline") == i)
+		if (jindex(c, "baseline") == i)
 			*is_baseline = true;
-		if ((unsigned)jnum(c, "candidate") != i)
+		if (jindex(c, "candidate") != i)
 			continue;
 		json_object *paired = jget(c, "paired");
 		double p = paired ? jnum(paired, "p_value") : jnum(c, "p_value");
