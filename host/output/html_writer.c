@@ -278,7 +278,8 @@ static double merge_waits(json_object *v, uint64_t *hist, double *max_ns)
 					json_object *pair = at(b, k);
 					double low = json_object_get_double(at(pair, 0));
 					double cnt = json_object_get_double(at(pair, 1));
-					if (low < 0 || cnt < 0)
+					/* untrusted: a cast of NaN or beyond 2^64 is undefined */
+					if (!(low >= 0 && low < 0x1p64 && cnt >= 0 && cnt < 0x1p64))
 						continue;
 					hist[plerig_hist_bucket((uint64_t)low)] += (uint64_t)cnt;
 				}
