@@ -121,7 +121,7 @@ static const char *this_kvm_skip(const struct check_ctx *k, const struct scenari
 		snprintf(
 		    buf, len,
 		    !strcmp(h->kvm_module, "kvm_pvm")
-			? "needs pv-yield: under PVM the guest's hypercall never reaches KVM"
+			? "needs pv-yield: under PVM " KVM_PVM_NO_HYPERCALL
 			: "needs pv-yield: KVM here does not offer KVM_FEATURE_PV_SCHED_YIELD");
 		return buf;
 	}
