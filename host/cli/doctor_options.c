@@ -32,8 +32,9 @@ static void usage(FILE *out)
 	      out);
 	option_table_usage(doctor_table, NULL, out);
 	fputs("\n"
-	      "Exit status: 0 the host can run plerig; 1 it cannot (no usable KVM);\n"
-	      "2 bad command line.\n",
+	      "Exit status: 0 KVM is usable here; 1 no usable KVM device (the routes\n"
+	      "that need none are listed: the emulated host, the native and TCG\n"
+	      "backends); 2 bad command line.\n",
 	      out);
 }
 

@@ -358,7 +358,7 @@ int cmd_check(int argc, char **argv, const char *guest_path)
 		h.on_host = true;
 		status = check_fleet(&o, &h, &res);
 	} else {
-		host_info_collect(&res.host, kvm_detect_module());
+		host_info_collect(&res.host, kvm_active_module());
 		status = check_host(&o, &h, &res);
 		if (status == EXIT_USAGE)
 			goto out;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* `plerig doctor [--json]`: every check, one verdict each; exit 1 when KVM is unusable. */
+/* `plerig doctor [--json]`: every check, one verdict each; exit 1 when no usable KVM device. */
 #include "commands/commands.h"
 
 #include <stdio.h>

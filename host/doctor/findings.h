@@ -8,6 +8,8 @@
 #ifndef PLERIG_DOCTOR_FINDINGS_H
 #define PLERIG_DOCTOR_FINDINGS_H
 
+#include <stdbool.h>
+
 #include "ple/host_params.h"
 
 enum doctor_verdict {
@@ -31,6 +33,7 @@ struct doctor_findings {
 	unsigned n;
 	struct doctor_finding list[DOCTOR_MAX_FINDINGS];
 	struct ple_host host; /* the KVM module and its PLE parameters */
+	bool kvm_device_ok;   /* /dev/kvm opened and answered the API version */
 	int cpus_online;
 	int cpus_allowed;
 	int smt_threads_per_core; /* 1: no SMT siblings */

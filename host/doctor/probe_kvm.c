@@ -11,6 +11,7 @@
 #include "doctor/probes.h"
 #include "backends/kvm/vm.h"
 #include "measure/device_access.h"
+#include "measure/host_info.h"
 #include "measure/kvm_system.h"
 #include "util/errbuf.h"
 
@@ -96,42 +97,108 @@ static void check_caps(struct doctor_findings *r, int kvm)
 	}
 }
 
+/*
+ * No device: say what the CPU allows, name no module (one listed in
+ * /sys/module but offering no device drives nothing), and leave the PLE
+ * checks nothing to read.
+ */
+static void no_device(struct doctor_findings *r, const char *path, int e)
+{
+	const char *flag = host_cpu_virt_flag();
+	doctor_add(r, "kvm_device", "KVM device", DOCTOR_NO, "cannot open %s: %s", path,
+		   strerror(e));
+	if (e == EACCES || e == EPERM) {
+		const struct device_identity me = device_identity_self();
+		char why[512];
+		device_access_advice(path, &me, why, sizeof(why));
+		doctor_fix(r, "%s", why);
+		check_module(r);
+		return;
+	}
+	if (flag)
+		doctor_fix(r,
+			   "load %s (this CPU shows %s) and enable virtualisation in the firmware",
+			   !strcmp(flag, "vmx") ? "kvm_intel" : "kvm_amd", flag);
+	else
+		doctor_fix(r,
+			   "none here: this CPU shows neither vmx nor svm, so no KVM module can "
+			   "offer %s; use a host with VMX/SVM (or nested virtualisation), or a "
+			   "route below that needs no KVM",
+			   path);
+	/*
+	 * A module listed in /sys/module drives nothing without the device; one
+	 * with PLE parameters (kvm_intel, kvm_amd) is still worth showing: its
+	 * node may only be missing (no udev). PVM's has none to show.
+	 */
+	struct ple_host *h = &r->host;
+	char derr[ERRBUF_SIZE];
+	if (ple_host_detect(h, ple_sysfs_root(), derr, sizeof(derr)) || !h->module[0] ||
+	    h->vendor == PLE_VENDOR_NONE) {
+		char listed[sizeof(h->module)];
+		snprintf(listed, sizeof(listed), "%s", h->module);
+		memset(h, 0, sizeof(*h));
+		if (listed[0])
+			doctor_add(r, "kvm_module", "KVM module", DOCTOR_INFO,
+				   "none drives a KVM device: there is no %s (%s is listed in "
+				   "/sys/module but offers no device)",
+				   path, listed);
+		else
+			doctor_add(r, "kvm_module", "KVM module", DOCTOR_INFO,
+				   "none: no KVM module under /sys/module and no %s", path);
+		return;
+	}
+	doctor_add(r, "kvm_module", "KVM module", DOCTOR_WARN,
+		   "%s is loaded (%s) but there is no %s: its parameters are shown below, "
+		   "no VM can run",
+		   h->module, h->vendor == PLE_VENDOR_VMX ? "Intel VMX" : "AMD SVM", path);
+	doctor_fix(r,
+		   "create the node: mknod -m 660 %s c 10 232 && chgrp kvm %s (udev does it "
+		   "at boot)",
+		   path, path);
+}
+
+/* What runs on a machine without a usable KVM device, one command each. */
+static void routes_without_kvm(struct doctor_findings *r)
+{
+	doctor_add(r, "routes_without_kvm", "without KVM", DOCTOR_INFO,
+		   "the real kvm_intel with PAUSE-loop exiting under Bochs' emulated VMX CPU: "
+		   "make ple-test; host threads, no virtualisation: plerig run --backend "
+		   "native; QEMU's TCG through libvirt: plerig run --backend libvirt --accel tcg");
+}
+
+static void device_unusable(struct doctor_findings *r, const char *detail)
+{
+	doctor_add(r, "kvm_device", "KVM device", DOCTOR_NO, "%s", detail);
+	check_module(r);
+	routes_without_kvm(r);
+}
+
 void doctor_probe_kvm(struct doctor_findings *r)
 {
 	const char *path = kvm_device_path();
+	char detail[sizeof(r->list[0].detail)];
 	int kvm = open(path, O_RDWR | O_CLOEXEC);
 	if (kvm < 0) {
-		int e = errno;
-		doctor_add(r, "kvm_device", "KVM device", DOCTOR_NO, "cannot open %s: %s", path,
-			   strerror(e));
-		if (e == ENOENT)
-			doctor_fix(r, "load kvm_intel or kvm_amd and enable virtualisation in the "
-				      "firmware (or use nested virtualisation)");
-		else if (e == EACCES || e == EPERM) {
-			const struct device_identity me = device_identity_self();
-			char why[512];
-			device_access_advice(path, &me, why, sizeof(why));
-			doctor_fix(r, "%s", why);
-		}
-		check_module(r);
+		no_device(r, path, errno);
+		routes_without_kvm(r);
 		return;
 	}
 	int api = ioctl(kvm, KVM_GET_API_VERSION, 0);
 	if (api < 0) {
-		doctor_add(r, "kvm_device", "KVM device", DOCTOR_NO,
-			   "%s is not a KVM device: KVM_GET_API_VERSION: %s", path,
-			   strerror(errno));
+		snprintf(detail, sizeof(detail), "%s is not a KVM device: KVM_GET_API_VERSION: %s",
+			 path, strerror(errno));
 		close(kvm);
-		check_module(r);
+		device_unusable(r, detail);
 		return;
 	}
 	if (api != KVM_API_VERSION) {
-		doctor_add(r, "kvm_device", "KVM device", DOCTOR_NO,
-			   "%s answers KVM API %d, plerig needs %d", path, api, KVM_API_VERSION);
+		snprintf(detail, sizeof(detail), "%s answers KVM API %d, plerig needs %d", path,
+			 api, KVM_API_VERSION);
 		close(kvm);
-		check_module(r);
+		device_unusable(r, detail);
 		return;
 	}
+	r->kvm_device_ok = true;
 	doctor_add(r, "kvm_device", "KVM device", DOCTOR_OK, "%s opens read-write, KVM API %d",
 		   path, api);
 	check_module(r);

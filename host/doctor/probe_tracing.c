@@ -105,6 +105,12 @@ static void check_fires(struct doctor_findings *r, const char *tracefs)
 	char err[ERRBUF_SIZE];
 	uint64_t e0 = 0, e1 = 0, u0 = 0, u1 = 0;
 
+	if (!r->kvm_device_ok) {
+		doctor_add(r, "kvm_exit_fires", "kvm:kvm_exit fires", DOCTOR_INFO,
+			   "not probed: no usable KVM device to run a probe VM on (see KVM "
+			   "device)");
+		return;
+	}
 	if (known_exits_vm_open(&probe, PROBE_OUTS, err, sizeof(err))) {
 		doctor_add(r, "kvm_exit_fires", "kvm:kvm_exit fires", DOCTOR_NO,
 			   "cannot create the probe VM: %s", err);

@@ -421,7 +421,8 @@ static void setup_report(struct engine *e, const char *command_line)
 	struct outcome *rep = e->rep;
 	const struct run_plan *p = e->plan;
 	rep->command_line = command_line;
-	host_info_collect(&rep->host, kvm_detect_module());
+	/* a run that used no KVM names no module, whatever /sys/module lists */
+	host_info_collect(&rep->host, run_plan_uses_kvm(p) ? kvm_active_module() : "none");
 	rep->repeat = p->repeat;
 	rep->planned_runs = 0;
 	rep->discard_rounds =

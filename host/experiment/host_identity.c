@@ -20,7 +20,7 @@ bool host_is_this_machine(const char *uri)
 int host_identity(const char *uri, struct host_info *h, char *err, size_t errlen)
 {
 	if (host_is_this_machine(uri)) {
-		host_info_collect(h, kvm_detect_module());
+		host_info_collect(h, kvm_active_module());
 		return 0;
 	}
 	struct lv_connection c;

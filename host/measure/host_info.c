@@ -29,6 +29,26 @@ static void read_cpu_model(char *buf, size_t len)
 	fclose(f);
 }
 
+const char *host_cpu_virt_flag(void)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[4096];
+	const char *found = NULL;
+	if (!f)
+		return NULL;
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':'), *save = NULL;
+		if (strncmp(line, "flags", 5) || !colon)
+			continue;
+		for (char *t = strtok_r(colon + 1, " \t\n", &save); t && !found;
+		     t = strtok_r(NULL, " \t\n", &save))
+			found = !strcmp(t, "vmx") ? "vmx" : !strcmp(t, "svm") ? "svm" : NULL;
+		break;
+	}
+	fclose(f);
+	return found;
+}
+
 /*
  * The PLE parameters as the host has them now, of the module loaded in the
  * sysfs tree that plerig sweep and check's params = write to (a fake one

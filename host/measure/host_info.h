@@ -31,6 +31,9 @@ struct host_info {
  */
 void host_kvm_module_text(const struct host_info *h, char *buf, size_t len);
 
+/* "vmx", "svm" or NULL: the hardware virtualisation this CPU shows (/proc/cpuinfo). */
+const char *host_cpu_virt_flag(void);
+
 /* Fill @h for this host; @kvm_module is the module that drives KVM (NULL: none). */
 void host_info_collect(struct host_info *h, const char *kvm_module);
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "measure/device_access.h"
+#include "measure/host_info.h"
 #include "util/errbuf.h"
 
 #define CPUID_MAX_ENTRIES 256
@@ -49,6 +50,14 @@ const char *kvm_detect_module(void)
 	return "unknown";
 }
 
+const char *kvm_active_module(void)
+{
+	struct stat st;
+	if (stat(kvm_device_path(), &st) < 0 || !S_ISCHR(st.st_mode))
+		return "none";
+	return kvm_detect_module();
+}
+
 enum plerig_ring kvm_default_ring(bool pvm)
 {
 	return pvm ? PLERIG_RING_USER : PLERIG_RING_KERNEL;
@@ -60,11 +69,19 @@ static int open_device(const char *path, char *err, size_t errlen)
 	if (fd >= 0)
 		return fd;
 	int e = errno;
-	if (e == ENOENT)
+	const char *flag = host_cpu_virt_flag();
+	if (e == ENOENT && flag)
 		errbuf_printf(err, errlen,
 			      "%s not found: KVM is not available on this host "
-			      "(load kvm_intel or kvm_amd, enable virtualisation in the firmware, "
-			      "or use nested virtualisation)",
+			      "(load %s and enable virtualisation in the firmware, or use nested "
+			      "virtualisation)",
+			      path, !strcmp(flag, "vmx") ? "kvm_intel" : "kvm_amd");
+	else if (e == ENOENT)
+		errbuf_printf(err, errlen,
+			      "%s not found: this CPU shows neither vmx nor svm, so no KVM can run "
+			      "here; without KVM: make ple-test (the real kvm_intel under Bochs' "
+			      "emulated VMX CPU), --backend native (host threads) or --backend "
+			      "libvirt --accel tcg (QEMU's TCG); plerig doctor lists them",
 			      path);
 	else if (e == EACCES || e == EPERM) {
 		const struct device_identity me = device_identity_self();

@@ -32,6 +32,12 @@ bool kvm_halt_poll_per_vm(const struct kvm_system *s);
 /* Which module drives KVM here, from /sys/module. */
 const char *kvm_detect_module(void);
 /*
+ * The same where the KVM device exists, "none" where it does not: a kernel
+ * can list kvm_pvm in /sys/module (built in) and offer no /dev/kvm, and a
+ * module that drives no device is no module a run used.
+ */
+const char *kvm_active_module(void);
+/*
  * Ring for --ring auto: user on PVM (guest ring 0 is instruction-emulated
  * there, ~100x slow), kernel elsewhere (where Intel PLE counts PAUSE).
  */

@@ -83,3 +83,11 @@ void run_plan_defaults(struct run_plan *p)
 	p->discard_rounds = -1;
 	p->order = ORDER_INTERLEAVE;
 }
+
+bool run_plan_uses_kvm(const struct run_plan *p)
+{
+	for (unsigned i = 0; i < p->nr_backends; i++)
+		if (p->backends[i] == BACKEND_KVM || p->backends[i] == BACKEND_LIBVIRT)
+			return true;
+	return false;
+}

@@ -98,6 +98,9 @@ void run_plan_default_vcpus(struct run_plan *p);
  * not given, the default axis for those. @cpus 0 (unknown): unchanged.
  */
 void run_plan_fit_host(struct run_plan *p, unsigned cpus);
+
+/* Whether any backend of @p runs on KVM (native and TCG do not). */
+bool run_plan_uses_kvm(const struct run_plan *p);
 /* The CPUs this process may run on, ascending; returns how many (>= 1). */
 unsigned allowed_host_cpus(unsigned *cpus, unsigned max);
 

@@ -81,6 +81,17 @@ class BadInput(unittest.TestCase):
         r = plerig("run", *SHORT, env={"PLERIG_KVM_DEVICE": "/nonexistent/kvm"})
         self.assert_one_line_error(r, 1, "/nonexistent/kvm not found")
 
+    def test_runs_without_kvm_record_no_module(self):
+        """Native and TCG runs use no KVM module: their host records none, even
+        where /sys/module lists one (kvm_pvm, built in, without a device)."""
+        d = tempfile.mkdtemp(prefix="plerig-nomodule-")
+        self.addCleanup(shutil.rmtree, d, True)
+        out = os.path.join(d, "r.json")
+        r = plerig("run", *SHORT, "--backend", "native", "--json", out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(out) as f:
+            self.assertEqual(json.load(f)["host"]["kvm_module"], "none")
+
     def test_kvm_permission_denied(self):
         if os.geteuid() != 0 or not shutil.which("setpriv"):
             self.skipTest("needs root and setpriv to drop to an unprivileged user")

@@ -157,6 +157,43 @@ class Doctor(unittest.TestCase):
             self.assertIn("no hardware PLE on this host (kvm_pvm)",
                           by["pause_intercept"]["detail"])
 
+    def test_without_a_kvm_device(self):
+        """A machine without /dev/kvm (here: the device path pointed at nothing,
+        as a machine with no VMX/SVM has it): no module line claims to drive a
+        device, the probe VM is not attempted, the routes that need no KVM are
+        named, and the exit status is --help's 1. Runs on any machine."""
+        d = tempfile.mkdtemp(prefix="plerig-nokvm-")
+        self.addCleanup(shutil.rmtree, d, True)
+        env = dict(os.environ, PLERIG_KVM_DEVICE=os.path.join(d, "kvm"))
+        r = subprocess.run([PLERIG, "doctor", "--json"], capture_output=True, text=True,
+                           timeout=60, env=env)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        doc = json.loads(r.stdout)
+        by = {c["check"]: c for c in doc["checks"]}
+        self.assertEqual(by["kvm_device"]["verdict"], "no")
+        self.assertTrue(by["kvm_device"]["fix"], by["kvm_device"])
+        hw = [m for m in ("kvm_intel", "kvm_amd") if os.path.isdir("/sys/module/" + m)]
+        if hw:  # loaded, its node missing: its parameters still shown, no VM claimed
+            self.assertEqual(by["kvm_module"]["verdict"], "warn", by["kvm_module"])
+            self.assertIn("but there is no", by["kvm_module"]["detail"])
+            self.assertEqual(doc["kvm_module"]["name"], hw[0])
+        else:  # kvm_pvm listed (built in) or nothing: no module drives a device
+            self.assertEqual(by["kvm_module"]["verdict"], "info", by["kvm_module"])
+            self.assertTrue(by["kvm_module"]["detail"].startswith("none"), by["kvm_module"])
+            self.assertIsNone(doc["kvm_module"]["name"])
+            self.assertNotIn("pause_intercept", by)
+        if "kvm_exit_fires" in by:  # absent where tracefs cannot be read (unprivileged)
+            self.assertEqual(by["kvm_exit_fires"]["verdict"], "info", by["kvm_exit_fires"])
+            self.assertIn("not probed", by["kvm_exit_fires"]["detail"])
+        routes = by["routes_without_kvm"]["detail"]
+        for route in ("make ple-test", "--backend native", "--backend libvirt --accel tcg"):
+            self.assertIn(route, routes)
+        text = subprocess.run([PLERIG, "doctor"], capture_output=True, text=True,
+                              timeout=60, env=env)
+        self.assertEqual(text.returncode, 1)
+        self.assertNotRegex(text.stdout, r"(?m)^ok +KVM module")
+        self.assertIn("without KVM", text.stdout)
+
     def test_fake_vmx_params(self):
         host = FakeHost(mode=0o444, refcnt="0")
         try:
@@ -174,6 +211,9 @@ class Doctor(unittest.TestCase):
     def test_pvm_halt_polling_sweepable_by_its_mode(self):
         """Without PLE parameters only halt polling can be swept: doctor says so where
         halt_poll_ns is writable, and not where it is read-only (PVM here: 0444)."""
+        if not os.path.exists("/dev/kvm"):
+            self.skipTest("no /dev/kvm: without a KVM device doctor names no module, so a "
+                          "fake kvm_pvm's parameters are not shown (test_without_a_kvm_device)")
         d = tempfile.mkdtemp(prefix="plerig-ple-cli-")
         try:
             os.makedirs(os.path.join(d, "sys", "module", "kvm_pvm", "parameters"))
