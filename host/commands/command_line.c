@@ -10,20 +10,29 @@
 #include "util/text_file.h"
 #include "util/uri_redact.h"
 
-/* A libvirt URI's credentials (--connect) never reach results or reports. */
+/*
+ * Every argument by util/uri_redact.h's rule: a URI's credentials (--connect
+ * URI, --connect=URI, each of a list) never reach results or reports.
+ */
 char *command_line_join(const char *prefix, int argc, char **argv)
 {
-	size_t len = strlen(prefix) + 1;
-	for (int i = 0; i < argc; i++) /* "***" can outgrow a one-letter user */
-		len += 2 * strlen(argv[i]) + 8;
+	size_t len = strlen(prefix) + 1, n;
 	char *s = malloc(len);
 	if (!s)
 		return NULL;
-	size_t n = (size_t)snprintf(s, len, "%s", prefix);
+	memcpy(s, prefix, len);
 	for (int i = 0; i < argc; i++) {
-		s[n++] = ' ';
-		uri_redact(argv[i], s + n, len - n);
-		n += strlen(s + n);
+		char *arg = uri_redact_dup(argv[i]), *grown;
+		if (!arg || !(grown = realloc(s, len + 1 + (n = strlen(arg))))) {
+			free(arg);
+			free(s);
+			return NULL;
+		}
+		s = grown;
+		s[len - 1] = ' ';
+		memcpy(s + len, arg, n + 1);
+		len += n + 1;
+		free(arg);
 	}
 	return s;
 }

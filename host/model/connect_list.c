@@ -67,7 +67,8 @@ void connect_uri_host(const char *uri, char *out, size_t len)
 	const char *p = strstr(uri, "://");
 	p = p ? p + 3 : uri;
 	const size_t authority = strcspn(p, "/?");
-	const char *at = memchr(p, '@', authority);
+	/* libxml2's userinfo ends at the last '@' (a password may hold one) */
+	const char *at = memrchr(p, '@', authority);
 	const char *host = at ? at + 1 : p;
 	size_t n = authority - (size_t)(host - p);
 	/* a port after the name, unless the colon is inside an IPv6 address [::1] */

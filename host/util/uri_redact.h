@@ -1,23 +1,44 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A URI as plerig may show it (results, tables, errors): the user of
- * user[:password]@host and the values of query parameters that name a key,
- * a password or a file of credentials become three asterisks: the user
- * and keyfile of qemu+ssh://root@hostA/system?keyfile=/k&no_tty=1 are
- * hidden, no_tty=1 is shown.
+ * What of a libvirt URI plerig may show (results, tables, reports, TAP,
+ * JUnit, errors, `check --list`): one rule, applied to any text, so that a
+ * URI is hidden alike alone, as an item of a --connect list, inside an
+ * argument (--connect=URI) or a suite's options, or quoted in a message.
+ *
+ * A URI is any word (up to white space, a comma, a double quote or a
+ * control character: a --connect list's items are separated by commas,
+ * which a URI writes %2C) with "://" or a '?' in it. Hidden, each as "***":
+ *  - its userinfo, user[:password] (user@hostA shows as ***@hostA);
+ *  - a whole URI whose authority is no host[:port] (a password with a raw
+ *    '/', '?' or '#' in it: qemu+ssh://u:p#w@h keeps only its scheme);
+ *  - the value of every query parameter whose name, percent-decoded as
+ *    libvirt decodes it and in any case, is one libvirt reads a secret or
+ *    the path of one from (keyfile, pkipath, known_hosts, authfile, and
+ *    command and netcat, which run) or has pass, pwd, secret, token, key or
+ *    cred in it;
+ *  - the value of any other parameter that, percent-decoded, hides
+ *    something by this rule itself (name=qemu%2Bssh%3A%2F%2Fu%3Ap%40h...).
+ * Parameters are separated by '&' and by ';' (libvirt takes either:
+ * src/util/viruri.c virURIParseParams); the rule splits at both always, so
+ * it hides at least what libvirt would read. Everything else is copied.
  */
 #ifndef PLERIG_URI_REDACT_H
 #define PLERIG_URI_REDACT_H
 
 #include <stddef.h>
 
-/* Into @out (always terminated; cut where short); a text that is no URI is copied. */
-void uri_redact(const char *uri, char *out, size_t len);
+/* @text by the rule into @out (always terminated; cut where short). */
+void uri_redact(const char *text, char *out, size_t len);
+
+/* @text by the rule, in memory of its own (free it); NULL when out of memory. */
+char *uri_redact_dup(const char *text);
 
 /*
  * A message about @uri (libvirt's, which may quote ssh: "Identity file
- * /k not accessible") on one line: what uri_redact hides of @uri hidden
- * wherever it appears in @text, line breaks made "; ".
+ * /k not accessible") on one line: the message by the rule, then what the
+ * rule hides of @uri hidden wherever it still appears (as written in @uri
+ * and percent-decoded; a user only as "user@", not every word "root"),
+ * line breaks made "; ".
  */
 void uri_redact_text(const char *uri, const char *text, char *out, size_t len);
 

@@ -85,6 +85,8 @@ START_TEST(an_unreached_host_is_called_by_its_uri)
 	    {"qemu+tcp://hostB/system", "hostB"},
 	    {"qemu+ssh://[::1]/system", "[::1]"},
 	    {"qemu+ssh://u@[::1]:22/system", "[::1]"},
+	    /* the userinfo ends at the last '@': no part of a password is a name */
+	    {"qemu+ssh://u:p@ss@hostC/system", "hostC"},
 	    {"qemu:///system", ""},
 	    {"", ""},
 	};
