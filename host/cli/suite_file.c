@@ -14,6 +14,7 @@
 #include "util/errbuf.h"
 #include "util/regular_file.h"
 #include "util/strfmt.h"
+#include "util/uri_redact.h"
 
 #define SUITE_MAX_BYTES (256u * 1024u)
 /* Far more than any suite runs in a CI job; the cap keeps a damaged file cheap to refuse. */
@@ -231,6 +232,8 @@ static int make_plan(const char *path, const struct section *defaults, struct se
 	s->argbuf = strdup(s->options);
 	if (!s->argbuf)
 		return errbuf_printf(err, errlen, "out of memory");
+	/* what is shown of them (check --list, each results' command_line): no credentials */
+	uri_redact_in_place(s->options, sizeof(s->options));
 	argv[argc++] = "run";
 	for (char *save = NULL, *tok = strtok_r(s->argbuf, " \t", &save); tok;
 	     tok = strtok_r(NULL, " \t", &save)) {

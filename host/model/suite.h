@@ -45,8 +45,9 @@ enum requirement {
 
 struct scenario {
 	char name[SCENARIO_NAME_LEN];
-	unsigned line;			    /* of its [section] in the suite file */
-	char options[SCENARIO_OPTIONS_LEN]; /* `plerig run` options, the defaults' first */
+	unsigned line; /* of its [section] in the suite file */
+	/* `plerig run` options, the defaults' first, as shown: by util/uri_redact.h's rule */
+	char options[SCENARIO_OPTIONS_LEN];
 	char *argbuf;	   /* the same, split, malloc'ed: the plan's paths point into it */
 	char groups[256];  /* comma-separated; "" none */
 	unsigned min_cpus; /* host CPUs plerig may use; 0: any */

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/uri_redact.h"
+
 #define CHART_W	   760.0
 #define CHAR_W	   6.6 /* of the 11 px sans-serif labels, a little generous */
 #define TITLE_H	   24.0
@@ -161,8 +163,12 @@ static void cap_share(struct axis *a, const char *unit)
 		a->hi = 1.0;
 }
 
-void html_escape(FILE *out, const char *s)
+void html_escape(FILE *out, const char *text)
 {
+	/* a results file of an older plerig, or a hand-made one, may hold a URI's credentials */
+	const bool uri = text && (strstr(text, "://") || strchr(text, '?'));
+	char *shown = uri ? uri_redact_dup(text) : NULL;
+	const char *s = !uri ? text : shown ? shown : "(not shown: out of memory)";
 	for (; s && *s; s++) {
 		switch (*s) {
 		case '&':
@@ -181,6 +187,7 @@ void html_escape(FILE *out, const char *s)
 			fputc(*s, out);
 		}
 	}
+	free(shown);
 }
 
 const char *chart_value(double v, const char *unit, int sig, char *buf, size_t len)

@@ -164,8 +164,9 @@ static void text_spans(const char *t, size_t n, const struct walk *w)
 		size_t e = i;
 		while (e < n && !ends_word((unsigned char)t[e]))
 			e++;
+		/* "connecting to URI: why": the colon after a URI is the sentence's */
 		if (e > i)
-			word_spans(t, i, e, w);
+			word_spans(t, i, e - (e - i > 1 && t[e - 1] == ':'), w);
 		i = e;
 	}
 }
@@ -222,6 +223,25 @@ char *uri_redact_dup(const char *text)
 	if (s)
 		redact(text, s, n);
 	return s;
+}
+
+void uri_redact_in_place(char *s, size_t len)
+{
+	const char *scheme = strstr(s, "://"), *query = strchr(s, '?');
+	if (!scheme && !query)
+		return;
+	char *shown = uri_redact_dup(s);
+	if (shown) {
+		const size_t n = strnlen(shown, len - 1);
+		memcpy(s, shown, n);
+		s[n] = '\0';
+		free(shown);
+		return;
+	}
+	char *cut = (char *)(scheme && (!query || scheme < query) ? scheme : query);
+	while (cut > s && !ends_word((unsigned char)cut[-1]))
+		cut--;
+	*cut = '\0';
 }
 
 /* A secret of a URI as it may appear in a message, and what shows instead. */

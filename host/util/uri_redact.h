@@ -7,7 +7,8 @@
  *
  * A URI is any word (up to white space, a comma, a double quote or a
  * control character: a --connect list's items are separated by commas,
- * which a URI writes %2C) with "://" or a '?' in it. Hidden, each as "***":
+ * which a URI writes %2C; less a colon that ends it, "URI: why") with
+ * "://" or a '?' in it. Hidden, each as "***":
  *  - its userinfo, user[:password] (user@hostA shows as ***@hostA);
  *  - a whole URI whose authority is no host[:port] (a password with a raw
  *    '/', '?' or '#' in it: qemu+ssh://u:p#w@h keeps only its scheme);
@@ -32,6 +33,12 @@ void uri_redact(const char *text, char *out, size_t len);
 
 /* @text by the rule, in memory of its own (free it); NULL when out of memory. */
 char *uri_redact_dup(const char *text);
+
+/*
+ * @s (a buffer of @len bytes) by the rule, in place, cut to fit. Out of
+ * memory, @s is cut before its first word that may hold a URI.
+ */
+void uri_redact_in_place(char *s, size_t len);
 
 /*
  * A message about @uri (libvirt's, which may quote ssh: "Identity file

@@ -25,6 +25,24 @@ START_TEST(test_errno_returns_its_value)
 }
 END_TEST
 
+/* whichever layer quoted a URI (getopt's "unknown option", a suite's line, libvirt) */
+START_TEST(test_credentials_never_in_a_message)
+{
+	char err[ERRBUF_SIZE] = "", small[24];
+
+	errbuf_printf(err, sizeof(err), "unknown option '%s' (see --help)",
+		      "--conect=test:///default,qemu+ssh://u:pw@h/system?no_tty=1;key%66ile=/S");
+	ck_assert_str_eq(err, "unknown option '--conect=test:///default,qemu+ssh://***@h/system?"
+			      "no_tty=1;key%66ile=*** (see --help)");
+	ck_assert_int_eq(errbuf_errno(small, sizeof(small), -EIO, "%s", "qemu+ssh://u:pw@h/s"),
+			 -EIO);
+	ck_assert_str_eq(small, "qemu+ssh://***@h/s");
+	/* redacted whole, then cut: not u:12, a password's start read as a port */
+	errbuf_printf(small, 18, "%s", "x qemu+ssh://u:1234@h");
+	ck_assert_str_eq(small, "x qemu+ssh://***@");
+}
+END_TEST
+
 START_TEST(test_no_buffer)
 {
 	ck_assert_int_eq(errbuf_printf(NULL, 64, "x"), -1);
@@ -62,6 +80,7 @@ static Suite *errbuf_suite(void)
 
 	tcase_add_test(t, test_printf_formats_and_fails);
 	tcase_add_test(t, test_errno_returns_its_value);
+	tcase_add_test(t, test_credentials_never_in_a_message);
 	tcase_add_test(t, test_no_buffer);
 	tcase_add_test(t, test_cut_not_overflowed);
 	tcase_add_test(t, test_size_holds_a_path);

@@ -114,7 +114,7 @@ START_TEST(every_uri_of_a_text)
 	ck_assert_str_eq(redact("connecting to 'qemu+ssh://u:p@h/s?keyfile=/k': failed\n"
 				"\"qemu+ssh://v@h/s\"\tqemu+ssh:?keyfile=/z"),
 			 /* a word ends at white space: the quote is hidden with the value */
-			 "connecting to 'qemu+ssh://***@h/s?keyfile=*** failed\n"
+			 "connecting to 'qemu+ssh://***@h/s?keyfile=***: failed\n"
 			 "\"qemu+ssh://***@h/s\"\tqemu+ssh:?keyfile=***");
 }
 END_TEST

@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""A libvirt URI's credentials reach no output of plerig: run's table, stderr,
+JSON, CSV and HTML; check's summary, TAP, JUnit, HTML and --list, for a
+scenario's own --connect and for check --connect; the errors of a mistyped
+option; plerig report on a results file that holds them (an older plerig's).
+
+The URI lists libvirt's test driver (here, in-process: its rows fail, as it
+cannot run microvm domains) and a qemu+ssh host that cannot be reached,
+with a password, a keyfile after ';' (libvirt splits the query at '&' and
+';') and one behind a percent-encoded name (libvirt decodes names): ssh
+would get both as -i. No VM boots; no KVM, root or network needed.
+
+usage: test_redaction.py PLERIG GUEST_ELF
+"""
+import glob
+import html
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+PLERIG = GUEST = None
+SECRETS = ("alice", "pw-7f3a", "SECRET-9c1e", "K3Y-55")
+# no '&': libvirt splits at ';' only then, and ssh is run with -i /K3Y-55, which it quotes
+REMOTE = ("qemu+ssh://alice:pw-7f3a@x.invalid/system?no_tty=1;keyfile=/SECRET-9c1e;"
+          "key%66ile=%2FK3Y-55")
+SHOWN = "qemu+ssh://***@x.invalid/system?no_tty=1;keyfile=***;key%66ile=***"
+HOSTS = "test:///default," + REMOTE
+SHORT = ["--vcpus", "2", "--duration", "0.05", "--warmup", "0.01", "--repeat", "1",
+         "--timeout", "60"]
+SUITE = f"""\
+[defaults]
+options = {" ".join(SHORT)}
+metrics = acq_per_s
+
+[remote]
+options = --backend libvirt --accel tcg --connect {HOSTS}
+expect = progress
+"""
+# every scenario on each host of check --connect
+FLEET_SUITE = f"""\
+[defaults]
+options = {" ".join(SHORT)} --backend libvirt --accel tcg
+metrics = acq_per_s
+
+[plain]
+expect = progress
+"""
+
+
+class Redaction(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="plerig-redaction-")
+        self.addCleanup(shutil.rmtree, self.dir, ignore_errors=True)
+        self.env = {**os.environ, "PLERIG_GUEST": GUEST, "PLERIG_BASELINES": "",
+                    "XDG_CACHE_HOME": os.path.join(self.dir, "cache")}
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def plerig(self, *args):
+        return subprocess.run([PLERIG, *args], capture_output=True, text=True, timeout=300,
+                              env=self.env, cwd=self.dir)
+
+    def assert_hidden(self, r, *files):
+        """No secret in @r's stdout and stderr, nor in any of @files (which exist)."""
+        texts = {"stdout": r.stdout, "stderr": r.stderr}
+        for f in files:
+            with open(f, errors="replace") as fh:
+                texts[os.path.basename(f)] = html.unescape(fh.read())
+        for where, text in texts.items():
+            for secret in SECRETS:
+                self.assertNotIn(secret, text, f"{secret} in {where}:\n{text[:3000]}")
+        return texts
+
+    def suite(self, name, text):
+        path = self.path(name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def test_run_every_writer(self):
+        for form in (["--connect", HOSTS], ["--connect=" + HOSTS]):
+            out = {ext: self.path("r." + ext) for ext in ("json", "csv", "html")}
+            r = self.plerig("run", "--backend", "libvirt", "--accel", "tcg", *form, *SHORT,
+                            "--json", out["json"], "--csv", out["csv"], "--report",
+                            out["html"])
+            self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+            texts = self.assert_hidden(r, *out.values())
+            # ssh ran, and its words were redacted too
+            if shutil.which("ssh"):
+                self.assertIn("Identity file *** not accessible", r.stderr)
+            # the run got as far as the unreachable host and said so, redacted
+            self.assertIn("x.invalid", r.stdout)
+            self.assertIn(SHOWN, r.stderr)
+            with open(out["json"]) as f:
+                doc = json.load(f)
+            self.assertIn("test:///default," + SHOWN, doc["command_line"])
+            self.assertIn(SHOWN, [h.get("connection") for h in doc["hosts"]])
+            self.assertIn("x.invalid", texts["r.html"])
+            # the report of that file, and of one where an older plerig left them
+            r = self.plerig("report", out["json"], "-o", self.path("again.html"))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assert_hidden(r, self.path("again.html"))
+        doc["command_line"] = "plerig run --connect " + HOSTS
+        for h in doc["hosts"]:
+            if h.get("connection") == SHOWN:
+                h["connection"] = REMOTE
+                h["error"] = f"connecting to {REMOTE}: failed"
+        with open(self.path("old.json"), "w") as f:
+            json.dump(doc, f)
+        r = self.plerig("report", self.path("old.json"), "-o", self.path("old.html"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(SHOWN, self.assert_hidden(r, self.path("old.html"))["old.html"])
+
+    def test_check_a_scenarios_own_connect(self):
+        suite = self.suite("own.cfg", SUITE)
+        r = self.plerig("check", "--suite", suite, "--list")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(SHOWN, self.assert_hidden(r)["stdout"])
+        out = [self.path(n) for n in ("c.tap", "c.xml", "c.html")]
+        r = self.plerig("check", "--suite", suite, "--tap", out[0], "--junit", out[1],
+                        "--report", out[2])
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        texts = self.assert_hidden(r, *out)
+        self.assertIn("test:///default," + SHOWN, texts["c.html"])
+
+    def test_check_connect(self):
+        suite = self.suite("fleet.cfg", FLEET_SUITE)
+        out = [self.path(n) for n in ("f.tap", "f.xml", "f.html")]
+        r = self.plerig("check", "--suite", suite, "--connect", HOSTS, "--tap", out[0],
+                        "--junit", out[1], "--report", out[2])
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        texts = self.assert_hidden(r, *out)
+        self.assertIn(SHOWN, r.stdout)
+        self.assertIn("x.invalid", texts["f.xml"])
+
+    def test_errors(self):
+        for args in (["run", "--conect=" + HOSTS],
+                     ["run", "--backend", "libvirt", "--connect", REMOTE + "," + REMOTE],
+                     ["check", "--connect", HOSTS + ",", "--list"]):
+            r = self.plerig(*args)
+            self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+            self.assertTrue(r.stderr)
+            self.assert_hidden(r)
+        # a suite's line that names the option wrong
+        suite = self.suite("bad.cfg", SUITE.replace("--connect ", "--conect="))
+        r = self.plerig("check", "--suite", suite)
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("unknown option '--conect=test:///default," + SHOWN, r.stderr)
+        self.assert_hidden(r)
+        # no output file was asked for, and none holds them either
+        for f in glob.glob(os.path.join(self.dir, "**"), recursive=True):
+            if os.path.isfile(f) and not f.endswith(".cfg"):
+                self.assert_hidden(subprocess.CompletedProcess([], 0, "", ""), f)
+
+
+if __name__ == "__main__":
+    PLERIG, GUEST = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    unittest.main(argv=[sys.argv[0], "-v", *sys.argv[3:]])
