@@ -256,10 +256,20 @@ int check_host(const struct check_options *o, const struct host_check *h, struct
 	if (status)
 		return status;
 	if (h->suite->host_runs_nothing_else && bl.loaded && !o->record) {
+		/* the other hosts' VMs are other work on this machine's CPUs */
+		const bool shared = h->on_host && host_is_this_machine(h->uri) && h->hosts_here > 1;
 		const size_t n = strlen(res->baseline_note);
-		(void)pathf(res->baseline_note + n, sizeof(res->baseline_note) - n,
-			    "\n  foreign load: never makes a drop not comparable here (the suite's "
-			    "[suite] host_runs_nothing_else = yes)");
+		if (shared)
+			(void)pathf(
+			    res->baseline_note + n, sizeof(res->baseline_note) - n,
+			    "\n  foreign load: can make a drop not comparable here after all "
+			    "(the suite's [suite] host_runs_nothing_else = yes, but %u hosts "
+			    "of --connect run on this machine at once)",
+			    h->hosts_here);
+		else
+			(void)pathf(res->baseline_note + n, sizeof(res->baseline_note) - n,
+				    "\n  foreign load: never makes a drop not comparable here (the "
+				    "suite's [suite] host_runs_nothing_else = yes)");
 	}
 	size_t before = h->results ? json_object_array_length(h->results) : 0;
 	struct check_config c = {

@@ -53,6 +53,21 @@ struct check_ctx {
 };
 
 /*
+ * Where a scenario's VMs run, as this machine's parameters, tracepoints and
+ * foreign load see it: on check --connect's host, else on the hosts of the
+ * scenario's own --connect (none: the embedded driver, kvm or native, all
+ * on this machine).
+ */
+struct check_place {
+	bool elsewhere; /* some of its VMs run on another machine */
+	/* hosts that run VMs on this machine at once while it runs: its own, and
+	   with check --connect the other hosts of the list here; 0 if none */
+	unsigned here;
+};
+void check_scenario_place(const struct check_ctx *k, const struct scenario *s,
+			  struct check_place *p);
+
+/*
  * Why the host cannot run @s (its requires =, its CPUs, a usable KVM), in
  * @buf or a fixed text; NULL when it can. With --connect the host's module
  * may be one inferred from libvirt's capabilities: it decides the kind of

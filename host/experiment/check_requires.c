@@ -98,6 +98,24 @@ static const char *libvirt_skip(const struct scenario *s, char *buf, size_t len)
 	return NULL;
 }
 
+/*
+ * check without --connect, a scenario whose own --connect runs VMs on
+ * another machine: this machine's KVM is not that one's, and check reads
+ * that one's identity only with --connect.
+ */
+static const char *own_connect_skip(const struct scenario *s, char *buf, size_t len)
+{
+	const char *why = libvirt_skip(s, buf, len);
+	const unsigned kind = s->requires & KVM_KIND_REQUIREMENTS;
+	if (why || !kind)
+		return why;
+	snprintf(buf, len,
+		 "needs %s: its --connect runs it on another machine, whose KVM this check does "
+		 "not read (plerig check --connect URI reads it)",
+		 kind_needed(kind));
+	return buf;
+}
+
 /* check without --connect: the kvm backend here, as probed (probe_kvm). */
 static const char *this_kvm_skip(const struct check_ctx *k, const struct scenario *s, char *buf,
 				 size_t len)
@@ -140,10 +158,13 @@ const char *check_skip_reason(const struct check_ctx *k, const struct scenario *
 			      size_t len)
 {
 	const struct host_info *h = &k->out->host;
+	struct check_place place;
+	check_scenario_place(k, s, &place);
 	if (k->c->on_host && !k->moved)
 		return "its variants run on --backend native, on this machine, not on a --connect "
 		       "host";
-	if (!k->c->on_host && uses_kvm(s->plan) && !k->kvm_ok)
+	/* this machine's KVM, for VMs on this machine only */
+	if (!k->c->on_host && uses_kvm(s->plan) && place.here && !k->kvm_ok)
 		return k->kvm_why;
 	if (s->min_cpus > h->cpus) {
 		snprintf(buf, len, "needs %u host CPUs, plerig may use %u here", s->min_cpus,
@@ -151,7 +172,8 @@ const char *check_skip_reason(const struct check_ctx *k, const struct scenario *
 		return buf;
 	}
 	if (!k->c->on_host)
-		return this_kvm_skip(k, s, buf, len);
+		return place.elsewhere ? own_connect_skip(s, buf, len)
+				       : this_kvm_skip(k, s, buf, len);
 	char module[sizeof(h->kvm_module) + sizeof(h->kvm_module_source) + 4];
 	host_kvm_module_text(h, module, sizeof(module));
 	const char *why = kvm_kind_skip(k, s, module, buf, len);

@@ -86,20 +86,20 @@ static bool every_run_ok(const struct outcome *rep)
 }
 
 /*
- * Why a scenario's params cannot be set for the host it runs on, or NULL:
+ * Why a scenario's params cannot be set for the hosts it runs on, or NULL:
  * they are this machine's, so only a host on this machine has them, and
- * only while no other host of the check runs here (it would run under
- * them).
+ * only while no other host runs here at the same time (it would run under
+ * them). Its hosts are check --connect's, else its own --connect's.
  */
-static const char *params_not_here(const struct check_ctx *k, char *buf, size_t len)
+static const char *params_not_here(const struct check_place *p, char *buf, size_t len)
 {
-	if (k->elsewhere)
+	if (p->elsewhere)
 		return "its params are set on this host, and it runs on another";
-	if (k->c->on_host && k->c->hosts_here > 1) {
+	if (p->here > 1) {
 		snprintf(buf, len,
 			 "its params are this machine's, and %u hosts of --connect run on it at "
 			 "once: each would run under the others' params",
-			 k->c->hosts_here);
+			 p->here);
 		return buf;
 	}
 	return NULL;
@@ -150,6 +150,7 @@ static int run_scenario(struct check_ctx *k, const struct scenario *s)
 	const struct experiment_output out = {.rows = NULL, .who = "plerig check"};
 	uint64_t start = monotonic_ns();
 	struct ple_session *session = NULL;
+	struct check_place place;
 	bool all_ok = true;
 	int rc = 0;
 
@@ -171,13 +172,14 @@ static int run_scenario(struct check_ctx *k, const struct scenario *s)
 		rc = check_result_add(k->out, s->name, "runs", CHECK_FAIL, "bad scenario: %s", err);
 		goto out;
 	}
+	check_scenario_place(k, s, &place);
 	if (s->nr_params) {
 		session = calloc(1, sizeof(*session));
 		if (!session) {
 			rc = -1;
 			goto out;
 		}
-		skip = params_not_here(k, why, sizeof(why));
+		skip = params_not_here(&place, why, sizeof(why));
 		if (!skip)
 			skip = set_params(s, session, why, sizeof(why));
 		if (skip) {
@@ -189,7 +191,7 @@ static int run_scenario(struct check_ctx *k, const struct scenario *s)
 		}
 	}
 	if (s->expects & (1u << EXPECT_FTRACE_COUNTS))
-		check_trace_begin(&k->trace, s->name, k->elsewhere);
+		check_trace_begin(&k->trace, s->name, place.elsewhere);
 	for (unsigned round = 0;; round++) {
 		if (experiment_run(plan, plan->guest_path ? plan->guest_path : k->c->guest_path,
 				   s->options, &out, &rep, err, sizeof(err))) {

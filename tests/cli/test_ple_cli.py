@@ -504,6 +504,25 @@ params = ple_window=1024
 options = --inject fault
 expect = progress
 """
+# params = with the scenario's own --connect (check without --connect): this machine's
+# kvm_intel is not the one the VMs run under on another host, nor one host's alone
+# where two hosts run here at once. Never run: each is skipped before its params are set.
+OWN_CONNECT_SUITE = """\
+[defaults]
+options = --backend libvirt --accel tcg --vcpus 2 --relax nop --duration 0.05 --warmup 0.01 \
+ --repeat 1 --timeout 60
+metrics = acq_per_s
+
+[remote]
+params = ple_window=16384
+options = --connect qemu+ssh://x.invalid/system?command=/bin/false
+expect = progress
+
+[two-here]
+params = ple_window=1024
+options = --connect embedded,test:///default
+expect = progress
+"""
 RELOADED = ("kvm_intel ple_gap=128 ple_window={} ple_window_grow=2 ple_window_shrink=0 "
             "ple_window_max=4294967295")
 
@@ -589,6 +608,22 @@ class CheckParams(FakeHosts):
             self.assertFalse(os.path.exists(host.state))
             if host is not pvm:
                 self.assertEqual(host.values(), ORIGINAL)
+
+    def test_a_scenarios_own_connect_keeps_them_off_this_machine(self):
+        host = self.host(mode=0o444)  # set, they would be by a reload: modprobe says so
+        with open(os.path.join(host.dir, "suite.cfg"), "w") as f:
+            f.write(OWN_CONNECT_SUITE)
+        r = self.check(host)
+        out = r.stdout + r.stderr
+        self.assertEqual(r.returncode, 77, out)  # nothing ran: every case skipped
+        self.assertIn("0 scenario(s) run, 2 skipped", r.stdout)
+        self.assertIn("skip  all 1: its params are set on this host, and it runs on another",
+                      out)
+        self.assertIn("skip  all 1: its params are this machine's, and 2 hosts of --connect "
+                      "run on it at once", out)
+        self.assertEqual(host.modprobe_calls(), [])
+        self.assertEqual(host.values(), ORIGINAL)
+        self.assertFalse(os.path.exists(host.state))
 
     def test_a_killed_runs_values_are_refused(self):
         host = self.host()

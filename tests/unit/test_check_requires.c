@@ -155,6 +155,39 @@ START_TEST(without_connect_the_probe_decides)
 }
 END_TEST
 
+/*
+ * check without --connect, a scenario whose own --connect is another machine:
+ * this machine's probe (hardware PLE here, or no KVM at all) is not that
+ * one's, so a requirement on its KVM is skipped with the reason, and no
+ * KVM here skips nothing that runs there
+ */
+START_TEST(a_scenarios_own_connect_is_not_this_machine)
+{
+	remote_host("kvm_intel", "");
+	config.on_host = false;
+	config.connect_uri = NULL;
+	ctx.moved = ctx.elsewhere = false;
+	ctx.pv_unhalt = true;
+	plan.connect_uri = "qemu+ssh://ci@hostA/system";
+	const char *why = skip(1u << REQUIRE_PLE);
+	ck_assert_msg(why && strstr(why, "needs hardware PLE: its --connect runs it on another "
+					 "machine, whose KVM this check does not read"),
+		      "%s", why);
+	why = skip(1u << REQUIRE_PV_YIELD);
+	ck_assert_msg(why && strstr(why, "the libvirt backend does not give"), "%s", why);
+	ctx.kvm_ok = false;
+	snprintf(ctx.kvm_why, sizeof(ctx.kvm_why), "no usable KVM: no /dev/kvm");
+	ck_assert_ptr_null(skip(0));
+	/* one of its hosts here: this machine's KVM counts */
+	plan.connect_uri = "embedded,qemu+ssh://ci@hostA/system";
+	ck_assert_str_eq(skip(0), "no usable KVM: no /dev/kvm");
+	plan.connect_uri = "qemu:///system";
+	ck_assert_str_eq(skip(0), "no usable KVM: no /dev/kvm");
+	ctx.kvm_ok = true;
+	ck_assert_ptr_null(skip((1u << REQUIRE_PV_UNHALT) | (1u << REQUIRE_PLE)));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("check_requires");
@@ -165,6 +198,7 @@ int main(void)
 	tcase_add_test(tc, what_libvirt_cannot_do_stays_skipped_whatever_the_module);
 	tcase_add_test(tc, an_unknown_module_or_no_kvm_says_why);
 	tcase_add_test(tc, without_connect_the_probe_decides);
+	tcase_add_test(tc, a_scenarios_own_connect_is_not_this_machine);
 	suite_add_tcase(s, tc);
 	return check_run(s, CK_FORK_GETENV);
 }
