@@ -83,6 +83,12 @@ static const struct opt_entry check_table[] = {
      OPT_FLAG_FIELD(struct check_options, record),
      .help = "store the figures as this machine's baseline (in DIR): each scenario that "
 	     "completed with every run ok replaces its entries; the others keep theirs"},
+    {.name = "import-baseline",
+     .metavar = "FILE",
+     OPT_PATH_FIELD(struct check_options, import_path),
+     .help = "run nothing: store FILE, a baseline recorded elsewhere (make ple-test RECORD=1 "
+	     "records one inside an emulated machine), in DIR under the key of the machine it "
+	     "describes, after the checks a stored baseline gets, dated by this host's clock"},
     {.name = "aa",
      OPT_FLAG_FIELD(struct check_options, aa),
      .help = "A/A self-check: each scenario's odd rounds against its even rounds; must report "
@@ -160,6 +166,18 @@ int check_options_parse(int argc, char **argv, struct check_options *o, char *er
 		return errbuf_printf(err, errlen,
 				     "--record needs a baseline store: --baselines DIR or "
 				     "PLERIG_BASELINES=DIR");
+	if (o->import_path) {
+		if (!baseline_store_dir(o->baselines_dir))
+			return errbuf_printf(
+			    err, errlen,
+			    "--import-baseline needs a baseline store: --baselines "
+			    "DIR or PLERIG_BASELINES=DIR");
+		if (o->record || o->aa || o->list || o->connect_list || o->tap_path ||
+		    o->junit_path || o->report_path || o->groups[0] || o->suite_path)
+			return errbuf_printf(err, errlen,
+					     "--import-baseline runs no scenario: it takes "
+					     "--baselines only");
+	}
 	struct connect_list hosts;
 	if (connect_list_parse(o->connect_list, &hosts, err, errlen))
 		return -1;

@@ -19,6 +19,7 @@ struct check_options {
 	const char *report_path;	   /* every scenario's results as HTML; NULL: none */
 	const char *baselines_dir;	   /* NULL: $PLERIG_BASELINES */
 	bool record;
+	const char *import_path; /* --import-baseline FILE: store it, run nothing */
 	bool aa;
 	double threshold_pct;
 	const struct metric *metrics[SCENARIO_MAX_METRICS];

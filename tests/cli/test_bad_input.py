@@ -394,6 +394,39 @@ class BaselineStore(Base):
         doc.update(changes)
         return doc
 
+    def test_an_imported_baseline_is_checked_as_a_stored_one_and_dated_here(self):
+        """Issue 25, items 6 and 13: make ple-test RECORD=1 stores what an emulated L1 recorded
+        (its key from the kernel under test, its clock fixed at 2000-01-01) through
+        check --import-baseline: a key that would leave the store, or that is not its
+        machine's, is refused and nothing is written; a good one lands dated by this host."""
+        machine = "intel-core-i7-4770-2cpu-smt0-kvm_intel"
+        src = self.path("l1-baseline.json")
+
+        def imp(**changes):
+            with open(src, "w") as f:
+                json.dump(self.baseline(machine, recorded_at="2000-01-01T00:02:46Z", **changes), f)
+            return plerig("check", "--import-baseline", src, "--baselines", self.store,
+                          env=self.NO_KVM, timeout=20)
+        for key, why in (("../../escaped", "'../../escaped' is not a machine's key"),
+                         ("/tmp/escaped", "is not a machine's key"), ("", "is not a machine's key"),
+                         ("another-machine", "make the key " + machine + ", not another-machine")):
+            self.assert_usage(imp(key=key), "--import-baseline", src, why)
+        self.assertEqual(os.listdir(self.store), [])
+        self.assertFalse(os.path.exists(self.path("escaped.json")))
+        self.assert_usage(plerig("check", "--import-baseline", src, env=self.NO_KVM),
+                          "--import-baseline needs a baseline store")
+        self.assert_usage(plerig("check", "--import-baseline", src, "--baselines", self.store,
+                                 "--record", env=self.NO_KVM), "runs no scenario")
+        before = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        r = imp()
+        after = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(os.listdir(self.store), [machine + ".json"])
+        with open(os.path.join(self.store, machine + ".json")) as f:
+            stored = json.load(f)
+        self.assertTrue(before <= stored["recorded_at"] <= after, stored["recorded_at"])
+        self.assertEqual(stored["entries"], self.baseline(machine)["entries"])
+
     def test_bad_values_are_refused_with_their_path(self):
         path, key = self.key_file()
         entry = {"scenario": "solo", "variant": "v", "metric": "run_delay_share"}
