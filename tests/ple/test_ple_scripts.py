@@ -6,9 +6,10 @@ here in L1's protocol (frames, manifest, the gate's exit status), and
 tests/ple/follow-l1, the console watch, on fake Bochs instances that write
 a console, then exit, sleep or burn CPU.
 
-usage: test_ple_scripts.py SOURCE_ROOT
+usage: test_ple_scripts.py SOURCE_ROOT [PLERIG [TEST...]]
 """
 import base64
+import fcntl
 import gzip
 import hashlib
 import json
@@ -21,7 +22,7 @@ import sys
 import tempfile
 import unittest
 
-ROOT = None
+ROOT = PLERIG = None
 
 
 def elf(segments, entry):
@@ -118,31 +119,69 @@ class UnpackKernel(unittest.TestCase):
         self.assertIn("not an x86-64 ELF kernel", p.stderr)
 
 
+def kernel_image(path, version=b"6.1.0-test (nobody) #1"):
+    """A bzImage (header only) whose kernel_version string is @version."""
+    image = bytearray(bzimage(b"\0" * 64))
+    struct.pack_into("<H", image, 0x20e, 0x300)  # kernel_version, from 0x200
+    image[0x500:0x540] = (version + b"\0").ljust(64, b"\0")
+    with open(path, "wb") as f:
+        f.write(image)
+    return path
+
+
+def kernel_module(path, params, name="kvm_intel"):
+    """A module file as modinfo reads it: an ELF object whose .modinfo lists @params."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    src = path + ".s"
+    with open(src, "w") as f:
+        f.write('.section .modinfo,"a"\n' + "".join(f'.asciz "parmtype={p}:uint"\n' for p in params)
+                + f'.asciz "depends="\n.asciz "name={name}"\n')
+    subprocess.run(["as", "--64", "-o", path, src], check=True)
+    os.unlink(src)
+    return path
+
+
+def run_ple_test(d, env, args=None, cwd=None, timeout=60):
+    """scripts/ple-test with work and cache in @d, @env added, a build whose plerig is a
+    stub unless @args names one. Never further than the boot medium
+    (PLE_TEST_MEDIUM_ONLY=1), never installing (apt-get fails): a check that is missing
+    fails its test before Bochs, whatever the script then does. In a session of its own,
+    stopped whole after @timeout (a read that never ends: the child outlives bash)."""
+    build = os.path.join(d, "build")
+    if not os.path.exists(build):
+        os.makedirs(os.path.join(build, "images"))
+        for f in ("plerig", "images/plerig-guest.elf"):
+            with open(os.path.join(build, f), "w") as out:
+                out.write("#!/bin/sh\n")
+            os.chmod(os.path.join(build, f), 0o755)
+        os.makedirs(os.path.join(d, "bin"))
+        with open(os.path.join(d, "bin", "apt-get"), "w") as f:
+            f.write("#!/bin/sh\necho 'apt-get: not in a test' >&2\nexit 1\n")
+        os.chmod(os.path.join(d, "bin", "apt-get"), 0o755)
+    env = {**os.environ, "PLE_TEST_DIR": os.path.join(d, "work"), "PLE_TEST_CACHE": os.path.join(d, "cache"),
+           "PLE_TEST_MEDIUM_ONLY": "1", **env, "PATH": os.path.join(d, "bin") + ":" + os.environ["PATH"]}
+    p = subprocess.Popen(args or [os.path.join(ROOT, "scripts/ple-test"), build], env=env, cwd=cwd,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, 9)
+        out, err = p.communicate()
+        err += f"\n(stopped after {timeout}s)"
+    return subprocess.CompletedProcess(p.args, p.returncode, out, err)
+
+
 class KernelUnderTest(unittest.TestCase):
     """scripts/ple-test refuses a kernel it cannot test before Bochs, and
     before it installs anything (exit 2, the reason and the fix)."""
 
     def ple_test(self, modules_tree):
         with tempfile.TemporaryDirectory() as d:
-            build = os.path.join(d, "build")
-            os.makedirs(os.path.join(build, "images"))
-            for f in ("plerig", "images/plerig-guest.elf"):
-                with open(os.path.join(build, f), "w") as out:
-                    out.write("#!/bin/sh\n")
-                os.chmod(os.path.join(build, f), 0o755)
-            image = bytearray(bzimage(b"\0" * 64))
-            struct.pack_into("<H", image, 0x20e, 0x300)  # kernel_version, from 0x200
-            image[0x500:0x520] = b"6.1.0-test (nobody) #1\0".ljust(32, b"\0")
-            kernel = os.path.join(d, "bzImage")
-            with open(kernel, "wb") as f:
-                f.write(image)
             mods = os.path.join(d, "mods")
+            os.makedirs(mods)
             for path in modules_tree:
                 os.makedirs(os.path.join(mods, path))
-            env = dict(os.environ, KERNEL=kernel, MODULES=mods, PLE_TEST_DIR=os.path.join(d, "work"),
-                       PLE_TEST_CACHE=os.path.join(d, "cache"))
-            return subprocess.run([os.path.join(ROOT, "scripts/ple-test"), build], env=env,
-                                  capture_output=True, text=True, timeout=60)
+            return run_ple_test(d, {"KERNEL": kernel_image(os.path.join(d, "bzImage")), "MODULES": mods})
 
     def test_modules_without_kvm_intel_are_refused(self):
         p = self.ple_test(["lib/modules/6.1.0-test/kernel/fs"])
@@ -157,6 +196,211 @@ class KernelUnderTest(unittest.TestCase):
         p = self.ple_test([])
         self.assertEqual(p.returncode, 2, p.stderr)
         self.assertIn("no lib/modules in it", p.stderr)
+
+
+class Inputs(unittest.TestCase):
+    """Issue 25, items 4, 5, 6 and 9: what make ple-test is given (its variables, a .deb,
+    a MODULES directory, what L1 sends back) is checked before anything is built or
+    removed, and read by neither make nor a shell on the way."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        self.d = self.tmp.name
+        self.work = os.path.join(self.d, "work")
+        self.mods = os.path.join(self.d, "mods")
+        self.ko = kernel_module(os.path.join(self.mods, "lib/modules/6.1.0-test/kernel/arch/x86/kvm/kvm-intel.ko"),
+                                ["ple_gap", "ple_window", "enable_apicv"])
+        self.kernel = kernel_image(os.path.join(self.d, "bzImage"))
+
+    def refused(self, env, *needles, cwd=None):
+        p = run_ple_test(self.d, {"KERNEL": self.kernel, "MODULES": self.mods, **env}, cwd=cwd)
+        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+        for n in needles:
+            self.assertIn(n, p.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.work, "rootfs")), "the initrd was begun")
+        return p
+
+    def test_make_passes_its_variables_unread(self):
+        """`make ple-test` itself: backticks and $(shell) in a variable run nothing, and
+        a value that would close plan.env's quotes is refused before anything is built."""
+        env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+        pwned = os.path.join(self.d, "PWNED")
+        run_ple_test(self.d, {}, args=["true"])  # the stub build
+
+        def make(*variables):
+            return run_ple_test(self.d, env, args=["make", "-s", "-C", ROOT, "-o", "build", "ple-test",
+                                                   "BUILD=" + os.path.join(self.d, "build"),
+                                                   "PLE_TEST_DIR=" + self.work, *variables])
+        kernel = f"{self.d}/k`touch {pwned}1`$(touch {pwned}2)$(shell touch {pwned}3).deb"
+        p = make("KERNEL=" + kernel)
+        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+        self.assertIn(f"KERNEL={kernel}: no such file", p.stderr)
+        p = make("KERNEL=" + self.kernel, "MODULES=" + self.mods,
+                 'PLE_MODPARAMS=ple_window=1" ; touch ' + pwned + '4 ; X="')
+        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+        self.assertIn("PLE_MODPARAMS='ple_window=1\\\"\\ \\;\\ touch", p.stderr)
+        self.assertIn("NAME=VALUE pairs separated by spaces", p.stderr)
+        self.assertEqual([f for f in os.listdir(self.d) if f.startswith("PWNED")], [])
+        self.assertFalse(os.path.exists(self.work))
+
+    def test_each_variable_is_checked_before_anything(self):
+        for env, why in (({"PLE_MODPARAMS": "ple_window=1 $(reboot)"}, "PLE_MODPARAMS='ple_window=1\\ \\$\\(reboot\\)'"),
+                         ({"PLE_MODPARAMS": "ple_window"}, "'ple_window' is not NAME=VALUE"),
+                         ({"PLE_TEST_ONLY": "nosuch"}, "PLE_TEST_ONLY: no step 'nosuch'; the steps: formats doctor exit-times"),
+                         ({"PLE_TEST_ONLY": "gate;x=y"}, "PLE_TEST_ONLY='gate\\;x=y': step names separated by"),
+                         ({"PLE_TEST_ONLY": "modules"}, "no step 'modules'"),
+                         ({"PLE_TEST_ONLY": "gate\nDEFAULT evil"}, "step names separated by"),
+                         ({"PLE_MODPARAMS": "ple_window=1\nX=y"}, "NAME=VALUE pairs separated by spaces"),
+                         ({"PLE_TEST_ONLY": " , "}, "names no step"),
+                         ({"PLE_TEST_CONSOLE": "ttyS0\nDEFAULT evil"}, "PLE_TEST_CONSOLE=ttyS0"),
+                         ({"PLE_TEST_WALL": "1e9"}, "PLE_TEST_WALL=1e9: a number of seconds"),
+                         ({"PLE_TEST_CPUS": "0"}, "PLE_TEST_CPUS=0"),
+                         ({"RECORD": "yes"}, "RECORD=yes"),
+                         ({"PLE_TEST_DIR": self.work + " x"}, "only letters, digits and"),
+                         ({"KERNEL": "/nonexistent.deb"}, "KERNEL=/nonexistent.deb: no such file"),
+                         ({"KERNEL": "/dev/zero"}, "KERNEL=/dev/zero: no such file (or not a regular one)")):
+            with self.subTest(env=env):
+                self.refused(env, why)
+                self.assertFalse(os.path.exists(self.work), "the work directory was made")
+        # names are held to the module's: after the kernel is looked at, before anything is built
+        self.refused({"PLE_MODPARAMS": "enable_apicv=0 nosuch=1"},
+                     "kvm_intel has no parameter 'nosuch'; it has: ple_gap ple_window enable_apicv")
+        self.assertFalse(os.path.exists(os.path.join(self.work, "results")))
+
+    def test_parameters_of_the_module_pass_non_ple_ones_too(self):
+        """enable_apicv=0 is a parameter of kvm_intel: the module's list, or a built-in
+        kvm_intel's modules.builtin.modinfo, is what PLE_MODPARAMS is held to."""
+        builtin = os.path.join(self.d, "modules.builtin.modinfo")
+        with open(builtin, "wb") as f:
+            f.write(b"kvm.parmtype=halt_poll_ns:uint\0kvm_intel.parmtype=ple_gap:uint\0"
+                    b"kvm_intel.parmtype=enable_apicv:bool\0")
+        script = (f"set -euo pipefail\nROOT={ROOT}\ndie() {{ echo \"$*\"; exit 2; }}\n"
+                  f"source {ROOT}/tests/ple/check-inputs\n"
+                  f"check_modparams_names 'ple_window=16384 enable_apicv=0' {self.ko} ''; echo module ok\n"
+                  f"check_modparams_names 'enable_apicv=0' '' {builtin}; echo built-in ok\n"
+                  f"check_modparams_names 'halt_poll_ns=0' '' {builtin}; echo not reached\n")
+        p = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+        self.assertEqual(p.stdout, "module ok\nbuilt-in ok\nPLE_MODPARAMS: kvm_intel has no parameter "
+                                   "'halt_poll_ns'; it has: ple_gap enable_apicv\n")
+
+    def test_l1_reports_every_parameter_of_kvm_intel(self):
+        """l1-init's params: every parameter for l1.txt (what judge_modules holds
+        PLE_MODPARAMS to), the ple_ ones for the gate's before and after."""
+        sysfs = os.path.join(self.d, "parameters")
+        os.makedirs(sysfs)
+        for name, value in (("ple_gap", "128"), ("enable_apicv", "N")):
+            with open(os.path.join(sysfs, name), "w") as f:
+                f.write(value + "\n")
+        with open(os.path.join(ROOT, "tests/ple/l1-init")) as f:
+            params = [line for line in f if line.startswith("params()")]
+        self.assertEqual(len(params), 1)
+        p = subprocess.run(["sh", "-c", f"PARAMS={sysfs}\n{params[0]}params; echo --; params ple_"],
+                           capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.stdout, "enable_apicv=N\nple_gap=128\n--\nple_gap=128\n", p.stderr)
+
+    def test_links_in_a_package_or_modules_directory_are_not_followed(self):
+        secret = os.path.join(self.d, "secret")
+        with open(secret, "w") as f:
+            f.write("root only\n")
+        # kvm-intel.ko a link to another file
+        os.unlink(self.ko)
+        os.symlink(secret, self.ko)
+        self.refused({}, f"{self.ko} is not a regular file (a symbolic link, device or FIFO): refused")
+        # a directory on the way a link out of MODULES
+        os.unlink(self.ko)
+        release = os.path.join(self.mods, "lib/modules/6.1.0-test")
+        outside = os.path.join(self.d, "outside")
+        os.rename(release, outside)
+        kernel_module(os.path.join(outside, "kvm-intel.ko"), ["ple_gap"])
+        os.symlink(outside, release)
+        self.refused({}, f"is {outside}/kvm-intel.ko, outside {self.mods}")
+        # a package whose kernel is a link to /dev/zero (sha256sum read it for ever)
+        pkg = os.path.join(self.d, "pkg")
+        os.makedirs(os.path.join(pkg, "DEBIAN"))
+        os.makedirs(os.path.join(pkg, "boot"))
+        with open(os.path.join(pkg, "DEBIAN/control"), "w") as f:
+            f.write("Package: linux-image-6.1.0-test\nVersion: 1\nArchitecture: amd64\n"
+                    "Maintainer: nobody <nobody@example.org>\nDescription: a test\n")
+        os.symlink("/dev/zero", os.path.join(pkg, "boot/vmlinuz-6.1.0-test"))
+        deb = os.path.join(self.d, "linux-image-6.1.0-test.deb")
+        subprocess.run(["dpkg-deb", "--root-owner-group", "-b", pkg, deb], check=True, capture_output=True)
+        p = run_ple_test(self.d, {"KERNEL": deb}, timeout=30)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertRegex(p.stderr, r"the package's kernel: \S*/boot/vmlinuz-6.1.0-test is not a regular file")
+
+    def test_the_kernel_header_and_version_string_are_checked(self):
+        for version, why in ((b"", "its version string is empty"),
+                             (b"../../../etc #1", "version string '../../../etc': not a kernel release"),
+                             (b"6.1.0/x #1", "version string '6.1.0/x'")):
+            with self.subTest(version=version):
+                kernel_image(self.kernel, version)
+                self.refused({}, why)
+        image = bytearray(bzimage(b"\0" * 64))  # no kernel_version offset
+        with open(self.kernel, "wb") as f:
+            f.write(image)
+        self.refused({}, "its setup header has no kernel_version string")
+
+    def test_a_kernel_named_like_an_option_is_a_file(self):
+        os.rename(self.kernel, os.path.join(self.d, "-x.bin"))
+        self.refused({"KERNEL": "-x.bin", "MODULES": "mods/none"}, f"MODULES={self.d}/mods/none: no such directory",
+                     cwd=self.d)
+        os.makedirs(os.path.join(self.d, "other/lib/modules/6.2.0-other"))
+        self.refused({"KERNEL": "-x.bin", "MODULES": "other"}, "the modules are not those of kernel 6.1.0-test",
+                     cwd=self.d)
+
+    def test_a_second_run_in_one_work_directory_touches_nothing_of_the_first(self):
+        """The first run holds the work directory (here the test holds its lock); a second
+        one, whether its inputs are good or bad, leaves the first one's results alone."""
+        log = os.path.join(self.work, "results", "a", "serial.log")
+        os.makedirs(os.path.dirname(log))
+        with open(log, "w") as f:
+            f.write("the first run's console\n")
+        self.refused({"KERNEL": os.path.join(self.d, "nonexistent")}, "no such file")
+        lock = os.open(self.work, os.O_RDONLY | os.O_DIRECTORY)
+        self.addCleanup(os.close, lock)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        self.refused({}, f"another make ple-test is running in {self.work}", "PLE_TEST_DIR=DIR")
+        with open(log) as f:
+            self.assertEqual(f.read(), "the first run's console\n")
+
+    def test_a_baseline_from_l1_stays_in_the_store_and_is_dated_here(self):
+        """store_baseline (RECORD=1) stores L1's baseline.json through plerig check
+        --import-baseline: a key of L1's making that leads out of the store is refused."""
+        if not PLERIG:
+            self.skipTest("no plerig given")
+        with open(os.path.join(ROOT, "scripts/ple-test")) as f:
+            m = re.search(r"^store_baseline\(\) \{\n.*?^\}\n", f.read(), re.M | re.S)
+        out, store = os.path.join(self.d, "results"), os.path.join(self.d, "a", "b", "store")
+        sent = os.path.join(out, "b", "l1", "baseline.json")
+        os.makedirs(os.path.dirname(sent))
+        doc = {"schema": "plerig-baseline", "schema_version": 1, "key": "../../../escaped",
+               "plerig_version": "0.1", "recorded_at": "2000-01-01T00:02:46Z", "suite": "/opt/plerig/ple.cfg",
+               "host": {"kernel": "6.1", "kvm_module": "kvm_intel", "cpu_model": "Intel Core i7-4770",
+                        "cpus": 2, "cpus_online": 2, "smt": False, "ple_params": ""},
+               "entries": [{"scenario": "solo", "variant": "v", "metric": "acq_per_cpu_s", "values": [1.0]}]}
+
+        def store_baseline():
+            with open(sent, "w") as f:
+                json.dump(doc, f)
+            build = os.path.join(self.d, "plerig-build")
+            os.makedirs(build, exist_ok=True)
+            if not os.path.exists(os.path.join(build, "plerig")):
+                os.symlink(PLERIG, os.path.join(build, "plerig"))
+            script = (f"set -euo pipefail\nRECORD=1 OUT={out} BUILD={build} BASELINES={store}\n"
+                      "log() { echo \"$*\" >&2; }\n" + m.group(0) + "store_baseline")
+            return subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60)
+        p = store_baseline()
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("'../../../escaped' is not a machine's key", p.stderr)
+        self.assertEqual(os.listdir(store), [])
+        self.assertFalse(os.path.exists(os.path.join(self.d, "escaped.json")))
+        doc["key"] = "intel-core-i7-4770-2cpu-smt0-kvm_intel"
+        p = store_baseline()
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(os.path.join(store, doc["key"] + ".json")) as f:
+            self.assertNotIn("2000-01-01", json.load(f)["recorded_at"])
 
 
 class StopBochs(unittest.TestCase):
@@ -477,6 +721,16 @@ class CheckResults(unittest.TestCase):
                      "original kvm_intel parameters back"):
             self.assertRegex(p.stdout, r"not ok \d+ - gate: " + what)
 
+    def test_a_bool_parameter_asked_as_0_reads_n(self):
+        """PLE_MODPARAMS=enable_apicv=0: L1's l1.txt has every parameter, a bool as sysfs shows it."""
+        l1 = L1_TXT + "param_enable_apicv=N\n"
+        p, _ = self.judge({"b": ("gate", console([("modules", 0, {"l1.txt": l1}), self.gate(0, "")]))},
+                          modparams="enable_apicv=0")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        p, _ = self.judge({"b": ("gate", console([("modules", 0, {"l1.txt": l1}), self.gate(0, "")]))},
+                          modparams="enable_apicv=1")
+        self.assertIn("not ok 3 - kvm_intel loads with the parameters asked", p.stdout)
+
     def test_parameters_other_than_asked_fail(self):
         p, _ = self.judge({"b": ("gate", console([("modules", 0, {"l1.txt": L1_TXT}), self.gate(0, "")]))},
                           modparams="ple_window=16384")
@@ -522,4 +776,5 @@ class CheckResults(unittest.TestCase):
 
 if __name__ == "__main__":
     ROOT = os.path.abspath(sys.argv[1])
-    unittest.main(argv=sys.argv[:1], verbosity=2)
+    PLERIG = os.path.abspath(sys.argv[2]) if len(sys.argv) > 2 else None
+    unittest.main(argv=sys.argv[:1] + sys.argv[3:], verbosity=2)
