@@ -16,7 +16,7 @@ static const struct opt_entry compare_table[] = {
     {.name = "threshold",
      .metavar = "PCT",
      OPT_THRESHOLD_FIELD(struct compare_options, threshold_pct),
-     .def = "2",
+     .def = VERDICT_DEFAULT_THRESHOLD_TEXT,
      .help = "smallest change that counts, in % of the BASE mean"},
     {.name = "metric",
      .metavar = "LIST",

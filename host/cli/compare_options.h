@@ -8,8 +8,9 @@
 #include <stdio.h>
 
 #include "model/metrics.h"
+#include "model/verdict.h"
 
-#define COMPARE_DEFAULT_THRESHOLD_PCT 2.0
+#define COMPARE_DEFAULT_THRESHOLD_PCT VERDICT_DEFAULT_THRESHOLD_PCT
 #define COMPARE_DEFAULT_METRICS	      "acq_per_s,wait_p99_ns,stalled_share,run_delay_share"
 
 struct compare_options {

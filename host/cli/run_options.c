@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
+#include "cli/metric_options.h"
 #include "cli/option_table.h"
 #include "cli/run_option_parsers.h"
 #include "model/names.h"
@@ -226,6 +227,12 @@ static const struct opt_entry run_table[] = {
 	     "VALUE",
      .def = "backend=native if both are run, else the first value of the first axis with "
 	    "several"},
+    {.name = "threshold",
+     .metavar = "PCT",
+     OPT_THRESHOLD_FIELD(struct run_plan, threshold_pct),
+     .def = VERDICT_DEFAULT_THRESHOLD_TEXT,
+     .help = "smallest change the comparisons count, in % of the baseline's mean (the "
+	     "verdicts' rule above; as plerig compare)"},
 
     {HEADING("Testing plerig:")},
     {.name = "inject",

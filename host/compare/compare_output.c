@@ -67,14 +67,15 @@ static const char *delta_text(const struct metric_comparison *r, char *buf, size
 	return buf;
 }
 
-static const char *p_text(const struct welch_result *w, char *buf, size_t len)
+/* The p the verdict beside it was weighed by: Holm-adjusted across the set. */
+static const char *p_text(const struct metric_comparison *r, char *buf, size_t len)
 {
-	if (!w->valid)
+	if (!r->welch.valid || isnan(r->p_holm))
 		snprintf(buf, len, "-");
-	else if (w->p < 0.001)
+	else if (r->p_holm < 0.001)
 		snprintf(buf, len, "<0.001");
 	else
-		snprintf(buf, len, "%.3f", w->p);
+		snprintf(buf, len, "%.3f", r->p_holm);
 	return buf;
 }
 
@@ -121,7 +122,7 @@ static void print_row(FILE *f, const struct metric_comparison *r)
 
 	fprintf(f, ROW_FORMAT, r->metric->label, mean_sd(r->metric, &r->base, base, sizeof(base)),
 		mean_sd(r->metric, &r->cand, cand, sizeof(cand)),
-		delta_text(r, delta, sizeof(delta)), p_text(&r->welch, p, sizeof(p)),
+		delta_text(r, delta, sizeof(delta)), p_text(r, p, sizeof(p)),
 		ci_text(r, ci, sizeof(ci)), verdict_text(r, verdict, sizeof(verdict)));
 }
 
@@ -207,8 +208,8 @@ void compare_print_table(FILE *f, const struct comparison_set *c)
 		VERDICT_ALPHA, c->nr_tested, c->threshold_pct, c->threshold_pct);
 	if (c->nr_matches) {
 		fputc('\n', f);
-		fprintf(f, ROW_FORMAT, "metric", "base", "new", "delta", "p", "95% CI of delta",
-			"verdict");
+		fprintf(f, ROW_FORMAT, "metric", "base", "new", "delta", "p-holm",
+			"95% CI of delta", "verdict");
 	}
 	for (unsigned i = 0; i < c->nr_matches; i++) {
 		fputc('\n', f);

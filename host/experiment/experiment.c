@@ -428,6 +428,7 @@ static void setup_report(struct engine *e, const char *command_line)
 	rep->discard_rounds =
 	    p->discard_rounds >= 0 ? (unsigned)p->discard_rounds : (p->repeat > 1 ? 1u : 0u);
 	rep->order = p->order;
+	rep->threshold_pct = p->threshold_pct;
 	rep->seed = p->seed_given ? p->seed : (unsigned long long)time(NULL);
 	if (rep->order == ORDER_SHUFFLE && verbose(e))
 		fprintf(stderr, "%s: shuffled order, --seed %llu\n", e->out->who, rep->seed);

@@ -67,6 +67,7 @@ struct outcome {
 	enum run_order order;
 	unsigned long long seed; /* meaningful for ORDER_SHUFFLE */
 	const char *baseline;	 /* "relax=pause", or NULL when nothing is compared */
+	double threshold_pct;	 /* the comparisons' verdicts: model/verdict.h's rule with it */
 	char baseline_text[48];	 /* what baseline points to */
 	unsigned planned_runs;	 /* variants x repeat: what an uninterrupted run does */
 	struct series *series;

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "model/verdict.h"
 #include "util/cpulist.h"
 
 unsigned allowed_host_cpus(unsigned *cpus, unsigned max)
@@ -82,6 +83,7 @@ void run_plan_defaults(struct run_plan *p)
 	p->repeat = 1;
 	p->discard_rounds = -1;
 	p->order = ORDER_INTERLEAVE;
+	p->threshold_pct = VERDICT_DEFAULT_THRESHOLD_PCT;
 }
 
 bool run_plan_uses_kvm(const struct run_plan *p)

@@ -70,6 +70,7 @@ struct run_plan {
 	/* the comparison */
 	enum baseline_axis baseline_axis;
 	unsigned baseline_value; /* enum value of the axis, or the vCPU count */
+	double threshold_pct;	 /* smallest change a verdict counts (model/verdict.h) */
 
 	/* where the VMs come from */
 	const char *guest_path;	 /* NULL: the installed or built image */

@@ -35,7 +35,7 @@ static void decide(const struct welch_result *w, double base_mean, int better, d
 		out->verdict = VERDICT_WORSE;
 	else if (better > 0 ? up : better < 0 ? down : false)
 		out->verdict = VERDICT_BETTER;
-	else if (threshold_pct > 0.0 && out->ci_width_pct > threshold_pct)
+	else if (out->ci_width_pct > threshold_pct)
 		out->verdict = VERDICT_TOO_NOISY;
 	else
 		out->verdict = VERDICT_NO_CHANGE;

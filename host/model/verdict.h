@@ -18,9 +18,10 @@
  * A metric with no better direction (better = 0, a behaviour figure) is
  * worse by a change either way, and never better.
  *
- * With a threshold of 0 (plerig run), worse and better are a significant
- * change in that direction. A change from a mean of 0 is larger than any
- * threshold in %, so it needs significance only.
+ * No exception for any threshold or command: with a threshold of 0 every
+ * interval is wider than it, so a non-finding is too noisy (no runs can show
+ * that there is no change at all). A change from a mean of 0 is larger than
+ * any threshold in %, so it needs significance only.
  */
 #ifndef PLERIG_MODEL_VERDICT_H
 #define PLERIG_MODEL_VERDICT_H
@@ -32,6 +33,9 @@
 
 #define VERDICT_ALPHA	   0.05
 #define VERDICT_CONFIDENCE 0.95
+/* The threshold of plerig run and plerig compare without --threshold, in %. */
+#define VERDICT_DEFAULT_THRESHOLD_PCT  2.0
+#define VERDICT_DEFAULT_THRESHOLD_TEXT "2" /* as --help shows it */
 
 /* The rule above as --help prints it (run, compare and check): said once, here. */
 #define VERDICT_RULE_HELP                                                                          \
@@ -41,7 +45,8 @@
 	"(good) direction (worse either way for a metric with no better direction);\n"             \
 	"too noisy to judge when neither and that interval is wider than the\n"                    \
 	"threshold; no significant change otherwise; untestable with fewer than 2\n"               \
-	"runs a side or no spread. plerig run judges with a threshold of 0.\n"
+	"runs a side or no spread. The threshold is the command's --threshold, printed\n"          \
+	"with its verdicts.\n"
 
 enum verdict {
 	VERDICT_UNTESTABLE, /* fewer than 2 runs on a side, or no spread to test */

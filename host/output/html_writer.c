@@ -115,14 +115,14 @@ static const char *mark_of(json_object *cmps, unsigned i, const char *metric, ch
 			*is_baseline = true;
 		if (jindex(c, "candidate") != i)
 			continue;
-		json_object *paired = jget(c, "paired");
-		double p = paired ? jnum(paired, "p_value") : jnum(c, "p_value");
-		json_object *sig = jget(c, "significant");
-		const char *verdict = jstr(c, "verdict");
-		if (sig && json_object_get_boolean(sig))
-			snprintf(buf, len, "%s (p=%.2g)", verdict ? verdict : "significant", p);
+		/* the file's verdict as run judged it (too noisy is not "no change"), and the
+		 * p it was weighed by */
+		double p = jnum(c, "p_holm");
+		const char *verdict = jstr(c, "verdict") ? jstr(c, "verdict") : "no verdict";
+		if (isnan(p))
+			snprintf(buf, len, "%s", verdict);
 		else
-			snprintf(buf, len, "no sig. change");
+			snprintf(buf, len, "%s (p=%.2g)", verdict, p);
 		return buf;
 	}
 	return *is_baseline ? "baseline" : NULL;

@@ -390,15 +390,15 @@ static json_object *paired_json(const struct welch_result *w, unsigned n, const 
 	return o;
 }
 
-static json_object *comparison_json(const struct comparison *c)
+static json_object *comparison_json(const struct outcome *rep, const struct comparison *c)
 {
 	json_object *o = json_object_new_object();
 	const struct welch_result *w = &c->welch;
 	struct judgement welch, j;
 
-	/* the run's own comparisons: the one rule (model/verdict.h) with no size threshold */
-	verdict_judge(&c->base, &c->cand, w, c->metric->better, 0.0, &welch);
-	comparison_judge(c, 0.0, &j);
+	/* the run's own comparisons: the one rule (model/verdict.h) with the run's --threshold */
+	verdict_judge(&c->base, &c->cand, w, c->metric->better, rep->threshold_pct, &welch);
+	comparison_judge(c, rep->threshold_pct, &j);
 	json_add(o, "baseline", json_object_new_int64(c->baseline));
 	json_add(o, "candidate", json_object_new_int64(c->candidate));
 	json_add_str(o, "metric", c->metric->name);
@@ -463,13 +463,16 @@ json_object *json_results_document(const struct outcome *rep)
 	json_add(root, "seed",
 		 rep->order == ORDER_SHUFFLE ? json_object_new_uint64(rep->seed) : NULL);
 	json_add_str(root, "baseline", rep->baseline);
+	/* what the comparisons' verdicts were judged with (--threshold) */
+	json_add(root, "threshold_pct", json_double(rep->threshold_pct));
 	json_add(root, "interrupted", json_object_new_boolean(rep->interrupted));
 	for (unsigned i = 0; i < rep->nr_series; i++)
 		json_object_array_add(variants, series_json(rep, &rep->series[i]));
 	json_add(root, "variants", variants);
 	for (unsigned i = 0; i < rep->nr_comparisons; i++)
 		if (rep->comparisons[i].metric)
-			json_object_array_add(comparisons, comparison_json(&rep->comparisons[i]));
+			json_object_array_add(comparisons,
+					      comparison_json(rep, &rep->comparisons[i]));
 	json_add(root, "comparisons", comparisons);
 	return root;
 }

@@ -104,11 +104,15 @@ static void short_title(const struct outcome *rep, const struct variant *v, char
 		 v->vms, v->vcpus);
 }
 
-/* delta, p and CI as text, as @j judged them: of the paired test where there is one */
+/*
+ * delta, p and CI as text, as @j judged them: of the paired test where there
+ * is one, and p Holm-adjusted where it was, as the verdict beside it weighs it.
+ */
 static void test_cells(const struct comparison *c, const struct judgement *j, char *delta, char *p,
 		       char *ci, size_t len)
 {
 	const struct welch_result *w = c->paired_n ? &c->paired : &c->welch;
+	const double pv = c->holm && !isnan(c->p_holm) ? c->p_holm : w->p;
 
 	if (!isnan(j->delta_pct))
 		snprintf(delta, len, "%+.2f%%", j->delta_pct);
@@ -116,10 +120,10 @@ static void test_cells(const struct comparison *c, const struct judgement *j, ch
 		snprintf(delta, len, "-");
 	if (!w->valid)
 		snprintf(p, len, "-");
-	else if (w->p < 0.001)
+	else if (pv < 0.001)
 		snprintf(p, len, "<0.001");
 	else
-		snprintf(p, len, "%.3f", w->p);
+		snprintf(p, len, "%.3f", pv);
 	if (w->valid && isfinite(j->ci_low_pct) && isfinite(j->ci_high_pct))
 		snprintf(ci, len, "[%+.2f%%, %+.2f%%]", j->ci_low_pct, j->ci_high_pct);
 	else
@@ -134,8 +138,14 @@ void comparison_table_print(FILE *f, const struct outcome *rep)
 		rep->order == ORDER_SEQUENTIAL
 		    ? "Welch's t-test"
 		    : "paired t-test on the per-round differences (interleaved runs cancel drift)");
+	/* the rule of every verdict plerig prints, with this run's threshold (model/verdict.h) */
+	fprintf(f,
+		" worse/better: p < %.2f after Holm's correction and the whole 95%% CI beyond "
+		"%g%%;\n too noisy to judge: neither, and the CI wider than %g%% (--threshold)\n",
+		VERDICT_ALPHA, rep->threshold_pct, rep->threshold_pct);
 	fprintf(f, " %-26s %-26s %-10s %10s %10s %8s %9s  %-20s %s\n", "candidate", "baseline",
-		"metric", "baseline", "candidate", "delta", "p", "95% CI of delta", "verdict");
+		"metric", "baseline", "candidate", "delta", "p (Holm)", "95% CI of delta",
+		"verdict");
 	for (unsigned i = 0; i < rep->nr_comparisons; i++) {
 		const struct comparison *c = &rep->comparisons[i];
 		const struct metric *m = c->metric;
@@ -146,7 +156,7 @@ void comparison_table_print(FILE *f, const struct outcome *rep)
 		short_title(rep, &rep->series[c->candidate].variant, cand, sizeof(cand));
 		short_title(rep, &rep->series[c->baseline].variant, base, sizeof(base));
 		struct judgement j;
-		comparison_judge(c, 0.0, &j);
+		comparison_judge(c, rep->threshold_pct, &j);
 		test_cells(c, &j, delta, p, ci, sizeof(delta));
 		fprintf(f, " %-26s %-26s %-10s %10s %10s %8s %9s  %-20s %s\n", cand, base, m->label,
 			format_value(m, c->base.mean, bv, sizeof(bv)),

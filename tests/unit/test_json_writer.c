@@ -115,6 +115,7 @@ static void setup(void)
 	rep.order = ORDER_SHUFFLE;
 	rep.seed = 18446744073709551615ull;
 	rep.baseline = "relax=pause";
+	rep.threshold_pct = 2.0;
 	rep.series = series;
 	rep.nr_series = 2;
 	rep.comparisons = &comparison;
@@ -561,13 +562,25 @@ START_TEST(test_comparison)
 	json_object_put(root);
 	comparison = saved;
 
-	/* not significant */
+	/*
+	 * Not significant, and the CI ([-12.5 %, -7.5 %], 5 points wide) wider than
+	 * the run's threshold: too noisy, by the rule compare and check apply too
+	 * (a threshold of 0 once made it "no significant change" in run alone).
+	 */
 	comparison.welch.p = 0.2;
 	root = write_and_read();
+	ck_assert_double_eq(get_double(root, "threshold_pct"), 2.0);
 	c = at(get(root, "comparisons", json_type_array), 0);
 	ck_assert(!get_bool(c, "significant"));
+	ck_assert_str_eq(get_str(c, "verdict"), "too noisy to judge");
+	json_object_put(root);
+	/* a threshold wider than that CI: no change of its size */
+	rep.threshold_pct = 10.0;
+	root = write_and_read();
+	c = at(get(root, "comparisons", json_type_array), 0);
 	ck_assert_str_eq(get_str(c, "verdict"), "no significant change");
 	json_object_put(root);
+	rep.threshold_pct = 2.0;
 }
 END_TEST
 

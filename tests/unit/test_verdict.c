@@ -50,9 +50,15 @@ START_TEST(a_wide_ci_is_too_noisy_a_narrow_one_no_change)
 	judge(tight, tight, 5, 2.0, &j);
 	ck_assert_int_eq(j.verdict, VERDICT_NO_CHANGE);
 	ck_assert_msg(j.ci_width_pct < 0.5, "%g", j.ci_width_pct);
-	/* no threshold: nothing is too noisy ("any significant change counts") */
+	/*
+	 * A threshold of 0 is no exception: every interval is wider than it, so
+	 * no runs show that nothing changed (run once said "no significant
+	 * change" of a CI of [-173 %, +281 %] this way).
+	 */
 	judge(spread, spread, 5, 0.0, &j);
-	ck_assert_int_eq(j.verdict, VERDICT_NO_CHANGE);
+	ck_assert_int_eq(j.verdict, VERDICT_TOO_NOISY);
+	judge(tight, tight, 5, 0.0, &j);
+	ck_assert_int_eq(j.verdict, VERDICT_TOO_NOISY);
 	ck_assert_str_eq(verdict_name(VERDICT_TOO_NOISY), "too noisy to judge");
 }
 END_TEST
