@@ -2,6 +2,7 @@
 #include "cli/run_option_parsers.h"
 
 #include "experiment/host_identity.h"
+#include "model/backend_limits.h"
 #include "model/connect_list.h"
 
 #include <string.h>
@@ -267,5 +268,45 @@ int apply_accel(struct run_plan *o, char *err, size_t errlen)
 			    "while --backend %s runs here: run them in two plerig runs",
 			    hosts.nr > 1 ? "several hosts" : "another host",
 			    backend_name(o->backends[i]));
+	return 0;
+}
+
+/* @what (the setting as given) refused where no backend of @o can take @s. */
+static int refuse_if_none(const struct run_plan *o, enum backend_setting s, const char *what,
+			  char *err, size_t errlen)
+{
+	char whys[ERRBUF_SIZE];
+	size_t used = 0;
+	whys[0] = '\0';
+	for (unsigned i = 0; i < o->nr_backends; i++) {
+		const char *why = backend_cannot(o->backends[i], s);
+		if (!why)
+			return 0;
+		int n = snprintf(whys + used, sizeof(whys) - used, "%s%s: %s", used ? "; " : "",
+				 backend_name(o->backends[i]), why);
+		if (n > 0 && (size_t)n < sizeof(whys) - used)
+			used += (size_t)n;
+	}
+	return errbuf_printf(err, errlen, "%s: no backend of this run can take it (%s): %s", what,
+			     whys, backend_setting_fix(s));
+}
+
+int check_backend_settings(const struct run_plan *o, char *err, size_t errlen)
+{
+	char what[64];
+	for (unsigned i = 0; i < o->nr_ples; i++)
+		if (o->ples[i] == PLE_OFF &&
+		    refuse_if_none(o, SETTING_PLE_OFF, "--ple off", err, errlen))
+			return -1;
+	for (unsigned i = 0; i < o->nr_halt_polls; i++) {
+		if (o->halt_polls[i] == HALT_POLL_HOST)
+			continue;
+		snprintf(what, sizeof(what), "--halt-poll %lld", (long long)o->halt_polls[i]);
+		if (refuse_if_none(o, SETTING_HALT_POLL, what, err, errlen))
+			return -1;
+	}
+	if (o->ring == RING_CHOICE_KERNEL &&
+	    refuse_if_none(o, SETTING_RING_KERNEL, "--ring kernel", err, errlen))
+		return -1;
 	return 0;
 }

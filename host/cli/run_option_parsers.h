@@ -29,5 +29,13 @@ int check_pcpus_here(const struct run_plan *o, char *err, size_t errlen);
 bool run_plan_elsewhere(const struct run_plan *o);
 /* --accel tcg turns the libvirt backend into its emulated twin, named so in every output. */
 int apply_accel(struct run_plan *o, char *err, size_t errlen);
+/*
+ * A setting no backend of the run can take (--ple off, --halt-poll N,
+ * --ring kernel: model/backend_limits.h) is refused with why and
+ * the fix, instead of an empty table or a run that ignores it. Where one
+ * backend of several cannot, the matrix leaves its variants out and the
+ * run says so. After apply_accel (TCG is a backend of its own there).
+ */
+int check_backend_settings(const struct run_plan *o, char *err, size_t errlen);
 
 #endif

@@ -120,8 +120,9 @@ static const struct opt_entry run_table[] = {
      .metavar = "LIST",
      NAMES(ples, nr_ples, ple_names),
      .help = "hardware PAUSE interception per VM: on (as the host is set up) or off "
-	     "(KVM_CAP_X86_DISABLE_EXITS, PAUSE bit); an axis; the native baseline runs only "
-	     "'on'"},
+	     "(KVM_CAP_X86_DISABLE_EXITS, PAUSE bit); an axis; where nothing intercepts PAUSE "
+	     "(native, libvirt-emulated) the ple column is n/a and off is refused, or left out "
+	     "(said on stderr) beside a backend that has it"},
     {.name = "halt-poll",
      .metavar = "LIST",
      CUSTOM(parse_halt_polls),
@@ -129,8 +130,9 @@ static const struct opt_entry run_table[] = {
      .max = MAX_HALT_POLL_NS,
      .help = "KVM's halt polling per VM in ns (KVM_CAP_HALT_POLL, Linux >= 5.19; no module "
 	     "parameter touched), or host (kvm.halt_poll_ns as it is); an axis; each {range}; "
-	     "the native baseline runs only 'host'; under libvirt a value other than host fails "
-	     "the variant with the reason (neither libvirt nor QEMU sets it per domain)",
+	     "native, libvirt and libvirt-emulated run only host (no KVM, or neither libvirt "
+	     "nor QEMU sets it per domain): another value is refused, or left out (said on "
+	     "stderr) beside kvm",
      .def = "host"},
     {.name = "ring",
      .metavar = "user|kernel|auto",
@@ -268,7 +270,8 @@ static enum run_options_status parse_plan(int argc, char **argv, struct run_plan
 	o->vcpus_given = o->nr_vcpu_counts != 0;
 	if (!o->nr_vcpu_counts)
 		run_plan_default_vcpus(o);
-	if (apply_accel(o, err, errlen) || check_pcpus_here(o, err, errlen))
+	if (apply_accel(o, err, errlen) || check_backend_settings(o, err, errlen) ||
+	    check_pcpus_here(o, err, errlen))
 		return RUN_OPTIONS_ERROR;
 	return RUN_OPTIONS_OK;
 }

@@ -249,6 +249,16 @@ static int expand_host(struct engine *e, struct host_run *h)
 	return 0;
 }
 
+/* What a backend of the run cannot take is not run: said, not an unexplained gap. */
+static void say_left_out(const struct engine *e)
+{
+	struct left_out lo[2 * BACKEND_COUNT * PLAN_MAX_HALT_POLLS];
+	unsigned n = plan_left_out(e->plan, lo, sizeof(lo) / sizeof(lo[0]));
+	for (unsigned i = 0; verbose(e) && i < n; i++)
+		fprintf(stderr, "%s: %s runs no %s variant: %s\n", e->out->who,
+			backend_name(lo[i].backend), lo[i].what, lo[i].why);
+}
+
 static int make_series(struct engine *e)
 {
 	struct outcome *rep = e->rep;
@@ -460,7 +470,22 @@ int experiment_run(const struct run_plan *plan, const char *guest_path, const ch
 	setup_report(&e, command_line);
 	if (make_hosts(&e, err, errlen) || open_hosts(&e, err, errlen))
 		goto out;
-	if (make_series(&e) || run_all(&e) || summarise(&e)) {
+	if (make_series(&e)) {
+		errbuf_printf(err, errlen, "out of memory");
+		goto out;
+	}
+	/* the command line refuses this (check_backend_settings); a plan built otherwise too */
+	if (!e.nr_variants) {
+		struct left_out lo;
+		if (plan_left_out(plan, &lo, 1))
+			errbuf_printf(err, errlen, "no variant to run: %s cannot take %s (%s)",
+				      backend_name(lo.backend), lo.what, lo.why);
+		else
+			errbuf_printf(err, errlen, "no variant to run");
+		goto out;
+	}
+	say_left_out(&e);
+	if (run_all(&e) || summarise(&e)) {
 		errbuf_printf(err, errlen, "out of memory");
 		goto out;
 	}

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "experiment/matrix.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "model/backend_limits.h"
 
 static enum plerig_ring resolve_ring(enum ring_choice c, enum plerig_ring ring_auto)
 {
@@ -22,6 +25,36 @@ static void fill_common(struct variant *v, const struct run_plan *o, enum plerig
 {
 	*v = o->common;
 	v->ring = resolve_ring(o->ring, ring_auto);
+}
+
+/* Can @b run PLE @ple with halt polling @halt_poll (model/backend_limits.h)? */
+static bool can_run(enum backend_kind b, enum ple_mode ple, int64_t halt_poll)
+{
+	return !(ple == PLE_OFF && backend_cannot(b, SETTING_PLE_OFF)) &&
+	       !(halt_poll != HALT_POLL_HOST && backend_cannot(b, SETTING_HALT_POLL));
+}
+
+unsigned plan_left_out(const struct run_plan *o, struct left_out *out, unsigned max)
+{
+	unsigned n = 0;
+	for (unsigned b = 0; b < o->nr_backends; b++) {
+		const enum backend_kind k = o->backends[b];
+		for (unsigned p = 0; p < o->nr_ples && n < max; p++)
+			if (o->ples[p] == PLE_OFF && backend_cannot(k, SETTING_PLE_OFF))
+				out[n++] = (struct left_out){k, SETTING_PLE_OFF, "--ple off",
+							     backend_cannot(k, SETTING_PLE_OFF)};
+		for (unsigned h = 0; h < o->nr_halt_polls && n < max; h++) {
+			if (o->halt_polls[h] == HALT_POLL_HOST ||
+			    !backend_cannot(k, SETTING_HALT_POLL))
+				continue;
+			out[n] = (struct left_out){k, SETTING_HALT_POLL, "",
+						   backend_cannot(k, SETTING_HALT_POLL)};
+			snprintf(out[n].what, sizeof(out[n].what), "--halt-poll %lld",
+				 (long long)o->halt_polls[h]);
+			n++;
+		}
+	}
+	return n;
 }
 
 int plan_expand(const struct run_plan *o, const enum plerig_ring ring_auto[BACKEND_COUNT],
@@ -46,11 +79,10 @@ int plan_expand(const struct run_plan *o, const enum plerig_ring ring_auto[BACKE
 				for (unsigned p = 0; p < o->nr_ples; p++)
 					for (unsigned r = 0; r < o->nr_relaxes; r++)
 						for (unsigned h = 0; h < o->nr_halt_polls; h++) {
-							/* no VM, no PAUSE interception to switch
-							 * off, no halt polling to set */
-							if (o->backends[b] == BACKEND_NATIVE &&
-							    (o->ples[p] == PLE_OFF ||
-							     o->halt_polls[h] != HALT_POLL_HOST))
+							/* what the backend cannot do is left
+							 * out (plan_left_out says it) */
+							if (!can_run(o->backends[b], o->ples[p],
+								     o->halt_polls[h]))
 								continue;
 							fill_common(&v[n], o,
 								    ring_auto[o->backends[b]]);

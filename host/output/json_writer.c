@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/backend_limits.h"
 #include "model/plan.h"
 #include "output/exit_times_writer.h"
 #include "output/halt_path_writer.h"
@@ -294,6 +295,11 @@ static void add_variant_identity(json_object *o, const struct variant *v)
 	json_add_str(o, "relax", relax_name(v->relax));
 	json_add_str(o, "ring", ring_name(v->ring));
 	json_add_str(o, "ple", ple_name(v->ple));
+	/* where the backend has no such setting: the axis value, and why it means nothing */
+	if (variant_ple_na(v))
+		json_add_str(o, "ple_unavailable", variant_ple_na(v));
+	if (variant_halt_poll_na(v))
+		json_add_str(o, "halt_poll_unavailable", variant_halt_poll_na(v));
 	/* null: not set, the host's kvm.halt_poll_ns */
 	json_add(o, "halt_poll_ns",
 		 v->halt_poll_ns == HALT_POLL_HOST ? NULL : json_object_new_int64(v->halt_poll_ns));

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "model/backend_limits.h"
 #include "output/exit_times_writer.h"
 #include "output/halt_path_writer.h"
 
@@ -38,6 +39,10 @@ void ple_notes_print(FILE *f, const struct outcome *rep)
 	unsigned n = 0;
 	for (unsigned i = 0; i < rep->nr_series; i++) {
 		const struct series *s = &rep->series[i];
+		/* the table's ple and halt-poll n/a */
+		note_add(notes, &n, variant_ple_na(&s->variant), "ple n/a", s->variant.backend);
+		note_add(notes, &n, variant_halt_poll_na(&s->variant), "halt-poll n/a",
+			 s->variant.backend);
 		for (unsigned r = 0; r < s->nr_runs; r++) {
 			const struct variant_result *run = &s->runs[r];
 			note_add(notes, &n, run->ple_why, "ple-exits n/a", s->variant.backend);

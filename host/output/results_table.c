@@ -3,6 +3,7 @@
 
 #include <math.h>
 
+#include "model/backend_limits.h"
 #include "output/units.h"
 
 /*
@@ -53,10 +54,11 @@ static const struct {
 		   "natively sched_yield); PAUSE is what PLE counts"},
     [COL_RING] = {"ring", 6, LEFT, "guest privilege level the lock storm runs at"},
     [COL_PLE] = {"ple", 3, LEFT,
-		 "hardware PAUSE interception of the VM: on (host settings) or off (this VM only)"},
+		 "hardware PAUSE interception of the VM: on (host settings) or off (this VM "
+		 "only); n/a where nothing intercepts PAUSE, with the reason below"},
     [COL_HALT_POLL] = {"halt-poll", 9, LEFT,
 		       "KVM's halt polling of the VM (--halt-poll): host = kvm.halt_poll_ns as the "
-		       "host has it"},
+		       "host has it; n/a where there is no KVM, with the reason below"},
     [COL_PLACEMENT] = {"placement", 10, LEFT,
 		       "VMSxVCPUS/PCPUS: VMs x vCPUs per VM on that many host CPUs "
 		       "(1x4/1: 4 vCPUs share 1 CPU)"},
@@ -112,9 +114,11 @@ static void identity_cells(FILE *f, const struct variant *v)
 	cell(f, COL_LOCK, lock_name(v->lock));
 	cell(f, COL_RELAX, relax_name(v->relax));
 	cell(f, COL_RING, ring_name(v->ring));
-	cell(f, COL_PLE, ple_name(v->ple));
+	/* a setting the backend does not have is n/a, not "on" (ple_notes.c says why) */
+	cell(f, COL_PLE, variant_ple_na(v) ? "n/a" : ple_name(v->ple));
 	cell(f, COL_HALT_POLL,
-	     v->halt_poll_ns == HALT_POLL_HOST
+	     variant_halt_poll_na(v) ? "n/a"
+	     : v->halt_poll_ns == HALT_POLL_HOST
 		 ? "host"
 		 : units_duration_ns((double)v->halt_poll_ns, poll, sizeof(poll)));
 	cell(f, COL_PLACEMENT, placement);

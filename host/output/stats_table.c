@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "model/backend_limits.h"
 #include "model/plan.h"
 #include "output/units.h"
 #include "model/verdict.h"
@@ -36,8 +37,8 @@ static void variant_title(const struct outcome *rep, const struct variant *v, ch
 	const char *host = outcome_host_label(rep, v);
 	snprintf(buf, len, "%s%s%s %s/%s ring %s PLE %s%s %ux%u on %s", host, *host ? ": " : "",
 		 backend_name(v->backend), lock_name(v->lock), relax_name(v->relax),
-		 ring_name(v->ring), ple_name(v->ple), halt_poll_label(v, poll, sizeof(poll)),
-		 v->vms, v->vcpus, cpus);
+		 ring_name(v->ring), variant_ple_na(v) ? "n/a" : ple_name(v->ple),
+		 halt_poll_label(v, poll, sizeof(poll)), v->vms, v->vcpus, cpus);
 }
 
 /* A relative stddev in %, 5 characters wide however large: 12.34, 123.4, 1234 */

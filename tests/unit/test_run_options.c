@@ -665,6 +665,93 @@ START_TEST(test_libvirt_options_need_libvirt)
 }
 END_TEST
 
+/*
+ * Every backend x setting: one that no backend of the run can take is
+ * refused with the backend's reason and the fix (--backend native --ple off
+ * printed an empty table and exited 0), one it can take is not.
+ */
+START_TEST(test_a_setting_no_backend_can_take_is_refused)
+{
+	static const struct {
+		const char *args[4];
+		enum backend_setting setting;
+	} settings[] = {
+	    {{"--ple", "off"}, SETTING_PLE_OFF},
+	    {{"--halt-poll", "0"}, SETTING_HALT_POLL},
+	    {{"--ring", "kernel"}, SETTING_RING_KERNEL},
+	};
+	static const struct {
+		enum backend_kind kind;
+		const char *args[4];
+	} backends[] = {
+	    {BACKEND_KVM, {"--backend", "kvm"}},
+	    {BACKEND_NATIVE, {"--backend", "native"}},
+	    {BACKEND_LIBVIRT, {"--backend", "libvirt"}},
+	    {BACKEND_LIBVIRT_TCG, {"--backend", "libvirt", "--accel", "tcg"}},
+	};
+	unsigned refused = 0;
+	for (unsigned b = 0; b < sizeof(backends) / sizeof(backends[0]); b++)
+		for (unsigned s = 0; s < sizeof(settings) / sizeof(settings[0]); s++) {
+			const char *const *x = backends[b].args, *const *y = settings[s].args;
+			const char *why = backend_cannot(backends[b].kind, settings[s].setting);
+			enum run_options_status st =
+			    parse(x[0], x[1], y[0], y[1], x[2] ? x[2] : NULL, x[3], NULL);
+			if (!why) {
+				ck_assert_msg(st == RUN_OPTIONS_OK, "%s %s %s: %s", x[1], y[0],
+					      y[1], err);
+				continue;
+			}
+			refused++;
+			ck_assert_msg(st == RUN_OPTIONS_ERROR, "%s %s %s accepted", x[1], y[0],
+				      y[1]);
+			ck_assert_msg(strstr(err, y[0]) && strstr(err, why) &&
+					  strstr(err, backend_setting_fix(settings[s].setting)),
+				      "%s", err);
+		}
+	/* native: all three; libvirt: halt polling; TCG: PLE off and halt polling */
+	ck_assert_uint_eq(refused, 3 + 1 + 2);
+
+	/* several backends that cannot: each says why */
+	ck_assert_int_eq(parse("--backend", "libvirt,native", "--accel", "tcg", "--halt-poll",
+			       "host,5000", NULL),
+			 RUN_OPTIONS_ERROR);
+	ck_assert_msg(strstr(err, "--halt-poll 5000") && strstr(err, "native: ") &&
+			  strstr(err, "libvirt-emulated: "),
+		      "%s", err);
+	/* one backend that can is enough: the others' variants are left out, and said */
+	ck_assert_int_eq(parse("--backend", "native,kvm", "--ple", "off", "--halt-poll", "0",
+			       "--ring", "kernel", NULL),
+			 RUN_OPTIONS_OK);
+}
+END_TEST
+
+/* What plan_expand leaves out, plan_left_out says: once per backend and value, with why. */
+START_TEST(test_matrix_left_out_is_said)
+{
+	struct variant *v;
+	struct left_out lo[8];
+	unsigned nr;
+
+	ck_assert_int_eq(parse("--backend", "kvm,libvirt,native", "--vcpus", "2", "--relax",
+			       "pause", "--ple", "on,off", "--halt-poll", "host,0", NULL),
+			 RUN_OPTIONS_OK);
+	ck_assert_int_eq(plan_expand(&opts, ring_user, &v, &nr), 0);
+	/* kvm: 2 x 2; libvirt: PLE on and off, host's halt polling; native: on, host */
+	ck_assert_uint_eq(nr, 4 + 2 + 1);
+	free(v);
+	ck_assert_uint_eq(plan_left_out(&opts, lo, 8), 3);
+	ck_assert_int_eq(lo[0].backend, BACKEND_LIBVIRT);
+	ck_assert_str_eq(lo[0].what, "--halt-poll 0");
+	ck_assert_str_eq(lo[0].why, backend_cannot(BACKEND_LIBVIRT, SETTING_HALT_POLL));
+	ck_assert_int_eq(lo[1].backend, BACKEND_NATIVE);
+	ck_assert_str_eq(lo[1].what, "--ple off");
+	ck_assert_str_eq(lo[1].why, backend_cannot(BACKEND_NATIVE, SETTING_PLE_OFF));
+	ck_assert_int_eq(lo[2].backend, BACKEND_NATIVE);
+	ck_assert_str_eq(lo[2].what, "--halt-poll 0");
+	ck_assert_uint_eq(plan_left_out(&opts, lo, 1), 1);
+}
+END_TEST
+
 /* One results file describes one machine: another host's libvirt runs alone. */
 START_TEST(test_remote_libvirt_does_not_mix_with_local_backends)
 {
@@ -727,6 +814,8 @@ static Suite *run_options_suite(void)
 	tcase_add_test(t, test_cpu_not_in_affinity);
 	tcase_add_test(t, test_cpu_not_in_affinity_full_mask);
 	tcase_add_test(t, test_libvirt_options_need_libvirt);
+	tcase_add_test(t, test_a_setting_no_backend_can_take_is_refused);
+	tcase_add_test(t, test_matrix_left_out_is_said);
 	suite_add_tcase(s, t);
 
 	t = tcase_create("cpulist");

@@ -181,9 +181,11 @@ class LibvirtBackend(unittest.TestCase):
             self.assertRegex(hp["unavailable"], "cpu-pm=on|PVM", hp["unavailable"])
 
     def test_halt_poll_is_na_under_libvirt_with_the_reason(self):
+        # no backend of the run can take it: refused before any domain, with the fix
         rc, out, err = self.run_plerig("--vcpus", "1", "--duration", "0.1", "--halt-poll", "0")
-        self.assertEqual(rc, 1, err + out)
-        self.assertIn("neither libvirt nor QEMU sets halt polling per domain", out + err)
+        self.assertEqual(rc, 2, err + out)
+        self.assertIn("neither libvirt nor QEMU sets halt polling per domain", err)
+        self.assertIn("use --halt-poll host", err)
 
     def test_guest_fault_is_reported(self):
         rc, out, err = self.run_plerig("--vcpus", "2", "--duration", "0.3", "--inject", "fault")

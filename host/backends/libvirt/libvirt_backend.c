@@ -28,6 +28,7 @@
 #include "backends/run_exit_timers.h"
 #include "backends/run_result.h"
 #include "measure/kvm_system.h"
+#include "model/backend_limits.h"
 #include "backends/libvirt/connection.h"
 #include "backends/libvirt/domain_owner.h"
 #include "backends/libvirt/domain_xml.h"
@@ -728,14 +729,12 @@ static int lv_run_variant(struct backend *base, const struct variant *v, struct 
 	char err[ERRBUF_SIZE];
 	if (variant_result_init(r, v))
 		return -1;
-	if (v->ple == PLE_OFF && run.b->tcg)
-		return run_fail(r, "--ple off: TCG has no PAUSE interception to turn off");
+	/* the matrix leaves these out (plan_left_out): a plan built otherwise is told why */
+	if (v->ple == PLE_OFF && backend_cannot(v->backend, SETTING_PLE_OFF))
+		return run_fail(r, "--ple off: %s", backend_cannot(v->backend, SETTING_PLE_OFF));
 	if (v->halt_poll_ns != HALT_POLL_HOST)
-		/* libvirt 9.0 only reads halt polling (haltpoll.* stats), and QEMU 7.2's kvm
-		 * accelerator has no property for KVM_CAP_HALT_POLL */
-		return run_fail(r, "--halt-poll: n/a under libvirt: neither libvirt nor QEMU sets "
-				   "halt polling per domain; use --halt-poll host there (plerig "
-				   "sweep --param halt_poll_ns=... sets kvm's for the whole host)");
+		return run_fail(r, "--halt-poll: %s",
+				backend_cannot(v->backend, SETTING_HALT_POLL));
 	r->tsc_khz = run.b->tsc_khz;
 	run_note_ple(r, &run.b->ple);
 
