@@ -148,6 +148,8 @@ void run_note_ple_why(struct variant_result *r, const struct ple_counters *c)
 {
 	if (c->pause_exits_why[0] && !r->ple_why[0])
 		snprintf(r->ple_why, sizeof(r->ple_why), "%s", c->pause_exits_why);
+	if (c->window_updates_why[0] && !r->ple_window_why[0])
+		snprintf(r->ple_window_why, sizeof(r->ple_window_why), "%s", c->window_updates_why);
 }
 
 void run_check_exit_times(struct variant_result *r, const char *module)

@@ -20,6 +20,26 @@ static void explain_bad_set(const struct comparison_set *c)
 			c->base->path, c->base->nr_variants, c->cand->path, c->cand->nr_variants);
 		return;
 	}
+	/* figures these files do not have at all: no --repeat would give them */
+	const struct metric_comparison *na = NULL;
+	bool only_na = true;
+	for (unsigned i = 0; i < c->nr_matches; i++)
+		for (unsigned r = 0; r < c->nr_metrics; r++) {
+			const struct metric_comparison *row = &c->matches[i].rows[r];
+			if (row->judgement.verdict != VERDICT_UNTESTABLE)
+				continue;
+			if (!metric_comparison_na(row))
+				only_na = false;
+			else if (!na)
+				na = row;
+		}
+	if (na && only_na) {
+		fprintf(stderr,
+			"plerig compare: nothing testable: what --metric asks for is n/a in these "
+			"files (%s: %s); compare a figure they have\n",
+			na->metric->name, metric_comparison_na(na));
+		return;
+	}
 	fprintf(stderr,
 		"plerig compare: nothing testable: every comparison has fewer than 2 ok runs "
 		"(with a value) on a side, or no spread; rerun `plerig run` with --repeat >= 2 "

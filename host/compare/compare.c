@@ -52,8 +52,8 @@ static int judge_match(struct comparison_set *c, struct variant_match *m)
 	}
 	for (unsigned i = 0; i < c->nr_metrics; i++) {
 		struct metric_comparison *row = &m->rows[i];
-		unsigned na = results_file_values(m->base, c->metrics[i], a);
-		unsigned nb = results_file_values(m->cand, c->metrics[i], b);
+		unsigned na = results_file_values(m->base, c->metrics[i], a, &row->base_why);
+		unsigned nb = results_file_values(m->cand, c->metrics[i], b, &row->cand_why);
 
 		row->metric = c->metrics[i];
 		sample_stats_compute(a, na, &row->base);
@@ -158,6 +158,15 @@ void comparison_set_free(struct comparison_set *c)
 	free(c->matches);
 	free(c->only_base);
 	free(c->only_cand);
+}
+
+const char *metric_comparison_na(const struct metric_comparison *r)
+{
+	if (!r->base.n && r->base_why)
+		return r->base_why;
+	if (!r->cand.n && r->cand_why)
+		return r->cand_why;
+	return NULL;
 }
 
 int comparison_set_status(const struct comparison_set *c)

@@ -35,7 +35,15 @@ struct metric_comparison {
 	struct welch_result welch;
 	double p_holm; /* welch.p, Holm-adjusted across every row of the set; NaN untested */
 	struct judgement judgement;
+	/* why an ok run of the side had no value (the file's reason), NULL where each had */
+	const char *base_why, *cand_why;
 };
+
+/*
+ * Why @r has no verdict because a side has no value at all (n/a in its
+ * file, with the file's reason), NULL where both sides have values.
+ */
+const char *metric_comparison_na(const struct metric_comparison *r);
 
 /* One variant present in both files. */
 struct variant_match {

@@ -104,6 +104,11 @@ static const char *verdict_text(const struct metric_comparison *r, char *buf, si
 
 	if (j->verdict != VERDICT_UNTESTABLE)
 		snprintf(buf, len, "%s", verdict_name(j->verdict));
+	else if (metric_comparison_na(r)) /* not measured there: no --repeat would help */
+		snprintf(buf, len, "untestable: n/a in %s: %s",
+			 !r->base.n && r->base_why ? (!r->cand.n && r->cand_why ? "both" : "BASE")
+						   : "NEW",
+			 metric_comparison_na(r));
 	else if (r->base.n < 2 || r->cand.n < 2)
 		snprintf(buf, len,
 			 "untestable: %u vs %u runs with a value, needs 2 a side "
@@ -297,7 +302,10 @@ static json_object *row_json(const struct metric_comparison *r)
 	json_add(o, "ci95_high", json_double(w->valid ? w->ci_high : NAN));
 	json_add(o, "significant", json_object_new_boolean(j->significant));
 	json_add_str(o, "verdict", verdict_name(j->verdict));
-	json_add_str(o, "why", j->why);
+	/* a figure a side does not have: the file's reason, not "too few runs" */
+	json_add_str(o, "why", metric_comparison_na(r) ? metric_comparison_na(r) : j->why);
+	json_add_str(o, "base_unavailable", r->base.n ? NULL : r->base_why);
+	json_add_str(o, "new_unavailable", r->cand.n ? NULL : r->cand_why);
 	return o;
 }
 

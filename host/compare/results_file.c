@@ -347,17 +347,22 @@ static int check_run(const struct where *w, const char *at, json_object *run,
 	char sat[128];
 	snprintf(sat, sizeof(sat), "%s.summary", at);
 	for (unsigned m = 0; m < nr_metrics; m++) {
-		json_object *v;
-		if (!json_object_object_get_ex(summary, metrics[m]->name, &v))
-			return bad(w, sat, "missing %s", metrics[m]->name);
-		if (v && !is_number(v))
-			return bad(w, sat, "%s is %s, not a number or null", metrics[m]->name,
-				   kind(v));
-		/* NaN and Infinity are not JSON, and 1e308 is no measurement */
-		double x = v ? json_object_get_double(v) : 0.0;
-		if (v && (!isfinite(x) || fabs(x) > RESULTS_VALUE_MAX))
-			return bad(w, NULL, "%s.%s: %s out of range", sat, metrics[m]->name,
-				   json_object_get_string(v));
+		/* a ratio is read from its two counts (model/metrics.h), any other from itself */
+		const char *keys[2] = {metrics[m]->num ? metrics[m]->num : metrics[m]->name,
+				       metrics[m]->den};
+		for (unsigned k = 0; k < 2 && keys[k]; k++) {
+			json_object *v;
+			if (!json_object_object_get_ex(summary, keys[k], &v))
+				return bad(w, sat, "missing %s", keys[k]);
+			if (v && !is_number(v))
+				return bad(w, sat, "%s is %s, not a number or null", keys[k],
+					   kind(v));
+			/* NaN and Infinity are not JSON, and 1e308 is no measurement */
+			double x = v ? json_object_get_double(v) : 0.0;
+			if (v && (!isfinite(x) || fabs(x) > RESULTS_VALUE_MAX))
+				return bad(w, NULL, "%s.%s: %s out of range", sat, keys[k],
+					   json_object_get_string(v));
+		}
 	}
 	return 0;
 }
@@ -530,19 +535,56 @@ void results_file_free(struct results_file *f)
 	memset(f, 0, sizeof(*f));
 }
 
-unsigned results_file_values(const struct loaded_variant *v, const struct metric *m, double *out)
+/* @summary.@key as a number; NaN for null or anything else (checked on loading). */
+static double summary_number(json_object *summary, const char *key)
+{
+	json_object *v = NULL;
+	return json_object_object_get_ex(summary, key, &v) && is_number(v)
+		   ? json_object_get_double(v)
+		   : NAN;
+}
+
+double results_file_summary_value(json_object *summary, const struct metric *m, const char **why)
+{
+	const char *own = NULL;
+	double v;
+	if (m->num) {
+		const double num = summary_number(summary, m->num);
+		v = metric_ratio(num, !isnan(num), summary_number(summary, m->den), &own);
+	} else {
+		v = summary_number(summary, m->name);
+	}
+	if (isnan(v) && why) {
+		/* the reason plerig wrote beside the null (its numerator's, for a ratio) */
+		json_object *reason = NULL;
+		if (!own && m->why_key && json_object_object_get_ex(summary, m->why_key, &reason) &&
+		    json_object_is_type(reason, json_type_string))
+			own = json_object_get_string(reason);
+		*why = own ? own : "null in the file, with no reason beside it";
+	}
+	return v;
+}
+
+unsigned results_file_values(const struct loaded_variant *v, const struct metric *m, double *out,
+			     const char **why)
 {
 	unsigned n = 0;
 
+	if (why)
+		*why = NULL;
 	for (unsigned r = 0; r < v->nr_runs; r++) {
 		json_object *run = json_object_array_get_idx(v->runs, r);
-		json_object *ok, *summary, *value;
+		json_object *ok, *summary;
+		const char *run_why = NULL;
 
 		if (!json_object_object_get_ex(run, "ok", &ok) || !json_object_get_boolean(ok) ||
-		    !json_object_object_get_ex(run, "summary", &summary) ||
-		    !json_object_object_get_ex(summary, m->name, &value) || !is_number(value))
+		    !json_object_object_get_ex(run, "summary", &summary))
 			continue;
-		out[n++] = json_object_get_double(value);
+		const double x = results_file_summary_value(summary, m, &run_why);
+		if (!isnan(x))
+			out[n++] = x;
+		else if (why && !*why)
+			*why = run_why;
 	}
 	return n;
 }

@@ -51,7 +51,8 @@ struct results_file {
 
 /*
  * Load @path and check the structure compare needs, including that every
- * ok run's summary has @metrics (numbers or null). Returns 0, or -1 with
+ * ok run's summary has @metrics (numbers or null; a ratio's two counts,
+ * model/metrics.h). Returns 0, or -1 with
  * "PATH: where: what" in @err.
  */
 int results_file_load(const char *path, const struct metric *const *metrics, unsigned nr_metrics,
@@ -65,8 +66,20 @@ int results_file_check(const char *path, json_object *root, const struct metric 
 		       unsigned nr_metrics, struct results_file *out, char *err, size_t errlen);
 void results_file_free(struct results_file *f);
 
-/* The values of @m over the ok runs of @v that have one (not null); returns how many. */
-unsigned results_file_values(const struct loaded_variant *v, const struct metric *m, double *out);
+/*
+ * @m in one run's summary: its member, or for a ratio its two counts through
+ * metric_ratio (model/metrics.h). NaN where the run has no such figure, with
+ * *why (if @why) the reason the file gives beside the null (a ratio's: its
+ * numerator's, or a denominator of 0), or that it gives none.
+ */
+double results_file_summary_value(json_object *summary, const struct metric *m, const char **why);
+
+/*
+ * The values of @m over the ok runs of @v that have one; returns how many.
+ * *why (if @why): why the first ok run without one has none (NULL: each had).
+ */
+unsigned results_file_values(const struct loaded_variant *v, const struct metric *m, double *out,
+			     const char **why);
 
 /*
  * Any of plerig's JSON files, parsed whole: NULL with "PATH: not JSON: ...

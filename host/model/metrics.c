@@ -59,6 +59,20 @@ static double exits(const struct figures *f)
 	return f->exits_valid ? (double)f->exits : NAN;
 }
 
+double metric_ratio(double num, bool num_valid, double den, const char **why)
+{
+	if (why)
+		*why = NULL;
+	if (!num_valid || isnan(num) || isnan(den))
+		return NAN;
+	if (den == 0.0) {
+		if (why)
+			*why = "no acquisition in the measured interval: nothing to divide by";
+		return NAN;
+	}
+	return num / den;
+}
+
 /*
  * What the hypervisor did per acquisition of the lock: behaviour, not
  * speed. A PLE change may move them either way on purpose, so neither
@@ -66,7 +80,7 @@ static double exits(const struct figures *f)
  */
 static double per_acquisition(uint64_t n, bool valid, const struct figures *f)
 {
-	return valid && f->acquisitions ? (double)n / (double)f->acquisitions : NAN;
+	return metric_ratio((double)n, valid, (double)f->acquisitions, NULL);
 }
 
 static double ple_exits_per_acq(const struct figures *f)
@@ -79,25 +93,30 @@ static double ple_window_updates_per_acq(const struct figures *f)
 	return per_acquisition(f->ple_window_updates, f->ple_window_updates_valid, f);
 }
 
+/* The why_key of each: the reason output/json_writer.c writes beside a null. */
 const struct metric metrics[] = {
-    {"acq_per_s", "acq/s", +1, 1, acq_per_s},
-    {"acq_per_cpu_s", "acq/cpu-s", +1, 0, acq_per_cpu_s},
-    {"wait_p50_ns", "wait-p50", -1, 0, wait_p50_ns},
-    {"wait_p99_ns", "wait-p99", -1, 1, wait_p99_ns},
-    {"wait_max_ns", "wait-max", -1, 0, wait_max_ns},
-    {"stalls", "stalls", -1, 0, stalls},
-    {"stalled_share", "stalled", -1, 1, stalled_share},
-    {"holder_preemptions", "lhp", -1, 1, holder_preemptions},
-    {"run_delay_share", "run-delay", -1, 1, run_delay_share},
-    {"exits", "exits", -1, 0, exits},
-    {"ple_exits_per_acq", "ple/acq", 0, 0, ple_exits_per_acq},
-    {"ple_window_updates_per_acq", "win/acq", 0, 0, ple_window_updates_per_acq},
+    {"acq_per_s", "acq/s", +1, 1, acq_per_s, "rate_unavailable", NULL, NULL},
+    {"acq_per_cpu_s", "acq/cpu-s", +1, 0, acq_per_cpu_s, "acq_per_cpu_s_unavailable", NULL, NULL},
+    {"wait_p50_ns", "wait-p50", -1, 0, wait_p50_ns, "wait_unavailable", NULL, NULL},
+    {"wait_p99_ns", "wait-p99", -1, 1, wait_p99_ns, "wait_unavailable", NULL, NULL},
+    {"wait_max_ns", "wait-max", -1, 0, wait_max_ns, "wait_unavailable", NULL, NULL},
+    {"stalls", "stalls", -1, 0, stalls, NULL, NULL, NULL},
+    {"stalled_share", "stalled", -1, 1, stalled_share, "rate_unavailable", NULL, NULL},
+    {"holder_preemptions", "lhp", -1, 1, holder_preemptions, NULL, NULL, NULL},
+    {"run_delay_share", "run-delay", -1, 1, run_delay_share, "run_delay_share_unavailable", NULL,
+     NULL},
+    {"exits", "exits", -1, 0, exits, "exits_unavailable", NULL, NULL},
+    {"ple_exits_per_acq", "ple/acq", 0, 0, ple_exits_per_acq, "pause_loop_exits_unavailable",
+     "pause_loop_exits", "acquisitions"},
+    {"ple_window_updates_per_acq", "win/acq", 0, 0, ple_window_updates_per_acq,
+     "ple_window_updates_unavailable", "ple_window_updates", "acquisitions"},
 };
 
 const unsigned nr_metrics = sizeof(metrics) / sizeof(metrics[0]);
 
-const struct metric foreign_load_metric = {"foreign_cpu_share", "foreign", -1, 0,
-					   foreign_cpu_share};
+const struct metric foreign_load_metric = {
+    "foreign_cpu_share",       "foreign", -1,  0, foreign_cpu_share,
+    "foreign_cpu_unavailable", NULL,	  NULL};
 
 const struct metric *metric_by_name(const char *name)
 {

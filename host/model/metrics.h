@@ -16,6 +16,14 @@ struct metric {
 	int headline; /* shown in the comparison table (all of them go to JSON) */
 	/* the value for one run; NaN where the run has none (e.g. exits on native) */
 	double (*get)(const struct figures *f);
+	/* in a results file's run summary, the member that says why it is null */
+	const char *why_key;
+	/*
+	 * A ratio: a run summary holds its two counts, not the ratio, and a
+	 * results file's reader derives it from them with metric_ratio, as get
+	 * does from a run's figures. NULL: the summary member @name holds it.
+	 */
+	const char *num, *den;
 };
 
 extern const struct metric metrics[];
@@ -33,5 +41,13 @@ extern const struct metric foreign_load_metric;
 
 /* NULL if unknown. */
 const struct metric *metric_by_name(const char *name);
+
+/*
+ * A ratio metric's value from its counts, @num / @den: the one place a
+ * ratio is derived, from a run's figures and from a results file alike.
+ * NaN where @num was not counted (!@num_valid: the count's own reason
+ * says why) or @den is 0 (*why, where @why is not NULL: static text).
+ */
+double metric_ratio(double num, bool num_valid, double den, const char **why);
 
 #endif

@@ -70,6 +70,8 @@ struct variant_result {
 	 */
 	uint64_t *window_acquisitions;
 	char ple_why[512];  /* why PAUSE-loop exits are not counted ("" when they are) */
+	/* why PLE window updates are not counted where PAUSE-loop exits are ("": ple_why) */
+	char ple_window_why[512];
 	char ple_note[160]; /* what a reader of the count must know (e.g. CPL > 0 on VMX) */
 	bool steal_time;    /* the guests registered steal time: *_self_preempted counts hold */
 	/* lock pvqspin halted and kicked; else why not (it ran as test-and-set) */

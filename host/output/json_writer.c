@@ -132,6 +132,12 @@ static json_object *summary_json(const struct variant_result *r)
 	if (!f.pause_loop_exits_valid)
 		json_add_str(o, "pause_loop_exits_unavailable",
 			     r->ple_why[0] ? r->ple_why : "not counted for every vCPU");
+	/* the window changes on PAUSE-loop exits: where those are not had, it says why */
+	if (!f.ple_window_updates_valid)
+		json_add_str(o, "ple_window_updates_unavailable",
+			     r->ple_window_why[0] ? r->ple_window_why
+			     : r->ple_why[0]	  ? r->ple_why
+						  : "not counted for every vCPU");
 	if (r->sched_why[0])
 		json_add_str(o, "run_delay_unavailable", r->sched_why);
 	else if (r->sched_note[0])
