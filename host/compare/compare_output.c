@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "util/atomic_file.h"
+#include "util/uri_redact.h"
 #include "output/json_writer.h"
 #include "output/units.h"
 
@@ -249,7 +250,10 @@ static json_object *file_json(const struct results_file *r)
 
 	json_add_str(o, "path", r->path);
 	json_add_str(o, "plerig_version", r->plerig_version);
-	json_add_str(o, "command_line", r->command_line);
+	/* a file written by an older plerig, or edited, may carry a secret again */
+	char *command_line = r->command_line ? uri_redact_dup(r->command_line) : NULL;
+	json_add_str(o, "command_line", command_line);
+	free(command_line);
 	json_add_str(o, "kernel", r->kernel);
 	json_add_str(o, "kvm_module", r->kvm_module);
 	if (r->kvm_module_source)

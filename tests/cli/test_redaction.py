@@ -115,6 +115,14 @@ class Redaction(unittest.TestCase):
         r = self.plerig("report", self.path("old.json"), "-o", self.path("old.html"))
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn(SHOWN, self.assert_hidden(r, self.path("old.html"))["old.html"])
+        # compare copies each file's command line into its JSON: redacted too
+        r = self.plerig("compare", "--json", self.path("cmp.json"), self.path("old.json"),
+                        self.path("old.json"))
+        self.assertIn(r.returncode, (0, 1, 2), r.stderr)
+        with open(self.path("cmp.json")) as f:
+            cmp = json.load(f)
+        self.assertIn(SHOWN, cmp["base"]["command_line"])
+        self.assert_hidden(r, self.path("cmp.json"))
 
     def test_check_a_scenarios_own_connect(self):
         suite = self.suite("own.cfg", SUITE)
