@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "model/tune_stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats/sample_stats.h"
+
+#define CONFIDENCE 0.95
+
+/* The values of @cand for @shape from rounds >= @from, into @x (room for every visit). */
+static unsigned values(const struct tune_search *s, unsigned cand, unsigned shape, unsigned from,
+		       int fig, double *x)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < s->nr_visits; i++) {
+		const struct tune_visit *v = &s->visits[i];
+		if (v->cand != cand || v->round < from || !v->ok[shape])
+			continue;
+		double y = fig < 0 ? v->y[shape] : v->fig[shape][fig];
+		if (!isnan(y))
+			x[n++] = y;
+	}
+	return n;
+}
+
+void tune_cell(const struct tune_search *s, unsigned cand, unsigned shape, unsigned from, int fig,
+	       struct tune_cell *out)
+{
+	double *x = malloc((s->nr_visits ? s->nr_visits : 1) * sizeof(*x));
+	struct sample_stats st;
+	memset(out, 0, sizeof(*out));
+	out->mean = out->sd = out->ci_low = out->ci_high = NAN;
+	if (!x)
+		return;
+	out->n = values(s, cand, shape, from, fig, x);
+	if (out->n) {
+		sample_stats_compute(x, out->n, &st);
+		out->mean = st.mean;
+		out->sd = st.stddev;
+		out->bimodal = st.bimodal;
+		double h = mean_ci_half_width(st.stddev, out->n, CONFIDENCE);
+		out->ci_low = out->mean - h;
+		out->ci_high = out->mean + h;
+	}
+	free(x);
+}
+
+double tune_gain_pct(const struct tune_search *s, double a, double b)
+{
+	if (isnan(a) || isnan(b) || b == 0.0)
+		return NAN;
+	return 100.0 * s->cfg.better * (a - b) / fabs(b);
+}
+
+void tune_diff(const struct tune_search *s, unsigned a, unsigned b, unsigned shape, unsigned from,
+	       struct tune_diff *out)
+{
+	const unsigned cap = s->nr_visits ? s->nr_visits : 1;
+	double *xa = malloc(cap * sizeof(*xa)), *xb = malloc(cap * sizeof(*xb));
+	memset(out, 0, sizeof(*out));
+	out->gain_pct = out->low = out->high = out->p = NAN;
+	if (!xa || !xb)
+		goto out;
+	out->na = values(s, a, shape, from, -1, xa);
+	out->nb = values(s, b, shape, from, -1, xb);
+	if (!out->na || !out->nb)
+		goto out;
+	struct sample_stats sa, sb;
+	sample_stats_compute(xa, out->na, &sa);
+	sample_stats_compute(xb, out->nb, &sb);
+	out->gain_pct = tune_gain_pct(s, sa.mean, sb.mean);
+	if (out->na < 2 || out->nb < 2 || sb.mean == 0.0)
+		goto out;
+	const double scale = 100.0 * s->cfg.better / fabs(sb.mean);
+	if (sa.stddev == 0.0 && sb.stddev == 0.0) {
+		/* a deterministic host (the emulated one): every visit the same */
+		out->valid = out->exact = true;
+		out->low = out->high = out->gain_pct;
+		out->p = out->gain_pct == 0.0 ? 1.0 : 0.0;
+		goto out;
+	}
+	struct welch_result w;
+	welch_test(xb, out->nb, xa, out->na, CONFIDENCE, &w);
+	if (!w.valid)
+		goto out;
+	out->valid = true;
+	out->p = w.p;
+	/* Welch's CI is of mean(a) - mean(b); turned into a gain, a lower objective flips it */
+	const double l = scale * w.ci_low, h = scale * w.ci_high;
+	out->low = fmin(l, h);
+	out->high = fmax(l, h);
+out:
+	free(xa);
+	free(xb);
+}
+
+int tune_best(const struct tune_search *s, unsigned shape, unsigned from, unsigned min_n)
+{
+	int best = -1;
+	double best_mean = NAN;
+	for (unsigned c = 0; c < s->nr_cands; c++) {
+		if (s->cands[c].roles & TUNE_ROLE_PLE_OFF)
+			continue;
+		struct tune_cell cell;
+		tune_cell(s, c, shape, from, -1, &cell);
+		if (cell.n < min_n || !cell.n)
+			continue;
+		if (best < 0 || s->cfg.better * (cell.mean - best_mean) > 0.0) {
+			best = (int)c;
+			best_mean = cell.mean;
+		}
+	}
+	return best;
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A tune's visits as statistics: per candidate and shape the objective's
+ * mean and 95 % CI, and the difference of two candidates in % (Welch's
+ * test, the one run, compare and check use), oriented so that a positive
+ * gain is better whichever way the objective points.
+ */
+#ifndef PLERIG_TUNE_STATS_H
+#define PLERIG_TUNE_STATS_H
+
+#include <stdbool.h>
+
+#include "model/tune_search.h"
+
+struct tune_cell {
+	unsigned n; /* ok visits */
+	double mean, sd;
+	double ci_low, ci_high; /* of the mean; NaN for n < 2 */
+	bool bimodal;		/* its visits fall into two tight groups (sample_stats) */
+};
+
+/*
+ * Candidate @cand for shape @shape over the visits of rounds >= @from
+ * (0: all); fig < 0 is the objective, else that figure of the cost curve.
+ */
+void tune_cell(const struct tune_search *s, unsigned cand, unsigned shape, unsigned from, int fig,
+	       struct tune_cell *out);
+
+struct tune_diff {
+	bool valid; /* n >= 2 on both sides, and a test (or no spread at all) */
+	bool exact; /* no spread on either side: the difference is the CI */
+	unsigned na, nb;
+	double gain_pct;  /* how much better @a is than @b, in % of |mean b| */
+	double low, high; /* its 95 % CI */
+	double p;	  /* two-sided; 0 or 1 when exact */
+};
+
+/* @a against @b for @shape over rounds >= @from. */
+void tune_diff(const struct tune_search *s, unsigned a, unsigned b, unsigned shape, unsigned from,
+	       struct tune_diff *out);
+
+/*
+ * The best value candidate of @shape by its mean over rounds >= @from,
+ * among those with at least @min_n visits there (never per-VM PLE off:
+ * that is no value of the parameter); -1 when none.
+ */
+int tune_best(const struct tune_search *s, unsigned shape, unsigned from, unsigned min_n);
+
+/* how much better @a's mean is than @b's, in % of |b| (point estimate; NaN without data) */
+double tune_gain_pct(const struct tune_search *s, double a, double b);
+
+#endif

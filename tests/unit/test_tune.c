@@ -1,0 +1,483 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * plerig tune's search and recommendation against synthetic response
+ * curves: a probe that answers each visit from a function of log2(value)
+ * with seeded noise, on a clock that advances a second a visit. A clear
+ * optimum is found and claimed; a flat curve claims nothing; a noisy one
+ * says so; both modes of a bimodal one are refined; a budget too small
+ * says nothing is resolvable; the same seed gives the same answer.
+ */
+#include <check.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "model/tune_recommend.h"
+#include "model/tune_search.h"
+#include "model/tune_space.h"
+#include "model/tune_stats.h"
+#include "support/check_main.h"
+
+typedef double curve_fn(double e, unsigned shape);
+
+struct synth {
+	curve_fn *f;
+	double off[TUNE_MAX_SHAPES]; /* per-VM PLE off's figure per shape */
+	double noise;		     /* relative stddev of a visit */
+	gsl_rng *rng;
+	double clock;
+	unsigned fail_every; /* every n-th visit fails shape 0; 0 never */
+};
+
+static int synth_measure(void *ctx, const struct tune_search *s, const struct tune_candidate *c,
+			 struct tune_visit *v, char *err, size_t errlen)
+{
+	struct synth *p = ctx;
+	(void)err;
+	(void)errlen;
+	p->clock += 1.0;
+	for (unsigned k = 0; k < s->cfg.nr_shapes; k++) {
+		double y = (c->roles & TUNE_ROLE_PLE_OFF) ? p->off[k]
+			   : c->value == 0		  ? p->f(0.0, k)
+							  : p->f(c->log2v, k);
+		y *= 1.0 + (p->noise > 0.0 ? gsl_ran_gaussian(p->rng, p->noise) : 0.0);
+		v->ok[k] = true;
+		v->y[k] = y;
+		for (int f = 0; f < TUNE_FIG_COUNT; f++)
+			v->fig[k][f] = NAN;
+		v->fig[k][TUNE_FIG_ACQ_PER_S] = y;
+	}
+	if (p->fail_every && s->nr_visits % p->fail_every == 0) {
+		v->ok[0] = false;
+		snprintf(v->error, sizeof(v->error), "synthetic failure");
+	}
+	return 0;
+}
+
+static double synth_clock(void *ctx)
+{
+	return ((struct synth *)ctx)->clock;
+}
+
+static double bump(double e, double at, double width)
+{
+	return exp(-(e - at) * (e - at) / (2.0 * width * width));
+}
+
+/* one clear optimum at 2^10, the default (4096) well below it */
+static double peaked(double e, unsigned shape)
+{
+	(void)shape;
+	return 100.0 + 1000.0 * bump(e, 10.0, 1.0);
+}
+
+static double flat(double e, unsigned shape)
+{
+	(void)e;
+	(void)shape;
+	return 1000.0;
+}
+
+/* a 3 % bump: real, but far below 30 % noise */
+static double slight(double e, unsigned shape)
+{
+	(void)shape;
+	return 1000.0 * (1.0 + 0.03 * bump(e, 10.0, 1.0));
+}
+
+/* two modes on the coarse grid, 1.5 % apart in height, a valley between */
+static double bimodal(double e, unsigned shape)
+{
+	(void)shape;
+	return 200.0 + 1000.0 * bump(e, 10.0, 1.0) + 985.0 * bump(e, 18.0, 1.0);
+}
+
+/* shape 0 at its best near 2^10, shape 1 near 2^14 */
+static double two_shapes(double e, unsigned shape)
+{
+	return 100.0 + 1000.0 * bump(e, shape ? 14.0 : 10.0, 1.5);
+}
+
+static struct tune_config config(unsigned shapes, double budget)
+{
+	struct tune_config c;
+	char err[256];
+	tune_config_defaults(&c);
+	ck_assert_int_eq(tune_space_init(&c.space, "ple_window", err, sizeof(err)), 0);
+	c.space.has_current = true;
+	c.space.current = 4096;
+	c.nr_shapes = shapes;
+	for (unsigned k = 0; k < shapes; k++) {
+		snprintf(c.shapes[k].label, sizeof(c.shapes[k].label), "shape %u", k);
+		snprintf(c.shapes[k].family, sizeof(c.shapes[k].family), "ticket pause");
+		c.shapes[k].ratio = 1.0 + k;
+	}
+	c.budget_s = budget;
+	c.seed = 7;
+	return c;
+}
+
+static void tune(struct tune_search *s, const struct tune_config *c, curve_fn *f, double noise,
+		 struct tune_recommendation *rec)
+{
+	struct synth p = {.f = f, .noise = noise, .rng = gsl_rng_alloc(gsl_rng_mt19937)};
+	ck_assert_ptr_nonnull(p.rng);
+	gsl_rng_set(p.rng, 12345);
+	p.off[0] = 1200.0;
+	p.off[1] = 300.0;
+	const struct tune_probe probe = {
+	    .ctx = &p, .measure = synth_measure, .elapsed_s = synth_clock};
+	ck_assert_int_eq(tune_search_init(s, c), 0);
+	ck_assert_int_eq(tune_search_run(s, &probe), 0);
+	tune_recommend(s, rec);
+	gsl_rng_free(p.rng);
+}
+
+static bool in_flat(const struct tune_shape_rec *r, uint64_t v)
+{
+	for (unsigned i = 0; i < r->nr_flat; i++)
+		if (r->flat[i].lo <= v && v <= r->flat[i].hi)
+			return true;
+	return false;
+}
+
+START_TEST(test_space)
+{
+	struct tune_space sp;
+	char err[256];
+	ck_assert_int_eq(tune_space_init(&sp, "pause_filter_count", err, sizeof(err)), 0);
+	ck_assert_uint_eq(sp.kernel_default, 3000);
+	ck_assert_uint_eq(tune_space_value(&sp, 16.0), 65535); /* a ushort in kvm_amd */
+	ck_assert_uint_eq(tune_space_value(&sp, 9.5), 724);
+	ck_assert_int_eq(tune_space_set_range(&sp, 1024, 70000, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "65535"));
+	ck_assert_int_eq(tune_space_set_range(&sp, 2048, 4096, err, sizeof(err)), 0);
+	ck_assert(sp.coarse <= 0.5 + 1e-9); /* still three values */
+	ck_assert_int_eq(tune_space_init(&sp, "nx_huge_pages", err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "ple_window"));
+	ck_assert_int_eq(tune_space_init(&sp, "halt_poll_ns", err, sizeof(err)), 0);
+	ck_assert(sp.zero);
+
+	/* the first grid: 2^8..2^20 every 2, 0 for halt polling, the default and the current */
+	struct tune_config c = config(1, 100);
+	struct tune_search s;
+	c.space = sp;
+	c.space.has_current = true;
+	c.space.current = 50000;
+	ck_assert_int_eq(tune_search_init(&s, &c), 0);
+	ck_assert_int_eq(tune_search_role(&s, TUNE_ROLE_ZERO) >= 0, 1);
+	ck_assert_uint_eq(s.cands[tune_search_role(&s, TUNE_ROLE_DEFAULT)].value, 200000);
+	ck_assert_uint_eq(s.cands[tune_search_role(&s, TUNE_ROLE_CURRENT)].value, 50000);
+	ck_assert_uint_eq(s.nr_cands, 7 + 3);
+	tune_search_free(&s);
+}
+END_TEST
+
+START_TEST(test_clear_optimum)
+{
+	struct tune_config c = config(1, 300);
+	struct tune_search s;
+	struct tune_recommendation rec;
+	tune(&s, &c, peaked, 0.01, &rec);
+	const struct tune_shape_rec *r = &rec.shapes[0];
+	ck_assert_msg(r->resolved, "%s", r->why);
+	const uint64_t best = s.cands[r->best].value;
+	ck_assert_msg(best >= 724 && best <= 1448, "best %llu", (unsigned long long)best);
+	/* refined down to the finest step around it */
+	ck_assert_int_ge(s.stage, 2);
+	ck_assert_int_eq(r->vs_default.claim, TUNE_CLAIM_GAIN);
+	ck_assert(r->vs_default.d.low > 0.0);
+	ck_assert(r->vs_default.from_confirm); /* not from the rounds that chose it */
+	ck_assert(r->vs_default.p_holm < 0.05);
+	/* the current value is the default: the same test, said once */
+	ck_assert_int_eq(r->vs_current.claim, TUNE_CLAIM_GAIN);
+	ck_assert(in_flat(r, best));
+	ck_assert(!in_flat(r, 4096));
+	ck_assert(!r->flat_everywhere);
+	ck_assert(!r->too_noisy);
+	ck_assert_int_eq(rec.mix, r->best);
+	/* a value far from the optimum stopped being visited */
+	unsigned inactive = 0;
+	for (unsigned i = 0; i < s.nr_cands; i++)
+		inactive += !s.cands[i].active;
+	ck_assert_uint_gt(inactive, 0);
+	ck_assert(s.elapsed_s <= c.budget_s);
+	tune_search_free(&s);
+}
+END_TEST
+
+START_TEST(test_flat_claims_nothing)
+{
+	struct tune_config c = config(1, 200);
+	struct tune_search s;
+	struct tune_recommendation rec;
+	tune(&s, &c, flat, 0.01, &rec);
+	const struct tune_shape_rec *r = &rec.shapes[0];
+	ck_assert_msg(r->resolved, "%s", r->why);
+	ck_assert(r->vs_default.claim == TUNE_CLAIM_AS_GOOD ||
+		  r->vs_default.claim == TUNE_CLAIM_SAME);
+	ck_assert(r->flat_everywhere);
+	ck_assert_uint_eq(r->nr_flat, 1);
+	ck_assert_uint_eq(r->flat[0].lo, 256);
+	ck_assert_uint_eq(r->flat[0].hi, 1048576);
+	/* nothing to refine in a flat curve: only the first grid (and the current/default) */
+	for (unsigned i = 0; i < s.nr_cands; i++)
+		ck_assert_uint_eq(s.cands[i].stage, 0);
+	tune_search_free(&s);
+}
+END_TEST
+
+START_TEST(test_noisy_says_so)
+{
+	struct tune_config c = config(1, 200);
+	struct tune_search s;
+	struct tune_recommendation rec;
+	tune(&s, &c, slight, 0.3, &rec);
+	const struct tune_shape_rec *r = &rec.shapes[0];
+	ck_assert_msg(r->resolved, "%s", r->why);
+	ck_assert_int_ne(r->vs_default.claim, TUNE_CLAIM_GAIN);
+	ck_assert_int_ne(r->vs_default.claim, TUNE_CLAIM_AS_GOOD);
+	ck_assert(r->too_noisy);
+	ck_assert(r->spread_pct > 20.0);
+	ck_assert_int_eq(s.stop, TUNE_STOP_BUDGET);
+	tune_search_free(&s);
+}
+END_TEST
+
+START_TEST(test_bimodal_refines_both_modes)
+{
+	struct tune_config c = config(1, 400);
+	struct tune_search s;
+	struct tune_recommendation rec;
+	tune(&s, &c, bimodal, 0.005, &rec);
+	const struct tune_shape_rec *r = &rec.shapes[0];
+	ck_assert_msg(r->resolved, "%s", r->why);
+	const uint64_t best = s.cands[r->best].value;
+	ck_assert_msg(best >= 724 && best <= 1448, "best %llu", (unsigned long long)best);
+	/* the second mode was looked at closely too: a value between 2^17 and 2^19 off the first
+	 * grid */
+	bool near_second = false;
+	for (unsigned i = 0; i < s.nr_cands; i++)
+		near_second |= s.cands[i].stage > 0 && s.cands[i].value >= 131072 &&
+			       s.cands[i].value <= 524288;
+	ck_assert(near_second);
+	/* two flat ranges, the valley between them outside */
+	ck_assert_uint_ge(r->nr_flat, 2);
+	ck_assert(in_flat(r, 262144));
+	ck_assert(!in_flat(r, 16384));
+	tune_search_free(&s);
+}
+END_TEST
+
+START_TEST(test_budget_too_small)
+{
+	struct tune_config c = config(1, 5);
+	struct tune_search s;
+	struct tune_recommendation rec;
+	tune(&s, &c, peaked, 0.01, &rec);
+	ck_assert_int_eq(s.stop, TUNE_STOP_BUDGET);
+	ck_assert_uint_eq(s.nr_visits, 5); /* what was measured is kept */
+	ck_assert_uint_eq(rec.nr_resolved, 0);
+	ck_assert(!rec.shapes[0].resolved);
+	ck_assert_ptr_nonnull(strstr(rec.shapes[0].why, "nothing resolvable in this budget"));
+	ck_assert_int_eq(rec.mix, -1);
+	tune_search_free(&s);
+}
+END_TEST
+
+START_TEST(test_max_visits)
+{
+	struct tune_config c = config(1, 1e9);
+	struct tune_search s;
+	struct tune_recommendation rec;
+	c.max_visits = 40;
+	tune(&s, &c, peaked, 0.01, &rec);
+	ck_assert_uint_le(s.nr_visits, 40);
+	ck_assert(s.stop == TUNE_STOP_VISITS || s.stop == TUNE_STOP_RESOLVED);
+	tune_search_free(&s);
+}
+END_TEST
+
+START_TEST(test_same_seed_same_answer)
+{
+	struct tune_config c = config(2, 300);
+	struct tune_search a, b;
+	struct tune_recommendation ra, rb;
+	tune(&a, &c, two_shapes, 0.02, &ra);
+	tune(&b, &c, two_shapes, 0.02, &rb);
+	ck_assert_uint_eq(a.nr_visits, b.nr_visits);
+	for (unsigned i = 0; i < a.nr_visits; i++) {
+		ck_assert_uint_eq(a.visits[i].cand, b.visits[i].cand);
+		ck_assert(a.visits[i].y[0] == b.visits[i].y[0]);
+	}
+	ck_assert_int_eq(ra.mix, rb.mix);
+	for (unsigned k = 0; k < 2; k++) {
+		ck_assert_int_eq(ra.shapes[k].best, rb.shapes[k].best);
+		ck_assert(ra.shapes[k].vs_default.d.low == rb.shapes[k].vs_default.d.low);
+	}
+	tune_search_free(&a);
+	tune_search_free(&b);
+}
+END_TEST
+
+START_TEST(test_mix_and_ple_off_flip)
+{
+	struct tune_config c = config(2, 400);
+	struct tune_search s;
+	struct tune_recommendation rec;
+	c.space.ple_off = true;
+	c.shapes[0].pinned = true;
+	tune(&s, &c, two_shapes, 0.01, &rec);
+	for (unsigned k = 0; k < 2; k++)
+		ck_assert_msg(rec.shapes[k].resolved, "%s", rec.shapes[k].why);
+	const uint64_t b0 = s.cands[rec.shapes[0].best].value;
+	const uint64_t b1 = s.cands[rec.shapes[1].best].value;
+	ck_assert_msg(b0 >= 512 && b0 <= 2048, "%llu", (unsigned long long)b0);
+	ck_assert_msg(b1 >= 8192 && b1 <= 32768, "%llu", (unsigned long long)b1);
+	/* one value for both, between their bests, each shape's loss said */
+	ck_assert_int_ge(rec.mix, 0);
+	const uint64_t m = s.cands[rec.mix].value;
+	ck_assert_msg(m > b0 && m < b1, "mix %llu", (unsigned long long)m);
+	ck_assert(rec.mix_worst_loss_pct > 0.0);
+	ck_assert(rec.shapes[0].mix.gain_pct < 0.0 && rec.shapes[1].mix.gain_pct < 0.0);
+	/* PLE off: better at 1:1 (1200 against 1100), worse at 2:1 (300): flips between */
+	ck_assert_int_eq(rec.shapes[0].ple_off.claim, TUNE_CLAIM_GAIN);
+	ck_assert_int_eq(rec.shapes[1].ple_off.claim, TUNE_CLAIM_LOSS);
+	ck_assert_uint_eq(rec.nr_flips, 1);
+	ck_assert(rec.flips[0].found);
+	ck_assert(rec.flips[0].below == 1.0 && rec.flips[0].above == 2.0);
+	tune_search_free(&s);
+}
+END_TEST
+
+START_TEST(test_deterministic_host)
+{
+	/* no spread at all (an emulated host): the difference is exact, and claimed */
+	struct tune_config c = config(1, 300);
+	struct tune_search s;
+	struct tune_recommendation rec;
+	tune(&s, &c, peaked, 0.0, &rec);
+	const struct tune_shape_rec *r = &rec.shapes[0];
+	ck_assert_msg(r->resolved, "%s", r->why);
+	ck_assert_int_eq(s.stop, TUNE_STOP_RESOLVED);
+	ck_assert(r->vs_default.d.exact);
+	ck_assert_int_eq(r->vs_default.claim, TUNE_CLAIM_GAIN);
+	ck_assert(r->vs_default.d.low == r->vs_default.d.high);
+	tune_search_free(&s);
+}
+END_TEST
+
+START_TEST(test_lower_is_better)
+{
+	/* wait p99: the valley is the optimum */
+	struct tune_config c = config(1, 300);
+	struct tune_search s;
+	struct tune_recommendation rec;
+	c.better = -1;
+	struct synth p = {.f = peaked, .noise = 0.01, .rng = gsl_rng_alloc(gsl_rng_mt19937)};
+	gsl_rng_set(p.rng, 3);
+	const struct tune_probe probe = {
+	    .ctx = &p, .measure = synth_measure, .elapsed_s = synth_clock};
+	ck_assert_int_eq(tune_search_init(&s, &c), 0);
+	tune_search_run(&s, &probe);
+	tune_recommend(&s, &rec);
+	const uint64_t best = s.cands[rec.shapes[0].best].value;
+	ck_assert_msg(best == 1048576 || best <= 256 || best >= 65536, "best %llu",
+		      (unsigned long long)best);
+	ck_assert_int_eq(rec.shapes[0].vs_default.claim, TUNE_CLAIM_GAIN);
+	ck_assert(rec.shapes[0].vs_default.d.low > 0.0); /* a gain is positive either way */
+	gsl_rng_free(p.rng);
+	tune_search_free(&s);
+}
+END_TEST
+
+START_TEST(test_failed_visits_are_kept_out)
+{
+	struct tune_config c = config(1, 300);
+	struct tune_search s;
+	struct tune_recommendation rec;
+	struct synth p = {
+	    .f = peaked, .noise = 0.01, .rng = gsl_rng_alloc(gsl_rng_mt19937), .fail_every = 3};
+	gsl_rng_set(p.rng, 3);
+	const struct tune_probe probe = {
+	    .ctx = &p, .measure = synth_measure, .elapsed_s = synth_clock};
+	ck_assert_int_eq(tune_search_init(&s, &c), 0);
+	tune_search_run(&s, &probe);
+	tune_recommend(&s, &rec);
+	ck_assert(rec.shapes[0].resolved);
+	unsigned failed = 0;
+	for (unsigned i = 0; i < s.nr_visits; i++)
+		failed += !s.visits[i].ok[0];
+	ck_assert_uint_gt(failed, 0);
+	struct tune_cell cell;
+	tune_cell(&s, (unsigned)rec.shapes[0].best, 0, 0, -1, &cell);
+	ck_assert(cell.n > 0);
+	gsl_rng_free(p.rng);
+	tune_search_free(&s);
+}
+END_TEST
+
+/* a probe that stops the search at its 10th visit: Ctrl-C (130), or a setting refused (-1) */
+struct stopping {
+	struct synth synth;
+	int rc;
+};
+
+static int stopping_measure(void *ctx, const struct tune_search *s, const struct tune_candidate *c,
+			    struct tune_visit *v, char *err, size_t errlen)
+{
+	struct stopping *p = ctx;
+	if (s->nr_visits == 9) {
+		if (p->rc < 0)
+			snprintf(err, errlen, "cannot change ple_window: refused");
+		return p->rc;
+	}
+	return synth_measure(&p->synth, s, c, v, err, errlen);
+}
+
+START_TEST(test_probe_stops)
+{
+	static const int rcs[] = {130, -1};
+	for (int i = 0; i < 2; i++) {
+		struct tune_config c = config(1, 300);
+		struct tune_search s;
+		struct stopping p = {.synth = {.f = peaked}, .rc = rcs[i]};
+		const struct tune_probe probe = {
+		    .ctx = &p, .measure = stopping_measure, .elapsed_s = synth_clock};
+		p.synth.rng = gsl_rng_alloc(gsl_rng_mt19937);
+		ck_assert_int_eq(tune_search_init(&s, &c), 0);
+		ck_assert_int_eq(tune_search_run(&s, &probe), rcs[i] > 0 ? rcs[i] : 0);
+		ck_assert_uint_eq(s.nr_visits, 9); /* what was measured before it stopped */
+		ck_assert_int_eq(s.stop, rcs[i] > 0 ? TUNE_STOP_INTERRUPTED : TUNE_STOP_ERROR);
+		if (rcs[i] < 0)
+			ck_assert_str_eq(s.error, "cannot change ple_window: refused");
+		gsl_rng_free(p.synth.rng);
+		tune_search_free(&s);
+	}
+}
+END_TEST
+
+static Suite *tune_suite(void)
+{
+	Suite *s = suite_create("tune");
+	TCase *tc = tcase_create("search");
+	tcase_add_test(tc, test_space);
+	tcase_add_test(tc, test_clear_optimum);
+	tcase_add_test(tc, test_flat_claims_nothing);
+	tcase_add_test(tc, test_noisy_says_so);
+	tcase_add_test(tc, test_bimodal_refines_both_modes);
+	tcase_add_test(tc, test_budget_too_small);
+	tcase_add_test(tc, test_max_visits);
+	tcase_add_test(tc, test_same_seed_same_answer);
+	tcase_add_test(tc, test_mix_and_ple_off_flip);
+	tcase_add_test(tc, test_deterministic_host);
+	tcase_add_test(tc, test_lower_is_better);
+	tcase_add_test(tc, test_failed_visits_are_kept_out);
+	tcase_add_test(tc, test_probe_stops);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_MAIN(tune_suite)
