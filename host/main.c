@@ -26,6 +26,7 @@ static const struct command {
     {"doctor", cmd_doctor, "what this host offers PLE experiments, and the fixes"},
     {"check", cmd_check, "a suite of scenarios as a regression gate (plerig check --help)"},
     {"report", cmd_report, "results files as one HTML page of charts (plerig report --help)"},
+    {"tune", cmd_tune, "what should I set for guests like mine? (plerig tune --help)"},
 };
 
 static void usage(FILE *out)

@@ -20,6 +20,7 @@ command_fn cmd_sweep;
 command_fn cmd_doctor;
 command_fn cmd_check;
 command_fn cmd_report;
+command_fn cmd_tune;
 
 /* "plerig run --x y": argv joined with spaces behind @prefix; malloc'ed, NULL out of memory. */
 char *command_line_join(const char *prefix, int argc, char **argv);
@@ -38,5 +39,24 @@ int check_outputs(const char *who, const char *json_opt, const char *json_path, 
  * after one line. The built-in default is left to the backend's message.
  */
 int check_guest(const char *who, const char *option_path, const char *path);
+
+struct run_plan;
+/*
+ * sweep and tune change this machine's KVM parameters. The run options
+ * @argv (after --) into @plan: 0; -1 after --help (exit 0); EXIT_USAGE
+ * after one line "WHO: run options: ..." (a bad option, --connect to
+ * another host, which would not see the parameters: "NOUN sets this
+ * machine's KVM parameters").
+ */
+int host_plan_parse(const char *who, const char *noun, int argc, char **argv,
+		    struct run_plan *plan);
+/* The checks of host_plan_parse on a plan made otherwise (a suite's scenario). */
+int host_plan_check(const char *who, const char *noun, const struct run_plan *plan);
+struct sweep_curve;
+/* @curve's charts as the HTML page @path (one line on stderr when that fails): 0 or -1. */
+int sweep_curve_report(const char *who, const char *path, const char *name,
+		       const struct sweep_curve *curve);
+/* `WHO --restore`: put back what a killed sweep or tune left changed. The exit status. */
+int host_params_restore(const char *who);
 
 #endif

@@ -8,13 +8,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli/run_option_parsers.h"
-#include "cli/run_options.h"
 #include "cli/sweep_options.h"
 #include "experiment/experiment.h"
 #include "experiment/sweep.h"
 #include "ple/param_session.h"
-#include "output/html_writer.h"
 #include "output/sweep_writer.h"
 #include "util/errbuf.h"
 #include "util/interrupt.h"
@@ -22,21 +19,9 @@
 /* The run options after --, parsed once into the plan every point runs. */
 static int parse_plan(const struct sweep_options *o, struct run_plan *plan)
 {
-	char err[ERRBUF_SIZE];
-	char *argv[o->run_argc + 2];
-	argv[0] = "run";
-	for (int i = 0; i < o->run_argc; i++)
-		argv[1 + i] = o->run_argv[i];
-	argv[o->run_argc + 1] = NULL;
-	switch (run_options_parse(o->run_argc + 1, argv, plan, err, sizeof(err))) {
-	case RUN_OPTIONS_HELP:
-		return -1;
-	case RUN_OPTIONS_ERROR:
-		fprintf(stderr, "plerig sweep: run options: %s\n", err);
-		return EXIT_USAGE;
-	case RUN_OPTIONS_OK:
-		break;
-	}
+	int st = host_plan_parse("plerig sweep", "the sweep", o->run_argc, o->run_argv, plan);
+	if (st)
+		return st;
 	if (plan->report_path) {
 		fprintf(stderr, "plerig sweep: run options: --report belongs before --: the "
 				"sweep draws the curves (plerig sweep --report FILE)\n");
@@ -45,17 +30,6 @@ static int parse_plan(const struct sweep_options *o, struct run_plan *plan)
 	if (plan->csv_path) {
 		fprintf(stderr, "plerig sweep: run options: --csv belongs before --: the sweep "
 				"writes the curve (plerig sweep --csv FILE)\n");
-		return EXIT_USAGE;
-	}
-	/* the parameters swept are this machine's: a point measured elsewhere would not see them */
-	if (run_plan_elsewhere(plan)) {
-		fprintf(stderr, "plerig sweep: run options: --connect names another host: the "
-				"sweep sets this machine's KVM parameters, so run plerig sweep on "
-				"each host\n");
-		return EXIT_USAGE;
-	}
-	if (experiment_check(plan, err, sizeof(err))) {
-		fprintf(stderr, "plerig sweep: run options: %s\n", err);
 		return EXIT_USAGE;
 	}
 	return 0;
@@ -78,27 +52,10 @@ static int write_outputs(const struct sweep_options *o, const struct sweep_curve
 		fprintf(stderr, "plerig sweep: %s\n", err);
 		rc = -1;
 	}
-	if (o->report_path) {
-		struct html_input in = {.name = "this sweep", .doc = sweep_curve_json(curve)};
-		if (html_document_write(o->report_path, &in, 1, err, sizeof(err))) {
-			fprintf(stderr, "plerig sweep: %s\n", err);
-			rc = -1;
-		}
-		json_object_put(in.doc);
-	}
+	if (o->report_path &&
+	    sweep_curve_report("plerig sweep", o->report_path, "this sweep", curve))
+		rc = -1;
 	return rc;
-}
-
-static int restore_only(void)
-{
-	char msg[1024];
-	int rc = ple_restore_from_state(msg, sizeof(msg));
-	if (rc < 0) {
-		fprintf(stderr, "plerig sweep --restore: %s\n", msg);
-		return EXIT_FAILED;
-	}
-	printf("plerig sweep --restore: %s%s\n", rc ? "restored " : "", msg);
-	return EXIT_OK;
 }
 
 int cmd_sweep(int argc, char **argv, const char *guest_path)
@@ -118,7 +75,7 @@ int cmd_sweep(int argc, char **argv, const char *guest_path)
 		break;
 	}
 	if (o.restore)
-		return restore_only();
+		return host_params_restore("plerig sweep");
 	int st = parse_plan(&o, &plan);
 	if (st)
 		return st < 0 ? EXIT_OK : st;

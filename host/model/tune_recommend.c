@@ -218,6 +218,26 @@ static void claims(const struct tune_search *s, struct tune_recommendation *out)
 	}
 }
 
+static void change(const struct tune_search *s, struct tune_recommendation *out)
+{
+	const int current = tune_search_role(s, TUNE_ROLE_CURRENT);
+	bool gain = false;
+	for (unsigned k = 0; k < out->nr_shapes; k++)
+		gain |=
+		    out->shapes[k].resolved && out->shapes[k].vs_current.claim == TUNE_CLAIM_GAIN;
+	if (current >= 0 && out->mix == current)
+		snprintf(out->change_why, sizeof(out->change_why),
+			 "the host's value %llu serves the mix best of all values tried",
+			 (unsigned long long)s->cands[current].value);
+	else if (!gain && current >= 0)
+		snprintf(out->change_why, sizeof(out->change_why),
+			 "keep the host's value %llu: no value tried was shown better than it for "
+			 "any shape",
+			 (unsigned long long)s->cands[current].value);
+	else
+		out->change = true;
+}
+
 /* The value whose worst loss against each resolved shape's own best is least. */
 static void mix(const struct tune_search *s, struct tune_recommendation *out)
 {
@@ -251,6 +271,7 @@ static void mix(const struct tune_search *s, struct tune_recommendation *out)
 	if (out->mix < 0)
 		return;
 	out->mix_worst_loss_pct = best_worst;
+	change(s, out);
 	for (unsigned k = 0; k < out->nr_shapes; k++)
 		if (out->shapes[k].resolved)
 			tune_diff(s, (unsigned)out->mix, (unsigned)out->shapes[k].best, k, 0,

@@ -77,6 +77,13 @@ struct tune_recommendation {
 	struct tune_shape_rec shapes[TUNE_MAX_SHAPES];
 	int mix; /* one value for every resolved shape; -1: none */
 	double mix_worst_loss_pct;
+	/*
+	 * Worth changing the host's value to the mix's: some shape's best was
+	 * shown better than the current value (a gain claimed), and the mix is
+	 * not the current value. Else @change_why says why not.
+	 */
+	bool change;
+	char change_why[256];
 	unsigned nr_flips;
 	struct tune_flip flips[TUNE_MAX_SHAPES];
 };

@@ -371,6 +371,8 @@ static bool next_stage_fits(const struct tune_search *s)
 		kept += s->cands[c].active && (s->cands[c].roles & TUNE_ROLES_KEPT);
 	unsigned stage = s->cfg.stage_rounds * nr_active(s);
 	unsigned confirm = s->cfg.min_confirm_rounds * (kept + s->cfg.nr_shapes);
+	if (s->cfg.max_visits && s->nr_visits + stage + confirm > s->cfg.max_visits)
+		return false;
 	return fits(s, stage + confirm);
 }
 

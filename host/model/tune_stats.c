@@ -61,6 +61,7 @@ void tune_diff(const struct tune_search *s, unsigned a, unsigned b, unsigned sha
 	double *xa = malloc(cap * sizeof(*xa)), *xb = malloc(cap * sizeof(*xb));
 	memset(out, 0, sizeof(*out));
 	out->gain_pct = out->low = out->high = out->p = NAN;
+	out->why = "fewer than 2 visits a side";
 	if (!xa || !xb)
 		goto out;
 	out->na = values(s, a, shape, from, -1, xa);
@@ -71,21 +72,29 @@ void tune_diff(const struct tune_search *s, unsigned a, unsigned b, unsigned sha
 	sample_stats_compute(xa, out->na, &sa);
 	sample_stats_compute(xb, out->nb, &sb);
 	out->gain_pct = tune_gain_pct(s, sa.mean, sb.mean);
-	if (out->na < 2 || out->nb < 2 || sb.mean == 0.0)
+	if (out->na < 2 || out->nb < 2)
 		goto out;
+	if (sb.mean == 0.0) {
+		out->why = "the other value's mean is 0: a gain has no size in % of it";
+		goto out;
+	}
 	const double scale = 100.0 * s->cfg.better / fabs(sb.mean);
 	if (sa.stddev == 0.0 && sb.stddev == 0.0) {
 		/* a deterministic host (the emulated one): every visit the same */
 		out->valid = out->exact = true;
+		out->why = NULL;
 		out->low = out->high = out->gain_pct;
 		out->p = out->gain_pct == 0.0 ? 1.0 : 0.0;
 		goto out;
 	}
 	struct welch_result w;
 	welch_test(xb, out->nb, xa, out->na, CONFIDENCE, &w);
-	if (!w.valid)
+	if (!w.valid) {
+		out->why = "no test: figures past a double's range";
 		goto out;
+	}
 	out->valid = true;
+	out->why = NULL;
 	out->p = w.p;
 	/* Welch's CI is of mean(a) - mean(b); turned into a gain, a lower objective flips it */
 	const double l = scale * w.ci_low, h = scale * w.ci_high;

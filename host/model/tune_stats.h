@@ -33,6 +33,7 @@ struct tune_diff {
 	double gain_pct;  /* how much better @a is than @b, in % of |mean b| */
 	double low, high; /* its 95 % CI */
 	double p;	  /* two-sided; 0 or 1 when exact */
+	const char *why;  /* when not valid: why there is no test */
 };
 
 /* @a against @b for @shape over rounds >= @from. */

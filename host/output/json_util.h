@@ -40,4 +40,12 @@ static inline void json_add_double(json_object *o, const char *key, double v)
 	json_add(o, key, json_double(v));
 }
 
+/*
+ * @root as pretty JSON with a final newline to @path ("-": stdout), whole
+ * or not at all (util/atomic_file.h); @root is put either way. 0, or -1
+ * with @err ("out of memory for the @what JSON" when @root is NULL).
+ */
+int json_document_write(json_object *root, const char *path, const char *what, char *err,
+			size_t errlen);
+
 #endif

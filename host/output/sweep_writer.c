@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "output/json_util.h"
 #include "util/atomic_file.h"
 #include "util/errbuf.h"
 
@@ -208,22 +209,7 @@ json_object *sweep_curve_json(const struct sweep_curve *c)
 
 int sweep_curve_write_json(const struct sweep_curve *c, const char *path, char *err, size_t errlen)
 {
-	json_object *root = sweep_curve_json(c);
-	if (!root)
-		return errbuf_printf(err, errlen, "out of memory for the sweep JSON");
-	const char *text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-								    JSON_C_TO_STRING_NOSLASHESCAPE);
-	char *copy = text ? malloc(strlen(text) + 2) : NULL;
-	int rc = -1;
-	if (copy) {
-		sprintf(copy, "%s\n", text);
-		rc = atomic_file_write(path, "JSON", copy, strlen(copy), err, errlen);
-	} else {
-		errbuf_printf(err, errlen, "out of memory for the sweep JSON");
-	}
-	free(copy);
-	json_object_put(root);
-	return rc;
+	return json_document_write(sweep_curve_json(c), path, "sweep", err, errlen);
 }
 
 /* CSV fields: quoted when they hold a comma or a quote. */

@@ -5,7 +5,8 @@
 Usage: test_unprivileged.py PLERIG BUILD_DIR SOURCE_DIR
 
 As root, drops to nobody (setpriv) and checks: the unit tests against a fake
-sysfs (host_params) and the doctor/sweep tests (test_ple_cli.py) pass or
+sysfs (host_params), the doctor/sweep tests (test_ple_cli.py) and the tune
+tests (test_tune_cli.py) pass or
 skip with a reason; the KVM device's permission error comes from its actual
 owner, group and mode (private device nodes in this test's directory, never
 the real /dev/kvm): root:root 0600 is not "join the kvm group", a group
@@ -51,14 +52,19 @@ class Unprivileged(unittest.TestCase):
         r = as_nobody([os.path.join(BUILD, "tests", "test_host_params")])
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
 
-    def ple_cli(self, env=None, prefix=NOBODY):
+    def ple_cli(self, env=None, prefix=NOBODY, test="test_ple_cli.py"):
         python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
-        return as_nobody([python, os.path.join(SOURCE, "tests", "cli", "test_ple_cli.py"),
+        return as_nobody([python, os.path.join(SOURCE, "tests", "cli", test),
                           PLERIG, os.path.join(BUILD, "images", "plerig-guest.elf")],
                          env, prefix, timeout=300)
 
     def test_ple_cli_without_kvm(self):
         r = self.ple_cli()
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+
+    def test_tune_cli_without_kvm(self):
+        # plerig tune on its fake sysfs: restored after an end, signals and kill -9, as nobody
+        r = self.ple_cli(test="test_tune_cli.py")
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
 
     @unittest.skipUnless(os.path.exists("/dev/kvm"), "no KVM on this host")

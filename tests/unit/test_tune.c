@@ -119,20 +119,28 @@ static struct tune_config config(unsigned shapes, double budget)
 	return c;
 }
 
-static void tune(struct tune_search *s, const struct tune_config *c, curve_fn *f, double noise,
-		 struct tune_recommendation *rec)
+/* Run the search against @p (its noise seeded, per-VM PLE off at 1200 and 300), then recommend. */
+static void tune_with(struct tune_search *s, const struct tune_config *c, struct synth *p,
+		      struct tune_recommendation *rec)
 {
-	struct synth p = {.f = f, .noise = noise, .rng = gsl_rng_alloc(gsl_rng_mt19937)};
-	ck_assert_ptr_nonnull(p.rng);
-	gsl_rng_set(p.rng, 12345);
-	p.off[0] = 1200.0;
-	p.off[1] = 300.0;
+	p->rng = gsl_rng_alloc(gsl_rng_mt19937);
+	ck_assert_ptr_nonnull(p->rng);
+	gsl_rng_set(p->rng, 12345);
+	p->off[0] = 1200.0;
+	p->off[1] = 300.0;
 	const struct tune_probe probe = {
-	    .ctx = &p, .measure = synth_measure, .elapsed_s = synth_clock};
+	    .ctx = p, .measure = synth_measure, .elapsed_s = synth_clock};
 	ck_assert_int_eq(tune_search_init(s, c), 0);
 	ck_assert_int_eq(tune_search_run(s, &probe), 0);
 	tune_recommend(s, rec);
-	gsl_rng_free(p.rng);
+	gsl_rng_free(p->rng);
+}
+
+static void tune(struct tune_search *s, const struct tune_config *c, curve_fn *f, double noise,
+		 struct tune_recommendation *rec)
+{
+	struct synth p = {.f = f, .noise = noise};
+	tune_with(s, c, &p, rec);
 }
 
 static bool in_flat(const struct tune_shape_rec *r, uint64_t v)
@@ -198,6 +206,7 @@ START_TEST(test_clear_optimum)
 	ck_assert(!r->flat_everywhere);
 	ck_assert(!r->too_noisy);
 	ck_assert_int_eq(rec.mix, r->best);
+	ck_assert(rec.change); /* shown better than the host's value: worth applying */
 	/* a value far from the optimum stopped being visited */
 	unsigned inactive = 0;
 	for (unsigned i = 0; i < s.nr_cands; i++)
@@ -219,6 +228,8 @@ START_TEST(test_flat_claims_nothing)
 	ck_assert(r->vs_default.claim == TUNE_CLAIM_AS_GOOD ||
 		  r->vs_default.claim == TUNE_CLAIM_SAME);
 	ck_assert(r->flat_everywhere);
+	ck_assert(!rec.change); /* nothing shown better than the host's value: keep it */
+	ck_assert_ptr_nonnull(strstr(rec.change_why, "4096"));
 	ck_assert_uint_eq(r->nr_flat, 1);
 	ck_assert_uint_eq(r->flat[0].lo, 256);
 	ck_assert_uint_eq(r->flat[0].hi, 1048576);
@@ -240,6 +251,7 @@ START_TEST(test_noisy_says_so)
 	ck_assert_int_ne(r->vs_default.claim, TUNE_CLAIM_GAIN);
 	ck_assert_int_ne(r->vs_default.claim, TUNE_CLAIM_AS_GOOD);
 	ck_assert(r->too_noisy);
+	ck_assert(!rec.change);
 	ck_assert(r->spread_pct > 20.0);
 	ck_assert_int_eq(s.stop, TUNE_STOP_BUDGET);
 	tune_search_free(&s);
@@ -376,19 +388,12 @@ START_TEST(test_lower_is_better)
 	struct tune_search s;
 	struct tune_recommendation rec;
 	c.better = -1;
-	struct synth p = {.f = peaked, .noise = 0.01, .rng = gsl_rng_alloc(gsl_rng_mt19937)};
-	gsl_rng_set(p.rng, 3);
-	const struct tune_probe probe = {
-	    .ctx = &p, .measure = synth_measure, .elapsed_s = synth_clock};
-	ck_assert_int_eq(tune_search_init(&s, &c), 0);
-	tune_search_run(&s, &probe);
-	tune_recommend(&s, &rec);
+	tune(&s, &c, peaked, 0.01, &rec);
 	const uint64_t best = s.cands[rec.shapes[0].best].value;
 	ck_assert_msg(best == 1048576 || best <= 256 || best >= 65536, "best %llu",
 		      (unsigned long long)best);
 	ck_assert_int_eq(rec.shapes[0].vs_default.claim, TUNE_CLAIM_GAIN);
 	ck_assert(rec.shapes[0].vs_default.d.low > 0.0); /* a gain is positive either way */
-	gsl_rng_free(p.rng);
 	tune_search_free(&s);
 }
 END_TEST
@@ -398,14 +403,8 @@ START_TEST(test_failed_visits_are_kept_out)
 	struct tune_config c = config(1, 300);
 	struct tune_search s;
 	struct tune_recommendation rec;
-	struct synth p = {
-	    .f = peaked, .noise = 0.01, .rng = gsl_rng_alloc(gsl_rng_mt19937), .fail_every = 3};
-	gsl_rng_set(p.rng, 3);
-	const struct tune_probe probe = {
-	    .ctx = &p, .measure = synth_measure, .elapsed_s = synth_clock};
-	ck_assert_int_eq(tune_search_init(&s, &c), 0);
-	tune_search_run(&s, &probe);
-	tune_recommend(&s, &rec);
+	struct synth p = {.f = peaked, .noise = 0.01, .fail_every = 3};
+	tune_with(&s, &c, &p, &rec);
 	ck_assert(rec.shapes[0].resolved);
 	unsigned failed = 0;
 	for (unsigned i = 0; i < s.nr_visits; i++)
@@ -414,7 +413,6 @@ START_TEST(test_failed_visits_are_kept_out)
 	struct tune_cell cell;
 	tune_cell(&s, (unsigned)rec.shapes[0].best, 0, 0, -1, &cell);
 	ck_assert(cell.n > 0);
-	gsl_rng_free(p.rng);
 	tune_search_free(&s);
 }
 END_TEST

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0
+/* `plerig tune`: what should I set for guests like mine? */
+#include "commands/commands.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/suite_file.h"
+#include "cli/tune_options.h"
+#include "experiment/tune.h"
+#include "output/sweep_writer.h"
+#include "output/tune_writer.h"
+#include "util/errbuf.h"
+#include "util/interrupt.h"
+
+#define WHO "plerig tune"
+
+/* The scenario of @suite that @name names, or its only one. */
+static const struct scenario *pick_scenario(const struct suite *suite, const char *name)
+{
+	if (!name && suite->nr_scenarios == 1)
+		return &suite->scenarios[0];
+	for (unsigned i = 0; name && i < suite->nr_scenarios; i++)
+		if (!strcmp(suite->scenarios[i].name, name))
+			return &suite->scenarios[i];
+	fprintf(stderr, "%s: %s: ", WHO, suite->path);
+	if (name)
+		fprintf(stderr, "no scenario [%s]; it has", name);
+	else
+		fprintf(stderr, "%u scenarios: name one with --scenario:", suite->nr_scenarios);
+	for (unsigned i = 0; i < suite->nr_scenarios; i++)
+		fprintf(stderr, " %s", suite->scenarios[i].name);
+	fprintf(stderr, "\n");
+	return NULL;
+}
+
+static int plan_from_suite(const struct tune_options *o, struct suite *suite, struct run_plan *plan)
+{
+	char err[ERRBUF_SIZE];
+	if (suite_load(o->suite_path, suite, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", WHO, err);
+		return EXIT_USAGE;
+	}
+	const struct scenario *s = pick_scenario(suite, o->scenario);
+	if (!s)
+		return EXIT_USAGE;
+	if (s->nr_params) {
+		fprintf(stderr,
+			"%s: [%s] sets host parameters (params = %s=%s...): tune sets them "
+			"itself; leave params out of the section\n",
+			WHO, s->name, s->params[0].name, s->params[0].value);
+		return EXIT_USAGE;
+	}
+	*plan = *s->plan;
+	return host_plan_check(WHO, "tune", plan);
+}
+
+/* What tune leaves to itself: PLE per VM, halt polling per VM when it tunes halt_poll_ns. */
+static int check_shapes(const struct tune_options *o, const struct run_plan *plan)
+{
+	unsigned n = tune_plan_shapes(plan);
+	if (plan->nr_ples != 1 || plan->ples[0] != PLE_ON) {
+		fprintf(stderr,
+			"%s: run options: --ple: tune measures per-VM PLE off against the "
+			"best window itself (--no-ple-off to leave it out)\n",
+			WHO);
+		return EXIT_USAGE;
+	}
+	if (!strncmp(o->param, "halt_poll_ns", 12))
+		for (unsigned i = 0; i < plan->nr_halt_polls; i++)
+			if (plan->halt_polls[i] != HALT_POLL_HOST) {
+				fprintf(
+				    stderr,
+				    "%s: run options: --halt-poll sets each VM's polling, which "
+				    "hides %s: leave it out to tune %s\n",
+				    WHO, o->param, o->param);
+				return EXIT_USAGE;
+			}
+	if (n > TUNE_MAX_SHAPES) {
+		fprintf(stderr, "%s: run options: %u shapes (variants); tune takes at most %d\n",
+			WHO, n, TUNE_MAX_SHAPES);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int write_outputs(const struct tune_options *o, const struct tune_result *r,
+			 const struct sweep_curve *curve)
+{
+	char err[ERRBUF_SIZE];
+	int rc = 0;
+	bool stdout_taken = (o->json_path && !strcmp(o->json_path, "-")) ||
+			    (o->report_path && !strcmp(o->report_path, "-"));
+	tune_result_print(stdout_taken ? stderr : stdout, r);
+	if (o->json_path && tune_result_write_json(r, o->json_path, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", WHO, err);
+		rc = -1;
+	}
+	if (o->report_path && sweep_curve_report(WHO, o->report_path, "this tune's visits", curve))
+		rc = -1;
+	return rc;
+}
+
+int cmd_tune(int argc, char **argv, const char *guest_path)
+{
+	static struct tune_options o;
+	static struct run_plan plan;
+	static struct tune_result result;
+	struct suite suite = {0};
+	struct sweep_curve curve = {0};
+	char err[ERRBUF_SIZE];
+	int st;
+
+	switch (tune_options_parse(argc, argv, &o, err, sizeof(err))) {
+	case TUNE_OPTIONS_HELP:
+		return EXIT_OK;
+	case TUNE_OPTIONS_ERROR:
+		fprintf(stderr, "%s: %s\n", WHO, err);
+		return EXIT_USAGE;
+	case TUNE_OPTIONS_OK:
+		break;
+	}
+	if (o.restore)
+		return host_params_restore(WHO);
+	if (o.suite_path) {
+		st = plan_from_suite(&o, &suite, &plan);
+	} else if (o.run_argc) {
+		st = host_plan_parse(WHO, "tune", o.run_argc, o.run_argv, &plan);
+	} else {
+		char *pause[] = {"--relax", "pause"}; /* PLE acts on PAUSE: NOP never exits */
+		st = host_plan_parse(WHO, "tune", 2, pause, &plan);
+	}
+	if (!st)
+		st = check_shapes(&o, &plan);
+	if (!st && plan.guest_path)
+		guest_path = plan.guest_path;
+	if (!st && (check_outputs(WHO, "--json", o.json_path, "--report", o.report_path) ||
+		    check_guest(WHO, plan.guest_path, guest_path)))
+		st = EXIT_USAGE;
+	if (st) {
+		suite_free(&suite);
+		return st < 0 ? EXIT_OK : st;
+	}
+	/* from here on Ctrl-C only raises a flag: the originals always go back */
+	if (interrupt_install()) {
+		perror(WHO ": installing signal handlers");
+		suite_free(&suite);
+		return EXIT_FAILED;
+	}
+	char *line = command_line_join("plerig", argc, argv);
+	const struct tune_request req = {
+	    .plan = &plan,
+	    .guest_path = guest_path,
+	    .param = o.param[0] ? o.param : NULL,
+	    .range_given = o.range_given,
+	    .lo = o.lo,
+	    .hi = o.hi,
+	    .metric = o.metrics[0],
+	    .tolerance_pct = o.tolerance_pct,
+	    .budget_s = o.budget_s,
+	    .max_visits = o.max_visits,
+	    .seed = o.seed,
+	    .ple_off = !o.no_ple_off,
+	    .quiet = o.quiet,
+	    .command_line = line,
+	};
+	int status = tune_run(&req, &result, &curve, err, sizeof(err));
+	free(line);
+	if (status == TUNE_REFUSED) { /* nothing changed, nothing measured: no files */
+		fprintf(stderr, "%s: %s\n", WHO, err);
+		status = interrupt_requested() ? 128 + interrupt_signal() : EXIT_FAILED;
+	} else {
+		if (result.search.stop == TUNE_STOP_ERROR)
+			fprintf(stderr, "%s: %s\n", WHO, err);
+		if (write_outputs(&o, &result, &curve) && status == 0)
+			status = EXIT_FAILED;
+		if (interrupt_requested()) {
+			fprintf(stderr, "%s: interrupted\n", WHO);
+			status = 128 + interrupt_signal();
+		}
+	}
+	tune_result_free(&result);
+	sweep_curve_free(&curve);
+	suite_free(&suite);
+	return status;
+}
