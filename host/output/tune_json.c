@@ -254,7 +254,8 @@ json_object *tune_result_json(const struct tune_result *r)
 	const struct tune_search *s = &r->search;
 	json_object *o = json_object_new_object(), *shapes = json_object_new_array();
 	json_add_str(o, "schema", "plerig-tune");
-	json_add(o, "version", json_object_new_int(1));
+	json_add(o, "schema_version", json_object_new_int(1));
+	json_add_str(o, "plerig_version", PLERIG_VERSION);
 	json_add(o, "param", param_json(r));
 	json_add_str(o, "objective", r->metric->name);
 	json_add_str(o, "better", metric_better_name(r->metric));

@@ -77,6 +77,7 @@ class Install(unittest.TestCase):
                   "share/plerig/schemas/compare.schema.json",
                   "share/plerig/schemas/sweep.schema.json",
                   "share/plerig/schemas/doctor.schema.json",
+                  "share/plerig/schemas/tune.schema.json",
                   "share/plerig/suites/default.cfg", "share/plerig/suites/shape.cfg",
                   "share/man/man1/plerig.1"):
             self.assertTrue(os.path.exists(os.path.join(self.prefix, f)), f)

@@ -2,7 +2,9 @@
 """Every JSON plerig writes against its schema in docs/: `plerig compare
 --json` (compare.schema.json, on the shared results file), `plerig sweep
 --json` (sweep.schema.json, a real sweep against test_ple_cli's fake sysfs,
-with --report drawn too) and `plerig doctor --json` (doctor.schema.json).
+with --report drawn too), `plerig tune --json` (tune.schema.json, on the same
+fake sysfs with shapes on host threads: an answer, and a budget too small)
+and `plerig doctor --json` (doctor.schema.json).
 Results files are checked by test_cli and test_compare against
 results.schema.json.
 
@@ -146,6 +148,28 @@ class Schemas(unittest.TestCase):
             again = os.path.join(host.dir, "again.html")
             r = plerig("report", out, "-o", again)
             self.assertEqual(r.returncode, 0, r.stderr)
+        finally:
+            host.cleanup()
+
+
+    def test_tune(self):
+        host = test_ple_cli.FakeHost(mode=0o644)
+        try:
+            env = {**host.env, "PLERIG_KVM_DEVICE": os.path.join(host.dir, "no-kvm")}
+            shapes = ["--backend", "native", "--vcpus", "2", "--relax", "pause,nop",
+                      "--duration", "0.03", "--warmup", "0.01", "--timeout", "60"]
+            for visits, status in (("20", 0), ("2", 1)):  # an answer; nothing resolvable
+                out = os.path.join(host.dir, "tune.json")
+                r = subprocess.run([PLERIG, "tune", "--max-visits", visits, "-q", "--json", out,
+                                    "--", *shapes], capture_output=True, text=True,
+                                   timeout=300, env=env)
+                self.assertEqual(r.returncode, status, r.stdout + r.stderr)
+                with open(out) as f:
+                    doc = json.load(f)
+                validate(self, doc, "tune.schema.json")
+                self.assertEqual(len(doc["shapes"]), 2)
+                self.assertEqual(doc["resolved"], status == 0)
+                self.assertEqual(len(doc["visits"]), int(visits))
         finally:
             host.cleanup()
 
