@@ -173,7 +173,10 @@ static void print_shape(FILE *out, const struct tune_result *r, unsigned k)
 	if (sh->note[0])
 		fprintf(out, "  note         %s\n", sh->note);
 	if (!rec->resolved) {
-		fprintf(out, "  %s\n", rec->why);
+		if (s->stop == TUNE_STOP_ERROR)
+			fprintf(out, "  not resolved: the tune stopped on an error (above)\n");
+		else
+			fprintf(out, "  %s\n", rec->why);
 		print_curve(out, r, k);
 		return;
 	}
@@ -255,7 +258,10 @@ static void print_flips(FILE *out, const struct tune_result *r)
 	}
 	for (unsigned i = 0; i < rec->nr_flips; i++) {
 		const struct tune_flip *f = &rec->flips[i];
-		if (f->nr < 2)
+		bool known = false;
+		for (unsigned j = 0; j < f->nr; j++)
+			known |= f->answer[j] != 2;
+		if (f->nr < 2 || !known)
 			continue;
 		fprintf(out, "\nPLE off per VM, %s:", f->family);
 		for (unsigned j = 0; j < f->nr; j++)
@@ -322,7 +328,9 @@ void tune_result_print(FILE *out, const struct tune_result *r)
 		    "  a PAUSE here: %.1f TSC cycles (%.1f ns); %s counts %s (on an emulated CPU: "
 		    "the emulated clock's)\n",
 		    r->pause.tsc_cycles, r->pause.ns, sp->param, sp->info->unit);
-	if (!r->rec.nr_resolved)
+	if (s->stop == TUNE_STOP_ERROR)
+		fprintf(out, "\nstopped after %u visit(s): %s\n", s->nr_visits, s->error);
+	else if (!r->rec.nr_resolved)
 		fprintf(out,
 			"\nnothing resolvable in this budget: %u visit(s) in %.0f s; each "
 			"shape's figures below are what was measured\n",

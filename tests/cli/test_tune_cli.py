@@ -176,6 +176,22 @@ class TuneRefused(Hosts):
             self.assertEqual(host.values(), ORIGINAL)
             self.assertFalse(os.path.exists(host.state))
 
+    def test_shape_this_host_cannot_run(self):
+        """VMs where there is no KVM device: the first visit stops the tune with the
+        backend's reason, the value it had set goes back, what there is is printed."""
+        host = self.host(mode=0o444)
+        out = os.path.join(host.dir, "tune.json")
+        r = tune(host, "--json", out, "--", "--vcpus", "2", "--duration", "0.05")
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("stopped after 0 visit(s): ", r.stdout)
+        self.assertIn("no-kvm", r.stderr)
+        self.assertEqual(host.values(), ORIGINAL)
+        self.assertFalse(os.path.exists(host.state))
+        with open(out) as f:
+            doc = json.load(f)
+        self.assertEqual(doc["stop"], "error")
+        self.assertEqual(doc["visits"], [])
+
     def test_usage(self):
         host = self.host()
         for args, said in (
