@@ -149,7 +149,10 @@ class Redaction(unittest.TestCase):
     def test_errors(self):
         for args in (["run", "--conect=" + HOSTS],
                      ["run", "--backend", "libvirt", "--connect", REMOTE + "," + REMOTE],
-                     ["check", "--connect", HOSTS + ",", "--list"]):
+                     ["check", "--connect", HOSTS + ",", "--list"],
+                     # tune sets this machine's parameters: another host is refused
+                     ["tune", "--", "--backend", "libvirt", "--connect", REMOTE],
+                     ["tune", "--", "--backend", "libvirt", "--conect=" + HOSTS]):
             r = self.plerig(*args)
             self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
             self.assertTrue(r.stderr)
