@@ -139,12 +139,12 @@ static int measure(void *ctx, const struct tune_search *s, const struct tune_can
 		return 128 + interrupt_signal();
 	str_copy(set.name, sizeof(set.name), s->cfg.space.param);
 	snprintf(set.value, sizeof(set.value), "%llu", (unsigned long long)c->value);
-	snprintf(what, sizeof(what), "plerig tune at %s", off ? "ple=off" : "");
-	if (!off) {
+	if (off)
+		snprintf(what, sizeof(what), "plerig tune at PLE off per VM");
+	else
 		snprintf(what, sizeof(what), "plerig tune at %s=%s", set.name, set.value);
-		if (ple_session_apply(&d->session, &set, 1, err, errlen))
-			return -1;
-	}
+	if (!off && ple_session_apply(&d->session, &set, 1, err, errlen))
+		return -1;
 	if (experiment_run(off ? &d->off : &d->on, d->req->guest_path, what, &out, &rep, rerr,
 			   sizeof(rerr))) {
 		outcome_free(&rep);
