@@ -20,9 +20,9 @@
 #include "output/json_util.h"
 #include "util/errbuf.h"
 #include "util/interrupt.h"
-#include "util/output_path.h"
 #include "util/printable.h"
 #include "util/regular_file.h"
+#include "util/safe_dir.h"
 
 #define BASELINE_SCHEMA	 "plerig-baseline"
 #define BASELINE_VERSION 1
@@ -593,39 +593,6 @@ static int lock_store(int dfd, const char *dir, FILE *note, char *err, size_t er
 	return 0;
 }
 
-/* @text into a new file in the store, renamed over KEY.json (a symlink there is replaced). */
-static int replace_at(int dfd, const char *dir, const char *key, const char *text, char *err,
-		      size_t errlen)
-{
-	char name[300], tmp[340];
-	snprintf(name, sizeof(name), "%s.json", key);
-	snprintf(tmp, sizeof(tmp), ".%s.%ld.tmp", name, (long)getpid());
-	unlinkat(dfd, tmp, 0); /* a dead recording's of this pid, never followed */
-	int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-	if (fd < 0)
-		return errbuf_printf(err, errlen, "cannot create '%s/%s': %s", dir, tmp,
-				     strerror(errno));
-	int bad = output_path_write_all(fd, text, strlen(text)) || fsync(fd);
-	int e = errno;
-	if (close(fd) && !bad) {
-		bad = 1;
-		e = errno;
-	}
-	if (!bad && renameat(dfd, tmp, dfd, name)) {
-		bad = 1;
-		e = errno;
-	}
-	if (bad) {
-		unlinkat(dfd, tmp, 0);
-		return errbuf_printf(err, errlen, "cannot write '%s/%s': %s", dir, name,
-				     strerror(e));
-	}
-	if (fsync(dfd))
-		return errbuf_printf(err, errlen, "cannot sync baseline store '%s': %s", dir,
-				     strerror(errno));
-	return 0;
-}
-
 /* @b's scenarios replace theirs in @cur; @cur's header becomes @b's. */
 static int merge(struct baseline *cur, const struct baseline *b)
 {
@@ -666,7 +633,10 @@ int baseline_save(const char *dir, const struct baseline *b, FILE *note, char *e
 		errbuf_printf(err, errlen, "out of memory");
 		goto out;
 	}
-	rc = replace_at(dfd, dir, b->key, text, err, errlen);
+	/* a new file renamed over KEY.json: a link planted there is replaced, not followed */
+	char name[300];
+	snprintf(name, sizeof(name), "%s.json", b->key);
+	rc = safe_file_replace(dfd, dir, name, text, strlen(text), 0666, err, errlen);
 out:
 	free(text);
 	baseline_free(&cur);

@@ -2,6 +2,7 @@
 #include "ple/state_file.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,9 +11,11 @@
 #include <unistd.h>
 
 #include "util/errbuf.h"
-#include "util/text_file.h"
+#include "util/regular_file.h"
+#include "util/safe_dir.h"
 
 #define STATE_MAGIC "plerig-ple-state 1"
+#define STATE_NAME  "ple-params.state"
 
 const char *ple_state_dir(void)
 {
@@ -22,7 +25,7 @@ const char *ple_state_dir(void)
 
 void ple_state_path(char *buf, size_t len)
 {
-	snprintf(buf, len, "%s/ple-params.state", ple_state_dir());
+	snprintf(buf, len, "%s/" STATE_NAME, ple_state_dir());
 }
 
 int ple_state_format(const struct ple_state *s, char *buf, size_t len)
@@ -128,45 +131,66 @@ int ple_state_parse(const char *text, struct ple_state *s, char *err, size_t err
 	return rc;
 }
 
+/*
+ * The directory, walked by util/safe_dir's rules: a state file another
+ * user could plant or redirect would have root restore its values, or
+ * write plerig's over a file of root's.
+ */
+static int state_dir_open(unsigned flags, char *err, size_t errlen)
+{
+	char why[ERRBUF_SIZE];
+	const char *dir = ple_state_dir();
+	const int fd = safe_dir_open(dir, flags, why, sizeof(why));
+	if (fd >= 0 || (errno == ENOENT && !(flags & SAFE_DIR_CREATE)))
+		return fd < 0 ? -ENOENT : fd;
+	const int e = errno ? errno : EPERM;
+	return errbuf_errno(err, errlen, -e,
+			    "the state directory %s: %s (%sset PLERIG_STATE_DIR to a directory "
+			    "of your own)",
+			    dir, why, e == EACCES ? "run as root, or " : "");
+}
+
 int ple_state_dir_make(char *err, size_t errlen)
 {
-	const char *dir = ple_state_dir();
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
-		int e = errno;
-		return errbuf_errno(err, errlen, -e,
-				    "creating %s for the state file: %s (run as root, or set "
-				    "PLERIG_STATE_DIR to a writable directory)",
-				    dir, strerror(e));
-	}
+	const int fd = state_dir_open(SAFE_DIR_CREATE, err, errlen);
+	if (fd < 0)
+		return fd;
+	close(fd);
 	return 0;
 }
 
 int ple_state_save(const struct ple_state *s, char *err, size_t errlen)
 {
-	char path[PATH_MAX], text[4096];
-	int rc = ple_state_dir_make(err, errlen);
-	if (rc)
-		return rc;
+	char text[4096];
 	if (ple_state_format(s, text, sizeof(text)))
 		return errbuf_errno(err, errlen, -E2BIG, "state file text too long");
-	ple_state_path(path, sizeof(path));
-	rc = text_file_replace(path, text, 0600);
-	if (rc)
-		errbuf_printf(err, errlen, "writing the state file %s: %s", path, strerror(-rc));
-	return rc;
+	const int fd = state_dir_open(SAFE_DIR_CREATE, err, errlen);
+	if (fd < 0)
+		return fd;
+	const int rc = safe_file_replace(fd, ple_state_dir(), STATE_NAME, text, strlen(text), 0600,
+					 err, errlen);
+	close(fd);
+	return rc ? -EIO : 0;
 }
 
 int ple_state_load(struct ple_state *s, char *err, size_t errlen)
 {
-	char path[PATH_MAX], text[4096], perr[ERRBUF_SIZE];
+	char path[PATH_MAX], *text, why[ERRBUF_SIZE], perr[ERRBUF_SIZE];
+	size_t len;
 	ple_state_path(path, sizeof(path));
-	ssize_t n = text_file_read(path, text, sizeof(text));
+	const int fd = state_dir_open(0, err, errlen);
+	if (fd < 0)
+		return fd;
+	const int n =
+	    regular_file_read(fd, STATE_NAME, O_NOFOLLOW, 4095, &text, &len, why, sizeof(why));
+	close(fd);
 	if (n == -ENOENT)
 		return -ENOENT;
 	if (n < 0)
-		return errbuf_errno(err, errlen, (int)n, "reading the state file %s: %s", path,
-				    strerror((int)-n));
-	if (ple_state_parse(text, s, perr, sizeof(perr)))
+		return errbuf_errno(err, errlen, n, "reading the state file %s: %s", path, why);
+	const int bad = ple_state_parse(text, s, perr, sizeof(perr));
+	free(text);
+	if (bad)
 		return errbuf_errno(
 		    err, errlen, -EINVAL,
 		    "the state file %s is damaged (%s): restore the values by hand and "

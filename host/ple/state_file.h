@@ -23,7 +23,11 @@ struct ple_state {
 
 /* $PLERIG_STATE_DIR, or /var/lib/plerig. */
 const char *ple_state_dir(void);
-/* Create the directory (0700) unless it is there. 0, or -errno with @err. */
+/*
+ * Create the directory (0700) unless it is there. It, and every directory
+ * on the way, must be plerig's user's or root's and closed to others'
+ * writes (util/safe_dir.h): else -EPERM with @err. 0, or -errno with @err.
+ */
 int ple_state_dir_make(char *err, size_t errlen);
 /* DIR/ple-params.state */
 void ple_state_path(char *buf, size_t len);
@@ -32,9 +36,11 @@ void ple_state_path(char *buf, size_t len);
 int ple_state_format(const struct ple_state *s, char *buf, size_t len);
 int ple_state_parse(const char *text, struct ple_state *s, char *err, size_t errlen);
 
-/* Create the directory if needed and replace the file atomically. 0 or -errno. */
+/* Create the directory if needed and replace the file atomically (never through a link). 0 or
+ * -errno. */
 int ple_state_save(const struct ple_state *s, char *err, size_t errlen);
-/* 0, -ENOENT when there is no state file (err untouched), or -errno. */
+/* 0, -ENOENT when there is no state file (err untouched), or -errno (a link there, a directory
+ * another user could change). */
 int ple_state_load(struct ple_state *s, char *err, size_t errlen);
 int ple_state_remove(char *err, size_t errlen);
 

@@ -11,21 +11,7 @@
 #include <unistd.h>
 
 #include "util/output_path.h"
-
-/*
- * A fresh name next to @path (so rename() stays within one file system),
- * created exclusively with 0666 so that the umask applies as for any file.
- */
-static int create_temp(const char *path, char *tmp, size_t len)
-{
-	for (unsigned attempt = 0; attempt < 100; attempt++) {
-		snprintf(tmp, len, "%s.%ld.%u.tmp", path, (long)getpid(), attempt);
-		int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-		if (fd >= 0 || errno != EEXIST)
-			return fd;
-	}
-	return -1;
-}
+#include "util/safe_dir.h"
 
 /* Straight into a FIFO or a device: no temporary file, no rename. */
 static int write_stream(const char *path, const char *text, size_t len)
@@ -33,7 +19,7 @@ static int write_stream(const char *path, const char *text, size_t len)
 	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return -1;
-	int bad = output_path_write_all(fd, text, len);
+	int bad = safe_file_write_all(fd, text, len);
 	int saved = errno;
 	if (close(fd) && !bad)
 		return -1;
@@ -41,38 +27,23 @@ static int write_stream(const char *path, const char *text, size_t len)
 	return bad;
 }
 
+/*
+ * A new file next to @path (so that the rename stays in one file system),
+ * renamed over it: both relative to its directory, opened once, so that
+ * no directory on the way can change in between (util/safe_dir.h).
+ */
 static int replace(const char *path, const char *text, size_t len, char *err, size_t errlen)
 {
-	size_t tmp_len = strlen(path) + 32;
-	char *tmp = malloc(tmp_len);
-	int fd, saved;
-
-	if (!tmp)
-		return errbuf_printf(err, errlen, "%s", strerror(ENOMEM));
-	fd = create_temp(path, tmp, tmp_len);
-	if (fd < 0) {
-		saved = errno;
-		errbuf_printf(err, errlen, "%s (creating '%s')", strerror(saved), tmp);
-		free(tmp);
-		return -1;
-	}
-	/* fsync before rename: after a crash, the old file or the whole new one */
-	if (output_path_write_all(fd, text, len) || fsync(fd)) {
-		saved = errno;
-		close(fd);
-		goto fail_unlink;
-	}
-	if (close(fd) || rename(tmp, path)) {
-		saved = errno;
-		goto fail_unlink;
-	}
-	free(tmp);
-	return 0;
-
-fail_unlink:
-	unlink(tmp);
-	free(tmp);
-	return errbuf_printf(err, errlen, "%s", strerror(saved));
+	char dir[PATH_MAX] = ".";
+	const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
+	if (slash) /* "/r.json": the directory is "/" */
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path) + (slash == path), path);
+	const int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return errbuf_printf(err, errlen, "%s (directory '%s')", strerror(errno), dir);
+	const int rc = safe_file_replace(dfd, dir, name, text, len, 0666, err, errlen);
+	close(dfd);
+	return rc;
 }
 
 static int write_to(const char *path, const char *text, size_t len, char *err, size_t errlen)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "util/errbuf.h"
+#include "util/safe_dir.h"
 
 /* The directory part of @path ("." for a bare name), into @dir. */
 static void dir_of(const char *path, char *dir, size_t len)
@@ -24,7 +25,10 @@ static void dir_of(const char *path, char *dir, size_t len)
 		snprintf(dir, len, "%.*s", (int)(slash - path), path);
 }
 
-/* Follow symlinks in the last component of @path into @out (at most 40 hops). */
+/*
+ * Follow symlinks in the last component of @path into @out (at most 40
+ * hops), each one the user's own or root's (util/safe_dir's rule).
+ */
 static int follow_links(const char *path, char *out, size_t len, char *err, size_t errlen)
 {
 	char cur[PATH_MAX], link[PATH_MAX], dir[PATH_MAX];
@@ -38,6 +42,13 @@ static int follow_links(const char *path, char *out, size_t len, char *err, size
 				return errbuf_printf(err, errlen, "%s", strerror(ENAMETOOLONG));
 			return 0;
 		}
+		if (!safe_dir_trusted_owner(st.st_uid))
+			return errbuf_printf(
+			    err, errlen,
+			    "%s is a symbolic link of another user's (uid %u), "
+			    "which could lead plerig's write to any file of yours: "
+			    "not followed; name its target instead",
+			    cur, (unsigned)st.st_uid);
 		ssize_t n = readlink(cur, link, sizeof(link) - 1);
 		if (n < 0)
 			return errbuf_printf(err, errlen, "%s", strerror(errno));
@@ -116,20 +127,6 @@ int output_path_check(const char *option, const char *path, char *err, size_t er
 	return 0;
 }
 
-int output_path_write_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 int output_path_fallback(const char *what, const char *ext, const char *text, size_t len,
 			 char *name, size_t name_len)
 {
@@ -144,7 +141,7 @@ int output_path_fallback(const char *what, const char *ext, const char *text, si
 		int fd = mkostemps(name, (int)strlen(ext) + 1, O_CLOEXEC); /* O_EXCL, 0600 */
 		if (fd < 0)
 			continue;
-		int bad = output_path_write_all(fd, text, len) || fsync(fd);
+		int bad = safe_file_write_all(fd, text, len) || fsync(fd);
 		if (close(fd) || bad) {
 			unlink(name);
 			continue;

@@ -3,8 +3,11 @@
  * Where a results file goes, decided before anything is written: "-" is
  * stdout; a FIFO or a character device is written straight through (so
  * /dev/null stays a device); a regular file or a name not there yet is
- * replaced atomically (atomic_file.h), through symlinks to their target;
- * anything else (a directory, a socket, a block device) is refused.
+ * replaced atomically (atomic_file.h), through symlinks to their target
+ * where the link is the user's own or root's (another user's link could
+ * lead the write to any file of the user's: refused, as the kernel's
+ * fs.protected_symlinks refuses it in sticky directories); anything else
+ * (a directory, a socket, a block device) is refused.
  */
 #ifndef PLERIG_OUTPUT_PATH_H
 #define PLERIG_OUTPUT_PATH_H
@@ -39,8 +42,5 @@ int output_path_check(const char *option, const char *path, char *err, size_t er
  */
 int output_path_fallback(const char *what, const char *ext, const char *text, size_t len,
 			 char *name, size_t name_len);
-
-/* All of @len bytes to @fd, through EINTR and short writes: 0, or -1 with errno. */
-int output_path_write_all(int fd, const char *p, size_t len);
 
 #endif

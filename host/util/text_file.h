@@ -26,11 +26,4 @@ int text_file_check_regular(const char *path, char *err, size_t errlen);
 /* Write @text to an existing file with a single write(). 0 or -errno. */
 int text_file_write(const char *path, const char *text);
 
-/*
- * Replace @path atomically with @text (mode @mode): a temporary file in the
- * same directory, fsync, rename, fsync of the directory. A crash leaves
- * the old file or the new one, never half of one. 0 or -errno.
- */
-int text_file_replace(const char *path, const char *text, mode_t mode);
-
 #endif

@@ -782,6 +782,81 @@ START_TEST(test_restore_other_root)
 }
 END_TEST
 
+/* What @path holds, or "" (a missing file). */
+static const char *text_of(const char *path)
+{
+	static char buf[256];
+	FILE *f = fopen(path, "r");
+	buf[0] = '\0';
+	if (f) {
+		buf[fread(buf, 1, sizeof(buf) - 1, f)] = '\0';
+		fclose(f);
+	}
+	return buf;
+}
+
+/*
+ * The state file is written and read only in its directory, never through
+ * a link planted at its name or at the temporary name it is written under
+ * (the old one, NAME.tmp.PID, was opened O_TRUNC through links), and a
+ * directory others may write to is refused.
+ */
+START_TEST(test_state_file_never_through_a_link)
+{
+	struct ple_state st = {.pid = 999999, .n = 1}, back;
+	char victim[PATH_MAX], state[PATH_MAX], planted[PATH_MAX + 32];
+	struct stat sb;
+	snprintf(st.root, sizeof(st.root), "%s", sys_root);
+	snprintf(st.module, sizeof(st.module), "kvm_intel");
+	st.orig[0] = (struct ple_setting){"ple_window", "4096"};
+	snprintf(victim, sizeof(victim), "%s/victim", top);
+	put(victim, "precious", 0644);
+	ck_assert_int_eq(ple_state_dir_make(err, sizeof(err)), 0);
+	ple_state_path(state, sizeof(state));
+	snprintf(planted, sizeof(planted), "%s.tmp.%ld", state, (long)getpid());
+	ck_assert_int_eq(symlink(victim, planted), 0);
+	ck_assert_int_eq(symlink(victim, state), 0);
+	ck_assert_msg(ple_state_save(&st, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_str_eq(text_of(victim), "precious\n");
+	ck_assert_int_eq(lstat(state, &sb), 0);
+	ck_assert_msg(S_ISREG(sb.st_mode), "the state file is still a link");
+	ck_assert_msg(ple_state_load(&back, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_str_eq(back.orig[0].value, "4096");
+	/* a link at its name is not read through either */
+	ck_assert_int_eq(unlink(state), 0);
+	ck_assert_int_eq(symlink(victim, state), 0);
+	ck_assert_int_lt(ple_state_load(&back, err, sizeof(err)), 0);
+	ck_assert_msg(strstr(err, "symbolic link"), "%s", err);
+	/* a state directory others may write to is no place for root's originals */
+	ck_assert_int_eq(unlink(state), 0);
+	snprintf(planted, sizeof(planted), "%s", ple_state_dir());
+	ck_assert_int_eq(chmod(planted, 0777), 0);
+	ck_assert_int_lt(ple_state_save(&st, err, sizeof(err)), 0);
+	ck_assert_msg(strstr(err, "writable by others") && strstr(err, "PLERIG_STATE_DIR"), "%s",
+		      err);
+	ck_assert_int_lt(ple_state_load(&back, err, sizeof(err)), 0);
+	ck_assert_int_ne(access(state, F_OK), 0);
+	ck_assert_int_eq(chmod(planted, 0700), 0);
+}
+END_TEST
+
+/* As root: a state directory another user owns, with their state file in it, is refused. */
+START_TEST(test_state_dir_of_another_user)
+{
+	struct ple_state st = {.pid = 999999, .n = 1}, back;
+	char dir[PATH_MAX];
+	snprintf(st.root, sizeof(st.root), "%s", sys_root);
+	snprintf(st.module, sizeof(st.module), "kvm_intel");
+	st.orig[0] = (struct ple_setting){"ple_window", "1"};
+	ck_assert_msg(ple_state_save(&st, err, sizeof(err)) == 0, "%s", err);
+	snprintf(dir, sizeof(dir), "%s", ple_state_dir());
+	ck_assert_int_eq(chown(dir, 65534, 65534), 0);
+	ck_assert_int_lt(ple_state_load(&back, err, sizeof(err)), 0);
+	ck_assert_msg(strstr(err, "is owned by nobody (uid 65534), not by root"), "%s", err);
+	ck_assert_int_lt(ple_state_dir_make(err, sizeof(err)), 0);
+}
+END_TEST
+
 /* ---- kvm's halt polling: written at run time, beside any vendor module ---- */
 
 static void fake_kvm_core(mode_t mode)
@@ -948,6 +1023,12 @@ static Suite *host_params_suite(void)
 	tcase_add_test(t, test_crash_restore_refused_keeps_state);
 	tcase_add_test(t, test_restore_unloaded_module);
 	tcase_add_test(t, test_restore_other_root);
+	tcase_add_test(t, test_state_file_never_through_a_link);
+	if (geteuid() == 0)
+		tcase_add_test(t, test_state_dir_of_another_user);
+	else
+		printf("SKIP (part): a state directory another user owns: making one (chown to "
+		       "nobody) needs root\n");
 	tcase_add_test(t, test_session_halt_poll);
 	tcase_add_test(t, test_session_halt_poll_on_pvm);
 	tcase_add_test(t, test_session_halt_poll_refused);

@@ -161,6 +161,70 @@ START_TEST(a_driver_that_holds_it_keeps_it)
 }
 END_TEST
 
+/*
+ * ROOT/run linking to a directory in memory that plerig did not make, this
+ * user's and closed to others (as root: any root-owned 0700 directory in
+ * /dev/shm), with plerig's name or without: the link is pointed at a new
+ * one, and neither the next run nor the release removes the other.
+ */
+START_TEST(a_directory_plerig_did_not_make_stays)
+{
+	static const char *const names[] = {"/dev/shm/plerig-test-precious-XXXXXX",
+					    "/dev/shm/plerig-libvirt-run-XXXXXX"};
+	for (unsigned i = 0; i < 2; i++) {
+		char precious[64], link[PATH_MAX + 8], now[PATH_MAX];
+		struct stat st;
+		snprintf(precious, sizeof(precious), "%s", names[i]);
+		ck_assert_ptr_nonnull(mkdtemp(precious));
+		put_file(precious, "keep");
+		make_root();
+		snprintf(link, sizeof(link), "%s/run", root);
+		ck_assert_int_eq(symlink(precious, link), 0);
+		state_in_memory(root);
+		target_of(now, sizeof(now));
+		ck_assert_str_ne(now, precious);
+		ck_assert_str_ne(now, "");
+		state_in_memory_release(root);
+		ck_assert_int_ne(stat(now, &st), 0); /* plerig's own went */
+		/* and back at it, as the hostile root had it */
+		ck_assert_int_eq(symlink(precious, link), 0);
+		state_in_memory_release(root);
+		char keep[128];
+		snprintf(keep, sizeof(keep), "%s/keep", precious);
+		ck_assert_msg(!stat(keep, &st), "%s was removed", precious);
+		remove_tree(precious);
+		remove_tree(root);
+	}
+}
+END_TEST
+
+/* As root: a root that another user owns gets no link, and what its run links to stays. */
+START_TEST(another_users_root_is_left_alone)
+{
+	char precious[] = "/dev/shm/plerig-test-precious-XXXXXX", link[PATH_MAX + 8];
+	char keep[64], now[PATH_MAX];
+	struct stat st;
+	ck_assert_ptr_nonnull(mkdtemp(precious));
+	put_file(precious, "keep");
+	make_root();
+	ck_assert_int_eq(chown(root, 65534, 65534), 0);
+	state_in_memory(root);
+	target_of(now, sizeof(now));
+	ck_assert_str_eq(now, "");
+	snprintf(link, sizeof(link), "%s/run", root);
+	ck_assert_int_eq(symlink(precious, link), 0);
+	ck_assert_int_eq(lchown(link, 65534, 65534), 0);
+	state_in_memory(root);
+	state_in_memory_release(root);
+	target_of(now, sizeof(now));
+	ck_assert_str_eq(now, precious);
+	snprintf(keep, sizeof(keep), "%s/keep", precious);
+	ck_assert_int_eq(stat(keep, &st), 0);
+	remove_tree(precious);
+	remove_tree(root);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("state_in_memory");
@@ -169,6 +233,12 @@ int main(void)
 	tcase_add_test(tc, a_killed_plerigs_domains_stay);
 	tcase_add_test(tc, a_removed_roots_directory_is_swept);
 	tcase_add_test(tc, a_driver_that_holds_it_keeps_it);
+	tcase_add_test(tc, a_directory_plerig_did_not_make_stays);
+	if (geteuid() == 0)
+		tcase_add_test(tc, another_users_root_is_left_alone);
+	else
+		printf("SKIP (part): a root another user owns: making one (chown to nobody) "
+		       "needs root\n");
 	suite_add_tcase(s, tc);
 	return check_run(s, CK_FORK_GETENV);
 }

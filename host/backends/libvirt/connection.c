@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <libvirt/virterror.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -14,8 +15,9 @@
 
 #include "backends/libvirt/run_dir.h"
 #include "backends/libvirt/state_in_memory.h"
-#include "util/atomic_file.h"
+#include "util/regular_file.h"
 #include "util/errbuf.h"
+#include "util/safe_dir.h"
 #include "util/uri_redact.h"
 
 /*
@@ -134,52 +136,24 @@ int lv_default_cache_dir(char *out, size_t len, char *err, size_t errlen)
 	return 0;
 }
 
-static int mkdir_p(const char *path, char *err, size_t errlen)
-{
-	char buf[PATH_MAX];
-	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
-		return errbuf_printf(err, errlen, "path too long: %s", path);
-	for (char *p = buf + 1;; p++) {
-		const bool last = *p == '\0';
-		if (*p != '/' && !last)
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0700) && errno != EEXIST)
-			return errbuf_printf(err, errlen,
-					     "creating %s: %s (choose another --cache-dir)", buf,
-					     strerror(errno));
-		if (last)
-			break;
-		*p = '/';
-	}
-	return 0;
-}
-
 /* Write qemu.conf unless it already says exactly that: the driver reads it at connect. */
-static int write_qemu_conf(const char *root, char *err, size_t errlen)
+static int write_qemu_conf(int rootfd, const char *root, char *err, size_t errlen)
 {
-	char dir[PATH_MAX + 8], path[PATH_MAX + 32], now[sizeof(qemu_conf) + 1];
-	snprintf(dir, sizeof(dir), "%s/etc", root);
-	snprintf(path, sizeof(path), "%s/etc/qemu.conf", root);
-	FILE *f = fopen(path, "r");
-	if (f) {
-		size_t n = fread(now, 1, sizeof(now), f);
-		fclose(f);
-		if (n == sizeof(qemu_conf) - 1 && !memcmp(now, qemu_conf, n))
-			return 0;
-	}
-	if (mkdir_p(dir, err, errlen))
+	char shown[PATH_MAX + 8], why[ERRBUF_SIZE], *now = NULL;
+	size_t n = 0;
+	const int etc = safe_dir_open_at(rootfd, root, "etc", SAFE_DIR_CREATE, err, errlen);
+	if (etc < 0)
 		return -1;
-	f = fopen(path, "w");
-	if (!f || fwrite(qemu_conf, 1, sizeof(qemu_conf) - 1, f) != sizeof(qemu_conf) - 1) {
-		errbuf_printf(err, errlen, "writing %s: %s", path, strerror(errno));
-		if (f)
-			fclose(f);
-		return -1;
-	}
-	if (fclose(f))
-		return errbuf_printf(err, errlen, "writing %s: %s", path, strerror(errno));
-	return 0;
+	snprintf(shown, sizeof(shown), "%s/etc", root);
+	int rc = 0;
+	if (regular_file_read(etc, "qemu.conf", O_NOFOLLOW, sizeof(qemu_conf), &now, &n, why,
+			      sizeof(why)) ||
+	    n != sizeof(qemu_conf) - 1 || memcmp(now, qemu_conf, n))
+		rc = safe_file_replace(etc, shown, "qemu.conf", qemu_conf, sizeof(qemu_conf) - 1,
+				       0644, err, errlen);
+	free(now);
+	close(etc);
+	return rc;
 }
 
 /* The root goes into a URI query: escape what a URI does not allow there. */
@@ -236,33 +210,57 @@ static int check_socket_room(const char *root, char *err, size_t errlen)
  */
 #define UNAVAILABLE_FEATURES_FLAG "  <flag name='cpu-unavailable-features'/>\n"
 
-static void drop_generic_cpu_check(const char *root)
+static void drop_generic_cpu_check(int rootfd, const char *root)
 {
-	char dir[PATH_MAX + 32];
+	char dir[PATH_MAX + 32], err[ERRBUF_SIZE];
 	snprintf(dir, sizeof(dir), "%s/cache/qemu/capabilities", root);
-	DIR *d = opendir(dir);
+	const int dfd =
+	    safe_dir_open_at(rootfd, root, "cache/qemu/capabilities", 0, err, sizeof(err));
+	DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
 	struct dirent *e;
+	if (!d && dfd >= 0)
+		close(dfd);
 	while (d && (e = readdir(d))) {
-		char path[2 * PATH_MAX], err[ERRBUF_SIZE];
-		unsigned char *text;
+		char *text;
 		size_t len;
 		const size_t n = strlen(e->d_name);
-		if (n < 5 || strcmp(e->d_name + n - 4, ".xml"))
+		if (n < 5 || strcmp(e->d_name + n - 4, ".xml") ||
+		    regular_file_read(dfd, e->d_name, O_NOFOLLOW, 4u << 20, &text, &len, err,
+				      sizeof(err)))
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (read_whole_file(path, 4u << 20, &text, &len, err, sizeof(err)))
-			continue;
-		char *flag = strstr((char *)text, UNAVAILABLE_FEATURES_FLAG);
+		char *flag = strstr(text, UNAVAILABLE_FEATURES_FLAG);
 		if (flag) {
 			const size_t cut = sizeof(UNAVAILABLE_FEATURES_FLAG) - 1;
-			memmove(flag, flag + cut, len - (size_t)(flag - (char *)text) - cut + 1);
-			atomic_file_write(path, "libvirt's capability cache", (const char *)text,
-					  len - cut, err, sizeof(err));
+			memmove(flag, flag + cut, len - (size_t)(flag - text) - cut + 1);
+			safe_file_replace(dfd, dir, e->d_name, text, len - cut, 0600, err,
+					  sizeof(err));
 		}
 		free(text);
 	}
 	if (d)
 		closedir(d);
+}
+
+/*
+ * The cache directory and the root in it, walked from / by util/safe_dir's
+ * rules: plerig writes qemu.conf there as root and removes what ROOT/run
+ * links to, so no other user may decide what these names lead to.
+ */
+static int open_root(const char *cache_dir, char *err, size_t errlen)
+{
+	char why[ERRBUF_SIZE];
+	const int cache = safe_dir_open(cache_dir, SAFE_DIR_CREATE, why, sizeof(why));
+	const int fd = cache < 0 ? -1
+				 : safe_dir_open_at(cache, cache_dir, "libvirt", SAFE_DIR_CREATE,
+						    why, sizeof(why));
+	if (cache >= 0)
+		close(cache);
+	if (fd < 0)
+		return errbuf_printf(err, errlen,
+				     "the cache directory %s cannot hold the embedded driver's "
+				     "state: %s (--cache-dir chooses another)",
+				     cache_dir, why);
+	return fd;
 }
 
 static int open_embedded(struct lv_connection *c, const char *cache_dir, char *err, size_t errlen)
@@ -276,14 +274,21 @@ static int open_embedded(struct lv_connection *c, const char *cache_dir, char *e
 		    "qemu:///session or qemu:///system");
 	if (snprintf(c->root, sizeof(c->root), "%s/libvirt", cache_dir) >= (int)sizeof(c->root))
 		return errbuf_printf(err, errlen, "--cache-dir path too long");
-	if (check_socket_room(c->root, err, errlen) || mkdir_p(c->root, err, errlen) ||
-	    write_qemu_conf(c->root, err, errlen))
+	if (check_socket_room(c->root, err, errlen))
 		return -1;
 	if (uri_escape(c->root, esc, sizeof(esc)))
 		return errbuf_printf(err, errlen, "--cache-dir path too long");
+	const int rootfd = open_root(cache_dir, err, errlen);
+	if (rootfd < 0)
+		return -1;
+	if (write_qemu_conf(rootfd, c->root, err, errlen)) {
+		close(rootfd);
+		return -1;
+	}
 	snprintf(c->uri, sizeof(c->uri), "qemu:///embed?root=%s", esc);
 	c->embedded = c->local = true;
-	drop_generic_cpu_check(c->root);
+	drop_generic_cpu_check(rootfd, c->root);
+	close(rootfd);
 	state_in_memory(c->root);
 	return 0;
 }
@@ -302,10 +307,13 @@ static void choose_log(const char *cache_dir)
 	if (!cache_dir)
 		return;
 	pthread_mutex_lock(&loop_lock);
-	if (!chosen &&
-	    snprintf(log, sizeof(log), "3:file:%s/libvirt.log", cache_dir) < (int)sizeof(log) &&
-	    !mkdir_p(cache_dir, err, sizeof(err)))
+	/* a cache directory another user could change gets no log of root's */
+	const int fd = chosen ? -1 : safe_dir_open(cache_dir, SAFE_DIR_CREATE, err, sizeof(err));
+	if (fd >= 0 &&
+	    snprintf(log, sizeof(log), "3:file:%s/libvirt.log", cache_dir) < (int)sizeof(log))
 		setenv("LIBVIRT_LOG_OUTPUTS", log, 0);
+	if (fd >= 0)
+		close(fd);
 	chosen = true;
 	pthread_mutex_unlock(&loop_lock);
 }

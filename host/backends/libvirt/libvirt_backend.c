@@ -44,6 +44,7 @@
 #include "util/data_path.h"
 #include "util/errbuf.h"
 #include "util/interrupt.h"
+#include "util/safe_dir.h"
 
 #define MEMORY_MIB	  32	      /* the shared block ends at 16 MiB, the report window at 18 */
 #define POLL_BOOT_NS	  1000000ull  /* until every hello: boot is short, its end is a figure */
@@ -385,22 +386,24 @@ static int serial_bytes(const struct lv_domain *d, unsigned char **data, size_t 
  */
 static void keep_serial_log(struct lv_run *run, const struct lv_domain *d, char *out, size_t len)
 {
-	char dir[PATH_MAX + 16], err[ERRBUF_SIZE] = "";
+	char dir[PATH_MAX + 16], name[128], err[ERRBUF_SIZE] = "";
 	unsigned char *data = NULL;
 	size_t n = 0;
 	snprintf(dir, sizeof(dir), "%s/failed-serial", run->b->cache);
-	FILE *f = NULL;
-	errno = ENAMETOOLONG;
-	if (snprintf(out, len, "%s/%s.serial.log", dir, d->name) >= (int)len ||
-	    (mkdir(dir, 0700) && errno != EEXIST) || serial_bytes(d, &data, &n, err, sizeof(err)) ||
-	    !(f = fopen(out, "we")) || fwrite(data, 1, n, f) != n) {
-		snprintf(out, len, "(not kept: %s)", err[0] ? err : strerror(errno));
-		if (f)
-			fclose(f);
+	snprintf(name, sizeof(name), "%s.serial.log", d->name);
+	/* the cache directory by safe_dir's rules: no other user's link leads root's copy */
+	const int fd = snprintf(out, len, "%s/%s", dir, name) >= (int)len
+			   ? errbuf_printf(err, sizeof(err), "%s", strerror(ENAMETOOLONG))
+			   : safe_dir_open(dir, SAFE_DIR_CREATE, err, sizeof(err));
+	if (fd < 0 || serial_bytes(d, &data, &n, err, sizeof(err)) ||
+	    safe_file_replace(fd, dir, name, data, n, 0644, err, sizeof(err))) {
+		snprintf(out, len, "(not kept: %s)", err);
+		if (fd >= 0)
+			close(fd);
 		free(data);
 		return;
 	}
-	fclose(f);
+	close(fd);
 	free(data);
 	orphans_trim_logs(dir, "plerig-", ".serial.log", SERIAL_LOGS_KEPT);
 }

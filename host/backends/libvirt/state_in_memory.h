@@ -8,6 +8,11 @@
  * a reboot (libvirt's daemons keep it in /run), so ROOT/run becomes a link
  * to a directory of ours on /dev/shm (tmpfs), where fsync costs nothing.
  * The capability cache and QEMU's logs stay in ROOT, on disk.
+ *
+ * plerig removes only directories it made: named plerig-libvirt-run-XXXXXX
+ * in /dev/shm, its user's, closed to others, holding the ROOT file it wrote
+ * there with the root they were made for. A root that another user could
+ * change (util/safe_dir.h) is left as it is.
  */
 #ifndef PLERIG_LIBVIRT_STATE_IN_MEMORY_H
 #define PLERIG_LIBVIRT_STATE_IN_MEMORY_H
