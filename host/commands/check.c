@@ -128,17 +128,20 @@ static int open_baselines(const struct check_options *o, struct check_result *re
 		fprintf(stderr, "plerig check: --record: %s\n", err);
 		return EXIT_USAGE;
 	}
-	int rc = baseline_load(bl->dir, res->baseline_key, &bl->b, err, sizeof(err));
+	int rc = baseline_load_host(bl->dir, &res->host, &bl->b, err, sizeof(err));
 	if (rc < 0) {
 		/* a recording merges into the file: a damaged one is not silently replaced */
 		fprintf(stderr, "plerig check: %s%s\n", err,
-			o->record ? " (--record keeps the other scenarios' entries of this file: "
-				    "mend it, or remove it to record afresh)"
-				  : "");
+			o->record && rc == -1
+			    ? " (--record keeps the other scenarios' entries of this file: "
+			      "mend it, or remove it to record afresh)"
+			    : "");
 		return EXIT_USAGE;
 	}
 	bl->loaded = rc == 0;
 	if (bl->loaded && !o->record) {
+		/* the file read: under the key an older plerig gave this host, until recorded */
+		baseline_path(bl->dir, bl->b.key, bl->path, sizeof(bl->path));
 		describe_baseline(bl->path, &bl->b, &res->host, res->baseline_note,
 				  sizeof(res->baseline_note));
 	} else if (!o->record) {

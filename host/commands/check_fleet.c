@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "commands/commands.h"
+#include "experiment/baseline_store.h"
 #include "experiment/host_identity.h"
 #include "model/connect_list.h"
 #include "model/outcome.h"
@@ -17,6 +18,7 @@
 #include "util/at_once.h"
 #include "util/errbuf.h"
 #include "util/interrupt.h"
+#include "util/printable.h"
 #include "util/strfmt.h"
 #include "util/uri_redact.h"
 
@@ -61,6 +63,39 @@ static void *check_one(void *arg)
 	return NULL;
 }
 
+/*
+ * Two reached hosts whose identities make one baseline key (one host name
+ * and one kind of machine: two URIs of one machine, or two machines of one
+ * name) would record into one file: refused before anything runs. 0, or
+ * EXIT_USAGE with the message.
+ */
+static int keys_apart(const struct check_options *o, const struct host_job *jobs, unsigned n)
+{
+	const char *dir = baseline_store_dir(o->baselines_dir);
+	char a[256], b[256], path[1024], one[256], other[256], name[128];
+	for (unsigned i = 0; dir && i < n; i++) {
+		baseline_key(&jobs[i].host.info, a, sizeof(a));
+		for (unsigned k = i + 1; !jobs[i].host.error[0] && k < n; k++) {
+			baseline_key(&jobs[k].host.info, b, sizeof(b));
+			if (jobs[k].host.error[0] || strcmp(a, b))
+				continue;
+			baseline_path(dir, a, path, sizeof(path));
+			printable_copy(one, sizeof(one), jobs[i].host.info.connection);
+			printable_copy(other, sizeof(other), jobs[k].host.info.connection);
+			printable_copy(name, sizeof(name), jobs[i].host.info.name);
+			fprintf(stderr,
+				"plerig check: --connect: %s and %s are one host by what plerig "
+				"reads of them (name '%s', the same CPU model, CPU count, SMT and "
+				"KVM module), so their baselines would share %s: check them one at "
+				"a time, with --baselines naming a store each (two machines: give "
+				"them distinct host names)\n",
+				one, other, name, path);
+			return EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
 /* Job @j's --report results after the others', and its summary where the caller's goes. */
 static int join_outputs(const struct host_check *proto, struct host_job *j)
 {
@@ -94,6 +129,11 @@ int check_fleet(const struct check_options *o, const struct host_check *proto,
 		jobs[i].uri = connect_list_uri(&list, i);
 	}
 	at_once(jobs, sizeof(jobs[0]), list.nr, identify);
+	if (keys_apart(o, jobs, list.nr)) {
+		free(hosts);
+		free(jobs);
+		return EXIT_USAGE;
+	}
 	for (unsigned i = 0; i < list.nr; i++)
 		hosts[i] = jobs[i].host;
 	run_hosts_label(hosts, list.nr);

@@ -35,44 +35,6 @@ const char *baseline_store_dir(const char *option)
 	return env && *env ? env : NULL;
 }
 
-/* Lower-case letters and digits; every other run of characters one '-'. */
-static size_t slug(const char *s, char *out, size_t len)
-{
-	size_t o = 0;
-	bool dash = false;
-	for (; *s && o + 2 < len; s++) {
-		if (isalnum((unsigned char)*s) || *s == '_') {
-			if (dash && o)
-				out[o++] = '-';
-			out[o++] = (char)tolower((unsigned char)*s);
-			dash = false;
-		} else {
-			dash = true;
-		}
-	}
-	out[o] = '\0';
-	return o;
-}
-
-void baseline_key(const struct host_info *h, char *buf, size_t len)
-{
-	char model[128], raw[256], name[64] = "";
-	slug(h->cpu_model, model, sizeof(model));
-	/* check --connect: one baseline per host, not per kind of machine, so that two
-	 * hosts of one model (another BIOS setting, another kernel) each keep their own */
-	if (h->connection[0])
-		slug(h->name, name, sizeof(name));
-	/* a module inferred from a remote host's CPU flags adds nothing its CPU model does
-	 * not: such a host keeps the key it had while plerig said its module was unknown */
-	snprintf(raw, sizeof(raw), "%s%s%s %ldcpu smt%s %s", name, name[0] ? " " : "", model,
-		 h->cpus_online,
-		 h->smt < 0 ? "unknown"
-		 : h->smt   ? "1"
-			    : "0",
-		 h->kvm_module_source[0] ? "unknown" : h->kvm_module);
-	slug(raw, buf, len);
-}
-
 void baseline_path(const char *dir, const char *key, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s/%s.json", dir, key);
@@ -264,9 +226,13 @@ static int host_of_baseline(const struct reader *r, json_object *o, const char *
 	/* the key is made of these: control characters would have made another machine's */
 	if (!printable_plain(h->cpu_model) || !printable_plain(h->kvm_module))
 		return bad(r, "host", "a control character in cpu_model or kvm_module");
-	/* the host it claims must be the machine of the key, or its figures are another's */
+	/* the host it claims must be the machine of the key, or its figures are another's;
+	 * a file of the key plerig gave it before names were kept apart is still its own */
 	baseline_key(h, host_key, sizeof(host_key));
+	if (strcmp(host_key, key))
+		baseline_legacy_key(h, host_key, sizeof(host_key));
 	if (strcmp(host_key, key)) {
+		baseline_key(h, host_key, sizeof(host_key));
 		char model[64];
 		printable_copy(model, sizeof(model), h->cpu_model);
 		return bad(r, "host",
@@ -376,14 +342,10 @@ static int check_header(const struct reader *r, json_object *root, const char *k
 	    !json_object_is_type(v, json_type_int) || json_object_get_int64(v) != BASELINE_VERSION)
 		return bad(r, "schema_version",
 			   "not %d (the integer): not a file this plerig reads", BASELINE_VERSION);
-	if (json_object_object_get_ex(root, "key", NULL)) {
-		const char *k = string_member(r, NULL, root, "key", sizeof(file_key));
-		if (!k)
-			return -1;
-		printable_copy(file_key, sizeof(file_key), k);
-		if (strcmp(k, key))
-			return bad(r, "key", "'%s' is not this file's, %s", file_key, key);
-	}
+	const char *k = NULL;
+	if (json_object_object_get_ex(root, "key", NULL) &&
+	    !(k = string_member(r, NULL, root, "key", sizeof(file_key))))
+		return -1;
 	if (text_member(r, root, "recorded_at", b->recorded_at, sizeof(b->recorded_at)) ||
 	    text_member(r, root, "plerig_version", b->plerig_version, sizeof(b->plerig_version)) ||
 	    text_member(r, root, "suite", b->suite, sizeof(b->suite)))
@@ -392,6 +354,14 @@ static int check_header(const struct reader *r, json_object *root, const char *k
 		return bad(r, "host", "missing");
 	if (host_of_baseline(r, v, key, &b->host))
 		return -1;
+	/* the key it was recorded under: its file's, or its host's old one (a file moved
+	 * to the new key by hand, as the refusal of another host's file says to) */
+	char old[256];
+	baseline_legacy_key(&b->host, old, sizeof(old));
+	if (k && strcmp(k, key) && strcmp(k, old)) {
+		printable_copy(file_key, sizeof(file_key), k);
+		return bad(r, "key", "'%s' is not this file's, %s", file_key, key);
+	}
 	return 0;
 }
 
@@ -506,6 +476,59 @@ int baseline_load(const char *dir, const char *key, struct baseline *b, char *er
 		return errbuf_printf(err, errlen, "baseline store '%s': %s", dir, strerror(errno));
 	int rc = load_at(dfd, dir, key, b, err, errlen);
 	close(dfd);
+	return rc;
+}
+
+/*
+ * The file at @key is @stored's, not @now's: names that made one key. The
+ * fix in the message: where that host's file now goes, or another store.
+ */
+static int other_host(const char *dir, const char *key, const struct host_info *stored,
+		      const struct host_info *now, char *err, size_t errlen)
+{
+	char theirs[256], path[1024], stored_name[128], now_name[128];
+	baseline_key(stored, theirs, sizeof(theirs));
+	baseline_path(dir, key, path, sizeof(path));
+	printable_copy(stored_name, sizeof(stored_name), stored->name);
+	printable_copy(now_name, sizeof(now_name), now->name);
+	if (strcmp(theirs, key))
+		return errbuf_printf(
+		    err, errlen,
+		    "%s holds the baseline of host '%s', not of this host '%s': an "
+		    "older plerig gave both names the key %s; move it to "
+		    "%s/%s.json, where plerig now looks for that host's, and run "
+		    "again",
+		    path, stored_name, now_name, key, dir, theirs);
+	return errbuf_printf(err, errlen,
+			     "%s holds the baseline of host '%s', not of this host '%s', whose "
+			     "name makes the same key: check this host with --baselines naming "
+			     "another store",
+			     path, stored_name, now_name);
+}
+
+int baseline_load_host(const char *dir, const struct host_info *h, struct baseline *b, char *err,
+		       size_t errlen)
+{
+	char key[256], old[256];
+	baseline_key(h, key, sizeof(key));
+	baseline_legacy_key(h, old, sizeof(old));
+	int rc = baseline_load(dir, key, b, err, errlen);
+	if (rc == 1 && strcmp(old, key)) {
+		/* recorded before names were kept apart: this host's if it names this host */
+		rc = baseline_load(dir, old, b, err, errlen);
+		if (rc == 0 && !baseline_same_host(&b->host, h)) {
+			baseline_free(b); /* another host's: this one has none yet */
+			rc = 1;
+		}
+		if (rc == 1)
+			snprintf(b->key, sizeof(b->key), "%s", key);
+		return rc;
+	}
+	if (rc == 0 && !baseline_same_host(&b->host, h)) {
+		other_host(dir, key, &b->host, h, err, errlen);
+		baseline_free(b);
+		return -2;
+	}
 	return rc;
 }
 
@@ -627,8 +650,25 @@ int baseline_save(const char *dir, const struct baseline *b, FILE *note, char *e
 	if (lock_store(dfd, dir, note, err, errlen))
 		goto out;
 	/* what is there now: another recording may have landed since this one began */
-	if (load_at(dfd, dir, b->key, &cur, err, errlen) < 0)
+	int got = load_at(dfd, dir, b->key, &cur, err, errlen);
+	if (got < 0)
 		goto out;
+	if (got == 0 && !baseline_same_host(&cur.host, &b->host)) {
+		other_host(dir, b->key, &cur.host, &b->host, err, errlen);
+		goto out;
+	}
+	/* none yet under this key: this host's file under the key plerig gave it before, if
+	 * any, is carried over to this one (and removed once this one is written) */
+	char old[256];
+	bool carried = false;
+	baseline_legacy_key(&b->host, old, sizeof(old));
+	if (got == 1 && strcmp(old, b->key)) {
+		if (load_at(dfd, dir, old, &cur, err, errlen) < 0)
+			goto out;
+		carried = baseline_same_host(&cur.host, &b->host) && cur.nr_entries;
+		if (!carried)
+			baseline_free(&cur);
+	}
 	if (merge(&cur, b) || !(text = baseline_text(&cur))) {
 		errbuf_printf(err, errlen, "out of memory");
 		goto out;
@@ -637,6 +677,9 @@ int baseline_save(const char *dir, const struct baseline *b, FILE *note, char *e
 	char name[300];
 	snprintf(name, sizeof(name), "%s.json", b->key);
 	rc = safe_file_replace(dfd, dir, name, text, strlen(text), 0666, err, errlen);
+	snprintf(name, sizeof(name), "%s.json", old);
+	if (!rc && carried)
+		unlinkat(dfd, name, 0);
 out:
 	free(text);
 	baseline_free(&cur);

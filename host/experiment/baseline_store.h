@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "experiment/baseline_key.h"
 #include "measure/host_info.h"
 
 /* A baseline file of the default suite is some 20 KiB: these are far above any real one. */
@@ -48,12 +49,6 @@ struct baseline {
 
 /* The store: --baselines DIR, else $PLERIG_BASELINES; NULL when neither. */
 const char *baseline_store_dir(const char *option);
-/*
- * This machine's key: "amd-epyc-7b13-2cpu-smt0-kvm_pvm" style, file-name
- * safe; a host of check --connect (h->connection set) has its name first,
- * "hosta-amd-epyc-7b13-64cpu-smt1-unknown": each host its own baseline.
- */
-void baseline_key(const struct host_info *h, char *buf, size_t len);
 /* DIR/KEY.json into @buf. */
 void baseline_path(const char *dir, const char *key, char *buf, size_t len);
 
@@ -68,13 +63,25 @@ int baseline_parse(const char *name, const char *key, const char *text, size_t l
 /* 0 loaded, 1 no file for @key (no baseline), -1 with @err (bad file: exit 2). */
 int baseline_load(const char *dir, const char *key, struct baseline *b, char *err, size_t errlen);
 /*
+ * The baseline of host @h: under its key, else under the key an older
+ * plerig gave it (baseline_legacy_key) where that file names this host
+ * (b->key says which). 0 loaded, 1 none, -1 with @err (a bad file), -2
+ * with @err: the file at the key is another host's whose name made the
+ * same key (the message says where to move it).
+ */
+int baseline_load_host(const char *dir, const struct host_info *h, struct baseline *b, char *err,
+		       size_t errlen);
+/*
  * Before recording anything: create DIR if missing (its parent must exist)
  * and create and remove a file in it. 0, or -1 with @err.
  */
 int baseline_store_prepare(const char *dir, char *err, size_t errlen);
 /*
  * Merge @b into DIR/KEY.json: every scenario with entries in @b replaces
- * all of that scenario's entries there; the others stay. Under an flock
+ * all of that scenario's entries there; the others stay. Where there is no
+ * DIR/KEY.json yet, @b's host's file under its legacy key is merged from
+ * and removed once KEY.json is written; a file of another host at KEY is
+ * refused. Under an flock
  * on DIR (a line on @note, if not NULL, while another holds it), written
  * to a new file and renamed over the old one. 0, or -1 with @err.
  */

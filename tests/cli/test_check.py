@@ -232,6 +232,18 @@ class Check(unittest.TestCase):
         self.assertEqual(r.stdout.count("2 hosts of --connect run on it at once"), 4,
                          r.stdout + r.stderr)
 
+    def test_two_hosts_of_one_baseline_key_are_refused(self):
+        # embedded and qemu:///session are this machine twice: one name, one kind of
+        # machine, so one baseline file that each would record over the other's;
+        # refused before anything runs (issue 25 item 9)
+        r = self.check("--connect", "embedded,qemu:///session", "--baselines", self.store,
+                       "--record")
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("--connect: embedded and qemu:///session are one host by what plerig "
+                      "reads of them", r.stderr)
+        self.assertIn("--baselines naming a store each", r.stderr)
+        self.assertEqual(glob.glob(os.path.join(self.store, "*.json")), [])
+
     def test_unwritable_report_is_refused_before_running(self):
         r = self.check("--report", os.path.join(self.dir, "no", "such", "dir", "c.html"))
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
