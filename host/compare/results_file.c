@@ -17,9 +17,6 @@
 #include "util/strfmt.h"
 #include "output/json_writer.h"
 
-/* 1 GiB: far above any real results file, far below INT_MAX for json-c. */
-#define RESULTS_FILE_MAX (1 << 30)
-
 /* No figure plerig writes comes near this; past it the variance would overflow. */
 #define RESULTS_VALUE_MAX 1e15
 
@@ -141,6 +138,19 @@ static int wait_readable(int fd)
 	return 0;
 }
 
+/* Past RESULTS_FILE_MAX (@size bytes; 0: a pipe, whose size is not known): the way out. */
+static void too_big(const struct where *w, unsigned long long size)
+{
+	char n[32] = "";
+	if (size)
+		snprintf(n, sizeof(n), "%llu bytes, ", size);
+	bad(w, NULL,
+	    "%smore than the %u MiB a results file may have here (reading one takes 5 to 14 "
+	    "times its size in memory): write the experiment into several files, fewer "
+	    "variants or --repeat each, and compare or report those",
+	    n, RESULTS_FILE_MAX >> 20);
+}
+
 /*
  * Whole file, so that a syntax error can be placed by line. Refused above
  * RESULTS_FILE_MAX before parsing, so every length fits json-c's int.
@@ -164,14 +174,12 @@ static char *read_all(const struct where *w, size_t *len)
 		goto fail;
 	}
 	if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > RESULTS_FILE_MAX) {
-		bad(w, NULL, "%lld bytes, more than the %d MiB a results file may have",
-		    (long long)st.st_size, RESULTS_FILE_MAX >> 20);
+		too_big(w, (unsigned long long)st.st_size);
 		goto fail;
 	}
 	for (;;) {
 		if (*len > RESULTS_FILE_MAX) { /* a pipe says no size beforehand */
-			bad(w, NULL, "more than the %d MiB a results file may have",
-			    RESULTS_FILE_MAX >> 20);
+			too_big(w, 0);
 			goto fail;
 		}
 		if (*len + 65536 + 1 > cap) {

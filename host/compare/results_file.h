@@ -14,6 +14,17 @@
 
 #include "model/metrics.h"
 
+/*
+ * The largest results file compare and report read (docs/safety.md):
+ * json-c's tree of a file takes 5.5 times its size in memory as plerig
+ * writes it (indented) and 9.5 times written compact, more for files of
+ * smaller values (scripts/bench-results-memory: 91 MB indented 496 MB of
+ * RSS, 90 MB compact 848 MB; issue 25 saw 13 times), and compare holds
+ * two. A file past it is refused before it is parsed, with the way out:
+ * fewer variants or repeats per file. Far below INT_MAX, json-c's length.
+ */
+#define RESULTS_FILE_MAX (64u << 20)
+
 /* The fields that make two variants the same experiment. */
 #define RESULTS_FILE_IDENTITY                                                                      \
 	"backend", "lock", "relax", "ring", "vms", "vcpus", "pcpus", "pin", "cs_cycles",           \
@@ -83,7 +94,8 @@ unsigned results_file_values(const struct loaded_variant *v, const struct metric
 
 /*
  * Any of plerig's JSON files, parsed whole: NULL with "PATH: not JSON: ...
- * (truncated?)" in @err when it is not one complete document.
+ * (truncated?)" in @err when it is not one complete document, or with the
+ * cap when it is larger than RESULTS_FILE_MAX.
  */
 json_object *results_file_parse(const char *path, char *err, size_t errlen);
 
