@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "util/errbuf.h"
+#include "util/printable.h"
 #include "util/strfmt.h"
 
 /* Exit times where a backend cannot have them: say why not. */
@@ -44,7 +45,7 @@ int run_fail(struct variant_result *r, const char *fmt, ...)
 		return -1;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(r->error, sizeof(r->error), fmt, ap);
+	printable_vformat(r->error, sizeof(r->error), fmt, ap); /* a guest's or libvirt's words */
 	va_end(ap);
 	return -1;
 }

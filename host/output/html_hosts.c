@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "output/html_page.h"
+#include "output/html_text.h"
 #include "output/svg_chart.h"
 #include "output/units.h"
 
@@ -77,22 +78,13 @@ static void variant_line(FILE *out, json_object *v)
 	json_object *st = jget(jget(v, "stats"), "acq_per_s");
 	const double mean = jnum(st, "mean");
 	if (ok && isfinite(mean))
-		fprintf(out, ": %s acq/s", units_count(mean, acq, sizeof(acq)));
-	else if (ok) { /* ok runs without a rate: n/a, as the run's own table says */
-		fputs(": acq/s n/a", out);
-		if (no_rate) {
-			fputs(" (", out);
-			html_escape(out, no_rate);
-			fputs(")", out);
-		}
-	}
-	if (ok < n) {
-		fprintf(out, ", <b>%u of %u runs failed</b>", n - ok, n);
-		if (error) {
-			fputs(": ", out);
-			html_escape(out, error);
-		}
-	}
+		html_printf(out, ": %s acq/s", units_count(mean, acq, sizeof(acq)));
+	else if (ok) /* ok runs without a rate: n/a, as the run's own table says */
+		html_printf(out, ": acq/s n/a%s%s%s", no_rate ? " (" : "", no_rate ? no_rate : "",
+			    no_rate ? ")" : "");
+	if (ok < n)
+		html_printf(out, ", <b>%u of %u runs failed</b>%s%s", n - ok, n, error ? ": " : "",
+			    error ? error : "");
 	fputs("<br>\n", out);
 }
 
@@ -105,14 +97,14 @@ static void comparison_line(FILE *out, json_object *vs, json_object *c)
 	short_label(base, b, sizeof(b));
 	short_label(cand, k, sizeof(k));
 	const char *verdict = jstr(c, "verdict") ? jstr(c, "verdict") : "n/a";
-	fprintf(out, "<i>%s</i> ", !strcmp(verdict, "worse") ? "<b>worse</b>" : verdict);
-	html_escape(out, jstr(c, "metric") ? jstr(c, "metric") : "?");
-	fputs(" ", out);
-	html_escape(out, k);
-	fputs(" vs ", out);
-	html_escape(out, b);
+	/* a verdict is the file's text like any other: only plerig's own word is made bold */
+	if (!strcmp(verdict, "worse"))
+		fputs("<i><b>worse</b></i> ", out);
+	else
+		html_printf(out, "<i>%s</i> ", verdict);
+	html_printf(out, "%s %s vs %s", jstr(c, "metric") ? jstr(c, "metric") : "?", k, b);
 	if (isfinite(jnum(c, "delta_pct")))
-		fprintf(out, " %+.1f %%", jnum(c, "delta_pct"));
+		html_printf(out, " %+.1f %%", jnum(c, "delta_pct"));
 	fputs("<br>\n", out);
 }
 
@@ -166,15 +158,11 @@ void html_hosts_section(FILE *out, const struct html_input *in, unsigned n)
 		       "each section's host table.");
 	fputs("<table class=\"hosts\"><tr><th>host</th>", out);
 	for (unsigned c = 0; c < columns.n; c++) {
-		fputs("<th>", out);
-		html_escape(out, columns.name[c]);
-		fputs("</th>", out);
+		html_printf(out, "<th>%s</th>", columns.name[c]);
 	}
 	fputs("</tr>\n", out);
 	for (unsigned h = 0; h < hosts.n; h++) {
-		fputs("<tr><th>", out);
-		html_escape(out, hosts.name[h]);
-		fputs("</th>", out);
+		html_printf(out, "<tr><th>%s</th>", hosts.name[h]);
 		for (unsigned c = 0; c < columns.n; c++)
 			cell(out, in, n, columns.name[c], hosts.name[h]);
 		fputs("</tr>\n", out);

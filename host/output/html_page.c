@@ -5,40 +5,42 @@
 #include <math.h>
 #include <string.h>
 
-#include "output/svg_chart.h"
+#include "output/html_text.h"
 
-static const char css[] =
-    "body{font-family:sans-serif;margin:24px;color:#111;max-width:1600px}"
-    "h1{font-size:22px}h2{font-size:18px;border-bottom:1px solid #888;margin-top:32px}"
-    "h3{font-size:15px}table.host td{padding:1px 10px 1px 0;vertical-align:top}"
-    "table.host td:first-child{font-weight:bold;white-space:nowrap}"
-    "table.hosts td,table.hosts th{padding:1px 8px;text-align:left;vertical-align:top}"
-    "code{font-size:12px}figure.chart{margin:12px 0}"
-    "svg text{font-family:sans-serif;font-size:11px;fill:#111}"
-    "svg text.title{font-size:13px;font-weight:bold}"
-    "svg text.axis-title{font-size:12px}svg text.marked{font-weight:bold}"
-    "svg .grid{stroke:#ddd;stroke-width:1}svg .axis{stroke:#333;stroke-width:1}"
-    "svg .bar{fill:#7a7a7a;stroke:#222;stroke-width:0.5}"
-    "svg .bar.alt{fill:#cfcfcf}svg .bar.baseline{fill:url(#hatch);stroke:#000;stroke-width:1.5}"
-    "svg .sd{stroke:#000;stroke-width:4}svg .ci{stroke:#000;stroke-width:1;fill:none}"
-    "svg .vline{stroke:#000;stroke-dasharray:3 2}svg text.vlabel{font-weight:bold}"
-    "p.note{font-size:13px;color:#333}"
-    "div.charts{display:flex;flex-wrap:wrap;column-gap:16px}";
+/* plerig's own style sheet, a literal: part of the markup */
+#define CSS                                                                                        \
+	"body{font-family:sans-serif;margin:24px;color:#111;max-width:1600px}"                     \
+	"h1{font-size:22px}h2{font-size:18px;border-bottom:1px solid #888;margin-top:32px}"        \
+	"h3{font-size:15px}table.host td{padding:1px 10px 1px 0;vertical-align:top}"               \
+	"table.host td:first-child{font-weight:bold;white-space:nowrap}"                           \
+	"table.hosts td,table.hosts th{padding:1px 8px;text-align:left;vertical-align:top}"        \
+	"code{font-size:12px}figure.chart{margin:12px 0}"                                          \
+	"svg text{font-family:sans-serif;font-size:11px;fill:#111}"                                \
+	"svg text.title{font-size:13px;font-weight:bold}"                                          \
+	"svg text.axis-title{font-size:12px}svg text.marked{font-weight:bold}"                     \
+	"svg .grid{stroke:#ddd;stroke-width:1}svg .axis{stroke:#333;stroke-width:1}"               \
+	"svg .bar{fill:#7a7a7a;stroke:#222;stroke-width:0.5}"                                      \
+	"svg .bar.alt{fill:#cfcfcf}svg "                                                           \
+	".bar.baseline{fill:url(#hatch);stroke:#000;stroke-width:1.5}"                             \
+	"svg .sd{stroke:#000;stroke-width:4}svg .ci{stroke:#000;stroke-width:1;fill:none}"         \
+	"svg .vline{stroke:#000;stroke-dasharray:3 2}svg text.vlabel{font-weight:bold}"            \
+	"p.note{font-size:13px;color:#333}"                                                        \
+	"div.charts{display:flex;flex-wrap:wrap;column-gap:16px}"
 
 void html_page_open(FILE *out, const char *title)
 {
-	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>", out);
-	html_escape(out, title);
-	fprintf(out, "</title>\n<style>%s</style></head>\n<body>\n", css);
+	html_printf(out,
+		    "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>%s"
+		    "</title>\n<style>" CSS "</style></head>\n<body>\n",
+		    title);
 	/* the baseline's hatching, shared by every chart of the page */
 	fputs("<svg width=\"0\" height=\"0\" style=\"position:absolute\"><defs>"
 	      "<pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
 	      "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#fff\"/>"
 	      "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#000\" stroke-width=\"3\"/>"
-	      "</pattern></defs></svg>\n<h1>",
+	      "</pattern></defs></svg>\n",
 	      out);
-	html_escape(out, title);
-	fputs("</h1>\n", out);
+	html_printf(out, "<h1>%s</h1>\n", title);
 }
 
 void html_page_close(FILE *out)
@@ -48,9 +50,7 @@ void html_page_close(FILE *out)
 
 void html_section_open(FILE *out, const char *id, const char *title)
 {
-	fprintf(out, "<section id=\"%s\"><h2>", id);
-	html_escape(out, title);
-	fputs("</h2>\n", out);
+	html_printf(out, "<section id=\"%s\"><h2>%s</h2>\n", id, title);
 }
 
 void html_section_close(FILE *out)
@@ -60,9 +60,7 @@ void html_section_close(FILE *out)
 
 void html_note(FILE *out, const char *text)
 {
-	fputs("<p class=\"note\">", out);
-	html_escape(out, text);
-	fputs("</p>\n", out);
+	html_printf(out, "<p class=\"note\">%s</p>\n", text);
 }
 
 json_object *jget(json_object *o, const char *key)
@@ -102,11 +100,8 @@ const char *jstr(json_object *o, const char *key)
 
 static void row(FILE *out, const char *name, const char *value)
 {
-	fputs("<tr><td>", out);
-	html_escape(out, name);
-	fputs("</td><td><code>", out);
-	html_escape(out, value && *value ? value : "not recorded in this file");
-	fputs("</code></td></tr>\n", out);
+	html_printf(out, "<tr><td>%s</td><td><code>%s</code></td></tr>\n", name,
+		    value && *value ? value : "not recorded in this file");
 }
 
 /* "ple_gap=128 ple_window=4096" of a host object, "" when none is readable. */
@@ -130,9 +125,7 @@ static void ple_params_text(json_object *host, char *params, size_t len)
 
 static void cell(FILE *out, const char *text)
 {
-	fputs("<td>", out);
-	html_escape(out, text && *text ? text : "-");
-	fputs("</td>", out);
+	html_printf(out, "<td>%s</td>", text && *text ? text : "-");
 }
 
 /* "kvm_intel", or with how it was inferred where libvirt named no module. */
@@ -152,7 +145,7 @@ static void hosts_table(FILE *out, json_object *hosts)
 					   "kernel", "KVM",  "PLE",	   "hypervisor", "error"};
 	fputs("<table class=\"hosts\"><tr>", out);
 	for (unsigned i = 0; i < sizeof(head) / sizeof(head[0]); i++)
-		fprintf(out, "<th>%s</th>", head[i]);
+		html_printf(out, "<th>%s</th>", head[i]);
 	fputs("</tr>\n", out);
 	for (size_t i = 0; i < json_object_array_length(hosts); i++) {
 		json_object *h = json_object_array_get_idx(hosts, i);

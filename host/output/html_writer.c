@@ -10,6 +10,7 @@
 #include "plerig/histogram.h"
 #include "output/html_hosts.h"
 #include "output/html_page.h"
+#include "output/html_text.h"
 #include "output/svg_chart.h"
 #include "output/units.h"
 #include "util/atomic_file.h"
@@ -534,25 +535,21 @@ static void halt_path_table(FILE *out, json_object *vs, unsigned n)
 			      "</th>",
 			      out);
 			for (unsigned c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
-				fprintf(out, "<th>%s</th>", cols[c].head);
+				html_printf(out, "<th>%s</th>", cols[c].head);
 			fputs("</tr>\n", out);
 			open = true;
 		}
 		variant_label(v, label, sizeof(label));
-		fputs("<tr><td>", out);
-		html_escape(out, label);
-		fputs("</td>", out);
+		html_printf(out, "<tr><td>%s</td>", label);
 		if (!hp || jstr(hp, "unavailable")) {
-			fprintf(out, "<td colspan=\"%zu\">n/a: ", sizeof(cols) / sizeof(cols[0]));
-			html_escape(out, hp ? jstr(hp, "unavailable") : "no ok run");
-			fputs("</td></tr>\n", out);
+			html_printf(out, "<td colspan=\"%zu\">n/a: %s</td></tr>\n",
+				    sizeof(cols) / sizeof(cols[0]),
+				    hp ? jstr(hp, "unavailable") : "no ok run");
 			continue;
 		}
-		for (unsigned c = 0; c < sizeof(cols) / sizeof(cols[0]); c++) {
-			fputs("<td>", out);
-			html_escape(out, halt_cell(hp, cols[c].key, cols[c].ns, b, sizeof(b)));
-			fputs("</td>", out);
-		}
+		for (unsigned c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
+			html_printf(out, "<td>%s</td>",
+				    halt_cell(hp, cols[c].key, cols[c].ns, b, sizeof(b)));
 		fputs("</tr>\n", out);
 	}
 	if (open)
@@ -575,7 +572,7 @@ void html_results_section(FILE *out, const struct html_input *in, unsigned index
 	html_host_table(out, doc, in->name);
 	if (jget(doc, "interrupted") && json_object_get_boolean(jget(doc, "interrupted")))
 		html_note(out, "The run was interrupted: the charts show the runs completed.");
-	fprintf(out, "<h3>Per variant</h3>\n");
+	fputs("<h3>Per variant</h3>\n", out);
 	variant_bars(out, doc, index, "acq_per_s", "Throughput per variant",
 		     "lock acquisitions per second, all vCPUs (log)", "", true);
 	variant_bars(out, doc, index, "stalled_share", "Stalled share per variant",
@@ -590,14 +587,32 @@ void html_results_section(FILE *out, const struct html_input *in, unsigned index
 	if (jnum(doc, "repeat") >= 2)
 		time_order_chart(out, doc, index);
 	halt_path_table(out, vs, n);
-	fprintf(out, "<h3>Wait-time distributions</h3>\n<div class=\"charts\">\n");
+	fputs("<h3>Wait-time distributions</h3>\n<div class=\"charts\">\n", out);
 	for (unsigned i = 0; i < n; i++)
 		wait_chart(out, at(vs, i), index, i);
-	fprintf(out, "</div>\n<h3>Per vCPU</h3>\n<div class=\"charts\">\n");
+	fputs("</div>\n<h3>Per vCPU</h3>\n<div class=\"charts\">\n", out);
 	for (unsigned i = 0; i < n; i++)
 		per_vcpu_charts(out, at(vs, i), index, i);
 	fputs("</div>\n", out);
 	html_section_close(out);
+}
+
+void html_document_print(FILE *out, const struct html_input *in, unsigned n)
+{
+	html_page_open(out, "plerig report");
+	fputs("<p class=\"note\">Made by plerig from ", out);
+	for (unsigned i = 0; i < n; i++)
+		html_printf(out, "%s%s", i ? ", " : "", in[i].name);
+	fputs(".</p>\n", out);
+	html_hosts_section(out, in, n);
+	for (unsigned i = 0; i < n; i++) {
+		const char *schema = jstr(in[i].doc, "schema");
+		if (schema && !strcmp(schema, "plerig-sweep"))
+			html_sweep_section(out, &in[i], i);
+		else
+			html_results_section(out, &in[i], i);
+	}
+	html_page_close(out);
 }
 
 int html_document_write(const char *path, const struct html_input *in, unsigned n, char *err,
@@ -609,22 +624,7 @@ int html_document_write(const char *path, const struct html_input *in, unsigned 
 
 	if (!out)
 		return errbuf_printf(err, errlen, "cannot write '%s': out of memory", path);
-	html_page_open(out, "plerig report");
-	fputs("<p class=\"note\">Made by plerig from ", out);
-	for (unsigned i = 0; i < n; i++) {
-		fputs(i ? ", " : "", out);
-		html_escape(out, in[i].name);
-	}
-	fputs(".</p>\n", out);
-	html_hosts_section(out, in, n);
-	for (unsigned i = 0; i < n; i++) {
-		const char *schema = jstr(in[i].doc, "schema");
-		if (schema && !strcmp(schema, "plerig-sweep"))
-			html_sweep_section(out, &in[i], i);
-		else
-			html_results_section(out, &in[i], i);
-	}
-	html_page_close(out);
+	html_document_print(out, in, n);
 	if (fclose(out) || !text) {
 		free(text);
 		return errbuf_printf(err, errlen, "cannot write '%s': out of memory", path);

@@ -23,6 +23,8 @@ void html_results_section(FILE *out, const struct html_input *in, unsigned index
 /* The curves of one plerig-sweep document. */
 void html_sweep_section(FILE *out, const struct html_input *in, unsigned index);
 
+/* The page for @n documents. */
+void html_document_print(FILE *out, const struct html_input *in, unsigned n);
 /*
  * The page for @n documents, written to @path whole or not at all. Returns
  * 0, or -1 with a message naming the path in @err.

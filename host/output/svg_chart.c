@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/uri_redact.h"
+#include "output/html_text.h"
 
 #define CHART_W	   760.0
 #define CHAR_W	   6.6 /* of the 11 px sans-serif labels, a little generous */
@@ -163,33 +163,6 @@ static void cap_share(struct axis *a, const char *unit)
 		a->hi = 1.0;
 }
 
-void html_escape(FILE *out, const char *text)
-{
-	/* a results file of an older plerig, or a hand-made one, may hold a URI's credentials */
-	const bool uri = text && (strstr(text, "://") || strchr(text, '?'));
-	char *shown = uri ? uri_redact_dup(text) : NULL;
-	const char *s = !uri ? text : shown ? shown : "(not shown: out of memory)";
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '&':
-			fputs("&amp;", out);
-			break;
-		case '<':
-			fputs("&lt;", out);
-			break;
-		case '>':
-			fputs("&gt;", out);
-			break;
-		case '"':
-			fputs("&quot;", out);
-			break;
-		default:
-			fputc(*s, out);
-		}
-	}
-	free(shown);
-}
-
 const char *chart_value(double v, const char *unit, int sig, char *buf, size_t len)
 {
 	static const char *const si[] = {"", "k", "M", "G", "T", "P"};
@@ -248,70 +221,64 @@ const char *chart_number(double v, const char *unit, char *buf, size_t len)
 
 static void text(FILE *out, double x, double y, const char *anchor, const char *cls, const char *s)
 {
-	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" class=\"%s\">", x, y, anchor,
-		cls);
-	html_escape(out, s);
-	fputs("</text>\n", out);
+	html_printf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" class=\"%s\">%s</text>\n",
+		    x, y, anchor, cls, s);
 }
 
 /* @s cut to @max characters with an ellipsis, the whole in a tooltip. */
 static void label_text(FILE *out, double x, double y, const char *anchor, const char *s,
 		       unsigned max)
 {
-	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" class=\"label\"><title>", x, y,
-		anchor);
-	html_escape(out, s);
-	fputs("</title>", out);
-	if (strlen(s) <= max) {
-		html_escape(out, s);
-	} else {
-		char cut[128];
-		snprintf(cut, sizeof(cut), "%.*s", (int)(max > 1 ? max - 1 : 1), s);
-		html_escape(out, cut);
-		fputs("\u2026", out);
-	}
-	fputs("</text>\n", out);
+	html_printf(
+	    out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" class=\"label\"><title>%s</title>",
+	    x, y, anchor, s);
+	if (strlen(s) <= max) /* else cut at a character boundary */
+		html_printf(out, "%s</text>\n", s);
+	else
+		html_printf(out, "%.*s\u2026</text>\n", (int)(max > 1 ? max - 1 : 1), s);
 }
 
 static void marker(FILE *out, char m, double x, double y, const char *colour)
 {
 	switch (m) {
 	case 's':
-		fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"7\" height=\"7\" fill=\"%s\"/>\n",
-			x - 3.5, y - 3.5, colour);
+		html_printf(out,
+			    "<rect x=\"%.1f\" y=\"%.1f\" width=\"7\" height=\"7\" fill=\"%s\"/>\n",
+			    x - 3.5, y - 3.5, colour);
 		break;
 	case '^':
-		fprintf(out, "<path d=\"M%.1f %.1fl4 7h-8z\" fill=\"%s\"/>\n", x, y - 4.5, colour);
+		html_printf(out, "<path d=\"M%.1f %.1fl4 7h-8z\" fill=\"%s\"/>\n", x, y - 4.5,
+			    colour);
 		break;
 	case 'd':
-		fprintf(out, "<path d=\"M%.1f %.1fl4 4.5l-4 4.5l-4 -4.5z\" fill=\"%s\"/>\n", x,
-			y - 4.5, colour);
+		html_printf(out, "<path d=\"M%.1f %.1fl4 4.5l-4 4.5l-4 -4.5z\" fill=\"%s\"/>\n", x,
+			    y - 4.5, colour);
 		break;
 	case 'x':
-		fprintf(out,
-			"<path d=\"M%.1f %.1fl7 7m0 -7l-7 7\" stroke=\"%s\" stroke-width=\"2\"/>\n",
-			x - 3.5, y - 3.5, colour);
+		html_printf(
+		    out,
+		    "<path d=\"M%.1f %.1fl7 7m0 -7l-7 7\" stroke=\"%s\" stroke-width=\"2\"/>\n",
+		    x - 3.5, y - 3.5, colour);
 		break;
 	case '+':
-		fprintf(out,
-			"<path d=\"M%.1f %.1fh9m-4.5 -4.5v9\" stroke=\"%s\" stroke-width=\"2\"/>\n",
-			x - 4.5, y, colour);
+		html_printf(
+		    out,
+		    "<path d=\"M%.1f %.1fh9m-4.5 -4.5v9\" stroke=\"%s\" stroke-width=\"2\"/>\n",
+		    x - 4.5, y, colour);
 		break;
 	default:
-		fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/>\n", x, y,
-			colour);
+		html_printf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/>\n", x, y,
+			    colour);
 	}
 }
 
 static void svg_open(FILE *out, const char *id, const char *title, double h)
 {
-	fprintf(out,
-		"<figure class=\"chart\" id=\"%s\"><svg xmlns=\"http://www.w3.org/2000/svg\" "
-		"width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">"
-		"<title>",
-		id, CHART_W, h, CHART_W, h);
-	html_escape(out, title);
-	fputs("</title>\n", out);
+	html_printf(out,
+		    "<figure class=\"chart\" id=\"%s\"><svg xmlns=\"http://www.w3.org/2000/svg\" "
+		    "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">"
+		    "<title>%s</title>\n",
+		    id, CHART_W, h, CHART_W, h, title);
 	text(out, CHART_W / 2, 16, "middle", "title", title);
 }
 
@@ -332,14 +299,14 @@ static void x_axis(FILE *out, const struct axis *a, double top, double y, const 
 		double x = axis_px(a, ticks[i]);
 		if (integer && ticks[i] != floor(ticks[i]))
 			continue;
-		fprintf(out,
-			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>\n",
-			x, top, x, y);
+		html_printf(
+		    out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>\n",
+		    x, top, x, y);
 		text(out, x, y + 14, "middle", "tick",
 		     chart_number(ticks[i], unit, buf, sizeof(buf)));
 	}
-	fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"axis\"/>\n",
-		a->p0, y, a->p1, y);
+	html_printf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"axis\"/>\n",
+		    a->p0, y, a->p1, y);
 	text(out, (a->p0 + a->p1) / 2, y + 32, "middle", "axis-title", title);
 }
 
@@ -354,22 +321,20 @@ static void y_axis(FILE *out, const struct axis *a, double left, double right, b
 	for (unsigned i = 0; i < n; i++) {
 		double y = axis_px(a, ticks[i]);
 		if (!at_right)
-			fprintf(out,
-				"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-				"class=\"grid\"/>\n",
-				left, y, right, y);
+			html_printf(out,
+				    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+				    "class=\"grid\"/>\n",
+				    left, y, right, y);
 		text(out, at_right ? x + 4 : x - 4, y + 4, at_right ? "start" : "end", "tick",
 		     chart_number(ticks[i], unit, buf, sizeof(buf)));
 	}
-	fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"axis\"/>\n", x,
-		a->p0, x, a->p1);
+	html_printf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"axis\"/>\n",
+		    x, a->p0, x, a->p1);
 	double tx = at_right ? x + 52 : x - 52, ty = (a->p0 + a->p1) / 2;
-	fprintf(out,
-		"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"axis-title\" "
-		"transform=\"rotate(-90 %.1f %.1f)\">",
-		tx, ty, tx, ty);
-	html_escape(out, title);
-	fputs("</text>\n", out);
+	html_printf(out,
+		    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"axis-title\" "
+		    "transform=\"rotate(-90 %.1f %.1f)\">%s</text>\n",
+		    tx, ty, tx, ty, title);
 }
 
 void svg_bar_chart(FILE *out, const struct bar_chart *c)
@@ -410,25 +375,25 @@ void svg_bar_chart(FILE *out, const struct bar_chart *c)
 			continue;
 		}
 		double x1 = axis_px(&a, b->value);
-		fprintf(out,
-			"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-			"class=\"bar%s\"/>\n",
-			a.p0, y + 3, fmax(x1 - a.p0, 1.0), rl.row_h - 6,
-			b->highlight ? " baseline"
-			: b->alt     ? " alt"
-				     : "");
+		html_printf(out,
+			    "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+			    "class=\"bar%s\"/>\n",
+			    a.p0, y + 3, fmax(x1 - a.p0, 1.0), rl.row_h - 6,
+			    b->highlight ? " baseline"
+			    : b->alt	 ? " alt"
+					 : "");
 		if (b->err_ci > 0) { /* thin whisker with caps: 95 % CI */
 			double l = axis_px(&a, b->value - b->err_ci),
 			       r = axis_px(&a, b->value + b->err_ci);
-			fprintf(out,
-				"<path d=\"M%.1f %.1fH%.1fM%.1f %.1fv8M%.1f %.1fv8\" "
-				"class=\"ci\"/>\n",
-				l, mid, r, l, mid - 4, r, mid - 4);
+			html_printf(out,
+				    "<path d=\"M%.1f %.1fH%.1fM%.1f %.1fv8M%.1f %.1fv8\" "
+				    "class=\"ci\"/>\n",
+				    l, mid, r, l, mid - 4, r, mid - 4);
 		}
 		if (b->err_sd > 0) { /* thick: ± stddev */
 			double l = axis_px(&a, b->value - b->err_sd),
 			       r = axis_px(&a, b->value + b->err_sd);
-			fprintf(out, "<path d=\"M%.1f %.1fH%.1f\" class=\"sd\"/>\n", l, mid, r);
+			html_printf(out, "<path d=\"M%.1f %.1fH%.1f\" class=\"sd\"/>\n", l, mid, r);
 		}
 		char vt[96];
 		snprintf(vt, sizeof(vt), "%s%s%s",
@@ -444,18 +409,18 @@ void svg_bar_chart(FILE *out, const struct bar_chart *c)
 	}
 	double ly = plot_bottom + AXIS_H + 10, lx = 20;
 	if (err) {
-		fprintf(out, "<path d=\"M%.1f %.1fh24\" class=\"sd\"/>\n", lx, ly - 4);
+		html_printf(out, "<path d=\"M%.1f %.1fh24\" class=\"sd\"/>\n", lx, ly - 4);
 		text(out, lx + 30, ly, "start", "legend", "\u00b1 1 stddev");
-		fprintf(out, "<path d=\"M%.1f %.1fh24M%.1f %.1fv8m24 0v-8\" class=\"ci\"/>\n",
-			lx + 130, ly - 4, lx + 130, ly - 8);
+		html_printf(out, "<path d=\"M%.1f %.1fh24M%.1f %.1fv8m24 0v-8\" class=\"ci\"/>\n",
+			    lx + 130, ly - 4, lx + 130, ly - 8);
 		text(out, lx + 160, ly, "start", "legend", "95 % confidence interval of the mean");
 		lx += 400;
 	}
 	if (base) {
-		fprintf(out,
-			"<rect x=\"%.1f\" y=\"%.1f\" width=\"20\" height=\"10\" "
-			"class=\"bar baseline\"/>\n",
-			lx, ly - 9);
+		html_printf(out,
+			    "<rect x=\"%.1f\" y=\"%.1f\" width=\"20\" height=\"10\" "
+			    "class=\"bar baseline\"/>\n",
+			    lx, ly - 9);
 		text(out, lx + 26, ly, "start", "legend", "baseline of the comparisons");
 	}
 	svg_close(out);
@@ -469,15 +434,16 @@ static void legend(FILE *out, const struct xy_chart *c, double y0)
 
 		series_style(i, &st);
 		if (c->series[i].x_hi)
-			fprintf(out,
-				"<rect x=\"%.1f\" y=\"%.1f\" width=\"24\" height=\"9\" "
-				"fill=\"%s\" fill-opacity=\"0.35\" stroke=\"%s\"/>\n",
-				x, y - 8, st.colour, st.colour);
+			html_printf(out,
+				    "<rect x=\"%.1f\" y=\"%.1f\" width=\"24\" height=\"9\" "
+				    "fill=\"%s\" fill-opacity=\"0.35\" stroke=\"%s\"/>\n",
+				    x, y - 8, st.colour, st.colour);
 		else
-			fprintf(out,
-				"<path d=\"M%.1f %.1fh24\" stroke=\"%s\" stroke-dasharray=\"%s\" "
-				"stroke-width=\"2\"/>\n",
-				x, y - 4, st.colour, st.dash);
+			html_printf(
+			    out,
+			    "<path d=\"M%.1f %.1fh24\" stroke=\"%s\" stroke-dasharray=\"%s\" "
+			    "stroke-width=\"2\"/>\n",
+			    x, y - 4, st.colour, st.dash);
 		if (!c->series[i].x_hi)
 			marker(out, st.marker, x + 12, y - 4, st.colour);
 		label_text(out, x + 30, y, "start", c->series[i].name, 44);
@@ -541,7 +507,7 @@ void svg_xy_chart(FILE *out, const struct xy_chart *c)
 			for (unsigned i = 0; i < se->n; i++) {
 				double x0 = axis_px(&ax, se->x[i]), x1 = axis_px(&ax, se->x_hi[i]);
 				double y0 = axis_px(y, se->y[i]);
-				fprintf(
+				html_printf(
 				    out,
 				    "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
 				    "fill=\"%s\" fill-opacity=\"0.35\" stroke=\"%s\" "
@@ -552,17 +518,17 @@ void svg_xy_chart(FILE *out, const struct xy_chart *c)
 			continue;
 		}
 		bool pen = false;
-		fprintf(out,
-			"<path class=\"series\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" "
-			"stroke-dasharray=\"%s\" d=\"",
-			st.colour, st.dash);
+		html_printf(out,
+			    "<path class=\"series\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" "
+			    "stroke-dasharray=\"%s\" d=\"",
+			    st.colour, st.dash);
 		for (unsigned i = 0; i < se->n; i++) {
 			if (!isfinite(se->y[i]) || !isfinite(se->x[i])) {
 				pen = false;
 				continue;
 			}
-			fprintf(out, "%s%.1f %.1f", pen ? "L" : "M", axis_px(&ax, se->x[i]),
-				axis_px(y, se->y[i]));
+			html_printf(out, "%s%.1f %.1f", pen ? "L" : "M", axis_px(&ax, se->x[i]),
+				    axis_px(y, se->y[i]));
 			pen = true;
 		}
 		fputs("\"/>\n", out);
@@ -571,22 +537,23 @@ void svg_xy_chart(FILE *out, const struct xy_chart *c)
 				continue;
 			double px = axis_px(&ax, se->x[i]), py = axis_px(y, se->y[i]);
 			if (se->err && isfinite(se->err[i]) && se->err[i] > 0)
-				fprintf(out,
-					"<path d=\"M%.1f %.1fV%.1fM%.1f %.1fh8M%.1f %.1fh8\" "
-					"stroke=\"%s\" stroke-width=\"1\"/>\n",
-					px, axis_px(y, se->y[i] - se->err[i]),
-					axis_px(y, se->y[i] + se->err[i]), px - 4,
-					axis_px(y, se->y[i] - se->err[i]), px - 4,
-					axis_px(y, se->y[i] + se->err[i]), st.colour);
+				html_printf(out,
+					    "<path d=\"M%.1f %.1fV%.1fM%.1f %.1fh8M%.1f %.1fh8\" "
+					    "stroke=\"%s\" stroke-width=\"1\"/>\n",
+					    px, axis_px(y, se->y[i] - se->err[i]),
+					    axis_px(y, se->y[i] + se->err[i]), px - 4,
+					    axis_px(y, se->y[i] - se->err[i]), px - 4,
+					    axis_px(y, se->y[i] + se->err[i]), st.colour);
 			if (se->n <= 40) /* a dense curve (a CDF) is clearer without */
 				marker(out, st.marker, px, py, st.colour);
 		}
 	}
 	for (unsigned i = 0; i < c->nr_vlines; i++) {
 		double x = axis_px(&ax, c->vlines[i].x);
-		fprintf(out,
-			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"vline\"/>\n",
-			x, top, x, bottom);
+		html_printf(
+		    out,
+		    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"vline\"/>\n", x,
+		    top, x, bottom);
 		/* staggered so that close markers (p99 next to max) do not overlap */
 		text(out, x + 3, top + 10 + 12 * (i % 3), "start", "vlabel", c->vlines[i].label);
 	}

@@ -132,7 +132,4 @@ void svg_figure_chart(FILE *out, const char *id, const char *title, const char *
 		      const struct figure_axis *y, const struct xy_series *series,
 		      unsigned nr_series);
 
-/* Text for HTML and SVG: a URI's credentials hidden (util/uri_redact.h), &, <, >, " escaped. */
-void html_escape(FILE *out, const char *s);
-
 #endif

@@ -10,7 +10,7 @@
 #include "measure/host_info.h"
 #include "util/atomic_file.h"
 #include "util/errbuf.h"
-#include "util/utf8.h"
+#include "util/printable.h"
 
 static const char *mark(enum check_outcome o)
 {
@@ -27,47 +27,20 @@ static const char *mark(enum check_outcome o)
 	return "?";
 }
 
-/*
- * @s, the characters @special has no say in written as they are when every
- * reader shows them as themselves, and otherwise as \xNN for each byte:
- * control characters (\r, \v, ... would start a new line for a reader in
- * text mode), bytes that are no UTF-8, U+FFFE and U+FFFF (no XML parser
- * takes them). @special writes the characters its format gives a meaning
- * and returns true, or returns false to leave @cp to this function.
- */
-static void put_text(FILE *f, const char *s, bool (*special)(FILE *, uint32_t))
-{
-	while (*s) {
-		uint32_t cp;
-		size_t n = utf8_decode(s, &cp);
-		if (n && special && special(f, cp)) {
-			s += n;
-			continue;
-		}
-		if (n && utf8_printable(cp)) {
-			fwrite(s, 1, n, f);
-			s += n;
-			continue;
-		}
-		for (size_t i = 0; i < (n ? n : 1); i++)
-			fprintf(f, "\\x%02x", (unsigned char)s[i]);
-		s += n ? n : 1;
-	}
-}
-
 void verdicts_summary_print(FILE *out, const struct check_result *r)
 {
 	char module[sizeof(r->host.kvm_module) + sizeof(r->host.kvm_module_source) + 4];
 	host_kvm_module_text(&r->host, module, sizeof(module));
 	if (r->host.connection[0]) /* check --connect: which host of the list */
-		fprintf(out, "plerig check: %s; host %s (%s): %s, %u CPUs, %s, kernel %s\n",
-			r->suite, r->host.name, r->host.connection, r->host.cpu_model, r->host.cpus,
-			module, r->host.kernel);
+		printable_printf(out,
+				 "plerig check: %s; host %s (%s): %s, %u CPUs, %s, kernel %s\n",
+				 r->suite, r->host.name, r->host.connection, r->host.cpu_model,
+				 r->host.cpus, module, r->host.kernel);
 	else
-		fprintf(out, "plerig check: %s; host %s, %u CPUs, %s, kernel %s\n", r->suite,
-			r->host.cpu_model, r->host.cpus, module, r->host.kernel);
+		printable_printf(out, "plerig check: %s; host %s, %u CPUs, %s, kernel %s\n",
+				 r->suite, r->host.cpu_model, r->host.cpus, module, r->host.kernel);
 	if (r->baseline_note[0])
-		fprintf(out, "%s\n", r->baseline_note);
+		printable_printf(out, "%s\n", r->baseline_note);
 	for (unsigned i = 0; i < r->nr_cases;) {
 		unsigned end = i;
 		bool all_skipped = true;
@@ -76,11 +49,11 @@ void verdicts_summary_print(FILE *out, const struct check_result *r)
 				       !strcmp(r->cases[end].text, r->cases[i].text);
 			end++;
 		}
-		put_text(out, r->cases[i].scenario, NULL);
+		printable_fputs(out, r->cases[i].scenario);
 		fputc('\n', out);
 		if (all_skipped) { /* a scenario the host cannot run: its reason once */
 			fprintf(out, "  skip  all %u: ", end - i);
-			put_text(out, r->cases[i].text, NULL);
+			printable_fputs(out, r->cases[i].text);
 			fputc('\n', out);
 			i = end;
 			continue;
@@ -90,11 +63,10 @@ void verdicts_summary_print(FILE *out, const struct check_result *r)
 			/* a failure with all its figures; the rest in a few words */
 			const char *text =
 			    c->outcome != CHECK_FAIL && c->brief[0] ? c->brief : c->text;
-			fprintf(out, "  %-5s ", mark(c->outcome));
-			put_text(out, c->name, NULL);
+			printable_printf(out, "  %-5s %s", mark(c->outcome), c->name);
 			if (!(c->outcome == CHECK_PASS && !c->brief[0])) {
 				fputs(": ", out);
-				put_text(out, text, NULL);
+				printable_fputs(out, text);
 			}
 			fputc('\n', out);
 		}
@@ -119,7 +91,7 @@ static bool tap_special(FILE *f, uint32_t cp)
 
 static void tap_text(FILE *f, const char *s)
 {
-	put_text(f, s, tap_special);
+	printable_write(f, s, tap_special);
 }
 
 static bool yaml_special(FILE *f, uint32_t cp)
@@ -134,7 +106,7 @@ static bool yaml_special(FILE *f, uint32_t cp)
 static void yaml_quoted(FILE *f, const char *s)
 {
 	fputc('\'', f);
-	put_text(f, s, yaml_special);
+	printable_write(f, s, yaml_special);
 	fputc('\'', f);
 }
 
@@ -143,7 +115,7 @@ void verdicts_tap_print(FILE *f, const struct check_result *r)
 	fprintf(f, "TAP version 13\n1..%u\n", r->nr_cases);
 	for (unsigned i = 0; i < r->nr_cases; i++) {
 		const struct check_case *c = &r->cases[i];
-		fprintf(f, "%s %u - ", c->outcome == CHECK_FAIL ? "not ok" : "ok", i + 1);
+		printable_printf(f, "%s %u - ", c->outcome == CHECK_FAIL ? "not ok" : "ok", i + 1);
 		if (c->host[0]) {
 			tap_text(f, c->host);
 			fputs("/", f);
@@ -161,8 +133,9 @@ void verdicts_tap_print(FILE *f, const struct check_result *r)
 		if (c->outcome == CHECK_FAIL || c->outcome == CHECK_PASS) {
 			fputs("  ---\n  message: ", f);
 			yaml_quoted(f, c->text);
-			fprintf(f, "\n  severity: %s\n  ...\n",
-				c->outcome == CHECK_FAIL ? "fail" : "pass");
+			fputs(c->outcome == CHECK_FAIL ? "\n  severity: fail\n  ...\n"
+						       : "\n  severity: pass\n  ...\n",
+			      f);
 		}
 	}
 }
@@ -194,7 +167,7 @@ static bool xml_special(FILE *f, uint32_t cp)
 
 static void xml_text(FILE *f, const char *s)
 {
-	put_text(f, s, xml_special);
+	printable_write(f, s, xml_special);
 }
 
 static unsigned count_in(const struct check_result *r, unsigned from, unsigned to,
@@ -250,14 +223,18 @@ void verdicts_junit_print(FILE *f, const struct check_result *r)
 				fputs("</system-out>\n    </testcase>\n", f);
 				continue;
 			}
-			const char *tag = c->outcome == CHECK_FAIL ? "failure" : "skipped";
-			fprintf(f, ">\n      <%s message=\"", tag);
+			const bool failed = c->outcome == CHECK_FAIL;
+			fputs(failed ? ">\n      <failure message=\""
+				     : ">\n      <skipped message=\"",
+			      f);
 			if (c->outcome == CHECK_NOISY)
 				fputs("too noisy to judge: ", f);
 			xml_text(f, c->text);
-			fprintf(f, "\"%s>", c->outcome == CHECK_FAIL ? " type=\"regression\"" : "");
+			fputs(failed ? "\" type=\"regression\">" : "\">", f);
 			xml_text(f, c->text);
-			fprintf(f, "</%s>\n    </testcase>\n", tag);
+			fputs(failed ? "</failure>\n    </testcase>\n"
+				     : "</skipped>\n    </testcase>\n",
+			      f);
 		}
 		fputs("  </testsuite>\n", f);
 	}

@@ -2,6 +2,9 @@
 /*
  * The error convention of plerig's modules: a caller's (char *err, size_t
  * errlen) buffer receives one line saying what failed and how to fix it.
+ * The whole message is written by the printable rule (util/printable.h):
+ * a file name, host name or libvirt answer it quotes cannot break the
+ * line or send a terminal escape sequence, wherever the message is shown.
  *
  *   if (fd < 0)
  *           return errbuf_printf(err, errlen, "opening %s: %s", path, strerror(errno));

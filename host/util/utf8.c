@@ -32,12 +32,3 @@ size_t utf8_decode(const char *s, uint32_t *cp)
 	*cp = c;
 	return n;
 }
-
-bool utf8_printable(uint32_t cp)
-{
-	if (cp == '\t')
-		return true;
-	if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0))
-		return false;
-	return cp != 0x2028 && cp != 0x2029 && cp != 0xfffe && cp != 0xffff;
-}

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * UTF-8 as the formats plerig writes for machines (JUnit XML, TAP and its
- * YAML) require it: strictly decoded, so that a stray byte from a file
- * name or a guest's message is seen as what it is.
+ * UTF-8 strictly decoded, so that a stray byte from a file name or a
+ * guest's message is seen as what it is (util/printable.h shows it so).
  */
 #ifndef PLERIG_UTF8_H
 #define PLERIG_UTF8_H
@@ -18,13 +17,5 @@
  * @s is NUL-terminated; the NUL itself is not a character here (0).
  */
 size_t utf8_decode(const char *s, uint32_t *cp);
-
-/*
- * A character every reader shows as itself: not a control character (tab
- * aside), not DEL or a C1 control, not a line separator a text reader
- * splits at (U+2028, U+2029), not one of the noncharacters U+FFFE and
- * U+FFFF that XML forbids.
- */
-bool utf8_printable(uint32_t cp);
 
 #endif
