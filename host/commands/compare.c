@@ -9,15 +9,17 @@
 #include "compare/compare.h"
 #include "compare/compare_output.h"
 #include "util/errbuf.h"
+#include "util/printable.h"
 
 static void explain_bad_set(const struct comparison_set *c)
 {
 	if (!c->nr_matches) {
-		fprintf(stderr,
-			"plerig compare: no variant in common: %s has %u, %s has %u, and none "
-			"matches on backend, lock, relax, ring, vms, vcpus, pcpus, pin, "
-			"cs_cycles, think_cycles, ple\n",
-			c->base->path, c->base->nr_variants, c->cand->path, c->cand->nr_variants);
+		printable_printf(
+		    stderr,
+		    "plerig compare: no variant in common: %s has %u, %s has %u, and none "
+		    "matches on backend, lock, relax, ring, vms, vcpus, pcpus, pin, "
+		    "cs_cycles, think_cycles, ple\n",
+		    c->base->path, c->base->nr_variants, c->cand->path, c->cand->nr_variants);
 		return;
 	}
 	/* figures these files do not have at all: no --repeat would give them */
@@ -34,10 +36,11 @@ static void explain_bad_set(const struct comparison_set *c)
 				na = row;
 		}
 	if (na && only_na) {
-		fprintf(stderr,
-			"plerig compare: nothing testable: what --metric asks for is n/a in these "
-			"files (%s: %s); compare a figure they have\n",
-			na->metric->name, metric_comparison_na(na));
+		printable_printf(
+		    stderr,
+		    "plerig compare: nothing testable: what --metric asks for is n/a in these "
+		    "files (%s: %s); compare a figure they have\n",
+		    na->metric->name, metric_comparison_na(na));
 		return;
 	}
 	fprintf(stderr,
@@ -61,17 +64,17 @@ int cmd_compare(int argc, char **argv, const char *guest_path)
 	case 0:
 		break;
 	default:
-		fprintf(stderr, "plerig compare: %s\n", err);
+		printable_printf(stderr, "plerig compare: %s\n", err);
 		return COMPARE_EXIT_BAD_INPUT;
 	}
 	if (check_outputs("plerig compare", "--json", o.json_path, NULL, NULL))
 		return COMPARE_EXIT_BAD_INPUT;
 	if (results_file_load(o.base_path, o.metrics, o.nr_metrics, &base, err, sizeof(err))) {
-		fprintf(stderr, "plerig compare: %s\n", err);
+		printable_printf(stderr, "plerig compare: %s\n", err);
 		return COMPARE_EXIT_BAD_INPUT;
 	}
 	if (results_file_load(o.cand_path, o.metrics, o.nr_metrics, &cand, err, sizeof(err))) {
-		fprintf(stderr, "plerig compare: %s\n", err);
+		printable_printf(stderr, "plerig compare: %s\n", err);
 		results_file_free(&base);
 		return COMPARE_EXIT_BAD_INPUT;
 	}
@@ -94,7 +97,7 @@ int cmd_compare(int argc, char **argv, const char *guest_path)
 	if (status == COMPARE_EXIT_BAD_INPUT)
 		explain_bad_set(&c);
 	if (o.json_path && compare_write_json(o.json_path, &c, err, sizeof(err))) {
-		fprintf(stderr, "plerig compare: %s\n", err);
+		printable_printf(stderr, "plerig compare: %s\n", err);
 		status = COMPARE_EXIT_BAD_INPUT;
 	}
 out:

@@ -8,6 +8,7 @@
 #include "cli/doctor_options.h"
 #include "util/errbuf.h"
 #include "doctor/doctor.h"
+#include "util/printable.h"
 
 int cmd_doctor(int argc, char **argv, const char *guest_path)
 {
@@ -18,7 +19,7 @@ int cmd_doctor(int argc, char **argv, const char *guest_path)
 	case 1:
 		return 0;
 	case -1:
-		fprintf(stderr, "plerig doctor: %s\n", err);
+		printable_printf(stderr, "plerig doctor: %s\n", err);
 		return 2;
 	}
 
@@ -26,7 +27,7 @@ int cmd_doctor(int argc, char **argv, const char *guest_path)
 	doctor_collect(&r);
 	if (o.json) {
 		if (doctor_print_json(stdout, &r, err, sizeof(err))) {
-			fprintf(stderr, "plerig doctor: %s\n", err);
+			printable_printf(stderr, "plerig doctor: %s\n", err);
 			return 1;
 		}
 	} else {

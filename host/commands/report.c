@@ -7,6 +7,7 @@
 #include "cli/report_options.h"
 #include "compare/html_inputs.h"
 #include "util/errbuf.h"
+#include "util/printable.h"
 
 int cmd_report(int argc, char **argv, const char *guest_path)
 {
@@ -23,17 +24,17 @@ int cmd_report(int argc, char **argv, const char *guest_path)
 	case 0:
 		break;
 	default:
-		fprintf(stderr, "plerig report: %s\n", err);
+		printable_printf(stderr, "plerig report: %s\n", err);
 		return EXIT_USAGE;
 	}
 	for (; n < o.nr_inputs; n++)
 		if (html_input_load(o.inputs[n], &in[n], err, sizeof(err))) {
-			fprintf(stderr, "plerig report: %s\n", err);
+			printable_printf(stderr, "plerig report: %s\n", err);
 			status = EXIT_USAGE;
 			goto out;
 		}
 	if (html_document_write(o.output, in, n, err, sizeof(err))) {
-		fprintf(stderr, "plerig report: %s\n", err);
+		printable_printf(stderr, "plerig report: %s\n", err);
 		status = EXIT_FAILED;
 	}
 out:

@@ -16,23 +16,24 @@
 #include "output/results_table.h"
 #include "util/errbuf.h"
 #include "util/interrupt.h"
+#include "util/printable.h"
 
 static int write_outputs(const struct run_plan *plan, const struct outcome *rep)
 {
 	char err[ERRBUF_SIZE];
 	int status = 0;
 	if (plan->json_path && json_results_write(plan->json_path, rep, err, sizeof(err))) {
-		fprintf(stderr, "plerig run: %s\n", err);
+		printable_printf(stderr, "plerig run: %s\n", err);
 		status = EXIT_FAILED;
 	}
 	if (plan->csv_path && csv_results_write(plan->csv_path, rep, err, sizeof(err))) {
-		fprintf(stderr, "plerig run: %s\n", err);
+		printable_printf(stderr, "plerig run: %s\n", err);
 		status = EXIT_FAILED;
 	}
 	if (plan->report_path) {
 		struct html_input in = {.name = "this run", .doc = json_results_document(rep)};
 		if (html_document_write(plan->report_path, &in, 1, err, sizeof(err))) {
-			fprintf(stderr, "plerig run: %s\n", err);
+			printable_printf(stderr, "plerig run: %s\n", err);
 			status = EXIT_FAILED;
 		}
 		json_object_put(in.doc);
@@ -50,13 +51,13 @@ int cmd_run(int argc, char **argv, const char *guest_path)
 	case RUN_OPTIONS_HELP:
 		return EXIT_OK;
 	case RUN_OPTIONS_ERROR:
-		fprintf(stderr, "plerig run: %s\n", err);
+		printable_printf(stderr, "plerig run: %s\n", err);
 		return EXIT_USAGE;
 	case RUN_OPTIONS_OK:
 		break;
 	}
 	if (experiment_check(&plan, err, sizeof(err))) {
-		fprintf(stderr, "plerig run: %s\n", err);
+		printable_printf(stderr, "plerig run: %s\n", err);
 		return EXIT_USAGE;
 	}
 	if (plan.guest_path)
@@ -82,7 +83,7 @@ int cmd_run(int argc, char **argv, const char *guest_path)
 	const struct experiment_output out = {.rows = tables, .who = "plerig run"};
 	int status = EXIT_FAILED;
 	if (experiment_run(&plan, guest_path, command_line, &out, &rep, err, sizeof(err))) {
-		fprintf(stderr, "plerig run: %s\n", err);
+		printable_printf(stderr, "plerig run: %s\n", err);
 		goto out;
 	}
 	if (!plan.quiet)		       /* the JSON keeps every reason */
@@ -102,8 +103,9 @@ int cmd_run(int argc, char **argv, const char *guest_path)
 		unsigned done = 0;
 		for (unsigned i = 0; i < rep.nr_series; i++)
 			done += rep.series[i].nr_runs;
-		fprintf(stderr, "plerig run: interrupted; %u of %u run(s) completed%s\n", done,
-			rep.planned_runs, plan.json_path ? " and written to the JSON file" : "");
+		printable_printf(stderr, "plerig run: interrupted; %u of %u run(s) completed%s\n",
+				 done, rep.planned_runs,
+				 plan.json_path ? " and written to the JSON file" : "");
 	}
 	if (s)
 		status = s;

@@ -15,6 +15,7 @@
 #include "output/sweep_writer.h"
 #include "util/errbuf.h"
 #include "util/interrupt.h"
+#include "util/printable.h"
 
 /* The run options after --, parsed once into the plan every point runs. */
 static int parse_plan(const struct sweep_options *o, struct run_plan *plan)
@@ -45,11 +46,11 @@ static int write_outputs(const struct sweep_options *o, const struct sweep_curve
 			    (o->report_path && !strcmp(o->report_path, "-"));
 	sweep_curve_print(stdout_taken ? stderr : stdout, curve);
 	if (o->json_path && sweep_curve_write_json(curve, o->json_path, err, sizeof(err))) {
-		fprintf(stderr, "plerig sweep: %s\n", err);
+		printable_printf(stderr, "plerig sweep: %s\n", err);
 		rc = -1;
 	}
 	if (o->csv_path && sweep_curve_write_csv(curve, o->csv_path, err, sizeof(err))) {
-		fprintf(stderr, "plerig sweep: %s\n", err);
+		printable_printf(stderr, "plerig sweep: %s\n", err);
 		rc = -1;
 	}
 	if (o->report_path &&
@@ -69,7 +70,7 @@ int cmd_sweep(int argc, char **argv, const char *guest_path)
 	case SWEEP_OPTIONS_HELP:
 		return EXIT_OK;
 	case SWEEP_OPTIONS_ERROR:
-		fprintf(stderr, "plerig sweep: %s\n", err);
+		printable_printf(stderr, "plerig sweep: %s\n", err);
 		return EXIT_USAGE;
 	case SWEEP_OPTIONS_OK:
 		break;

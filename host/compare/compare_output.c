@@ -11,6 +11,7 @@
 #include "util/uri_redact.h"
 #include "output/json_writer.h"
 #include "output/units.h"
+#include "util/printable.h"
 
 /* ---- the table --------------------------------------------------------- */
 
@@ -126,31 +127,33 @@ static void print_row(FILE *f, const struct metric_comparison *r)
 {
 	char base[48], cand[48], delta[24], p[16], ci[48], verdict[128];
 
-	fprintf(f, ROW_FORMAT, r->metric->label, mean_sd(r->metric, &r->base, base, sizeof(base)),
-		mean_sd(r->metric, &r->cand, cand, sizeof(cand)),
-		delta_text(r, delta, sizeof(delta)), p_text(r, p, sizeof(p)),
-		ci_text(r, ci, sizeof(ci)), verdict_text(r, verdict, sizeof(verdict)));
+	printable_printf(f, ROW_FORMAT, r->metric->label,
+			 mean_sd(r->metric, &r->base, base, sizeof(base)),
+			 mean_sd(r->metric, &r->cand, cand, sizeof(cand)),
+			 delta_text(r, delta, sizeof(delta)), p_text(r, p, sizeof(p)),
+			 ci_text(r, ci, sizeof(ci)), verdict_text(r, verdict, sizeof(verdict)));
 }
 
 static void print_runs(FILE *f, const char *path, const struct loaded_variant *v)
 {
 	if (v->nr_ok == v->nr_runs)
 		return;
-	fprintf(f, "  %s: %u of %u runs failed%s%s\n", path, v->nr_runs - v->nr_ok, v->nr_runs,
-		v->first_error ? ": " : "", v->first_error ? v->first_error : "");
+	printable_printf(f, "  %s: %u of %u runs failed%s%s\n", path, v->nr_runs - v->nr_ok,
+			 v->nr_runs, v->first_error ? ": " : "",
+			 v->first_error ? v->first_error : "");
 }
 
 static void print_match(FILE *f, const struct comparison_set *c, const struct variant_match *m)
 {
-	fprintf(f, "%s  (ok runs: %u of %u vs %u of %u)\n", m->base->label, m->base->nr_ok,
-		m->base->nr_runs, m->cand->nr_ok, m->cand->nr_runs);
+	printable_printf(f, "%s  (ok runs: %u of %u vs %u of %u)\n", m->base->label, m->base->nr_ok,
+			 m->base->nr_runs, m->cand->nr_ok, m->cand->nr_runs);
 	print_runs(f, c->base->path, m->base);
 	print_runs(f, c->cand->path, m->cand);
 	if (m->more_failures)
-		fprintf(f, "  FAILED: more runs fail in %s than in %s\n", c->cand->path,
-			c->base->path);
+		printable_printf(f, "  FAILED: more runs fail in %s than in %s\n", c->cand->path,
+				 c->base->path);
 	if (m->differences[0])
-		fprintf(f, "  note: not the same settings: %s\n", m->differences);
+		printable_printf(f, "  note: not the same settings: %s\n", m->differences);
 	for (unsigned i = 0; i < c->nr_metrics; i++)
 		print_row(f, &m->rows[i]);
 }
@@ -162,13 +165,14 @@ static const char *or_unknown(const char *s)
 
 static void print_file(FILE *f, const char *role, const struct results_file *r)
 {
-	fprintf(f, "%s %s: plerig %s, kernel %s, %s%s%s%s, %s%s%s\n", role, r->path,
-		or_unknown(r->plerig_version), or_unknown(r->kernel), or_unknown(r->kvm_module),
-		r->kvm_module_source ? " (" : "", r->kvm_module_source ? r->kvm_module_source : "",
-		r->kvm_module_source ? ")" : "", or_unknown(r->cpu_model),
-		r->ple_params[0] ? ", " : "", r->ple_params);
+	printable_printf(f, "%s %s: plerig %s, kernel %s, %s%s%s%s, %s%s%s\n", role, r->path,
+			 or_unknown(r->plerig_version), or_unknown(r->kernel),
+			 or_unknown(r->kvm_module), r->kvm_module_source ? " (" : "",
+			 r->kvm_module_source ? r->kvm_module_source : "",
+			 r->kvm_module_source ? ")" : "", or_unknown(r->cpu_model),
+			 r->ple_params[0] ? ", " : "", r->ple_params);
 	if (r->interrupted)
-		fprintf(f, "  note: %s is from an interrupted run\n", r->path);
+		printable_printf(f, "  note: %s is from an interrupted run\n", r->path);
 }
 
 static bool differ(const char *a, const char *b)
@@ -196,7 +200,7 @@ static void print_host_note(FILE *f, const struct results_file *a, const struct 
 		return;
 	fprintf(f, "note: the files differ in");
 	for (unsigned i = 0; i < n; i++)
-		fprintf(f, "%s %s", i ? (i + 1 == n ? " and" : ",") : "", what[i]);
+		printable_printf(f, "%s %s", i ? (i + 1 == n ? " and" : ",") : "", what[i]);
 	fprintf(f, ": a difference may come from the host, not from the change under test\n");
 }
 
@@ -214,8 +218,8 @@ void compare_print_table(FILE *f, const struct comparison_set *c)
 		VERDICT_ALPHA, c->nr_tested, c->threshold_pct, c->threshold_pct);
 	if (c->nr_matches) {
 		fputc('\n', f);
-		fprintf(f, ROW_FORMAT, "metric", "base", "new", "delta", "p-holm",
-			"95% CI of delta", "verdict");
+		printable_printf(f, ROW_FORMAT, "metric", "base", "new", "delta", "p-holm",
+				 "95% CI of delta", "verdict");
 	}
 	for (unsigned i = 0; i < c->nr_matches; i++) {
 		fputc('\n', f);
@@ -224,9 +228,9 @@ void compare_print_table(FILE *f, const struct comparison_set *c)
 	if (c->nr_only_base || c->nr_only_cand)
 		fputc('\n', f);
 	for (unsigned i = 0; i < c->nr_only_base; i++)
-		fprintf(f, "only in %s: %s\n", c->base->path, c->only_base[i]->label);
+		printable_printf(f, "only in %s: %s\n", c->base->path, c->only_base[i]->label);
 	for (unsigned i = 0; i < c->nr_only_cand; i++)
-		fprintf(f, "only in %s: %s\n", c->cand->path, c->only_cand[i]->label);
+		printable_printf(f, "only in %s: %s\n", c->cand->path, c->only_cand[i]->label);
 	/* the verdicts are per metric of each variant: count them as what they are */
 	unsigned judged = 0;
 	for (unsigned v = 0; v <= VERDICT_WORSE; v++)

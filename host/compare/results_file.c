@@ -14,6 +14,7 @@
 
 #include "util/atomic_file.h"
 #include "output/host_json.h"
+#include "util/printable.h"
 #include "util/strfmt.h"
 #include "output/json_writer.h"
 
@@ -264,32 +265,11 @@ static json_object *parse(const struct where *w)
 
 /* ---- control characters ------------------------------------------------ */
 
-/* @s with bytes below 0x20 and 0x7f as \xHH; malloc'ed, NULL when none (or no memory). */
-static char *escape_controls(const char *s)
-{
-	size_t n = 0, len = strlen(s);
-	for (size_t i = 0; i < len; i++)
-		n += (unsigned char)s[i] < 0x20 || s[i] == 0x7f;
-	char *out = n ? malloc(len + 3 * n + 1) : NULL;
-	if (!out)
-		return NULL;
-	char *o = out;
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c < 0x20 || c == 0x7f)
-			o += sprintf(o, "\\x%02x", c);
-		else
-			*o++ = (char)c;
-	}
-	*o = '\0';
-	return out;
-}
-
-/* Every string in the document, escaped in place: compare prints them to terminals. */
+/* Every string in the document by the printable rule, in place: compare prints them. */
 static void escape_strings(json_object *o)
 {
 	if (json_object_is_type(o, json_type_string)) {
-		char *e = escape_controls(json_object_get_string(o));
+		char *e = printable_dup(json_object_get_string(o));
 		if (e)
 			json_object_set_string(o, e);
 		free(e);
@@ -457,7 +437,7 @@ static void ple_params_text(json_object *host, char *buf, size_t len)
 {
 	struct host_info h;
 	host_from_json(host, &h);
-	char *e = escape_controls(h.ple_params);
+	char *e = printable_dup(h.ple_params);
 	snprintf(buf, len, "%s", e ? e : h.ple_params);
 	free(e);
 }

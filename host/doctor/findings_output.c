@@ -5,8 +5,10 @@
 #include <string.h>
 
 #include "doctor/doctor.h"
+#include "output/json_util.h"
 #include "ple/host_params.h"
 #include "util/errbuf.h"
+#include "util/printable.h"
 
 #ifndef PLERIG_VERSION
 #define PLERIG_VERSION "unknown"
@@ -17,10 +19,10 @@ void doctor_print_text(FILE *out, const struct doctor_findings *r)
 	fprintf(out, "plerig doctor: what this host offers PLE experiments\n");
 	for (unsigned i = 0; i < r->n; i++) {
 		const struct doctor_finding *c = &r->list[i];
-		fprintf(out, "%-5s %-26s %s\n", doctor_verdict_name(c->verdict), c->title,
-			c->detail);
+		printable_printf(out, "%-5s %-26s %s\n", doctor_verdict_name(c->verdict), c->title,
+				 c->detail);
 		if (c->fix[0])
-			fprintf(out, "%-5s %-26s fix: %s\n", "", "", c->fix);
+			printable_printf(out, "%-5s %-26s fix: %s\n", "", "", c->fix);
 	}
 }
 
@@ -90,10 +92,8 @@ int doctor_print_json(FILE *out, const struct doctor_findings *r, char *err, siz
 		json_object_array_add(checks, o);
 	}
 	json_object_object_add(root, "checks", checks);
-	const char *text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-								    JSON_C_TO_STRING_NOSLASHESCAPE);
 	int rc = 0;
-	if (!text || fprintf(out, "%s\n", text) < 0 || fflush(out)) {
+	if (json_print(out, root) || fflush(out)) {
 		errbuf_printf(err, errlen, "writing the JSON to stdout failed");
 		rc = -1;
 	}

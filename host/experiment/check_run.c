@@ -19,6 +19,7 @@
 #include "util/clock.h"
 #include "util/errbuf.h"
 #include "util/interrupt.h"
+#include "util/printable.h"
 
 static double elapsed_s(const struct check_ctx *k)
 {
@@ -164,8 +165,8 @@ static int run_scenario(struct check_ctx *k, const struct scenario *s)
 	if (skip) {
 		rc = skip_scenario(k, s, skip);
 		if (k->c->progress)
-			fprintf(k->c->progress, "check: %s%s%-24s skipped: %s\n", host,
-				*host ? " " : "", s->name, skip);
+			printable_printf(k->c->progress, "check: %s%s%-24s skipped: %s\n", host,
+					 *host ? " " : "", s->name, skip);
 		goto out;
 	}
 	if (experiment_check(plan, err, sizeof(err))) {
@@ -185,8 +186,8 @@ static int run_scenario(struct check_ctx *k, const struct scenario *s)
 		if (skip) {
 			rc = skip_scenario(k, s, skip);
 			if (k->c->progress)
-				fprintf(k->c->progress, "check: %s%s%-24s skipped: %s\n", host,
-					*host ? " " : "", s->name, skip);
+				printable_printf(k->c->progress, "check: %s%s%-24s skipped: %s\n",
+						 host, *host ? " " : "", s->name, skip);
 			goto out;
 		}
 	}
@@ -229,14 +230,16 @@ static int run_scenario(struct check_ctx *k, const struct scenario *s)
 		if (narrow || elapsed_s(k) >= k->c->budget_s)
 			break;
 		if (k->c->progress)
-			fprintf(k->c->progress,
-				"check: %s%s%-24s wider than %.3g %%: %u more round(s)\n", host,
-				*host ? " " : "", s->name, k->c->threshold_pct, plan->repeat);
+			printable_printf(k->c->progress,
+					 "check: %s%s%-24s wider than %.3g %%: %u more round(s)\n",
+					 host, *host ? " " : "", s->name, k->c->threshold_pct,
+					 plan->repeat);
 	}
 	k->complete[s - k->c->suite->scenarios] = !rc && all_ok && !interrupt_requested();
 	if (k->c->progress)
-		fprintf(k->c->progress, "check: %s%s%-24s %.1f s\n", host, *host ? " " : "",
-			s->name, (double)(monotonic_ns() - start) * 1e-9);
+		printable_printf(k->c->progress, "check: %s%s%-24s %.1f s\n", host,
+				 *host ? " " : "", s->name,
+				 (double)(monotonic_ns() - start) * 1e-9);
 out:
 	check_trace_free(&k->trace);
 	if (session && restore_params(k, s, session))

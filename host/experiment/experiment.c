@@ -33,6 +33,7 @@
 #include "util/interrupt.h"
 #include "util/strfmt.h"
 #include "util/uri_redact.h"
+#include "util/printable.h"
 
 struct engine;
 
@@ -163,11 +164,12 @@ static int open_hosts(struct engine *e, char *err, size_t errlen)
 		const char *sep = e->nr_hosts > 1 ? ": " : "";
 		const char *label = e->nr_hosts > 1 ? rh->label : "";
 		if (rh->error[0])
-			fprintf(stderr, "%s: host %s%s%s\n", e->out->who, label, sep, rh->error);
+			printable_printf(stderr, "%s: host %s%s%s\n", e->out->who, label, sep,
+					 rh->error);
 		for (unsigned k = 0; k < BACKEND_COUNT; k++)
 			if (h->backends[k])
-				fprintf(stderr, "%s: %s%s%s\n", e->out->who, label, sep,
-					h->backends[k]->description);
+				printable_printf(stderr, "%s: %s%s%s\n", e->out->who, label, sep,
+						 h->backends[k]->description);
 	}
 	return 0;
 }
@@ -255,8 +257,8 @@ static void say_left_out(const struct engine *e)
 	struct left_out lo[2 * BACKEND_COUNT * PLAN_MAX_HALT_POLLS];
 	unsigned n = plan_left_out(e->plan, lo, sizeof(lo) / sizeof(lo[0]));
 	for (unsigned i = 0; verbose(e) && i < n; i++)
-		fprintf(stderr, "%s: %s runs no %s variant: %s\n", e->out->who,
-			backend_name(lo[i].backend), lo[i].what, lo[i].why);
+		printable_printf(stderr, "%s: %s runs no %s variant: %s\n", e->out->who,
+				 backend_name(lo[i].backend), lo[i].what, lo[i].why);
 }
 
 static int make_series(struct engine *e)
@@ -309,11 +311,11 @@ static void progress(const struct engine *e, unsigned k, unsigned n, const struc
 	time_left(k, n, start_ns, eta, sizeof(eta));
 	char poll[48];
 	const char *host = outcome_host_label(e->rep, v);
-	fprintf(stderr, "%s%s[%u/%u]%s %s %s/%s ring %s%s: %u VM x %u vCPU on CPUs %s, %.1f s%s\n",
-		host, *host ? " " : "", k + 1, n, round, backend_name(v->backend),
-		lock_name(v->lock), relax_name(v->relax), ring_name(v->ring),
-		halt_poll_label(v, poll, sizeof(poll)), v->vms, v->vcpus, cpus,
-		v->warmup_s + v->duration_s, eta);
+	printable_printf(
+	    stderr, "%s%s[%u/%u]%s %s %s/%s ring %s%s: %u VM x %u vCPU on CPUs %s, %.1f s%s\n",
+	    host, *host ? " " : "", k + 1, n, round, backend_name(v->backend), lock_name(v->lock),
+	    relax_name(v->relax), ring_name(v->ring), halt_poll_label(v, poll, sizeof(poll)),
+	    v->vms, v->vcpus, cpus, v->warmup_s + v->duration_s, eta);
 }
 
 /* A table row; with several hosts the host column first. */
@@ -333,9 +335,9 @@ static void run_slot(struct engine *e, const struct slot *slot)
 		struct variant_result scratch;
 		b->run(b, v, &scratch);
 		if (!scratch.ok && !interrupt_requested())
-			fprintf(stderr, "%s: %s%swarm-up run failed: %s\n", e->out->who,
-				outcome_host_label(e->rep, v), e->nr_hosts > 1 ? ": " : "",
-				scratch.error);
+			printable_printf(stderr, "%s: %s%swarm-up run failed: %s\n", e->out->who,
+					 outcome_host_label(e->rep, v), e->nr_hosts > 1 ? ": " : "",
+					 scratch.error);
 		variant_result_free(&scratch);
 		return;
 	}
@@ -358,10 +360,10 @@ static void run_slot(struct engine *e, const struct slot *slot)
 		char acq[UNITS_BUF_SIZE];
 		figures_for_variant(r, &f);
 		if (r->ok)
-			fprintf(stderr, "       %s acq/s\n",
-				units_count(f.acq_per_s, acq, sizeof(acq)));
+			printable_printf(stderr, "       %s acq/s\n",
+					 units_count(f.acq_per_s, acq, sizeof(acq)));
 		else
-			fprintf(stderr, "       FAILED: %s\n", r->error);
+			printable_printf(stderr, "       FAILED: %s\n", r->error);
 	}
 	pthread_mutex_unlock(&e->out_lock);
 }
@@ -441,7 +443,8 @@ static void setup_report(struct engine *e, const char *command_line)
 	rep->threshold_pct = p->threshold_pct;
 	rep->seed = p->seed_given ? p->seed : (unsigned long long)time(NULL);
 	if (rep->order == ORDER_SHUFFLE && verbose(e))
-		fprintf(stderr, "%s: shuffled order, --seed %llu\n", e->out->who, rep->seed);
+		printable_printf(stderr, "%s: shuffled order, --seed %llu\n", e->out->who,
+				 rep->seed);
 }
 
 int experiment_check(const struct run_plan *plan, char *err, size_t errlen)

@@ -12,6 +12,7 @@
 #include "output/stats_table.h"
 #include "util/errbuf.h"
 #include "util/interrupt.h"
+#include "util/printable.h"
 
 struct sweep {
 	const struct sweep_grid *grid;
@@ -43,7 +44,7 @@ static int run_point(struct sweep *s, const struct ple_setting *set, const char 
 	snprintf(command_line, sizeof(command_line), "plerig sweep at %s", what);
 	int status = 1;
 	if (experiment_run(s->plan, s->guest_path, command_line, &out, &rep, err, sizeof(err))) {
-		fprintf(stderr, "plerig sweep: %s\n", err);
+		printable_printf(stderr, "plerig sweep: %s\n", err);
 		sweep_curve_add_failure(s->curve, set, err);
 		goto out;
 	}
@@ -90,10 +91,10 @@ static int sweep_all(struct sweep *s)
 			break;
 		sweep_point_settings(s->grid, slots[k].variant, set);
 		describe(set, s->grid->nr_axes, what, sizeof(what));
-		fprintf(stderr, "plerig sweep: [%u/%u] %s\n", k + 1, total, what);
+		printable_printf(stderr, "plerig sweep: [%u/%u] %s\n", k + 1, total, what);
 		s->curve->round = slots[k].round;
 		if (ple_session_apply(&s->session, set, s->grid->nr_axes, err, sizeof(err))) {
-			fprintf(stderr, "plerig sweep: %s\n", err);
+			printable_printf(stderr, "plerig sweep: %s\n", err);
 			sweep_curve_add_failure(s->curve, set, err);
 			status = 1;
 			break;
@@ -135,17 +136,17 @@ int sweep_run(const struct sweep_grid *grid, const struct run_plan *plan, const 
 		fprintf(stderr, "plerig sweep: %u rounds in shuffled order, --seed %llu\n",
 			curve->rounds, seed);
 	if (ple_session_begin(&s.session, names, grid->nr_axes, err, sizeof(err))) {
-		fprintf(stderr, "plerig sweep: %s\n", err);
+		printable_printf(stderr, "plerig sweep: %s\n", err);
 		return SWEEP_REFUSED;
 	}
 	int status = sweep_all(&s);
 	if (ple_session_restore(&s.session, err, sizeof(err))) {
-		fprintf(stderr, "plerig sweep: restoring the original values: %s\n", err);
+		printable_printf(stderr, "plerig sweep: restoring the original values: %s\n", err);
 		if (status == 0)
 			status = 1;
 	} else {
-		fprintf(stderr, "plerig sweep: original %s parameters restored\n",
-			s.session.state.module);
+		printable_printf(stderr, "plerig sweep: original %s parameters restored\n",
+				 s.session.state.module);
 	}
 	return status;
 }

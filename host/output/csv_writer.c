@@ -12,6 +12,7 @@
 #include "model/halt_path.h"
 #include "output/exit_times_writer.h"
 #include "util/atomic_file.h"
+#include "util/printable.h"
 
 /* The column order is the file format: append, never reorder. */
 static const char *const header[] = {
@@ -111,21 +112,30 @@ static void end_row(struct row *r)
 	r->field = 0;
 }
 
-/* RFC 4180: quote when the text holds a comma, quote or line break; double the quotes. */
+/* A quote inside a quoted field, doubled (RFC 4180). */
+static bool csv_special(FILE *f, uint32_t cp)
+{
+	if (cp != '"')
+		return false;
+	fputs("\"\"", f);
+	return true;
+}
+
+/*
+ * RFC 4180: quote when the text holds a comma or a quote. The text is
+ * written by the printable rule, so a line break in it is \x0a, never a
+ * new row, and no control character reaches whoever views the file.
+ */
 static void field_str(struct row *r, const char *s, int always_quote)
 {
+	const bool quote = always_quote || strpbrk(s, ",\"");
+
 	sep(r);
-	if (!always_quote && !strpbrk(s, ",\"\r\n")) {
-		fputs(s, r->f);
-		return;
-	}
-	fputc('"', r->f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', r->f);
-		fputc(*s, r->f);
-	}
-	fputc('"', r->f);
+	if (quote)
+		fputc('"', r->f);
+	printable_write(r->f, s, csv_special);
+	if (quote)
+		fputc('"', r->f);
 }
 
 static void field_u64(struct row *r, uint64_t v)
@@ -156,7 +166,7 @@ static void field_double(struct row *r, double v)
 	snprintf(buf, sizeof(buf), "%.15g", v);
 	if (strtod(buf, NULL) != v)
 		snprintf(buf, sizeof(buf), "%.17g", v);
-	fputs(buf, r->f);
+	printable_fputs(r->f, buf);
 }
 
 static void identity_fields(struct row *r, unsigned index, const struct variant *v, unsigned repeat,

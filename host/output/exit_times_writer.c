@@ -6,6 +6,7 @@
 
 #include "output/json_util.h"
 #include "output/units.h"
+#include "util/printable.h"
 
 static json_object *figures_json(const struct variant_result *r, const struct exit_time_figures *f)
 {
@@ -97,22 +98,23 @@ static void print_figures(FILE *out, const struct exit_time_figures *f,
 {
 	char a[32], b[32], c[32], d[32];
 	if (f->ple_valid)
-		fprintf(out, "PLE exits %s timed, %s, %s each, %s of vCPU time; ",
-			units_count((double)f->ple_exits, a, sizeof(a)),
-			units_duration_ns(f->ple_ns, b, sizeof(b)),
-			isnan(f->ple_mean_ns) ? "-"
-					      : units_duration_ns(f->ple_mean_ns, c, sizeof(c)),
-			share_text(f->ple_share, d, sizeof(d)));
+		printable_printf(
+		    out, "PLE exits %s timed, %s, %s each, %s of vCPU time; ",
+		    units_count((double)f->ple_exits, a, sizeof(a)),
+		    units_duration_ns(f->ple_ns, b, sizeof(b)),
+		    isnan(f->ple_mean_ns) ? "-" : units_duration_ns(f->ple_mean_ns, c, sizeof(c)),
+		    share_text(f->ple_share, d, sizeof(d)));
 	else
-		fprintf(out, "PLE exits n/a (%s); ", exit_time_figures_ple_why(r, f));
-	fprintf(out, "all exits %s timed, %s, %s of vCPU time",
-		units_count((double)f->exits, a, sizeof(a)), units_duration_ns(f->ns, b, sizeof(b)),
-		share_text(f->share, c, sizeof(c)));
+		printable_printf(out, "PLE exits n/a (%s); ", exit_time_figures_ple_why(r, f));
+	printable_printf(out, "all exits %s timed, %s, %s of vCPU time",
+			 units_count((double)f->exits, a, sizeof(a)),
+			 units_duration_ns(f->ns, b, sizeof(b)),
+			 share_text(f->share, c, sizeof(c)));
 	for (unsigned i = 0; i < f->nr_top; i++) {
 		const char *name = exit_reason_name(r, f->top[i].reason);
-		fprintf(out, "%s%u%s%s: %s", i ? ", " : "; by reason ", f->top[i].reason,
-			name ? " " : "", name ? name : "",
-			units_duration_ns((double)f->top[i].ns, a, sizeof(a)));
+		printable_printf(out, "%s%u%s%s: %s", i ? ", " : "; by reason ", f->top[i].reason,
+				 name ? " " : "", name ? name : "",
+				 units_duration_ns((double)f->top[i].ns, a, sizeof(a)));
 	}
 	if (f->lost)
 		fprintf(out, "; INCOMPLETE: %llu records lost", (unsigned long long)f->lost);
@@ -128,13 +130,14 @@ void exit_times_print(FILE *out, const struct outcome *rep)
 		const struct variant *v = &s->variant;
 		struct exit_time_figures f;
 		exit_time_figures_for_variant(r, &f);
-		fprintf(out, "exit-times (%s %s %s %ux%u/%u%s): ", backend_name(v->backend),
-			lock_name(v->lock), relax_name(v->relax), v->vms, v->vcpus, v->nr_pcpus,
-			s->nr_runs > 1 ? ", first run" : "");
+		printable_printf(out,
+				 "exit-times (%s %s %s %ux%u/%u%s): ", backend_name(v->backend),
+				 lock_name(v->lock), relax_name(v->relax), v->vms, v->vcpus,
+				 v->nr_pcpus, s->nr_runs > 1 ? ", first run" : "");
 		if (f.valid)
 			print_figures(out, &f, r);
 		else
-			fprintf(out, "n/a: %s", exit_time_figures_why(r, &f));
+			printable_printf(out, "n/a: %s", exit_time_figures_why(r, &f));
 		fputc('\n', out);
 	}
 }

@@ -5,6 +5,7 @@
 
 #include "output/json_util.h"
 #include "output/units.h"
+#include "util/printable.h"
 
 json_object *halt_path_json(const struct variant_result *r, const struct halt_path *h)
 {
@@ -48,7 +49,7 @@ static void print_kvm(FILE *out, const struct variant_result *r, const struct ha
 	for (unsigned s = 0; s < HALT_STAT_COUNT; s++)
 		have += h->kvm_valid[s];
 	if (!have) {
-		fprintf(out, "; KVM halt stats n/a (%s)", halt_stat_why(r));
+		printable_printf(out, "; KVM halt stats n/a (%s)", halt_stat_why(r));
 		return;
 	}
 	for (unsigned s = 0; s < HALT_STAT_COUNT; s++) {
@@ -56,12 +57,12 @@ static void print_kvm(FILE *out, const struct variant_result *r, const struct ha
 			missing = true;
 			continue;
 		}
-		fprintf(out, "%s%s %llu", sep, halt_stat_name((enum halt_stat)s),
-			(unsigned long long)h->kvm[s]);
+		printable_printf(out, "%s%s %llu", sep, halt_stat_name((enum halt_stat)s),
+				 (unsigned long long)h->kvm[s]);
 		sep = ", ";
 	}
 	if (missing)
-		fprintf(out, "%sothers n/a (%s)", sep, halt_stat_why(r));
+		printable_printf(out, "%sothers n/a (%s)", sep, halt_stat_why(r));
 }
 
 static void print_halt_path(FILE *out, const struct variant_result *r, const struct halt_path *h)
@@ -78,10 +79,10 @@ static void print_halt_path(FILE *out, const struct variant_result *r, const str
 	if (isnan(h->kick_p50_ns))
 		fprintf(out, "; kick-to-running n/a (no kick received)");
 	else
-		fprintf(out, "; kick-to-running p50 %s p99 %s max %s",
-			units_duration_ns(h->kick_p50_ns, a, sizeof(a)),
-			units_duration_ns(h->kick_p99_ns, b, sizeof(b)),
-			units_duration_ns(h->kick_max_ns, c, sizeof(c)));
+		printable_printf(out, "; kick-to-running p50 %s p99 %s max %s",
+				 units_duration_ns(h->kick_p50_ns, a, sizeof(a)),
+				 units_duration_ns(h->kick_p99_ns, b, sizeof(b)),
+				 units_duration_ns(h->kick_max_ns, c, sizeof(c)));
 	print_kvm(out, r, h);
 }
 
@@ -95,13 +96,13 @@ void halt_path_print(FILE *out, const struct outcome *rep)
 		const struct variant *v = &s->variant;
 		struct halt_path h;
 		halt_path_for_variant(r, &h);
-		fprintf(out, "halt-path (%s %s %s %ux%u/%u%s): ", backend_name(v->backend),
-			lock_name(v->lock), relax_name(v->relax), v->vms, v->vcpus, v->nr_pcpus,
-			s->nr_runs > 1 ? ", first run" : "");
+		printable_printf(out, "halt-path (%s %s %s %ux%u/%u%s): ", backend_name(v->backend),
+				 lock_name(v->lock), relax_name(v->relax), v->vms, v->vcpus,
+				 v->nr_pcpus, s->nr_runs > 1 ? ", first run" : "");
 		if (h.valid)
 			print_halt_path(out, r, &h);
 		else
-			fprintf(out, "n/a: %s", h.why);
+			printable_printf(out, "n/a: %s", h.why);
 		fputc('\n', out);
 	}
 }

@@ -42,3 +42,11 @@ int json_document_write(json_object *root, const char *path, const char *what, c
 	json_object_put(root);
 	return rc;
 }
+
+int json_print(FILE *out, json_object *root)
+{
+	const char *text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+								    JSON_C_TO_STRING_NOSLASHESCAPE);
+
+	return text && fprintf(out, "%s\n", text) >= 0 ? 0 : -1;
+}

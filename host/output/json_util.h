@@ -6,6 +6,7 @@
 #include <json-c/json.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /*
  * Shortest text that reads back as the same double (0.2, not
@@ -13,6 +14,9 @@
  * see a float; NaN and infinities are not JSON: NULL (null).
  */
 json_object *json_double(double v);
+
+/* @root as plerig writes JSON (pretty, '/' as it is) and a newline; 0, or -1 when it failed. */
+int json_print(FILE *out, json_object *root);
 
 static inline void json_add(json_object *o, const char *key, json_object *v)
 {

@@ -7,6 +7,7 @@
 #include "model/backend_limits.h"
 #include "output/exit_times_writer.h"
 #include "output/halt_path_writer.h"
+#include "util/printable.h"
 
 #define MAX_NOTES 16
 
@@ -62,15 +63,16 @@ void ple_notes_print(FILE *f, const struct outcome *rep)
 		}
 	}
 	for (unsigned k = 0; k < n; k++) {
-		fprintf(f, "%s (", notes[k].label);
+		printable_printf(f, "%s (", notes[k].label);
 		const char *sep = "";
 		for (unsigned b = 0; b < BACKEND_COUNT; b++) {
 			if (notes[k].backends[b]) {
-				fprintf(f, "%s%s", sep, backend_name((enum backend_kind)b));
+				printable_printf(f, "%s%s", sep,
+						 backend_name((enum backend_kind)b));
 				sep = ", ";
 			}
 		}
-		fprintf(f, "): %s\n", notes[k].text);
+		printable_printf(f, "): %s\n", notes[k].text);
 	}
 	exit_times_print(f, rep);
 	halt_path_print(f, rep);

@@ -5,6 +5,7 @@
 
 #include "model/backend_limits.h"
 #include "output/units.h"
+#include "util/printable.h"
 
 /*
  * Widths fit the widest value each column can hold ("pvqspin", "rep-pause",
@@ -95,7 +96,7 @@ static void cell(FILE *f, enum column c, const char *text)
 {
 	int w = columns[c].width;
 
-	fprintf(f, "%s%*s", c ? "  " : "", columns[c].left ? -w : w, text);
+	printable_printf(f, "%s%*s", c ? "  " : "", columns[c].left ? -w : w, text);
 }
 
 void results_table_header(FILE *f)
@@ -150,7 +151,7 @@ void results_table_row(FILE *f, const struct variant_result *r)
 
 	identity_cells(f, &r->variant);
 	if (!r->ok) {
-		fprintf(f, "  FAILED: %s\n", r->error[0] ? r->error : "unknown error");
+		printable_printf(f, "  FAILED: %s\n", r->error[0] ? r->error : "unknown error");
 		return;
 	}
 	figures_for_variant(r, &fig);
@@ -161,18 +162,19 @@ void results_table_row(FILE *f, const struct variant_result *r)
 void results_table_legend(FILE *f)
 {
 	for (int c = 0; c < COL_COUNT; c++)
-		fprintf(f, "  %-10s %s\n", columns[c].head, columns[c].legend);
+		printable_printf(f, "  %-10s %s\n", columns[c].head, columns[c].legend);
 }
 
 void results_table_host_legend(FILE *f)
 {
-	fprintf(f, "  %-10s %s\n", "host",
-		"the machine the variant ran on (--connect LIST): its name, or name(N) where two "
-		"share one; the JSON's hosts has each one's identity");
+	printable_printf(
+	    f, "  %-10s %s\n", "host",
+	    "the machine the variant ran on (--connect LIST): its name, or name(N) where two "
+	    "share one; the JSON's hosts has each one's identity");
 }
 
 void results_table_host(FILE *f, const char *host)
 {
 	/* outcome labels are up to 63 bytes; most host names fit in 16 */
-	fprintf(f, "%-16s  ", host);
+	printable_printf(f, "%-16s  ", host);
 }

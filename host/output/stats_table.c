@@ -10,6 +10,7 @@
 #include "model/plan.h"
 #include "output/units.h"
 #include "model/verdict.h"
+#include "util/printable.h"
 
 /*
  * A metric's value in the unit people read it in. Wait percentiles come
@@ -58,7 +59,7 @@ void stats_table_print(FILE *f, const struct outcome *rep)
 		for (unsigned r = 0; r < s->nr_runs; r++)
 			ok += s->runs[r].ok;
 		variant_title(rep, &s->variant, title, sizeof(title));
-		fprintf(f, "\n %s  (%u of %u runs ok)\n", title, ok, s->nr_runs);
+		printable_printf(f, "\n %s  (%u of %u runs ok)\n", title, ok, s->nr_runs);
 		for (unsigned m = 0; s->stats && m < nr_metrics; m++) {
 			const struct sample_stats *st = &s->stats[m];
 			char mean[UNITS_BUF_SIZE], lo[UNITS_BUF_SIZE], hi[UNITS_BUF_SIZE];
@@ -66,32 +67,33 @@ void stats_table_print(FILE *f, const struct outcome *rep)
 			/* a figure no run measured is said to be n/a, not left out unseen */
 			if (st->n == 0) {
 				if (ok)
-					fprintf(
+					printable_printf(
 					    f, "   %10s %-10s measured in none of the %u ok runs\n",
 					    "n/a", metrics[m].label, ok);
 				continue;
 			}
-			fprintf(f, "   %10s %-10s +- %5s%%   [%s .. %s]",
-				format_value(&metrics[m], st->mean, mean, sizeof(mean)),
-				metrics[m].label, rel_text(st->rel, rel, sizeof(rel)),
-				format_value(&metrics[m], st->min, lo, sizeof(lo)),
-				format_value(&metrics[m], st->max, hi, sizeof(hi)));
+			printable_printf(f, "   %10s %-10s +- %5s%%   [%s .. %s]",
+					 format_value(&metrics[m], st->mean, mean, sizeof(mean)),
+					 metrics[m].label, rel_text(st->rel, rel, sizeof(rel)),
+					 format_value(&metrics[m], st->min, lo, sizeof(lo)),
+					 format_value(&metrics[m], st->max, hi, sizeof(hi)));
 			if (st->outliers)
-				fprintf(f, "  %u outlier%s (> 3 MAD)", st->outliers,
-					st->outliers > 1 ? "s" : "");
+				printable_printf(f, "  %u outlier%s (> 3 MAD)", st->outliers,
+						 st->outliers > 1 ? "s" : "");
 			if (st->drift)
 				fprintf(f, "  drift %+.1f%% first to last run",
 					100.0 * st->drift_rel);
 			if (st->bimodal)
-				fprintf(f, "  two modes: %u near %s, %u near %s", st->n_low,
-					format_value(&metrics[m], st->low_mean, lo, sizeof(lo)),
-					st->n_high,
-					format_value(&metrics[m], st->high_mean, hi, sizeof(hi)));
+				printable_printf(
+				    f, "  two modes: %u near %s, %u near %s", st->n_low,
+				    format_value(&metrics[m], st->low_mean, lo, sizeof(lo)),
+				    st->n_high,
+				    format_value(&metrics[m], st->high_mean, hi, sizeof(hi)));
 			fputc('\n', f);
 		}
 		for (unsigned r = 0; r < s->nr_runs; r++)
 			if (!s->runs[r].ok)
-				fprintf(f, "   run %u FAILED: %s\n", r, s->runs[r].error);
+				printable_printf(f, "   run %u FAILED: %s\n", r, s->runs[r].error);
 	}
 }
 
@@ -135,18 +137,19 @@ void comparison_table_print(FILE *f, const struct outcome *rep)
 {
 	if (!rep->nr_comparisons)
 		return;
-	fprintf(f, "\n baseline %s, %u run(s) per variant; %s\n", rep->baseline, rep->repeat,
-		rep->order == ORDER_SEQUENTIAL
-		    ? "Welch's t-test"
-		    : "paired t-test on the per-round differences (interleaved runs cancel drift)");
+	printable_printf(
+	    f, "\n baseline %s, %u run(s) per variant; %s\n", rep->baseline, rep->repeat,
+	    rep->order == ORDER_SEQUENTIAL
+		? "Welch's t-test"
+		: "paired t-test on the per-round differences (interleaved runs cancel drift)");
 	/* the rule of every verdict plerig prints, with this run's threshold (model/verdict.h) */
 	fprintf(f,
 		" worse/better: p < %.2f after Holm's correction and the whole 95%% CI beyond "
 		"%g%%;\n too noisy to judge: neither, and the CI wider than %g%% (--threshold)\n",
 		VERDICT_ALPHA, rep->threshold_pct, rep->threshold_pct);
-	fprintf(f, " %-26s %-26s %-10s %10s %10s %8s %9s  %-20s %s\n", "candidate", "baseline",
-		"metric", "baseline", "candidate", "delta", "p (Holm)", "95% CI of delta",
-		"verdict");
+	printable_printf(f, " %-26s %-26s %-10s %10s %10s %8s %9s  %-20s %s\n", "candidate",
+			 "baseline", "metric", "baseline", "candidate", "delta", "p (Holm)",
+			 "95% CI of delta", "verdict");
 	for (unsigned i = 0; i < rep->nr_comparisons; i++) {
 		const struct comparison *c = &rep->comparisons[i];
 		const struct metric *m = c->metric;
@@ -159,9 +162,9 @@ void comparison_table_print(FILE *f, const struct outcome *rep)
 		struct judgement j;
 		comparison_judge(c, rep->threshold_pct, &j);
 		test_cells(c, &j, delta, p, ci, sizeof(delta));
-		fprintf(f, " %-26s %-26s %-10s %10s %10s %8s %9s  %-20s %s\n", cand, base, m->label,
-			format_value(m, c->base.mean, bv, sizeof(bv)),
-			format_value(m, c->cand.mean, cv, sizeof(cv)), delta, p, ci,
-			verdict_name(j.verdict));
+		printable_printf(f, " %-26s %-26s %-10s %10s %10s %8s %9s  %-20s %s\n", cand, base,
+				 m->label, format_value(m, c->base.mean, bv, sizeof(bv)),
+				 format_value(m, c->cand.mean, cv, sizeof(cv)), delta, p, ci,
+				 verdict_name(j.verdict));
 	}
 }

@@ -11,6 +11,7 @@
 #include "output/json_util.h"
 #include "util/atomic_file.h"
 #include "util/errbuf.h"
+#include "util/printable.h"
 
 #ifndef PLERIG_VERSION
 #define PLERIG_VERSION "unknown"
@@ -34,17 +35,17 @@ static void print_summary(FILE *out, const struct sweep_curve *c)
 		return;
 	}
 	for (unsigned i = 0; i < c->nr_params; i++)
-		fprintf(out, "%-12s ", c->names[i]);
-	fprintf(out, "%-36s %6s %20s %20s %8s\n", "variant", "rounds", "acq/s (95% CI)",
-		"pause-exits (95% CI)", "stalled");
+		printable_printf(out, "%-12s ", c->names[i]);
+	printable_printf(out, "%-36s %6s %20s %20s %8s\n", "variant", "rounds", "acq/s (95% CI)",
+			 "pause-exits (95% CI)", "stalled");
 	for (unsigned k = 0; k < n; k++) {
 		const struct sweep_summary *p = &sum[k];
 		char acq[48], exits[48], share[32], ok[16];
 		for (unsigned i = 0; i < c->nr_params; i++)
-			fprintf(out, "%-12s ", p->values[i]);
+			printable_printf(out, "%-12s ", p->values[i]);
 		snprintf(ok, sizeof(ok), "%u/%u", p->ok, p->visits);
 		if (!p->ok) {
-			fprintf(out, "%-36s %6s FAILED: %s\n", p->variant, ok, p->error);
+			printable_printf(out, "%-36s %6s FAILED: %s\n", p->variant, ok, p->error);
 			continue;
 		}
 		const struct sweep_stat *st[2] = {&p->acq_per_s, &p->pause_exits};
@@ -60,7 +61,8 @@ static void print_summary(FILE *out, const struct sweep_curve *c)
 		}
 		fmt_num(share, sizeof(share),
 			p->stalled_share.n ? p->stalled_share.mean * 100 : NAN, "%.1f%%");
-		fprintf(out, "%-36s %6s %20s %20s %8s\n", p->variant, ok, acq, exits, share);
+		printable_printf(out, "%-36s %6s %20s %20s %8s\n", p->variant, ok, acq, exits,
+				 share);
 	}
 	free(sum);
 }
@@ -72,23 +74,24 @@ void sweep_curve_print(FILE *out, const struct sweep_curve *c)
 		return;
 	}
 	for (unsigned i = 0; i < c->nr_params; i++)
-		fprintf(out, "%-12s ", c->names[i]);
-	fprintf(out, "%-36s %12s %10s %8s %12s\n", "variant", "acq/s", "stalls", "stalled",
-		"pause-exits");
+		printable_printf(out, "%-12s ", c->names[i]);
+	printable_printf(out, "%-36s %12s %10s %8s %12s\n", "variant", "acq/s", "stalls", "stalled",
+			 "pause-exits");
 	for (unsigned k = 0; k < c->n; k++) {
 		const struct sweep_point *p = &c->points[k];
 		char acq[32], stalls[32], share[32], exits[32];
 		for (unsigned i = 0; i < c->nr_params; i++)
-			fprintf(out, "%-12s ", p->values[i]);
+			printable_printf(out, "%-12s ", p->values[i]);
 		if (!p->ok) {
-			fprintf(out, "%-36s FAILED: %s\n", p->variant, p->error);
+			printable_printf(out, "%-36s FAILED: %s\n", p->variant, p->error);
 			continue;
 		}
 		fmt_num(acq, sizeof(acq), p->acq_per_s, "%.0f");
 		fmt_num(stalls, sizeof(stalls), p->stalls, "%.0f");
 		fmt_num(share, sizeof(share), p->stalled_share * 100, "%.1f%%");
 		fmt_num(exits, sizeof(exits), p->pause_exits, "%.0f");
-		fprintf(out, "%-36s %12s %10s %8s %12s\n", p->variant, acq, stalls, share, exits);
+		printable_printf(out, "%-36s %12s %10s %8s %12s\n", p->variant, acq, stalls, share,
+				 exits);
 	}
 	/* a "-" is never a silent zero: say why once per reason */
 	const char *said = NULL;
@@ -96,7 +99,7 @@ void sweep_curve_print(FILE *out, const struct sweep_curve *c)
 		const char *why = c->points[k].pause_exits_why;
 		if (c->points[k].ok && isnan(c->points[k].pause_exits) && why[0] &&
 		    (!said || strcmp(said, why))) {
-			fprintf(out, "pause-exits unavailable: %s\n", why);
+			printable_printf(out, "pause-exits unavailable: %s\n", why);
 			said = why;
 		}
 	}

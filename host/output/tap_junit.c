@@ -71,13 +71,13 @@ void verdicts_summary_print(FILE *out, const struct check_result *r)
 			fputc('\n', out);
 		}
 	}
-	fprintf(out,
-		"%u scenario(s) run, %u skipped, in %.1f s: %u passed, %u failed, %u skipped, %u "
-		"too noisy to judge%s\n",
-		r->scenarios_run, r->scenarios_skipped, r->seconds,
-		check_result_count(r, CHECK_PASS), check_result_count(r, CHECK_FAIL),
-		check_result_count(r, CHECK_SKIP), check_result_count(r, CHECK_NOISY),
-		r->interrupted ? " (interrupted)" : "");
+	printable_printf(
+	    out,
+	    "%u scenario(s) run, %u skipped, in %.1f s: %u passed, %u failed, %u skipped, %u "
+	    "too noisy to judge%s\n",
+	    r->scenarios_run, r->scenarios_skipped, r->seconds, check_result_count(r, CHECK_PASS),
+	    check_result_count(r, CHECK_FAIL), check_result_count(r, CHECK_SKIP),
+	    check_result_count(r, CHECK_NOISY), r->interrupted ? " (interrupted)" : "");
 }
 
 /* A TAP description or directive must not hold '#' or a line break. */

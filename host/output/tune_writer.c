@@ -8,6 +8,7 @@
 #include "model/tune_apply.h"
 #include "model/tune_stats.h"
 #include "output/units.h"
+#include "util/printable.h"
 
 #ifndef PLERIG_VERSION
 #define PLERIG_VERSION "unknown"
@@ -46,7 +47,7 @@ static void print_claim(FILE *out, const struct tune_result *r, const char *what
 	char ref[32], ci[96];
 	value_text(s, c->ref, ref, sizeof(ref));
 	pct_ci(&c->d, ci, sizeof(ci));
-	fprintf(out, "  %-12s %s: ", what, ref);
+	printable_printf(out, "  %-12s %s: ", what, ref);
 	switch (c->claim) {
 	case TUNE_CLAIM_NONE:
 		fprintf(out, "n/a: the host's value could not be read\n");
@@ -55,27 +56,30 @@ static void print_claim(FILE *out, const struct tune_result *r, const char *what
 		fprintf(out, "the best value itself\n");
 		return;
 	case TUNE_CLAIM_GAIN:
-		fprintf(out, "%s: a gain (p %.2g after Holm)", ci, c->p_holm);
+		printable_printf(out, "%s: a gain (p %.2g after Holm)", ci, c->p_holm);
 		break;
 	case TUNE_CLAIM_LOSS:
-		fprintf(out, "%s: it did better than the best in the confirmation rounds; keep it",
-			ci);
+		printable_printf(
+		    out, "%s: it did better than the best in the confirmation rounds; keep it", ci);
 		break;
 	case TUNE_CLAIM_AS_GOOD:
-		fprintf(out, "%s: %s (no difference of %g %%)", ci,
-			is_default ? "the defaults are as good as anything tried"
-				   : "as good as anything tried",
-			s->cfg.tolerance_pct);
+		printable_printf(out, "%s: %s (no difference of %g %%)", ci,
+				 is_default ? "the defaults are as good as anything tried"
+					    : "as good as anything tried",
+				 s->cfg.tolerance_pct);
 		break;
 	case TUNE_CLAIM_TOO_NOISY:
-		fprintf(out, "%s: too noisy to tell (the CI is wider than the %g %% tolerance)", ci,
-			s->cfg.tolerance_pct);
+		printable_printf(out,
+				 "%s: too noisy to tell (the CI is wider than the %g %% tolerance)",
+				 ci, s->cfg.tolerance_pct);
 		break;
 	case TUNE_CLAIM_UNRESOLVED:
-		fprintf(out, "%s: not resolvable: %s\n", ci, c->d.why ? c->d.why : "no test");
+		printable_printf(out, "%s: not resolvable: %s\n", ci,
+				 c->d.why ? c->d.why : "no test");
 		return;
 	}
-	fprintf(out, "%s\n", c->from_confirm ? "" : " [from the rounds that chose the best]");
+	printable_printf(out, "%s\n",
+			 c->from_confirm ? "" : " [from the rounds that chose the best]");
 }
 
 /* ple_window 1024 is about 24 PAUSEs here; pause_filter_count 3000 about 130k TSC cycles */
@@ -117,9 +121,9 @@ static void print_curve(FILE *out, const struct tune_result *r, unsigned k)
 		}
 		order[j] = c;
 	}
-	fprintf(out, "  %-14s %6s %22s %9s %8s %11s %15s %8s %8s\n", s->cfg.space.param, "visits",
-		"acq/s [95% CI]", "wait-p99", "lhp/s", "ple-exits/s", "yields ok/att/s", "halts/s",
-		"kicks/s");
+	printable_printf(out, "  %-14s %6s %22s %9s %8s %11s %15s %8s %8s\n", s->cfg.space.param,
+			 "visits", "acq/s [95% CI]", "wait-p99", "lhp/s", "ple-exits/s",
+			 "yields ok/att/s", "halts/s", "kicks/s");
 	for (unsigned i = 0; i < n; i++) {
 		const unsigned c = order[i];
 		struct tune_cell y, f[TUNE_FIG_COUNT];
@@ -154,12 +158,12 @@ static void print_curve(FILE *out, const struct tune_result *r, unsigned k)
 				 col[TUNE_FIG_YIELDS_ATTEMPTED_PER_S]);
 		snprintf(ok, sizeof(ok), "%u/%u", y.n, visits);
 		value_text(s, (int)c, val, sizeof(val));
-		fprintf(out, "  %-14s %6s %22s %9s %8s %11s %15s %8s %8s%s%s\n", val, ok, acq,
-			col[TUNE_FIG_WAIT_P99_NS], col[TUNE_FIG_LHP_PER_S],
-			col[TUNE_FIG_PLE_EXITS_PER_S], yields, col[TUNE_FIG_HALTS_PER_S],
-			col[TUNE_FIG_KICKS_PER_S],
-			(int)c == r->rec.shapes[k].best ? "  <- best" : "",
-			y.bimodal ? "  (two groups of visits)" : "");
+		printable_printf(out, "  %-14s %6s %22s %9s %8s %11s %15s %8s %8s%s%s\n", val, ok,
+				 acq, col[TUNE_FIG_WAIT_P99_NS], col[TUNE_FIG_LHP_PER_S],
+				 col[TUNE_FIG_PLE_EXITS_PER_S], yields, col[TUNE_FIG_HALTS_PER_S],
+				 col[TUNE_FIG_KICKS_PER_S],
+				 (int)c == r->rec.shapes[k].best ? "  <- best" : "",
+				 y.bimodal ? "  (two groups of visits)" : "");
 	}
 }
 
@@ -169,23 +173,24 @@ static void print_shape(FILE *out, const struct tune_result *r, unsigned k)
 	const struct tune_shape_rec *rec = &r->rec.shapes[k];
 	const struct tune_shape *sh = &s->cfg.shapes[k];
 	char val[32], here[96], num[UNITS_BUF_SIZE], lo[UNITS_BUF_SIZE], hi[UNITS_BUF_SIZE];
-	fprintf(out, "\nshape %u: %s\n", k + 1, sh->label[0] ? sh->label : "(never ran)");
+	printable_printf(out, "\nshape %u: %s\n", k + 1, sh->label[0] ? sh->label : "(never ran)");
 	if (sh->note[0])
-		fprintf(out, "  note         %s\n", sh->note);
+		printable_printf(out, "  note         %s\n", sh->note);
 	if (!rec->resolved) {
 		if (s->stop == TUNE_STOP_ERROR)
 			fprintf(out, "  not resolved: the tune stopped on an error (above)\n");
 		else
-			fprintf(out, "  %s\n", rec->why);
+			printable_printf(out, "  %s\n", rec->why);
 		print_curve(out, r, k);
 		return;
 	}
 	value_text(s, rec->best, val, sizeof(val));
 	window_here(r, s->cands[rec->best].value, here, sizeof(here));
-	fprintf(out, "  best         %s=%s%s: %s %s [%s, %s], %u visits\n", s->cfg.space.param, val,
-		here, units_count(rec->best_cell.mean, num, sizeof(num)), r->metric->label,
-		units_count(rec->best_cell.ci_low, lo, sizeof(lo)),
-		units_count(rec->best_cell.ci_high, hi, sizeof(hi)), rec->best_cell.n);
+	printable_printf(out, "  best         %s=%s%s: %s %s [%s, %s], %u visits\n",
+			 s->cfg.space.param, val, here,
+			 units_count(rec->best_cell.mean, num, sizeof(num)), r->metric->label,
+			 units_count(rec->best_cell.ci_low, lo, sizeof(lo)),
+			 units_count(rec->best_cell.ci_high, hi, sizeof(hi)), rec->best_cell.n);
 	print_claim(out, r, "vs current", &rec->vs_current, false);
 	print_claim(out, r, "vs default", &rec->vs_default, true);
 	fprintf(out, "  flat         ");
@@ -193,9 +198,10 @@ static void print_shape(FILE *out, const struct tune_result *r, unsigned k)
 		fprintf(out, "everywhere: every value tried is within %g %% of the best",
 			s->cfg.tolerance_pct);
 	for (unsigned i = 0; i < rec->nr_flat && !rec->flat_everywhere; i++)
-		fprintf(out, "%s%llu..%llu%s", i ? ", " : "", (unsigned long long)rec->flat[i].lo,
-			(unsigned long long)rec->flat[i].hi,
-			rec->flat[i].has_best ? " (the best)" : "");
+		printable_printf(out, "%s%llu..%llu%s", i ? ", " : "",
+				 (unsigned long long)rec->flat[i].lo,
+				 (unsigned long long)rec->flat[i].hi,
+				 rec->flat[i].has_best ? " (the best)" : "");
 	if (!rec->flat_everywhere)
 		fprintf(out, " (means within %g %% of the best)", s->cfg.tolerance_pct);
 	fprintf(out, "\n");
@@ -214,7 +220,7 @@ static void print_shape(FILE *out, const struct tune_result *r, unsigned k)
 				   : rec->ple_off.claim == TUNE_CLAIM_AS_GOOD
 				       ? "no difference of the tolerance's size"
 				       : "no difference resolvable";
-		fprintf(out, "  PLE off      %s against the best window: %s\n", ci, what);
+		printable_printf(out, "  PLE off      %s against the best window: %s\n", ci, what);
 	}
 	print_curve(out, r, k);
 }
@@ -226,10 +232,11 @@ static void print_mix(FILE *out, const struct tune_result *r)
 	char val[32], ci[96];
 	if (rec->nr_resolved < 2 || rec->mix < 0)
 		return;
-	fprintf(out,
-		"\nacross the shapes: %s=%s serves the mix (the least worst loss against each "
-		"shape's own best):\n",
-		s->cfg.space.param, value_text(s, rec->mix, val, sizeof(val)));
+	printable_printf(
+	    out,
+	    "\nacross the shapes: %s=%s serves the mix (the least worst loss against each "
+	    "shape's own best):\n",
+	    s->cfg.space.param, value_text(s, rec->mix, val, sizeof(val)));
 	for (unsigned k = 0; k < rec->nr_shapes; k++) {
 		const struct tune_shape_rec *sh = &rec->shapes[k];
 		struct tune_diff loss = sh->mix;
@@ -243,7 +250,8 @@ static void print_mix(FILE *out, const struct tune_result *r)
 		loss.gain_pct = -sh->mix.gain_pct;
 		loss.low = -sh->mix.high;
 		loss.high = -sh->mix.low;
-		fprintf(out, "  shape %u  loses %s\n", k + 1, pct_ci(&loss, ci, sizeof(ci)));
+		printable_printf(out, "  shape %u  loses %s\n", k + 1,
+				 pct_ci(&loss, ci, sizeof(ci)));
 	}
 }
 
@@ -253,7 +261,7 @@ static void print_flips(FILE *out, const struct tune_result *r)
 	static const char *const words[] = {"the best window better", "no difference",
 					    "PLE off better", "unknown"};
 	if (r->ple_off_why[0]) {
-		fprintf(out, "\nPLE off per VM: not measured: %s\n", r->ple_off_why);
+		printable_printf(out, "\nPLE off per VM: not measured: %s\n", r->ple_off_why);
 		return;
 	}
 	for (unsigned i = 0; i < rec->nr_flips; i++) {
@@ -263,10 +271,11 @@ static void print_flips(FILE *out, const struct tune_result *r)
 			known |= f->answer[j] != 2;
 		if (f->nr < 2 || !known)
 			continue;
-		fprintf(out, "\nPLE off per VM, %s:", f->family);
+		printable_printf(out, "\nPLE off per VM, %s:", f->family);
 		for (unsigned j = 0; j < f->nr; j++)
-			fprintf(out, "%s %s at %.3gx", j ? ";" : "",
-				words[f->answer[j] == 2 ? 3 : f->answer[j] + 1], f->ratio[j]);
+			printable_printf(out, "%s %s at %.3gx", j ? ";" : "",
+					 words[f->answer[j] == 2 ? 3 : f->answer[j] + 1],
+					 f->ratio[j]);
 		if (f->found)
 			fprintf(out, ": the answer flips between %.3gx and %.3gx\n", f->below,
 				f->above);
@@ -283,53 +292,54 @@ static void print_apply(FILE *out, const struct tune_result *r)
 	if (rec->mix < 0)
 		return;
 	if (!rec->change) {
-		fprintf(out, "\napply: nothing: %s\n", rec->change_why);
+		printable_printf(out, "\napply: nothing: %s\n", rec->change_why);
 		return;
 	}
 	tune_advice_make(&s->cfg.space, r->module, s->cands[rec->mix].value, r->runtime_writable,
 			 &a);
-	fprintf(out, "\napply (%s=%llu):\n  %s\n", s->cfg.space.param,
-		(unsigned long long)s->cands[rec->mix].value, a.modprobe);
+	printable_printf(out, "\napply (%s=%llu):\n  %s\n", s->cfg.space.param,
+			 (unsigned long long)s->cands[rec->mix].value, a.modprobe);
 	if (a.runtime[0])
-		fprintf(out, "  %s\n", a.runtime);
-	fprintf(out, "  also: %s\n", a.also);
+		printable_printf(out, "  %s\n", a.runtime);
+	printable_printf(out, "  also: %s\n", a.also);
 	if (a.guest[0])
-		fprintf(out, "  guest: %s\n", a.guest);
+		printable_printf(out, "  guest: %s\n", a.guest);
 	bool off_better = false;
 	for (unsigned k = 0; k < rec->nr_shapes; k++)
 		off_better |= rec->shapes[k].ple_off.claim == TUNE_CLAIM_GAIN;
 	if (off_better)
-		fprintf(out,
-			"  per-VM PLE off, for the shapes where it is better: QEMU %s\n"
-			"    also: %s\n    libvirt: %s\n    also: %s\n",
-			a.qemu, a.qemu_also, a.libvirt, a.libvirt_also);
+		printable_printf(out,
+				 "  per-VM PLE off, for the shapes where it is better: QEMU %s\n"
+				 "    also: %s\n    libvirt: %s\n    also: %s\n",
+				 a.qemu, a.qemu_also, a.libvirt, a.libvirt_also);
 }
 
 void tune_result_print(FILE *out, const struct tune_result *r)
 {
 	const struct tune_search *s = &r->search;
 	const struct tune_space *sp = &s->cfg.space;
-	fprintf(out, "plerig tune: %s (%s)%s%s\n", sp->param, r->module,
-		r->param_why[0] ? ": " : "", r->param_why);
-	fprintf(out,
-		"  objective %s (%s is better), tolerance %g %%, %u visits in %u rounds, %.0f s of "
-		"a %.0f s budget (%s), seed %llu\n",
-		r->metric->name, metric_better_name(r->metric), s->cfg.tolerance_pct, s->nr_visits,
-		s->round, r->seconds, s->cfg.budget_s, tune_stop_name(s->stop),
-		(unsigned long long)s->cfg.seed);
-	fprintf(out, "  kernel default %llu (%s)", (unsigned long long)sp->kernel_default,
-		sp->info->default_source);
+	printable_printf(out, "plerig tune: %s (%s)%s%s\n", sp->param, r->module,
+			 r->param_why[0] ? ": " : "", r->param_why);
+	printable_printf(
+	    out,
+	    "  objective %s (%s is better), tolerance %g %%, %u visits in %u rounds, %.0f s of "
+	    "a %.0f s budget (%s), seed %llu\n",
+	    r->metric->name, metric_better_name(r->metric), s->cfg.tolerance_pct, s->nr_visits,
+	    s->round, r->seconds, s->cfg.budget_s, tune_stop_name(s->stop),
+	    (unsigned long long)s->cfg.seed);
+	printable_printf(out, "  kernel default %llu (%s)", (unsigned long long)sp->kernel_default,
+			 sp->info->default_source);
 	if (sp->has_current)
 		fprintf(out, "; this host's %llu", (unsigned long long)sp->current);
 	fprintf(out, "\n");
 	if (r->pause.valid && sp->info->window)
-		fprintf(
+		printable_printf(
 		    out,
 		    "  a PAUSE here: %.1f TSC cycles (%.1f ns); %s counts %s (on an emulated CPU: "
 		    "the emulated clock's)\n",
 		    r->pause.tsc_cycles, r->pause.ns, sp->param, sp->info->unit);
 	if (s->stop == TUNE_STOP_ERROR)
-		fprintf(out, "\nstopped after %u visit(s): %s\n", s->nr_visits, s->error);
+		printable_printf(out, "\nstopped after %u visit(s): %s\n", s->nr_visits, s->error);
 	else if (!r->rec.nr_resolved)
 		fprintf(out,
 			"\nnothing resolvable in this budget: %u visit(s) in %.0f s; each "
@@ -340,8 +350,9 @@ void tune_result_print(FILE *out, const struct tune_result *r)
 	print_mix(out, r);
 	print_flips(out, r);
 	print_apply(out, r);
-	fprintf(out, "\nprovenance: host %s, kernel %s, CPU %s, plerig %s, %.0f s\n",
-		r->host_valid ? r->host.name : "n/a", r->host_valid ? r->host.kernel : "n/a",
-		r->host_valid ? r->host.cpu_model : "n/a", PLERIG_VERSION, r->seconds);
-	fprintf(out, "  before: %s\n  after:  %s\n", r->before, r->after);
+	printable_printf(out, "\nprovenance: host %s, kernel %s, CPU %s, plerig %s, %.0f s\n",
+			 r->host_valid ? r->host.name : "n/a",
+			 r->host_valid ? r->host.kernel : "n/a",
+			 r->host_valid ? r->host.cpu_model : "n/a", PLERIG_VERSION, r->seconds);
+	printable_printf(out, "  before: %s\n  after:  %s\n", r->before, r->after);
 }

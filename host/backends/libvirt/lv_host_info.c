@@ -8,6 +8,7 @@
 #include "backends/libvirt/connection.h"
 #include "backends/libvirt/lv_caps_kvm.h"
 #include "util/errbuf.h"
+#include "util/printable.h"
 
 int lv_xml_text(const char *xml, const char *after, const char *tag, char *out, size_t len)
 {
@@ -65,6 +66,17 @@ static void version_text(unsigned long v, char *out, size_t len)
 	snprintf(out, len, "%lu.%lu.%lu", v / 1000000, v / 1000 % 1000, v % 1000);
 }
 
+/* @s (@len bytes) by the printable rule, in place. */
+static void make_printable(char *s, size_t len)
+{
+	char *copy = strdup(s);
+	if (copy)
+		printable_copy(s, len, copy);
+	else
+		s[0] = '\0'; /* out of memory: nothing, rather than the bytes unchecked */
+	free(copy);
+}
+
 int lv_host_info(virConnectPtr conn, const char *shown, struct host_info *h, char *err,
 		 size_t errlen)
 {
@@ -77,7 +89,8 @@ int lv_host_info(virConnectPtr conn, const char *shown, struct host_info *h, cha
 		return errbuf_printf(err, errlen, "%s: the host's identity: %s", shown,
 				     lv_last_error());
 	}
-	snprintf(h->name, sizeof(h->name), "%s", name);
+	/* the other host's words: shown to people, and keyed on */
+	printable_copy(h->name, sizeof(h->name), name);
 	free(name);
 	h->cpus = node.cpus;
 	h->cpus_online = node.cpus;
@@ -88,6 +101,8 @@ int lv_host_info(virConnectPtr conn, const char *shown, struct host_info *h, cha
 		snprintf(h->cpu_model, sizeof(h->cpu_model), "%s", node.model);
 	caps_kvm_module(caps, h);
 	free(caps);
+	make_printable(h->cpu_model, sizeof(h->cpu_model));
+	make_printable(h->kvm_module, sizeof(h->kvm_module));
 	snprintf(h->kernel, sizeof(h->kernel), "unknown");
 	snprintf(h->unknown_why, sizeof(h->unknown_why),
 		 "libvirt does not report the kernel%s or the PLE parameters of the host it runs "
