@@ -812,6 +812,44 @@ START_TEST(test_summary_names_failures)
 }
 END_TEST
 
+/* ESC, BEL and C1's CSI (U+009B): a terminal would take each as a command. */
+#define TERMINAL_HOSTILE                                                                           \
+	"\x1b]0;owned\a\xc2\x9b"                                                                   \
+	"2J"
+#define TERMINAL_ESCAPED "\\x1b]0;owned\\x07\\xc2\\x9b2J"
+
+START_TEST(test_summary_header_hostile_host)
+{
+	struct check_result r = result();
+	snprintf(r.host.name, sizeof(r.host.name), "node" TERMINAL_HOSTILE);
+	snprintf(r.host.connection, sizeof(r.host.connection), "qemu+ssh://n" TERMINAL_HOSTILE "/");
+	snprintf(r.host.cpu_model, sizeof(r.host.cpu_model), "Xeon" TERMINAL_HOSTILE);
+	snprintf(r.host.kernel, sizeof(r.host.kernel), "6.1" TERMINAL_HOSTILE);
+	snprintf(r.host.kvm_module, sizeof(r.host.kvm_module), "kvm" TERMINAL_HOSTILE);
+	snprintf(r.baseline_note, sizeof(r.baseline_note), "note" TERMINAL_HOSTILE);
+	for (int with_connection = 1; with_connection >= 0; with_connection--) {
+		if (!with_connection)
+			r.host.connection[0] = '\0';
+		char *s = print_to_string(verdicts_summary_print, &r);
+		for (const char *p = s; *p; p++)
+			ck_assert_msg(*p == '\n' || ((unsigned char)*p >= 0x20 && *p != 0x7f &&
+						     ((unsigned char)*p != 0xc2 ||
+						      (unsigned char)p[1] >= 0xa0)),
+				      "summary byte %#x: %s", (unsigned char)*p, s);
+		ck_assert_msg(strstr(s, "Xeon" TERMINAL_ESCAPED ", 0 CPUs, kvm" TERMINAL_ESCAPED
+					", kernel 6.1" TERMINAL_ESCAPED "\n"),
+			      "%s", s);
+		ck_assert_msg(strstr(s, "\nnote" TERMINAL_ESCAPED "\n"), "%s", s);
+		if (with_connection)
+			ck_assert_msg(strstr(s, "host node" TERMINAL_ESCAPED
+						" (qemu+ssh://n" TERMINAL_ESCAPED "/)"),
+				      "%s", s);
+		free(s);
+	}
+	check_result_free(&r);
+}
+END_TEST
+
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 static Suite *check_suite(void)
@@ -839,6 +877,7 @@ static Suite *check_suite(void)
 	tcase_add_test(t, test_tap);
 	tcase_add_test(t, test_junit);
 	tcase_add_test(t, test_summary_names_failures);
+	tcase_add_test(t, test_summary_header_hostile_host);
 	tcase_add_test(t, test_fallback_names);
 	tcase_add_test(t, test_hostile_bytes);
 	suite_add_tcase(s, t);
