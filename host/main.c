@@ -10,6 +10,7 @@
 
 #include "commands/commands.h"
 #include "util/data_path.h"
+#include "util/printable.h"
 
 #ifndef PLERIG_VERSION
 #define PLERIG_VERSION "unknown"
@@ -39,9 +40,9 @@ static void usage(FILE *out)
 		     "\n"
 		     "commands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(out, "  %-10s %s\n  %-10s %s\n", "version", "print the version", "help",
-		"this text");
+		printable_printf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	printable_printf(out, "  %-10s %s\n  %-10s %s\n", "version", "print the version", "help",
+			 "this text");
 	fprintf(out, "\n"
 		     "With no command-line options, `plerig run` compares PAUSE and NOP relax\n"
 		     "with one vCPU per host CPU and with 2x over-commit.\n");
@@ -75,8 +76,9 @@ static int stdout_written(const char *cmd, int status)
 	int e = fflush(stdout) ? errno : 0;
 	if (!e && !ferror(stdout))
 		return status;
-	fprintf(stderr, "plerig %s: writing to stdout failed%s%s: what it printed is lost\n", cmd,
-		e ? ": " : "", e ? strerror(e) : "");
+	printable_printf(stderr,
+			 "plerig %s: writing to stdout failed%s%s: what it printed is lost\n", cmd,
+			 e ? ": " : "", e ? strerror(e) : "");
 	return status == EXIT_OK ? EXIT_FAILED : status;
 }
 
@@ -94,13 +96,13 @@ int main(int argc, char **argv)
 			return stdout_written(
 			    cmd, commands[i].fn(argc - 1, argv + 1, default_guest_path()));
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
-		printf("plerig %s\n", PLERIG_VERSION);
+		printable_printf(stdout, "plerig %s\n", PLERIG_VERSION);
 		return stdout_written(cmd, EXIT_OK);
 	}
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
 		usage(stdout);
 		return stdout_written(cmd, EXIT_OK);
 	}
-	fprintf(stderr, "plerig: unknown command '%s' (see plerig --help)\n", cmd);
+	printable_printf(stderr, "plerig: unknown command '%s' (see plerig --help)\n", cmd);
 	return EXIT_USAGE;
 }

@@ -29,6 +29,7 @@
 #include "util/interrupt.h"
 #include "util/data_path.h"
 #include "util/output_path.h"
+#include "util/printable.h"
 #include "util/strfmt.h"
 #include "util/uri_redact.h"
 
@@ -55,25 +56,27 @@ static void list_suite(const struct suite *s, const struct check_options *o)
 			in |= scenario_in_group(sc, o->groups[g]);
 		if (!in)
 			continue;
-		printf("%-24s groups=%s expect=", sc->name, sc->groups[0] ? sc->groups : "-");
+		printable_printf(stdout, "%-24s groups=%s expect=", sc->name,
+				 sc->groups[0] ? sc->groups : "-");
 		const char *sep = "";
 		for (unsigned e = 0; e < EXPECT_COUNT; e++)
 			if (sc->expects & (1u << e)) {
-				printf("%s%s", sep, expectation_name(e));
+				printable_printf(stdout, "%s%s", sep, expectation_name(e));
 				sep = ",";
 			}
 		sep = "";
-		printf("%s requires=", *sep || !sc->expects ? "-" : "");
+		printable_printf(stdout, "%s requires=", *sep || !sc->expects ? "-" : "");
 		for (unsigned r = 0; r < REQUIRE_COUNT; r++)
 			if (sc->requires & (1u << r)) {
-				printf("%s%s", sep, requirement_name(r));
+				printable_printf(stdout, "%s%s", sep, requirement_name(r));
 				sep = ",";
 			}
-		printf("%s", *sep ? "" : "-");
+		printable_printf(stdout, "%s", *sep ? "" : "-");
 		for (unsigned p = 0; p < sc->nr_params; p++)
-			printf("%s%s=%s", p ? "," : " params=", sc->params[p].name,
-			       sc->params[p].value);
-		printf("\n  %s\n", sc->options);
+			printable_printf(stdout, "%s%s=%s",
+					 p ? "," : " params=", sc->params[p].name,
+					 sc->params[p].value);
+		printable_printf(stdout, "\n  %s\n", sc->options);
 	}
 }
 
@@ -125,17 +128,18 @@ static int open_baselines(const struct check_options *o, struct check_result *re
 	baseline_path(bl->dir, res->baseline_key, bl->path, sizeof(bl->path));
 	/* a store that cannot take the recording is said before anything runs */
 	if (o->record && baseline_store_prepare(bl->dir, err, sizeof(err))) {
-		fprintf(stderr, "plerig check: --record: %s\n", err);
+		printable_printf(stderr, "plerig check: --record: %s\n", err);
 		return EXIT_USAGE;
 	}
 	int rc = baseline_load_host(bl->dir, &res->host, &bl->b, err, sizeof(err));
 	if (rc < 0) {
 		/* a recording merges into the file: a damaged one is not silently replaced */
-		fprintf(stderr, "plerig check: %s%s\n", err,
-			o->record && rc == -1
-			    ? " (--record keeps the other scenarios' entries of this file: "
-			      "mend it, or remove it to record afresh)"
-			    : "");
+		printable_printf(
+		    stderr, "plerig check: %s%s\n", err,
+		    o->record && rc == -1
+			? " (--record keeps the other scenarios' entries of this file: "
+			  "mend it, or remove it to record afresh)"
+			: "");
 		return EXIT_USAGE;
 	}
 	bl->loaded = rc == 0;
@@ -168,25 +172,28 @@ static int save_baseline(struct baselines *bl, const struct check_result *res,
 	str_copy(bl->b.suite, sizeof(bl->b.suite), suite_path);
 	bl->b.host = res->host;
 	if (!bl->b.nr_entries) {
-		fprintf(stderr,
-			"plerig check: nothing recorded (no scenario completed with every run "
-			"ok, or a failed case above says why), %s unchanged\n",
-			bl->path);
+		printable_printf(
+		    stderr,
+		    "plerig check: nothing recorded (no scenario completed with every run "
+		    "ok, or a failed case above says why), %s unchanged\n",
+		    bl->path);
 		return 0;
 	}
 	if (baseline_save(bl->dir, &bl->b, stderr, err, sizeof(err))) {
 		char *text = baseline_text(&bl->b), fallback[PATH_MAX];
 		if (text && !output_path_fallback("baseline", "json", text, strlen(text), fallback,
 						  sizeof(fallback)))
-			fprintf(stderr, "plerig check: %s; this recording is in %s instead\n", err,
-				fallback);
+			printable_printf(stderr,
+					 "plerig check: %s; this recording is in %s instead\n", err,
+					 fallback);
 		else
-			fprintf(stderr, "plerig check: %s; no fallback file could be written\n",
-				err);
+			printable_printf(
+			    stderr, "plerig check: %s; no fallback file could be written\n", err);
 		free(text);
 		return EXIT_FAILED;
 	}
-	fprintf(stderr, "plerig check: baseline of this machine written to %s\n", bl->path);
+	printable_printf(stderr, "plerig check: baseline of this machine written to %s\n",
+			 bl->path);
 	return 0;
 }
 
@@ -195,11 +202,11 @@ static int write_outputs(const struct check_options *o, const struct check_resul
 	char err[ERRBUF_SIZE];
 	int status = 0;
 	if (o->tap_path && verdicts_tap_write(o->tap_path, res, err, sizeof(err))) {
-		fprintf(stderr, "plerig check: %s\n", err);
+		printable_printf(stderr, "plerig check: %s\n", err);
 		status = EXIT_FAILED;
 	}
 	if (o->junit_path && verdicts_junit_write(o->junit_path, res, err, sizeof(err))) {
-		fprintf(stderr, "plerig check: %s\n", err);
+		printable_printf(stderr, "plerig check: %s\n", err);
 		status = EXIT_FAILED;
 	}
 	return status;
@@ -225,7 +232,7 @@ static int write_report(const char *path, json_object *results)
 	}
 	int rc = html_document_write(path, in, (unsigned)n, err, sizeof(err));
 	if (rc)
-		fprintf(stderr, "plerig check: %s\n", err);
+		printable_printf(stderr, "plerig check: %s\n", err);
 	free(in);
 	return rc ? EXIT_FAILED : 0;
 }
@@ -294,7 +301,7 @@ int check_host(const struct check_options *o, const struct host_check *h, struct
 	};
 	memcpy(c.metrics, o->metrics, sizeof(c.metrics));
 	if (check_suite_run(&c, res, err, sizeof(err))) {
-		fprintf(stderr, "plerig check: %s\n", err);
+		printable_printf(stderr, "plerig check: %s\n", err);
 		baseline_free(&bl.b);
 		return EXIT_FAILED;
 	}
@@ -315,11 +322,12 @@ static int import_baseline(const struct check_options *o)
 	const char *dir = baseline_store_dir(o->baselines_dir);
 	if (baseline_import(dir, o->import_path, time(NULL), stderr, key, sizeof(key), err,
 			    sizeof(err))) {
-		fprintf(stderr, "plerig check: --import-baseline: %s\n", err);
+		printable_printf(stderr, "plerig check: --import-baseline: %s\n", err);
 		return EXIT_USAGE;
 	}
 	baseline_path(dir, key, path, sizeof(path));
-	printf("baseline of %s imported into %s, dated by this host's clock\n", key, path);
+	printable_printf(stdout, "baseline of %s imported into %s, dated by this host's clock\n",
+			 key, path);
 	return EXIT_OK;
 }
 
@@ -338,7 +346,7 @@ int cmd_check(int argc, char **argv, const char *guest_path)
 	case 0:
 		break;
 	default:
-		fprintf(stderr, "plerig check: %s\n", err);
+		printable_printf(stderr, "plerig check: %s\n", err);
 		return EXIT_USAGE;
 	}
 	if (o.import_path)
@@ -348,13 +356,13 @@ int cmd_check(int argc, char **argv, const char *guest_path)
 		return EXIT_USAGE;
 	const char *suite_path = o.suite_path ? o.suite_path : default_suite_path(buf, sizeof(buf));
 	if (suite_load(suite_path, &suite, err, sizeof(err))) {
-		fprintf(stderr, "plerig check: %s\n", err);
+		printable_printf(stderr, "plerig check: %s\n", err);
 		return EXIT_USAGE;
 	}
 	if (o.groups[0] && !suite_has_group(&suite, o.groups)) {
-		fprintf(stderr,
-			"plerig check: --group: no scenario of %s is in one of those groups\n",
-			suite_path);
+		printable_printf(
+		    stderr, "plerig check: --group: no scenario of %s is in one of those groups\n",
+		    suite_path);
 		suite_free(&suite);
 		return EXIT_USAGE;
 	}

@@ -83,13 +83,14 @@ static int keys_apart(const struct check_options *o, const struct host_job *jobs
 			printable_copy(one, sizeof(one), jobs[i].host.info.connection);
 			printable_copy(other, sizeof(other), jobs[k].host.info.connection);
 			printable_copy(name, sizeof(name), jobs[i].host.info.name);
-			fprintf(stderr,
-				"plerig check: --connect: %s and %s are one host by what plerig "
-				"reads of them (name '%s', the same CPU model, CPU count, SMT and "
-				"KVM module), so their baselines would share %s: check them one at "
-				"a time, with --baselines naming a store each (two machines: give "
-				"them distinct host names)\n",
-				one, other, name, path);
+			printable_printf(
+			    stderr,
+			    "plerig check: --connect: %s and %s are one host by what plerig "
+			    "reads of them (name '%s', the same CPU model, CPU count, SMT and "
+			    "KVM module), so their baselines would share %s: check them one at "
+			    "a time, with --baselines naming a store each (two machines: give "
+			    "them distinct host names)\n",
+			    one, other, name, path);
 			return EXIT_USAGE;
 		}
 	}

@@ -7,6 +7,7 @@
 #include "commands/commands.h"
 #include "util/errbuf.h"
 #include "util/output_path.h"
+#include "util/printable.h"
 #include "util/text_file.h"
 #include "util/uri_redact.h"
 
@@ -43,13 +44,13 @@ int check_outputs(const char *who, const char *json_opt, const char *json_path, 
 	char err[ERRBUF_SIZE];
 
 	if (json_path && csv_path && !strcmp(json_path, "-") && !strcmp(csv_path, "-")) {
-		fprintf(stderr, "%s: %s - and %s -: only one of them can have stdout\n", who,
-			json_opt, csv_opt);
+		printable_printf(stderr, "%s: %s - and %s -: only one of them can have stdout\n",
+				 who, json_opt, csv_opt);
 		return EXIT_USAGE;
 	}
 	if ((json_path && output_path_check(json_opt, json_path, err, sizeof(err))) ||
 	    (csv_path && output_path_check(csv_opt, csv_path, err, sizeof(err)))) {
-		fprintf(stderr, "%s: %s\n", who, err);
+		printable_printf(stderr, "%s: %s\n", who, err);
 		return EXIT_USAGE;
 	}
 	return 0;
@@ -63,7 +64,8 @@ int check_guest(const char *who, const char *option_path, const char *path)
 	if (!option_path && !(env && !strcmp(env, path)))
 		return 0;
 	if (text_file_check_regular(path, err, sizeof(err))) {
-		fprintf(stderr, "%s: guest image %s: %s (pass --guest FILE)\n", who, path, err);
+		printable_printf(stderr, "%s: guest image %s: %s (pass --guest FILE)\n", who, path,
+				 err);
 		return EXIT_USAGE;
 	}
 	return 0;

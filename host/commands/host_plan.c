@@ -11,6 +11,7 @@
 #include "output/sweep_writer.h"
 #include "ple/param_session.h"
 #include "util/errbuf.h"
+#include "util/printable.h"
 
 int host_plan_parse(const char *who, const char *noun, int argc, char **argv, struct run_plan *plan)
 {
@@ -24,7 +25,7 @@ int host_plan_parse(const char *who, const char *noun, int argc, char **argv, st
 	case RUN_OPTIONS_HELP:
 		return -1;
 	case RUN_OPTIONS_ERROR:
-		fprintf(stderr, "%s: run options: %s\n", who, err);
+		printable_printf(stderr, "%s: run options: %s\n", who, err);
 		return EXIT_USAGE;
 	case RUN_OPTIONS_OK:
 		break;
@@ -37,14 +38,15 @@ int host_plan_check(const char *who, const char *noun, const struct run_plan *pl
 	char err[ERRBUF_SIZE];
 	/* the parameters are this machine's: a run measured elsewhere would not see them */
 	if (run_plan_elsewhere(plan)) {
-		fprintf(stderr,
-			"%s: run options: --connect names another host: %s sets this machine's "
-			"KVM parameters, so run %s on each host\n",
-			who, noun, who);
+		printable_printf(
+		    stderr,
+		    "%s: run options: --connect names another host: %s sets this machine's "
+		    "KVM parameters, so run %s on each host\n",
+		    who, noun, who);
 		return EXIT_USAGE;
 	}
 	if (experiment_check(plan, err, sizeof(err))) {
-		fprintf(stderr, "%s: run options: %s\n", who, err);
+		printable_printf(stderr, "%s: run options: %s\n", who, err);
 		return EXIT_USAGE;
 	}
 	return 0;
@@ -55,10 +57,10 @@ int host_params_restore(const char *who)
 	char msg[1024];
 	int rc = ple_restore_from_state(msg, sizeof(msg));
 	if (rc < 0) {
-		fprintf(stderr, "%s --restore: %s\n", who, msg);
+		printable_printf(stderr, "%s --restore: %s\n", who, msg);
 		return EXIT_FAILED;
 	}
-	printf("%s --restore: %s%s\n", who, rc ? "restored " : "", msg);
+	printable_printf(stdout, "%s --restore: %s%s\n", who, rc ? "restored " : "", msg);
 	return EXIT_OK;
 }
 
@@ -69,7 +71,7 @@ int sweep_curve_report(const char *who, const char *path, const char *name,
 	struct html_input in = {.name = name, .doc = sweep_curve_json(curve)};
 	int rc = html_document_write(path, &in, 1, err, sizeof(err));
 	if (rc)
-		fprintf(stderr, "%s: %s\n", who, err);
+		printable_printf(stderr, "%s: %s\n", who, err);
 	json_object_put(in.doc);
 	return rc;
 }

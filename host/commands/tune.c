@@ -14,6 +14,7 @@
 #include "output/tune_writer.h"
 #include "util/errbuf.h"
 #include "util/interrupt.h"
+#include "util/printable.h"
 
 #define WHO "plerig tune"
 
@@ -25,13 +26,13 @@ static const struct scenario *pick_scenario(const struct suite *suite, const cha
 	for (unsigned i = 0; name && i < suite->nr_scenarios; i++)
 		if (!strcmp(suite->scenarios[i].name, name))
 			return &suite->scenarios[i];
-	fprintf(stderr, "%s: %s: ", WHO, suite->path);
+	printable_printf(stderr, "%s: %s: ", WHO, suite->path);
 	if (name)
-		fprintf(stderr, "no scenario [%s]; it has", name);
+		printable_printf(stderr, "no scenario [%s]; it has", name);
 	else
 		fprintf(stderr, "%u scenarios: name one with --scenario:", suite->nr_scenarios);
 	for (unsigned i = 0; i < suite->nr_scenarios; i++)
-		fprintf(stderr, " %s", suite->scenarios[i].name);
+		printable_printf(stderr, " %s", suite->scenarios[i].name);
 	fprintf(stderr, "\n");
 	return NULL;
 }
@@ -40,17 +41,18 @@ static int plan_from_suite(const struct tune_options *o, struct suite *suite, st
 {
 	char err[ERRBUF_SIZE];
 	if (suite_load(o->suite_path, suite, err, sizeof(err))) {
-		fprintf(stderr, "%s: %s\n", WHO, err);
+		printable_printf(stderr, "%s: %s\n", WHO, err);
 		return EXIT_USAGE;
 	}
 	const struct scenario *s = pick_scenario(suite, o->scenario);
 	if (!s)
 		return EXIT_USAGE;
 	if (s->nr_params) {
-		fprintf(stderr,
-			"%s: [%s] sets host parameters (params = %s=%s...): tune sets them "
-			"itself; leave params out of the section\n",
-			WHO, s->name, s->params[0].name, s->params[0].value);
+		printable_printf(
+		    stderr,
+		    "%s: [%s] sets host parameters (params = %s=%s...): tune sets them "
+		    "itself; leave params out of the section\n",
+		    WHO, s->name, s->params[0].name, s->params[0].value);
 		return EXIT_USAGE;
 	}
 	*plan = *s->plan;
@@ -62,16 +64,16 @@ static int check_shapes(const struct tune_options *o, const struct run_plan *pla
 {
 	unsigned n = tune_plan_shapes(plan);
 	if (plan->nr_ples != 1 || plan->ples[0] != PLE_ON) {
-		fprintf(stderr,
-			"%s: run options: --ple: tune measures per-VM PLE off against the "
-			"best window itself (--no-ple-off to leave it out)\n",
-			WHO);
+		printable_printf(stderr,
+				 "%s: run options: --ple: tune measures per-VM PLE off against the "
+				 "best window itself (--no-ple-off to leave it out)\n",
+				 WHO);
 		return EXIT_USAGE;
 	}
 	if (!strncmp(o->param, "halt_poll_ns", 12))
 		for (unsigned i = 0; i < plan->nr_halt_polls; i++)
 			if (plan->halt_polls[i] != HALT_POLL_HOST) {
-				fprintf(
+				printable_printf(
 				    stderr,
 				    "%s: run options: --halt-poll sets each VM's polling, which "
 				    "hides %s: leave it out to tune %s\n",
@@ -79,8 +81,9 @@ static int check_shapes(const struct tune_options *o, const struct run_plan *pla
 				return EXIT_USAGE;
 			}
 	if (n > TUNE_MAX_SHAPES) {
-		fprintf(stderr, "%s: run options: %u shapes (variants); tune takes at most %d\n",
-			WHO, n, TUNE_MAX_SHAPES);
+		printable_printf(stderr,
+				 "%s: run options: %u shapes (variants); tune takes at most %d\n",
+				 WHO, n, TUNE_MAX_SHAPES);
 		return EXIT_USAGE;
 	}
 	return 0;
@@ -95,7 +98,7 @@ static int write_outputs(const struct tune_options *o, const struct tune_result 
 			    (o->report_path && !strcmp(o->report_path, "-"));
 	tune_result_print(stdout_taken ? stderr : stdout, r);
 	if (o->json_path && tune_result_write_json(r, o->json_path, err, sizeof(err))) {
-		fprintf(stderr, "%s: %s\n", WHO, err);
+		printable_printf(stderr, "%s: %s\n", WHO, err);
 		rc = -1;
 	}
 	if (o->report_path && sweep_curve_report(WHO, o->report_path, "this tune's visits", curve))
@@ -117,7 +120,7 @@ int cmd_tune(int argc, char **argv, const char *guest_path)
 	case TUNE_OPTIONS_HELP:
 		return EXIT_OK;
 	case TUNE_OPTIONS_ERROR:
-		fprintf(stderr, "%s: %s\n", WHO, err);
+		printable_printf(stderr, "%s: %s\n", WHO, err);
 		return EXIT_USAGE;
 	case TUNE_OPTIONS_OK:
 		break;
@@ -169,15 +172,15 @@ int cmd_tune(int argc, char **argv, const char *guest_path)
 	int status = tune_run(&req, &result, &curve, err, sizeof(err));
 	free(line);
 	if (status == TUNE_REFUSED) { /* nothing changed, nothing measured: no files */
-		fprintf(stderr, "%s: %s\n", WHO, err);
+		printable_printf(stderr, "%s: %s\n", WHO, err);
 		status = interrupt_requested() ? 128 + interrupt_signal() : EXIT_FAILED;
 	} else {
 		if (result.search.stop == TUNE_STOP_ERROR)
-			fprintf(stderr, "%s: %s\n", WHO, err);
+			printable_printf(stderr, "%s: %s\n", WHO, err);
 		if (write_outputs(&o, &result, &curve) && status == 0)
 			status = EXIT_FAILED;
 		if (interrupt_requested()) {
-			fprintf(stderr, "%s: interrupted\n", WHO);
+			printable_printf(stderr, "%s: interrupted\n", WHO);
 			status = 128 + interrupt_signal();
 		}
 	}

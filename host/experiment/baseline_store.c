@@ -605,8 +605,8 @@ static int lock_store(int dfd, const char *dir, FILE *note, char *err, size_t er
 		return errbuf_printf(err, errlen, "cannot lock baseline store '%s': %s", dir,
 				     strerror(errno));
 	if (note) {
-		fprintf(note, "plerig check: waiting for another recording into %s to finish\n",
-			dir);
+		printable_printf(
+		    note, "plerig check: waiting for another recording into %s to finish\n", dir);
 		fflush(note);
 	}
 	while (flock(dfd, LOCK_EX))

@@ -11,6 +11,7 @@
 
 #include "measure/tracefs.h"
 #include "util/errbuf.h"
+#include "util/printable.h"
 
 enum { HIST_EXITS, HIST_WINDOWS };
 
@@ -38,15 +39,17 @@ void check_trace_sweep(const char *tracefs, FILE *say)
 		const int rc = trace_hist_remove_left(tracefs, e->d_name, traced,
 						      sizeof(traced) / sizeof(traced[0]));
 		if (rc)
-			fprintf(say,
-				"plerig: cannot remove tracing instance %s of plerig %d, which no "
-				"longer runs: %s\n",
-				e->d_name, pid, strerror(-rc));
+			printable_printf(
+			    say,
+			    "plerig: cannot remove tracing instance %s of plerig %d, which no "
+			    "longer runs: %s\n",
+			    e->d_name, pid, strerror(-rc));
 		else
-			fprintf(say,
-				"plerig: removed tracing instance %s of plerig %d, which no longer "
-				"runs\n",
-				e->d_name, pid);
+			printable_printf(
+			    say,
+			    "plerig: removed tracing instance %s of plerig %d, which no longer "
+			    "runs\n",
+			    e->d_name, pid);
 	}
 	if (d)
 		closedir(d);

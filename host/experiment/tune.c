@@ -13,6 +13,7 @@
 #include "util/clock.h"
 #include "util/errbuf.h"
 #include "util/interrupt.h"
+#include "util/printable.h"
 #include "util/strfmt.h"
 
 struct driver {
@@ -194,9 +195,10 @@ static void progress(void *ctx, const struct tune_search *s, const struct tune_v
 		used +=
 		    (size_t)snprintf(line + used, sizeof(line) - used, " %s",
 				     v->ok[k] ? units_count(v->y[k], num, sizeof(num)) : "FAILED");
-	fprintf(stderr, "plerig tune: [%u] %s %u, round %u: %s %s (%.0f s)\n", s->nr_visits,
-		s->kind == TUNE_STAGE_SEARCH ? "stage" : "confirming after stage", s->stage,
-		s->round + 1, line, d->req->metric->name, s->elapsed_s);
+	printable_printf(stderr, "plerig tune: [%u] %s %u, round %u: %s %s (%.0f s)\n",
+			 s->nr_visits,
+			 s->kind == TUNE_STAGE_SEARCH ? "stage" : "confirming after stage",
+			 s->stage, s->round + 1, line, d->req->metric->name, s->elapsed_s);
 }
 
 /* "name=value ..." of the saved originals, or of their values now. */
@@ -319,11 +321,12 @@ int tune_run(const struct tune_request *req, struct tune_result *out, struct swe
 	}
 	char rerr[ERRBUF_SIZE];
 	if (ple_session_restore(&d.session, rerr, sizeof(rerr))) {
-		fprintf(stderr, "plerig tune: restoring the original values: %s\n", rerr);
+		printable_printf(stderr, "plerig tune: restoring the original values: %s\n", rerr);
 		if (!status)
 			status = 1;
 	} else if (!req->quiet) {
-		fprintf(stderr, "plerig tune: original %s parameters restored\n", out->module);
+		printable_printf(stderr, "plerig tune: original %s parameters restored\n",
+				 out->module);
 	}
 	values_text(&d.session, true, out->after, sizeof(out->after));
 	for (unsigned k = 0; k < cfg.nr_shapes && k < TUNE_MAX_SHAPES; k++)

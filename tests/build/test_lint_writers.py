@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """scripts/lint-writers on the real tree (clean) and on copies of it with one
-write planted in a writer: a string printed with fprintf's %s, a variable
-through fputs, a format that is not a literal, fprintf or the plain rule in the
-report. Each must be caught, named with its file and line, and fail with exit
+write planted in a writer (any file of host/ but the usage texts of cli/): a
+string printed with fprintf's %s, a variable through fputs, a format that is
+not a literal, fprintf or the plain rule in the report. Each must be caught, named with its file and line, and fail with exit
 1; literals, numbers and the printable writers must pass."""
 import os
 import sys
@@ -49,7 +49,13 @@ class LintWriters(unittest.TestCase):
         self.assert_refused(TEXT, '\tfputs(n ? s : "x", f);\n', "fputs of a string")
 
     def test_fwrite_fails(self):
-        self.assert_refused(TEXT, "\tfwrite(s, 1, n, f);\n", "fwrite in a writer")
+        self.assert_refused(TEXT, "\tfwrite(s, 1, n, f);\n", "fwrite of text")
+
+    def test_any_file_of_host_is_a_writer(self):
+        # a backend's note on stderr, a command's error: not only output/
+        self.assert_refused("backends/libvirt/lv_domain.c",
+                            '\tfprintf(f, "domain %s gone\\n", s);\n', "fprintf of a string")
+        self.assert_refused("commands/check.c", '\tprintf("%s\\n", s);\n', "printf of a string")
 
     def test_report_writes_only_through_html_printf(self):
         self.assert_refused(REPORT, '\tfprintf(f, "<td>%u</td>", n);\n', "fprintf in the report")

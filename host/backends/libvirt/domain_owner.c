@@ -7,6 +7,7 @@
 #include "backends/libvirt/connection.h"
 #include "backends/libvirt/orphans.h"
 #include "backends/libvirt/remote_pool.h"
+#include "util/printable.h"
 
 unsigned lv_run_number(void)
 {
@@ -77,8 +78,9 @@ unsigned domain_owner_sweep(virConnectPtr conn, FILE *say)
 	lv_host_slug(host, sizeof(host));
 	const int n = virConnectListAllDomains(conn, &doms, 0);
 	if (n < 0 && say)
-		fprintf(say, "plerig: cannot list the domains to find a dead plerig's: %s\n",
-			lv_last_error());
+		printable_printf(say,
+				 "plerig: cannot list the domains to find a dead plerig's: %s\n",
+				 lv_last_error());
 	for (int i = 0; i < n; i++) {
 		/* NULL for every domain without plerig's element: never ours */
 		char *xml =
@@ -87,16 +89,17 @@ unsigned domain_owner_sweep(virConnectPtr conn, FILE *say)
 			const char *name = virDomainGetName(doms[i]);
 			const char *why = remove_domain(doms[i]);
 			if (say && why)
-				fprintf(
+				printable_printf(
 				    say,
 				    "plerig: cannot remove domain %s of a plerig that no longer "
 				    "runs (%s): %s\n",
 				    name ? name : "?", xml, why);
 			else if (say)
-				fprintf(say,
-					"plerig: removed domain %s of a plerig that no longer runs "
-					"(%s)\n",
-					name ? name : "?", xml);
+				printable_printf(
+				    say,
+				    "plerig: removed domain %s of a plerig that no longer runs "
+				    "(%s)\n",
+				    name ? name : "?", xml);
 			removed += !why;
 		}
 		free(xml);

@@ -15,6 +15,7 @@
 #include "backends/libvirt/connection.h"
 #include "backends/libvirt/run_dir.h"
 #include "util/errbuf.h"
+#include "util/printable.h"
 
 /* A log longer than the largest report is not a plerig guest's. */
 #define SERIAL_MAX  (2 * PLERIG_FRAME_REPORT_MAX)
@@ -296,8 +297,8 @@ void lv_domain_teardown(struct lv_domain *d, virDomainPtr *later)
 		 * QEMU and waits until it is reaped */
 		if (virDomainIsActive(d->dom) == 1 && virDomainDestroy(d->dom) < 0 &&
 		    virDomainIsActive(d->dom) == 1)
-			fprintf(stderr, "plerig: destroying domain %s: %s\n", d->name,
-				lv_last_error());
+			printable_printf(stderr, "plerig: destroying domain %s: %s\n", d->name,
+					 lv_last_error());
 		virDomainFree(d->dom);
 		d->dom = NULL;
 	}

@@ -15,6 +15,7 @@
 
 #include "backends/libvirt/run_dir.h"
 #include "util/clock.h"
+#include "util/printable.h"
 
 #define RUN_DIR_PREFIX "plerig-libvirt-"
 /* a capability probe takes seconds: a directory this old with no probe running is dead */
@@ -212,12 +213,15 @@ static void clean_domain(const char *dir, unsigned i, FILE *say)
 	}
 	if (pid > 0 && is_qemu_of(pid, name)) {
 		if (kill_and_wait(pid))
-			fprintf(say, "plerig: killed QEMU %d of domain %s\n", (int)pid, name);
+			printable_printf(say, "plerig: killed QEMU %d of domain %s\n", (int)pid,
+					 name);
 		else
-			fprintf(say, "plerig: QEMU %d of domain %s does not die\n", (int)pid, name);
+			printable_printf(say, "plerig: QEMU %d of domain %s does not die\n",
+					 (int)pid, name);
 	}
 	if (root[0] == '/' && remove_domain_state(root, name))
-		fprintf(say, "plerig: removed the state of domain %s from %s\n", name, root);
+		printable_printf(say, "plerig: removed the state of domain %s from %s\n", name,
+				 root);
 }
 
 /* Is @dir (named plerig-libvirt-PID-...) an orphan: ours, and its owner gone? */
@@ -263,9 +267,9 @@ static unsigned sweep_dir(const char *tmp, FILE *say)
 			clean_domain(dir, i, say);
 		}
 		remove_tree(dir);
-		fprintf(say,
-			"plerig: removed run directory %s of plerig %d, which no longer runs\n",
-			dir, (int)owner);
+		printable_printf(
+		    say, "plerig: removed run directory %s of plerig %d, which no longer runs\n",
+		    dir, (int)owner);
 		n++;
 	}
 	closedir(d);
@@ -316,15 +320,17 @@ unsigned orphans_kill_stale_probes(const char *root, FILE *say)
 		if (started >= mine || !cmdline_holds(pid, probe))
 			continue;
 		if (!kill_and_wait(pid)) {
-			fprintf(say, "plerig: QEMU capability probe %d in %s does not die\n", pid,
-				probe);
+			printable_printf(say,
+					 "plerig: QEMU capability probe %d in %s does not die\n",
+					 pid, probe);
 			continue;
 		}
 		remove_tree(probe);
-		fprintf(say,
-			"plerig: killed QEMU capability probe %d left in %s by a plerig killed "
-			"while libvirt probed QEMU\n",
-			pid, probe);
+		printable_printf(
+		    say,
+		    "plerig: killed QEMU capability probe %d left in %s by a plerig killed "
+		    "while libvirt probed QEMU\n",
+		    pid, probe);
 		killed++;
 	}
 	closedir(d);

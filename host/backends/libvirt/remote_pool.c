@@ -10,6 +10,7 @@
 #include "backends/libvirt/connection.h"
 #include "backends/libvirt/orphans.h"
 #include "util/errbuf.h"
+#include "util/printable.h"
 
 #define POOL_DIR     "/var/lib/libvirt/images"
 #define UPLOAD_CHUNK (256u << 10)
@@ -198,7 +199,7 @@ unsigned lv_pool_sweep(virConnectPtr conn, FILE *say)
 		const char *name = virStoragePoolGetName(pools[i]);
 		if (name && lv_pool_is_orphan(name, host)) {
 			if (say)
-				fprintf(
+				printable_printf(
 				    say,
 				    "plerig: removed storage pool %s of a plerig that no longer "
 				    "runs\n",
