@@ -9,8 +9,9 @@ run_options: argv of `plerig run`, NUL-separated.
 suite_file: suites of `plerig check`, good and bad (a NUL byte, a key twice).
 baseline: baseline files of the machine "cpu-2cpu-smt0-kvm_pvm" (fuzz_baseline's key).
 ple_state: PLE state files as `plerig sweep` saves them (ple/state_file.c).
-report_inputs: `plerig sweep --json` curves (the results files of report_inputs
-are copies of results_file's).
+report_inputs: `plerig sweep --json` curves, and a results file of two hosts
+whose every string is hostile (the other results files of report_inputs are
+copies of results_file's).
 The elf_image and results_file seeds are the real guest image and a real
 `plerig run --json` file (see scripts/fuzz).
 """
@@ -167,3 +168,36 @@ for name, params, values in (("one-axis", ["ple_window"], [[1024], [4096], [6553
     write("report_inputs", name, json.dumps(
         {"schema": "plerig-sweep", "schema_version": 1, "plerig_version": "0.1.0",
          "params": params, "rounds": 1, "points": points}, indent=1).encode())
+
+# report_inputs: a results file of two hosts (--connect A,B) with comparisons, every
+# string in it markup, an attribute breakout, a CDATA end and terminal commands
+# (fuzz_report_inputs aborts where any of it reaches the page as anything but text)
+HOSTILE = "<script>alert(1)</script><img src=x onerror=alert(1)>\"' x=\"]]>\x1b[2J\x07\u009b"
+
+
+def hostile(node, keep=("schema", "metric", "better", "test", "unit", "host")):
+    items = node.items() if isinstance(node, dict) else enumerate(node)
+    for key, value in list(items):
+        if isinstance(value, str) and key not in keep:
+            node[key] = HOSTILE[:24] if key in ("backend", "lock", "relax", "ring", "pcpus",
+                                                "pin", "ple") else HOSTILE
+        elif isinstance(value, (dict, list)):
+            hostile(value)
+
+
+with open(os.path.join(D, "corpus", "results_file", "small.json")) as f:
+    one = json.load(f)
+doc = dict(one, variants=[], comparisons=[])
+doc["hosts"] = [dict(one["host"], name=f"h{h}", label=f"h{h}", connection=f"qemu+ssh://h{h}/",
+                     error="refused" if h else None) for h in range(2)]
+for h in range(2):
+    for relax in ("pause", "nop"):
+        doc["variants"].append(dict(json.loads(json.dumps(one["variants"][0])), relax=relax,
+                                    host=f"{h}"))
+    doc["comparisons"].append({"baseline": 2 * h, "candidate": 2 * h + 1, "metric": "acq_per_s",
+                               "better": "higher", "delta_pct": -12.5, "p_value": 0.01,
+                               "significant": True, "verdict": "worse"})
+hostile(doc)
+for v in doc["variants"]:  # two hosts still, each as hostile as the rest
+    v["host"] = HOSTILE + v["host"]
+write("report_inputs", "two-hosts-hostile.json", json.dumps(doc, indent=1).encode())
