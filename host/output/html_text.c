@@ -8,7 +8,7 @@
 #include "util/printable.h"
 #include "util/uri_redact.h"
 
-static bool html_special(FILE *f, uint32_t cp)
+bool markup_entity(FILE *f, uint32_t cp)
 {
 	switch (cp) {
 	case '&':
@@ -47,7 +47,7 @@ static const char *redacted(const char *s, char **owned)
 	return *owned ? *owned : "(not shown: out of memory)";
 }
 
-static const struct printable_style html = {.special = html_special, .rewrite = redacted};
+static const struct printable_style html = {.special = markup_entity, .rewrite = redacted};
 
 void html_escape(FILE *out, const char *s)
 {

@@ -13,7 +13,15 @@
 #ifndef PLERIG_HTML_TEXT_H
 #define PLERIG_HTML_TEXT_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
+
+/*
+ * & < > " ' as the entities HTML and XML both read (a printable_special,
+ * util/printable.h): what JUnit's XML shares with the report.
+ */
+bool markup_entity(FILE *f, uint32_t cp);
 
 /* @s as text (NULL: nothing). */
 void html_escape(FILE *out, const char *s);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "measure/host_info.h"
+#include "output/html_text.h"
 #include "util/atomic_file.h"
 #include "util/errbuf.h"
 #include "util/printable.h"
@@ -140,29 +141,13 @@ void verdicts_tap_print(FILE *f, const struct check_result *r)
 	}
 }
 
+/* XML keeps its line breaks (a message of several lines); the rest as the report writes it. */
 static bool xml_special(FILE *f, uint32_t cp)
 {
-	switch (cp) {
-	case '<':
-		fputs("&lt;", f);
-		return true;
-	case '>':
-		fputs("&gt;", f);
-		return true;
-	case '&':
-		fputs("&amp;", f);
-		return true;
-	case '"':
-		fputs("&quot;", f);
-		return true;
-	case '\'':
-		fputs("&apos;", f);
-		return true;
-	case '\n':
-		fputc('\n', f);
-		return true;
-	}
-	return false;
+	if (cp != '\n')
+		return markup_entity(f, cp);
+	fputc('\n', f);
+	return true;
 }
 
 static void xml_text(FILE *f, const char *s)

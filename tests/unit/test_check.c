@@ -713,7 +713,7 @@ START_TEST(test_junit)
 	ck_assert_ptr_nonnull(strstr(
 	    x, "<testsuites name=\"plerig check\" tests=\"4\" failures=\"1\" skipped=\"2\""));
 	ck_assert_ptr_nonnull(strstr(x, "<testsuite name=\"solo\" tests=\"3\" failures=\"1\""));
-	ck_assert_ptr_nonnull(strstr(x, "name=\"acq &lt;b&gt; &amp; &apos;c&apos; # d\""));
+	ck_assert_ptr_nonnull(strstr(x, "name=\"acq &lt;b&gt; &amp; &#39;c&#39; # d\""));
 	ck_assert_ptr_nonnull(strstr(x, "<failure message=\"regression: -10 % &quot;x&quot;\""));
 	ck_assert_ptr_nonnull(strstr(x, "<skipped message=\"too noisy to judge: CI 30 % wide\""));
 	ck_assert_ptr_nonnull(strstr(x, "<skipped message=\"no PLE # here\""));
