@@ -15,10 +15,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "backends/libvirt/run_dir.h"
 #include "backends/libvirt/state_in_memory.h"
 #include "support/check_main.h"
 #include "support/scratch_dir.h"
+#include "util/remove_tree.h"
 
 static char root[256];
 

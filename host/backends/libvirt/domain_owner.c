@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "backends/libvirt/connection.h"
-#include "backends/libvirt/orphans.h"
+#include "backends/libvirt/process_tag.h"
 #include "backends/libvirt/remote_pool.h"
 #include "util/printable.h"
 
@@ -57,7 +57,7 @@ bool domain_owner_is_orphan(const char *xml, const char *host)
 	    sscanf(pid_s, "%d%c", &pid, &rest) != 1 || pid <= 0 ||
 	    sscanf(start_s, "%llu%c", &start, &rest) != 1)
 		return false;
-	return !orphans_process_runs(pid, start);
+	return !process_runs(pid, start);
 }
 
 /* Destroy (and undefine, were it persistent) @dom: NULL, or what libvirt said. */

@@ -36,6 +36,7 @@
 #include "backends/libvirt/lv_host_info.h"
 #include "backends/libvirt/lv_pv.h"
 #include "backends/libvirt/orphans.h"
+#include "backends/libvirt/process_tag.h"
 #include "backends/libvirt/probe_cpu.h"
 #include "backends/libvirt/remote_pool.h"
 #include "backends/libvirt/run_dir.h"
@@ -145,7 +146,7 @@ static void record_qemu(struct lv_run *run, const struct lv_domain *d)
 {
 	char name[32], tag[64], err[ERRBUF_SIZE];
 	snprintf(name, sizeof(name), "qemu-%u", d->index);
-	if (!orphans_process_tag(d->qemu_pid, tag, sizeof(tag)))
+	if (!process_tag(d->qemu_pid, tag, sizeof(tag)))
 		run_dir_write(&run->dir, name, tag, strlen(tag), err, sizeof(err));
 }
 

@@ -13,66 +13,24 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backends/libvirt/run_dir.h"
+#include "backends/libvirt/process_tag.h"
 #include "util/clock.h"
 #include "util/printable.h"
+#include "util/remove_tree.h"
 
 #define RUN_DIR_PREFIX "plerig-libvirt-"
 /* a capability probe takes seconds: a directory this old with no probe running is dead */
 #define STALE_PROBE_DIR_S 60
 
-/* Field 22 of /proc/PID/stat: start time in clock ticks since boot. */
-static int start_time(pid_t pid, unsigned long long *out)
-{
-	char path[64], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return -1;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	const char *p = strrchr(buf, ')'); /* the command name may hold spaces and ')' */
-	if (!p)
-		return -1;
-	/* after ") ": state is field 3; start time is field 22 */
-	p++;
-	for (int field = 3; field <= 22; field++) {
-		while (*p == ' ')
-			p++;
-		if (field == 22)
-			return sscanf(p, "%llu", out) == 1 ? 0 : -1;
-		p = strchr(p, ' ');
-		if (!p)
-			return -1;
-	}
-	return -1;
-}
-
-int orphans_process_tag(pid_t pid, char *out, size_t len)
-{
-	unsigned long long t;
-	if (start_time(pid, &t))
-		return -1;
-	snprintf(out, len, "%d %llu\n", (int)pid, t);
-	return 0;
-}
-
-bool orphans_process_runs(int pid, unsigned long long start)
-{
-	unsigned long long now;
-	return pid > 0 && start_time((pid_t)pid, &now) == 0 && now == start;
-}
-
 /* The process a tag names still runs: same pid, same start time. */
 static bool tag_runs(const char *tag, pid_t *pid_out)
 {
 	int pid;
-	unsigned long long t, now;
+	unsigned long long t;
 	if (sscanf(tag, "%d %llu", &pid, &t) != 2 || pid <= 0)
 		return false;
 	*pid_out = pid;
-	return start_time(pid, &now) == 0 && now == t;
+	return process_runs(pid, t);
 }
 
 static int read_small(const char *dir, const char *name, char *out, size_t len)
@@ -293,7 +251,7 @@ unsigned orphans_kill_stale_probes(const char *root, FILE *say)
 	char dir[PATH_MAX];
 	unsigned long long mine;
 	if (snprintf(dir, sizeof(dir), "%s/lib/qemu", root) >= (int)sizeof(dir) ||
-	    start_time(getpid(), &mine))
+	    process_start_time(getpid(), &mine))
 		return 0;
 	DIR *d = opendir(dir);
 	if (!d)
@@ -310,7 +268,7 @@ unsigned orphans_kill_stale_probes(const char *root, FILE *say)
 		    lstat(probe, &st) || !S_ISDIR(st.st_mode))
 			continue;
 		if (read_small(probe, "qmp.pid", text, sizeof(text)) ||
-		    sscanf(text, "%d", &pid) != 1 || pid <= 0 || start_time(pid, &started)) {
+		    sscanf(text, "%d", &pid) != 1 || pid <= 0 || process_start_time(pid, &started)) {
 			/* no probe runs there: a dead one's directory, once surely not in use */
 			if (st.st_mtime < time(NULL) - STALE_PROBE_DIR_S)
 				remove_tree(probe);

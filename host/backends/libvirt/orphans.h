@@ -17,11 +17,6 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-/* "PID STARTTIME\n" of process @pid into @out; -1 when it does not run. */
-int orphans_process_tag(pid_t pid, char *out, size_t len);
-/* Does process @pid run, started at @start (as the tag has it)? */
-bool orphans_process_runs(int pid, unsigned long long start);
-
 /*
  * Sweep $TMPDIR (or /tmp) and /tmp for run directories of dead plerig
  * processes and remove what they left, one line on @say per removal.

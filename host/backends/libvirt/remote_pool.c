@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "backends/libvirt/connection.h"
-#include "backends/libvirt/orphans.h"
+#include "backends/libvirt/process_tag.h"
 #include "util/errbuf.h"
 #include "util/printable.h"
 
@@ -31,8 +31,7 @@ int lv_owner_identity(char *host, size_t len, int *pid, unsigned long long *star
 {
 	char tag[64];
 	lv_host_slug(host, len);
-	if (orphans_process_tag(getpid(), tag, sizeof(tag)) ||
-	    sscanf(tag, "%d %llu", pid, start) != 2)
+	if (process_tag(getpid(), tag, sizeof(tag)) || sscanf(tag, "%d %llu", pid, start) != 2)
 		return -1;
 	return 0;
 }
@@ -76,7 +75,7 @@ int lv_pool_is_orphan(const char *name, const char *host)
 	if (owner[end] && (owner[end] != '-' || owner[end + 1] < '0' || owner[end + 1] > '9' ||
 			   sscanf(owner + end + 1, "%u%c", &nth, &rest) != 1))
 		return 0;
-	return !orphans_process_runs(pid, start);
+	return !process_runs(pid, start);
 }
 
 int lv_pool_open(struct lv_pool *p, virConnectPtr conn, char *err, size_t errlen)

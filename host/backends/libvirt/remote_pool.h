@@ -55,7 +55,7 @@ void lv_host_slug(char *out, size_t len);
 /*
  * Who owns what this process creates on a libvirt host: this machine's
  * slug (lv_host_slug), this process's pid and its start time (the pair
- * that orphans_process_tag() gives, so a reused pid is not taken for it).
+ * that process_tag() gives, so a reused pid is not taken for it).
  * 0, or -1 where the start time cannot be read.
  */
 int lv_owner_identity(char *host, size_t len, int *pid, unsigned long long *start);

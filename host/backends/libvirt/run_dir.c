@@ -4,14 +4,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "backends/libvirt/orphans.h"
+#include "backends/libvirt/process_tag.h"
 #include "util/errbuf.h"
 
 int run_dir_create(struct run_dir *d, char *err, size_t errlen)
@@ -40,7 +39,7 @@ int run_dir_create(struct run_dir *d, char *err, size_t errlen)
 		return -1;
 	}
 	char tag[64];
-	if (orphans_process_tag(getpid(), tag, sizeof(tag)) ||
+	if (process_tag(getpid(), tag, sizeof(tag)) ||
 	    run_dir_write(d, "owner", tag, strlen(tag), err, errlen)) {
 		if (!err[0])
 			errbuf_printf(err, errlen, "reading /proc/self/stat: %s", strerror(errno));
@@ -159,15 +158,4 @@ void run_dir_remove(struct run_dir *d)
 	}
 	rmdir(d->path);
 	d->path[0] = '\0';
-}
-
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st, (void)ftw;
-	return type == FTW_DP ? rmdir(path) : unlink(path);
-}
-
-void remove_tree(const char *path)
-{
-	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }

@@ -23,8 +23,6 @@ int run_dir_write(const struct run_dir *d, const char *name, const void *data, s
 /* Read all of @path (at most @max bytes) into a malloc'ed buffer; -1 with @err. */
 int read_whole_file(const char *path, size_t max, unsigned char **data, size_t *len, char *err,
 		    size_t errlen);
-/* @path and everything below it, links not followed. */
-void remove_tree(const char *path);
 /* Remove every file in it, then it. Safe to call twice, or on one never created. */
 void run_dir_remove(struct run_dir *d);
 

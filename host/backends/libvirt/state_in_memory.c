@@ -13,10 +13,10 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "backends/libvirt/run_dir.h"
 #include "util/regular_file.h"
 #include "util/safe_dir.h"
 #include "util/errbuf.h"
+#include "util/remove_tree.h"
 
 #define MEMORY_FS "/dev/shm"
 #define PREFIX	  "plerig-libvirt-run-"
