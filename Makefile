@@ -19,7 +19,8 @@ build: setup $(BUILD)/build.ninja
 run: build
 	$(BUILD)/plerig run $(RUN_ARGS)
 
-# Every test but the slow end-to-end ones (make vm-test): about two minutes on 2 CPUs.
+# Every test but the slow end-to-end ones (make vm-test): about 2 minutes of tests on
+# 2 CPUs, 3-6 with a fresh clone's build (README.md says what was measured).
 test: build
 	scripts/run-tests $(BUILD)
 

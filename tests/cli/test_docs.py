@@ -3,11 +3,15 @@
 docs/*.md the subjects, the man pages (made from --help, held to it by
 test_install) the option reference. Here: every command plerig lists has
 a paragraph in README.md that links its man page, every relative link and
-anchor in README.md and docs/*.md leads somewhere, and the README stays a
-front door (at most about 250 lines).
+anchor in README.md and docs/*.md leads somewhere, the README stays a
+front door (at most about 250 lines), and the counts the documents give of
+the tree are its counts: the tests `make test` runs (meson's introspection
+of this build), the scenarios of each suite a document says "has N
+scenarios" of.
 
 usage: test_docs.py PLERIG SOURCE_ROOT
 """
+import json
 import os
 import re
 import subprocess
@@ -16,6 +20,10 @@ import unittest
 
 PLERIG = ROOT = None
 LINK = re.compile(r"\]\(([^)\s]+)\)")
+# "`suites/ple.cfg`, which has 9 scenarios": within one sentence
+SUITE_COUNT = re.compile(r"`suites/([\w-]+)\.cfg`[^.]*?\bhas (\d+) scenarios")
+MAKE_TEST_COUNT = re.compile(r"`make test` runs (\d+) tests")
+MAKE_TEST_LINE = re.compile(r"`tests: (\d+) passed, (\d+) failed, (\d+) skipped`")
 HEADING = re.compile(r"^#+ (.*)$", re.M)
 
 
@@ -40,6 +48,30 @@ def commands():
     block = r.stdout.split("commands:", 1)[1].split("\n\n", 1)[0]
     return [l.split()[0] for l in block.splitlines()
             if l.startswith("  ") and l.split()[0] not in ("help", "version")]
+
+
+def make_test_count():
+    """How many tests `make test` runs (scripts/run-tests: every suite but
+    'slow'), as meson's introspection of the build plerig was built in
+    lists them; None where there is none (an installed plerig)."""
+    intro = os.path.join(os.path.dirname(PLERIG), "meson-info", "intro-tests.json")
+    if not os.path.exists(intro):
+        return None
+    with open(intro) as f:
+        tests = json.load(f)
+    return sum(1 for t in tests if not any(s.split(":")[-1] == "slow" for s in t["suite"]))
+
+
+def scenario_count(suite):
+    """The scenarios of a suite file: its sections but [defaults] and [suite]."""
+    with open(os.path.join(ROOT, "suites", suite + ".cfg")) as f:
+        sections = re.findall(r"^\[([^\]]+)\]", f.read(), re.M)
+    return sum(1 for s in sections if s not in ("defaults", "suite"))
+
+
+def flat(text):
+    """@text with its lines joined: a sentence of Markdown spans lines."""
+    return re.sub(r"\s+", " ", text)
 
 
 class Docs(unittest.TestCase):
@@ -77,6 +109,38 @@ class Docs(unittest.TestCase):
         with open(os.path.join(ROOT, "README.md")) as f:
             n = sum(1 for _ in f)
         self.assertLessEqual(n, 260, f"README.md has {n} lines: move the detail into docs/")
+
+
+class Counts(unittest.TestCase):
+    def test_make_test_count_is_the_suites(self):
+        n = make_test_count()
+        if n is None:
+            self.skipTest("no meson-info beside plerig: not a build tree")
+        with open(os.path.join(ROOT, "README.md")) as f:
+            readme = flat(f.read())
+        said = MAKE_TEST_COUNT.findall(readme)
+        self.assertTrue(said, "README.md says nowhere \"`make test` runs N tests\"")
+        for count in said:
+            self.assertEqual(int(count), n, f"README.md: `make test` runs {count} tests, "
+                             f"but tests/meson.build gives it {n} (every suite but slow)")
+        for line in MAKE_TEST_LINE.findall(readme):
+            self.assertEqual(sum(map(int, line)), n,
+                             f"README.md: `tests: {line[0]} passed, {line[1]} failed, "
+                             f"{line[2]} skipped` is not the {n} tests make test runs")
+
+    def test_scenario_counts_are_the_suites(self):
+        said = {}
+        for doc in documents():
+            with open(doc) as f:
+                for suite, count in SUITE_COUNT.findall(flat(f.read())):
+                    said.setdefault(suite, []).append((os.path.relpath(doc, ROOT), int(count)))
+        # each suite CI runs is counted somewhere, so this test cannot pass by saying nothing
+        self.assertLessEqual({"default", "ple"}, set(said), f"counts found: {said}")
+        for suite, claims in said.items():
+            n = scenario_count(suite)
+            for doc, count in claims:
+                self.assertEqual(count, n, f"{doc}: suites/{suite}.cfg has {count} scenarios, "
+                                 f"but the file has {n}")
 
 
 if __name__ == "__main__":
