@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * `plerig check`'s expectations (progress, stalls, PAUSE-loop exits,
- * directed yields) judged on a scenario's runs: one case each.
+ * directed yields, ftrace counts, the halt path) judged on a scenario's
+ * runs: one case each.
  */
 #ifndef PLERIG_CHECK_EXPECT_H
 #define PLERIG_CHECK_EXPECT_H
