@@ -26,6 +26,8 @@ static const struct command {
     {"doctor", cmd_doctor, "what this host offers PLE experiments, and the fixes"},
     {"check", cmd_check, "a suite of scenarios as a regression gate (plerig check --help)"},
     {"report", cmd_report, "results files as one HTML page of charts (plerig report --help)"},
+    /* the emulated host's plerig inside L1 (images/l1/init): not for people */
+    {"l1-serve", cmd_l1_serve, NULL},
 };
 
 static void usage(FILE *out)
@@ -38,7 +40,8 @@ static void usage(FILE *out)
 		     "\n"
 		     "commands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+		if (commands[i].summary)
+			fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "  %-10s %s\n  %-10s %s\n", "version", "print the version", "help",
 		"this text");
 	fprintf(out, "\n"

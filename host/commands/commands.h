@@ -20,6 +20,7 @@ command_fn cmd_sweep;
 command_fn cmd_doctor;
 command_fn cmd_check;
 command_fn cmd_report;
+command_fn cmd_l1_serve; /* inside L1 only: not in plerig --help */
 
 /* "plerig run --x y": argv joined with spaces behind @prefix; malloc'ed, NULL out of memory. */
 char *command_line_join(const char *prefix, int argc, char **argv);
