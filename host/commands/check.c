@@ -5,6 +5,7 @@
  * exit status a CI job reads (0, 1, 2, 77).
  */
 #include "commands/commands.h"
+#include "commands/check_emulated.h"
 #include "commands/check_host.h"
 
 #include <libgen.h>
@@ -354,6 +355,10 @@ int cmd_check(int argc, char **argv, const char *guest_path)
 			       .guest_path = guest_path,
 			       .results = results,
 			       .summary = stdout_taken ? stderr : stdout};
+	if (o.connect_list && !strcmp(o.connect_list, CONNECT_EMULATED)) {
+		status = check_emulated(&o, suite_path, guest_path, h.summary);
+		goto out;
+	}
 	if (o.connect_list) {
 		h.on_host = true;
 		status = check_fleet(&o, &h, &res);

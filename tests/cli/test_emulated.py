@@ -72,6 +72,15 @@ build)
 esac
 """
 
+# a suite the fake L1 (this machine, no KVM needed) can run
+NATIVE_SUITE = """[defaults]
+options = --duration 0.05 --warmup 0.01 --repeat 2
+
+[native-pause]
+options = --backend native --vcpus 2 --pcpus 0 --relax pause
+expect = progress
+"""
+
 # a short run on one host CPU: 2 variants
 RUN = ["run", "--connect", "emulated", "--backend", "native", "--vcpus", "2", "--pcpus", "0",
        "--relax", "pause,nop", "--duration", "0.05", "--warmup", "0.01"]
@@ -103,8 +112,9 @@ class Emulated(unittest.TestCase):
         env = dict(os.environ, PLERIG=PLERIG, PLERIG_BOCHS=os.path.join(self.fake, "bochs-bin"),
                    PLERIG_L1_DIR=self.l1, **(limits or {}))
         t0 = time.monotonic()
-        p = subprocess.run([PLERIG, *args, "--cache-dir", self.cache], capture_output=True,
-                           text=True, timeout=timeout, env=env)
+        # the cache first: a sweep's options end at --
+        p = subprocess.run([PLERIG, args[0], "--cache-dir", self.cache, *args[1:]],
+                           capture_output=True, text=True, timeout=timeout, env=env)
         p.seconds = time.monotonic() - t0
         return p
 
@@ -212,6 +222,46 @@ class Emulated(unittest.TestCase):
         # and L1 is not asked again: Bochs was stopped with the reason
         self.assertRegex(runs[1]["error"], r"^emulated host: L1 is gone: a file from L1 came "
                                            r"damaged")
+
+    def test_check_runs_inside_l1_with_its_files_in_and_out(self):
+        suite = os.path.join(self.dir, "native.cfg")
+        self.write(suite, NATIVE_SUITE, 0o644)
+        store, tap = os.path.join(self.dir, "store"), os.path.join(self.dir, "c.tap")
+        os.makedirs(store)
+        check = ["check", "--connect", "emulated", "--suite", suite, "--baselines", store]
+        p = self.plerig("serve", *check, "--record")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("native-pause", p.stdout)
+        self.assertRegex(p.stderr, r"check: native-pause +[\d.]+ s")  # L1's progress, relayed
+        (recorded,) = os.listdir(store)
+        self.assertIn(f"plerig check: baseline of the emulated host written to {store}/{recorded}",
+                      p.stderr)
+        # judged against it: the baseline went in, the TAP came out
+        p = self.plerig("serve", *check, "--tap", tap)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(tap) as f:
+            text = f.read()
+        self.assertTrue(text.startswith("TAP version 13\n"), text)
+        self.assertIn("ok 1 - native-pause: progress", text)
+        self.assertIn("baseline", p.stdout)
+        # a kernel that cannot be tested: 125, as git bisect run reads it; a stall: 77
+        p = self.plerig("no-kvm-intel", *check, timeout=60)
+        self.assertEqual(p.returncode, 125, p.stderr)
+        self.assertIn("plerig check: emulated host: L1 did not come up: no kvm_intel", p.stderr)
+        p = self.plerig("stall", *check, limits={"PLERIG_L1_STALL": "1"})
+        self.assertEqual(p.returncode, 77, p.stderr)
+
+    def test_sweep_runs_inside_l1(self):
+        p = self.plerig("serve", "sweep", "--connect", "emulated", "--param",
+                        "halt_poll_ns=0,1000", "--", "--backend", "native", "--vcpus", "2")
+        # L1 here is this machine, whose kvm parameters plerig may not change: L1's sweep
+        # says so on its stderr, relayed, and its status comes back
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertRegex(p.stderr, r"(?m)^plerig sweep: (cannot change halt_poll_ns|.*halt_poll)")
+        p = subprocess.run([PLERIG, "sweep", "--connect", "qemu:///system", "--param",
+                            "ple_window=1"], capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("only the emulated host runs one for this plerig", p.stderr)
 
     def test_kernel_options_belong_to_the_emulated_host(self):
         p = subprocess.run([PLERIG, "run", "--kernel", "/nonexistent"], capture_output=True,

@@ -10,7 +10,7 @@
 #define PLERIG_VERSION "unknown"
 #endif
 
-enum blob_kind { BLOB_VARIANT = 1, BLOB_RESULT = 2, BLOB_HOST = 3 };
+enum blob_kind { BLOB_VARIANT = 1, BLOB_RESULT = 2, BLOB_HOST = 3, BLOB_EXEC = 4 };
 
 /* Whose bytes these are: a plerig with other structures refuses them. */
 struct blob_header {
@@ -29,6 +29,8 @@ static const char *kind_name(uint32_t kind)
 		return "result";
 	case BLOB_HOST:
 		return "host identity";
+	case BLOB_EXEC:
+		return "command";
 	}
 	return "unknown";
 }
@@ -238,6 +240,121 @@ int l1_blob_read_host(const void *data, size_t len, struct host_info *h, char *e
 	h->hypervisor[sizeof(h->hypervisor) - 1] = h->unknown_why[sizeof(h->unknown_why) - 1] =
 	    '\0';
 	return 0;
+}
+
+static void put_bytes(struct writer *w, const void *data, uint64_t len)
+{
+	put(w, &len, sizeof(len));
+	put(w, data, (size_t)len);
+}
+
+int l1_blob_exec(const char *const *argv, unsigned argc, const struct l1_file *files,
+		 unsigned nr_files, struct l1_blob *out, char *err, size_t errlen)
+{
+	struct writer w = {0};
+	struct blob_header h = header(BLOB_EXEC);
+	put(&w, &h, sizeof(h));
+	put(&w, &argc, sizeof(argc));
+	for (unsigned i = 0; i < argc; i++)
+		put_bytes(&w, argv[i], strlen(argv[i]));
+	put(&w, &nr_files, sizeof(nr_files));
+	for (unsigned i = 0; i < nr_files; i++) {
+		if (!l1_relative_name(files[i].name)) {
+			free(w.p);
+			return errbuf_printf(err, errlen,
+					     "a file for L1 named '%s': not a plain path",
+					     files[i].name);
+		}
+		put_bytes(&w, files[i].name, strlen(files[i].name));
+		put_bytes(&w, files[i].data, files[i].len);
+	}
+	return finish(&w, out, err, errlen);
+}
+
+/* A length-prefixed string or file, malloc'ed with a NUL after it. */
+static int take_bytes(struct reader *r, uint8_t **out, size_t *len)
+{
+	uint64_t n;
+	if (take(r, &n, sizeof(n)) || n > r->len - r->at)
+		return -1;
+	*out = malloc((size_t)n + 1);
+	if (!*out)
+		return -1;
+	(*out)[n] = '\0';
+	*len = (size_t)n;
+	return take(r, *out, (size_t)n);
+}
+
+int l1_blob_read_exec(const void *data, size_t len, struct l1_exec_request *q, char *err,
+		      size_t errlen)
+{
+	struct reader r = {.p = data, .len = len};
+	memset(q, 0, sizeof(*q));
+	if (check_header(&r, BLOB_EXEC, err, errlen))
+		return -1;
+	unsigned argc, nr;
+	size_t n;
+	if (take(&r, &argc, sizeof(argc)) || argc > 4096 ||
+	    !(q->argv = calloc(argc + 1, sizeof(char *))))
+		goto cut;
+	for (; q->argc < argc; q->argc++)
+		if (take_bytes(&r, (uint8_t **)&q->argv[q->argc], &n))
+			goto cut;
+	if (take(&r, &nr, sizeof(nr)) || nr > 4096 ||
+	    !(q->files = calloc(nr ? nr : 1, sizeof(*q->files))))
+		goto cut;
+	for (; q->nr_files < nr; q->nr_files++) {
+		struct l1_file *f = &q->files[q->nr_files];
+		uint8_t *name = NULL;
+		if (take_bytes(&r, &name, &n)) {
+			free(name);
+			goto cut;
+		}
+		const bool ok = n < sizeof(f->name) && l1_relative_name((char *)name);
+		memcpy(f->name, name, ok ? n + 1 : 1);
+		free(name);
+		if (!ok) {
+			l1_exec_request_free(q);
+			return errbuf_printf(err, errlen,
+					     "a file for L1 with a name that is not a "
+					     "plain relative path");
+		}
+		if (take_bytes(&r, &f->data, &f->len)) {
+			q->nr_files++;
+			goto cut;
+		}
+	}
+	if (r.at == len)
+		return 0;
+cut:
+	l1_exec_request_free(q);
+	return errbuf_printf(err, errlen, "a command blob of %zu bytes: cut short or padded", len);
+}
+
+void l1_exec_request_free(struct l1_exec_request *q)
+{
+	for (unsigned i = 0; q->argv && i <= q->argc; i++)
+		free(q->argv[i]);
+	free(q->argv);
+	for (unsigned i = 0; i < q->nr_files; i++)
+		l1_file_free(&q->files[i]);
+	free(q->files);
+	memset(q, 0, sizeof(*q));
+}
+
+bool l1_relative_name(const char *name)
+{
+	if (!*name || *name == '/')
+		return false;
+	for (const char *p = name; *p;) {
+		size_t n = strcspn(p, "/");
+		if (!n || (n == 2 && !strncmp(p, "..", 2)) || (n == 1 && *p == '.'))
+			return false;
+		p += n;
+		if (*p == '/' && !*++p)
+			return false;
+	}
+	return true;
 }
 
 void l1_blob_free(struct l1_blob *b)

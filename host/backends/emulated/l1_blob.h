@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backends/emulated/l1_protocol.h"
 #include "measure/host_info.h"
 #include "model/results.h"
 
@@ -33,6 +34,24 @@ int l1_blob_read_result(const void *data, size_t len, struct variant_result *r, 
 
 int l1_blob_host(const struct host_info *h, struct l1_blob *out, char *err, size_t errlen);
 int l1_blob_read_host(const void *data, size_t len, struct host_info *h, char *err, size_t errlen);
+
+/* A command for L1's plerig: its argv and the files it reads (names relative to in/). */
+struct l1_exec_request {
+	char **argv; /* argc strings, then NULL */
+	unsigned argc;
+	struct l1_file *files;
+	unsigned nr_files;
+};
+
+int l1_blob_exec(const char *const *argv, unsigned argc, const struct l1_file *files,
+		 unsigned nr_files, struct l1_blob *out, char *err, size_t errlen);
+/* Into @q (malloc'ed: l1_exec_request_free); -1 with @err on a cut blob or a name with "..". */
+int l1_blob_read_exec(const void *data, size_t len, struct l1_exec_request *q, char *err,
+		      size_t errlen);
+void l1_exec_request_free(struct l1_exec_request *q);
+
+/* A relative path that stays below its folder: no "..", no leading '/', no empty part. */
+bool l1_relative_name(const char *name);
 
 void l1_blob_free(struct l1_blob *b);
 

@@ -261,8 +261,11 @@ static void prune_media(const char *media, const char *keep)
 	free(old);
 }
 
+/* build-medium's status for a kernel that cannot be tested */
+#define BUILD_REFUSED 3
+
 static int build(const struct l1_medium_inputs *in, const char *kernel, const char *dir,
-		 const char *media, char *err, size_t errlen)
+		 const char *media, bool *refused, char *err, size_t errlen)
 {
 	char prog[PATH_MAX], tmp[PATH_MAX], init[PATH_MAX], kcache[PATH_MAX], e[ERRBUF_SIZE];
 	static char out[65536];
@@ -290,6 +293,7 @@ static int build(const struct l1_medium_inputs *in, const char *kernel, const ch
 		char why[2048];
 		last_line(out, why, sizeof(why));
 		remove_tree(tmp);
+		*refused = rc == BUILD_REFUSED;
 		return rc < 0 ? errbuf_printf(err, errlen, "%s", e)
 			      : errbuf_printf(err, errlen, "building L1's medium: %s", why);
 	}
@@ -303,8 +307,10 @@ static int build(const struct l1_medium_inputs *in, const char *kernel, const ch
 	return 0;
 }
 
-int l1_medium_get(const struct l1_medium_inputs *in, struct l1_medium *m, char *err, size_t errlen)
+int l1_medium_get(const struct l1_medium_inputs *in, struct l1_medium *m, bool *kernel_refused,
+		  char *err, size_t errlen)
 {
+	*kernel_refused = false;
 	char kernel[PATH_MAX], media[PATH_MAX], dir[PATH_MAX];
 	memset(m, 0, sizeof(*m));
 	if (pathf(media, sizeof(media), "%s/media", in->cache) || mkdir_p(media, err, errlen))
@@ -331,7 +337,7 @@ int l1_medium_get(const struct l1_medium_inputs *in, struct l1_medium *m, char *
 				"plerig build): %s\n",
 				m->key, kernel);
 		const uint64_t t0 = monotonic_ns();
-		if (build(in, kernel, dir, media, err, errlen))
+		if (build(in, kernel, dir, media, kernel_refused, err, errlen))
 			return -1;
 		m->built = true;
 		m->build_s = (double)(monotonic_ns() - t0) / 1e9;

@@ -36,7 +36,12 @@ struct l1_medium {
 	char booted[128];
 };
 
-/* The medium for @in: found by its key, else built. 0, or -1 with @err. */
-int l1_medium_get(const struct l1_medium_inputs *in, struct l1_medium *m, char *err, size_t errlen);
+/*
+ * The medium for @in: found by its key, else built. 0, or -1 with @err;
+ * then *@kernel_refused says whether the kernel (or its modules) was what
+ * could not be used: not a kernel, no kvm_intel, modules of another one.
+ */
+int l1_medium_get(const struct l1_medium_inputs *in, struct l1_medium *m, bool *kernel_refused,
+		  char *err, size_t errlen);
 
 #endif

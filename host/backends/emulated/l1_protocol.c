@@ -234,7 +234,7 @@ int l1_request_parse(const char *line, struct l1_request *r, char *err, size_t e
 {
 	memset(r, 0, sizeof(*r));
 	int payload = -1;
-	if (sscanf(line, "@@ple req %127s %31s %lld %n", r->id, r->kind, &r->epoch, &payload) < 3 ||
+	if (sscanf(line, "@@ple req %255s %31s %lld %n", r->id, r->kind, &r->epoch, &payload) < 3 ||
 	    payload < 0)
 		return errbuf_printf(
 		    err, errlen, "not a request line (@@ple req ID KIND EPOCH PAYLOAD): '%.60s'",
@@ -343,7 +343,7 @@ enum l1_feed l1_frame_feed(struct l1_frame_reader *fr, const char *line, struct 
 	char name[L1_NAME_MAX], sha[65];
 	uintmax_t size;
 	int end = -1;
-	if (sscanf(line, "@@ple file %127s %" SCNuMAX " %64[0-9a-f]%n", name, &size, sha, &end) ==
+	if (sscanf(line, "@@ple file %255s %" SCNuMAX " %64[0-9a-f]%n", name, &size, sha, &end) ==
 		3 &&
 	    end >= 0 && (size_t)end == n && strlen(sha) == 64) {
 		fr->in_frame = true;

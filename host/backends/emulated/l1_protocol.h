@@ -29,7 +29,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define L1_NAME_MAX 128 /* a file's or request's name, NUL included */
+#define L1_NAME_MAX 256 /* a file's or request's name, NUL included */
 
 /* @len bytes, gzip'ed (mtime 0: the same bytes give the same frame), into a malloc'ed buffer. */
 int l1_gzip(const void *data, size_t len, uint8_t **out, size_t *out_len, char *err, size_t errlen);

@@ -69,13 +69,14 @@ static void look_at(struct l1_session *s, const char *line, char *why, size_t le
 	keep_tail(s, line);
 	if (starts(line, "@@ple step ")) {
 		char id[L1_NAME_MAX], what[16];
-		if (sscanf(line, "@@ple step %127s %15s", id, what) == 2 && !strcmp(what, "begin"))
+		if (sscanf(line, "@@ple step %255s %15s", id, what) == 2 && !strcmp(what, "begin"))
 			str_copy(s->step, sizeof(s->step), id);
 		/* the boot's steps are progress; a request's are the caller's */
 		if (!s->ready)
 			note(s, line + 6);
 	} else if (starts(line, "@@ple fatal ")) {
 		str_copy(why, len, line + 12);
+		s->kernel_fault = !s->ready;
 	} else if (starts(line, "@@ple ready")) {
 		s->ready = true;
 		note(s, "L1 is ready");
@@ -84,6 +85,7 @@ static void look_at(struct l1_session *s, const char *line, char *why, size_t le
 	} else if (strstr(line, "Kernel panic - not syncing")) {
 		errbuf_printf(why, len, "L1's kernel panicked: %s",
 			      strstr(line, "Kernel panic - not syncing"));
+		s->kernel_fault = !s->ready;
 	} else if (!s->ready && (starts(line, "Linux version") || starts(line, "param_ple_"))) {
 		note(s, line);
 	}
@@ -116,6 +118,7 @@ static void look_at_screen(struct l1_session *s, char *why, size_t len)
 			errbuf_printf(why, len,
 				      "isolinux could not load the kernel under test: %.*s",
 				      (int)strcspn(m, "\r\n\x1b"), m);
+			s->kernel_fault = true;
 			return;
 		}
 	}
@@ -123,7 +126,8 @@ static void look_at_screen(struct l1_session *s, char *why, size_t len)
 
 /* The console's new whole lines, each through the frame reader, then look_at. */
 static int read_console(struct l1_session *s, const char *name, const char *alt,
-			struct l1_file *file, bool *got, char *why, size_t len)
+			const struct l1_hooks *hooks, struct l1_file *file, bool *got, char *why,
+			size_t len)
 {
 	char buf[65536];
 	ssize_t n;
@@ -154,6 +158,8 @@ static int read_console(struct l1_session *s, const char *name, const char *alt,
 			switch (l1_frame_feed(&s->frames, line, &f, err, sizeof(err))) {
 			case L1_FEED_LINE:
 				look_at(s, line, why, len);
+				if (hooks && hooks->line)
+					hooks->line(hooks->ctx, line);
 				break;
 			case L1_FEED_FRAME_LINE:
 				break;
@@ -161,6 +167,8 @@ static int read_console(struct l1_session *s, const char *name, const char *alt,
 				if (!strcmp(f.name, name) || (alt && !strcmp(f.name, alt))) {
 					*file = f;
 					*got = true;
+				} else if (hooks && hooks->file) {
+					hooks->file(hooks->ctx, &f);
 				} else {
 					l1_file_free(&f);
 				}
@@ -192,6 +200,7 @@ static void look_at_bochs(struct l1_session *s, double wall, char *why, size_t l
 	} else if (wall > s->limits.wall_s) {
 		errbuf_printf(why, len, "wall-clock limit of %.0f s reached", s->limits.wall_s);
 	} else if (!s->any_output && s->cpu > s->limits.stall_cpu_s) {
+		s->kernel_fault = true;
 		snprintf(why, len,
 			 "nothing on L1's serial console after %.0f s of Bochs CPU (a boot to "
 			 "/init takes ~40 s): a kernel without a serial console "
@@ -231,8 +240,8 @@ static int gone(struct l1_session *s, const char *why, char *err, size_t errlen)
 	return errbuf_printf(err, errlen, "%s", s->gone);
 }
 
-int l1_session_wait(struct l1_session *s, const char *name, const char *alt, struct l1_file *file,
-		    char *err, size_t errlen)
+int l1_session_wait(struct l1_session *s, const char *name, const char *alt,
+		    const struct l1_hooks *hooks, struct l1_file *file, char *err, size_t errlen)
 {
 	char why[ERRBUF_SIZE] = "";
 	bool got = false;
@@ -243,7 +252,7 @@ int l1_session_wait(struct l1_session *s, const char *name, const char *alt, str
 		look_at_bochs(s, since(t0), why, sizeof(why));
 		/* what Bochs wrote before it stopped is read first: a fatal line says more */
 		char line_why[ERRBUF_SIZE] = "";
-		if (read_console(s, name, alt, file, &got, line_why, sizeof(line_why)))
+		if (read_console(s, name, alt, hooks, file, &got, line_why, sizeof(line_why)))
 			return gone(s, line_why, err, errlen);
 		if (got)
 			return 0;
@@ -255,6 +264,11 @@ int l1_session_wait(struct l1_session *s, const char *name, const char *alt, str
 			return gone(s, "interrupted", err, errlen);
 		usleep(POLL_US);
 	}
+}
+
+bool l1_session_kernel_unusable(const struct l1_session *s)
+{
+	return s->gone[0] && s->kernel_fault;
 }
 
 int l1_session_send(struct l1_session *s, const char *line, char *err, size_t errlen)

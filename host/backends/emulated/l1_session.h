@@ -53,20 +53,34 @@ struct l1_session {
 	double cpu, cpu_at_line;
 	uint64_t t0_ns, moved_ns;
 	char gone[ERRBUF_SIZE]; /* why L1 answers no more; "" while it does */
+	bool kernel_fault; /* ... and it was the kernel's doing (fatal, panic, isolinux, silence) */
 };
 
 /* Start Bochs on @c. 0, or -1 with @err. */
 int l1_session_start(struct l1_session *s, const struct bochs_config *c,
 		     const struct l1_limits *limits, FILE *progress, char *err, size_t errlen);
 
+/* What a wait hands on besides the file it waits for. */
+struct l1_hooks {
+	/* another file that came whole: the hook owns it */
+	void (*file)(void *ctx, struct l1_file *f);
+	/* a console line that is not part of a frame */
+	void (*line)(void *ctx, const char *line);
+	void *ctx;
+};
+
 /*
  * Follow the console until file @name (or @alt, when not NULL) has come
- * whole: 0 with it in @file. -1 with @err (and s->gone) when L1 stopped
- * answering, said why, with the last step begun and the console's last
- * lines; Bochs is then stopped.
+ * whole: 0 with it in @file; other files and lines go to @hooks (NULL:
+ * dropped). -1 with @err (and s->gone) when L1 stopped answering, said
+ * why, with the last step begun and the console's last lines; Bochs is
+ * then stopped.
  */
-int l1_session_wait(struct l1_session *s, const char *name, const char *alt, struct l1_file *file,
-		    char *err, size_t errlen);
+int l1_session_wait(struct l1_session *s, const char *name, const char *alt,
+		    const struct l1_hooks *hooks, struct l1_file *file, char *err, size_t errlen);
+
+/* Did L1 stop before its plerig was ready because of the kernel (no kvm_intel, a panic, ...)? */
+bool l1_session_kernel_unusable(const struct l1_session *s);
 
 /* Send one request line. 0, or -1 with @err. */
 int l1_session_send(struct l1_session *s, const char *line, char *err, size_t errlen);
