@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "model/halt_path.h"
+#include "output/csv_cell.h"
 #include "output/exit_times_writer.h"
 #include "util/atomic_file.h"
 #include "util/printable.h"
@@ -112,30 +113,11 @@ static void end_row(struct row *r)
 	r->field = 0;
 }
 
-/* A quote inside a quoted field, doubled (RFC 4180). */
-static bool csv_special(FILE *f, uint32_t cp)
-{
-	if (cp != '"')
-		return false;
-	fputs("\"\"", f);
-	return true;
-}
-
-/*
- * RFC 4180: quote when the text holds a comma or a quote. The text is
- * written by the printable rule, so a line break in it is \x0a, never a
- * new row, and no control character reaches whoever views the file.
- */
+/* One field by the CSV rule (output/csv_cell.h): quoted, printable, no formula. */
 static void field_str(struct row *r, const char *s, int always_quote)
 {
-	const bool quote = always_quote || strpbrk(s, ",\"");
-
 	sep(r);
-	if (quote)
-		fputc('"', r->f);
-	printable_write(r->f, s, csv_special);
-	if (quote)
-		fputc('"', r->f);
+	csv_cell_write(r->f, s, always_quote);
 }
 
 static void field_u64(struct row *r, uint64_t v)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "output/csv_cell.h"
 #include "output/json_util.h"
 #include "util/atomic_file.h"
 #include "util/errbuf.h"
@@ -215,65 +216,53 @@ int sweep_curve_write_json(const struct sweep_curve *c, const char *path, char *
 	return json_document_write(sweep_curve_json(c), path, "sweep", err, errlen);
 }
 
-/* CSV fields: quoted when they hold a comma or a quote. */
-static void csv_field(char **p, size_t *left, const char *s, bool last)
+/* One field by the CSV rule (output/csv_cell.h), then a comma or the row's end. */
+static void csv_field(FILE *f, const char *s, bool last)
 {
-	bool quote = strpbrk(s, ",\"\n") != NULL;
-	int w = snprintf(*p, *left, "%s", quote ? "\"" : "");
-	for (const char *q = s; w >= 0 && (size_t)w < *left && *q; q++) {
-		*p += w;
-		*left -= (size_t)w;
-		w = snprintf(*p, *left, *q == '"' ? "\"\"" : "%c", *q);
-	}
-	if (w >= 0 && (size_t)w < *left) {
-		*p += w;
-		*left -= (size_t)w;
-	}
-	w = snprintf(*p, *left, "%s%s", quote ? "\"" : "", last ? "\n" : ",");
-	if (w >= 0 && (size_t)w < *left) {
-		*p += w;
-		*left -= (size_t)w;
-	}
+	csv_cell_write(f, s, false);
+	fputc(last ? '\n' : ',', f);
 }
 
 int sweep_curve_write_csv(const struct sweep_curve *c, const char *path, char *err, size_t errlen)
 {
-	size_t cap = 512 + (size_t)c->n * 512;
-	char *text = malloc(cap), *p = text;
-	size_t left = cap;
-	if (!text)
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
 		return errbuf_printf(err, errlen, "out of memory for the sweep CSV");
 	for (unsigned i = 0; i < c->nr_params; i++)
-		csv_field(&p, &left, c->names[i], false);
-	csv_field(&p, &left, "variant", false);
-	csv_field(&p, &left, "ok", false);
-	csv_field(&p, &left, "runs", false);
-	csv_field(&p, &left, "acq_per_s", false);
-	csv_field(&p, &left, "stalls", false);
-	csv_field(&p, &left, "stalled_share", false);
-	csv_field(&p, &left, "pause_loop_exits", false);
-	csv_field(&p, &left, "note", true);
+		csv_field(f, c->names[i], false);
+	static const char *const columns[] = {
+	    "variant", "ok", "runs", "acq_per_s", "stalls", "stalled_share", "pause_loop_exits",
+	};
+	for (size_t i = 0; i < sizeof(columns) / sizeof(columns[0]); i++)
+		csv_field(f, columns[i], false);
+	csv_field(f, "note", true);
 	for (unsigned k = 0; k < c->n; k++) {
 		const struct sweep_point *q = &c->points[k];
-		char buf[4][40], runs[16];
+		char buf[40];
 		for (unsigned i = 0; i < c->nr_params; i++)
-			csv_field(&p, &left, q->values[i], false);
-		csv_field(&p, &left, q->variant, false);
-		csv_field(&p, &left, q->ok ? "1" : "0", false);
-		snprintf(runs, sizeof(runs), "%u", q->runs);
-		csv_field(&p, &left, runs, false);
+			csv_field(f, q->values[i], false);
+		csv_field(f, q->variant, false);
+		csv_field(f, q->ok ? "1" : "0", false);
+		snprintf(buf, sizeof(buf), "%u", q->runs);
+		csv_field(f, buf, false);
 		const double v[4] = {q->acq_per_s, q->stalls, q->stalled_share, q->pause_exits};
 		for (int i = 0; i < 4; i++) {
 			/* empty, not 0, where there is no figure */
 			if (isnan(v[i]))
-				buf[i][0] = '\0';
+				buf[0] = '\0';
 			else
-				snprintf(buf[i], sizeof(buf[i]), "%.17g", v[i]);
-			csv_field(&p, &left, buf[i], false);
+				snprintf(buf, sizeof(buf), "%.17g", v[i]);
+			csv_field(f, buf, false);
 		}
-		csv_field(&p, &left, q->ok ? q->pause_exits_why : q->error, true);
+		csv_field(f, q->ok ? q->pause_exits_why : q->error, true);
 	}
-	int rc = atomic_file_write(path, "CSV", text, strlen(text), err, errlen);
+	if (ferror(f) | fclose(f)) {
+		free(text);
+		return errbuf_printf(err, errlen, "out of memory for the sweep CSV");
+	}
+	int rc = atomic_file_write(path, "CSV", text, len, err, errlen);
 	free(text);
 	return rc;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "output/csv_cell.h"
 #include "output/csv_writer.h"
 #include "support/check_main.h"
 #include "support/scratch_dir.h"
@@ -344,6 +345,50 @@ START_TEST(test_host_column)
 }
 END_TEST
 
+/*
+ * Text from outside (a host's name here) that a spreadsheet would run as a
+ * formula is written after a ', quoted; a number keeps its sign.
+ */
+START_TEST(test_formula_injection)
+{
+	static const char *const hostile[] = {
+	    "=HYPERLINK(\"http://x/\",\"a\")", "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(A1)", "\t=1+1",
+	};
+	struct run_host hosts[2] = {0};
+	rep.hosts = hosts;
+	rep.nr_hosts = 2;
+	series[1].variant.host = 1;
+	snprintf(hosts[0].label, sizeof(hosts[0].label), "plain");
+	for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
+		snprintf(hosts[1].label, sizeof(hosts[1].label), "%s", hostile[i]);
+		write_and_parse();
+		const char *got = cell(nr_rows - 1, "host");
+		ck_assert_msg(got[0] == '\'', "'%s' written as '%s'", hostile[i], got);
+		ck_assert(csv_cell_formula(hostile[i]));
+	}
+	rep.hosts = NULL;
+	rep.nr_hosts = 0;
+	ck_assert_str_eq(cell(1, "host"), "plain");
+
+	/* numbers stay numbers, whatever their sign */
+	static const char *const numbers[] = {"-1", "-3.5", "+2", "-1e-9", "0", "1.5"};
+	for (size_t i = 0; i < sizeof(numbers) / sizeof(numbers[0]); i++)
+		ck_assert_msg(!csv_cell_formula(numbers[i]), "%s", numbers[i]);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	ck_assert_ptr_nonnull(f);
+	csv_cell_write(f, "-3.5", false);
+	fputc(',', f);
+	csv_cell_write(f, "-x", false);
+	fputc(',', f);
+	csv_cell_write(f, "-", false);
+	fclose(f);
+	ck_assert_str_eq(text, "-3.5,\"'-x\",\"'-\"");
+	free(text);
+}
+END_TEST
+
 START_TEST(test_empty_report)
 {
 	rep.nr_series = 0;
@@ -417,6 +462,7 @@ static Suite *csv_suite(void)
 	tcase_add_test(t, test_quoting);
 	tcase_add_test(t, test_failed_run);
 	tcase_add_test(t, test_host_column);
+	tcase_add_test(t, test_formula_injection);
 	tcase_add_test(t, test_empty_report);
 	tcase_add_test(t, test_stdout);
 	tcase_add_test(t, test_unwritable);

@@ -237,6 +237,8 @@ START_TEST(test_curve)
 
 	ck_assert_int_eq(sweep_curve_add_failure(&c, axes, "KVM went away"), 0);
 	ck_assert_uint_eq(c.n, 5);
+	/* an error from outside that a spreadsheet would run: text in the CSV */
+	ck_assert_int_eq(sweep_curve_add_failure(&c, axes, "=cmd|' /C calc'!A0"), 0);
 
 	/* the outputs */
 	snprintf(p, sizeof(p), "%s/curve.json", top);
@@ -260,6 +262,7 @@ START_TEST(test_curve)
 	ck_assert_msg(strstr(csv, ",5,1,0.10000000000000001,,no hardware PLE on this host "
 				  "(kvm_pvm)\n"),
 		      "%s", csv);
+	ck_assert_msg(strstr(csv, ",\"'=cmd|' /C calc'!A0\"\n"), "%s", csv);
 
 	const char *table = printed(&c);
 	ck_assert_msg(strstr(table, "FAILED: watchdog") &&
