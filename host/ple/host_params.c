@@ -386,11 +386,97 @@ static int write_runtime(struct ple_host *h, const struct ple_setting *s, char *
 	return 0;
 }
 
+/*
+ * The module's parameters that are not PLE's, as they are now: a reload
+ * resets each to its default unless modprobe is given it again, and one
+ * given when the module was loaded (`modprobe kvm_intel enable_apicv=0`)
+ * would be lost without a word. Each whose value modprobe takes back as it
+ * reads (a number, Y or N) is passed again; the rest are read back after
+ * the reload, and a changed one is an error that names it.
+ */
+struct kept_params {
+	unsigned n;
+	struct ple_setting p[MODULE_MAX_PARAMS];
+	bool passed[MODULE_MAX_PARAMS];
+};
+
+static bool passes_back(const char *v)
+{
+	if (!strcmp(v, "Y") || !strcmp(v, "N"))
+		return true;
+	if (*v == '-')
+		v++;
+	return ple_value_valid(v);
+}
+
+static bool is_ple_param(const struct ple_host *h, const char *name)
+{
+	const char *const *names = ple_module_params(h->module);
+	for (const char *const *p = names; p && *p; p++)
+		if (!strcmp(*p, name))
+			return true;
+	return false;
+}
+
+static int not_hidden(const struct dirent *e)
+{
+	return e->d_name[0] != '.';
+}
+
+static void read_kept(const struct ple_host *h, struct kept_params *k)
+{
+	char dir[PATH_MAX];
+	struct dirent **names = NULL;
+	k->n = 0;
+	if (pathf(dir, sizeof(dir), "%s/module/%s/parameters", h->root, h->module))
+		return;
+	int nr = scandir(dir, &names, not_hidden, alphasort);
+	for (int i = 0; i < nr; i++) {
+		char path[PATH_MAX];
+		struct ple_setting *s = &k->p[k->n];
+		if (k->n < MODULE_MAX_PARAMS && !is_ple_param(h, names[i]->d_name) &&
+		    strlen(names[i]->d_name) < sizeof(s->name) &&
+		    !pathf(path, sizeof(path), "%s/%s", dir, names[i]->d_name) &&
+		    text_file_read(path, s->value, sizeof(s->value)) >= 0) {
+			str_copy(s->name, sizeof(s->name), names[i]->d_name);
+			k->passed[k->n++] = passes_back(s->value);
+		}
+		free(names[i]);
+	}
+	free(names);
+}
+
+static int verify_kept(const struct ple_host *h, const struct kept_params *k, char *err,
+		       size_t errlen)
+{
+	for (unsigned i = 0; i < k->n; i++) {
+		char path[PATH_MAX], now[PLE_VALUE_LEN];
+		if (pathf(path, sizeof(path), "%s/module/%s/parameters/%s", h->root, h->module,
+			  k->p[i].name) ||
+		    text_file_read(path, now, sizeof(now)) < 0)
+			snprintf(now, sizeof(now), "(gone)");
+		if (strcmp(now, k->p[i].value))
+			return errbuf_errno(
+			    err, errlen, -EIO,
+			    "after reloading %s, its %s reads %s instead of %s, the value it "
+			    "had before (given when the module was loaded; plerig passes back "
+			    "only numbers, Y and N): set %s=%s in /etc/modprobe.d/, which every "
+			    "load reads",
+			    h->module, k->p[i].name, now, k->p[i].value, k->p[i].name,
+			    k->p[i].value);
+	}
+	return 0;
+}
+
 static int reload(struct ple_host *h, const struct ple_setting *set, unsigned n, char *err,
 		  size_t errlen)
 {
-	/* every PLE parameter passed explicitly, so the reload changes only what was asked */
-	struct ple_setting all[PLE_MAX_PARAMS];
+	/*
+	 * every PLE parameter passed explicitly, so the reload changes only what
+	 * was asked, and every other one that was set (struct kept_params)
+	 */
+	struct ple_setting all[MODULE_MAX_PARAMS];
+	static struct kept_params kept;
 	unsigned nr = h->nr_params;
 	for (unsigned i = 0; i < nr; i++) {
 		str_copy(all[i].name, sizeof(all[i].name), h->params[i].name);
@@ -399,10 +485,15 @@ static int reload(struct ple_host *h, const struct ple_setting *set, unsigned n,
 			if (!strcmp(set[j].name, all[i].name))
 				str_copy(all[i].value, sizeof(all[i].value), set[j].value);
 	}
+	read_kept(h, &kept);
+	unsigned nr_all = nr;
+	for (unsigned i = 0; i < kept.n && nr_all < MODULE_MAX_PARAMS; i++)
+		if (kept.passed[i])
+			all[nr_all++] = kept.p[i];
 	char module[PLE_MODULE_LEN], root[PATH_MAX];
 	snprintf(module, sizeof(module), "%s", h->module);
 	snprintf(root, sizeof(root), "%s", h->root);
-	int rc = module_reload(module, all, nr, err, errlen);
+	int rc = module_reload(module, all, nr_all, err, errlen);
 	char derr[ERRBUF_SIZE];
 	int drc = ple_host_detect(h, root, derr, sizeof(derr));
 	if (rc)
@@ -418,7 +509,7 @@ static int reload(struct ple_host *h, const struct ple_setting *set, unsigned n,
 		if (rc)
 			return rc;
 	}
-	return 0;
+	return verify_kept(h, &kept, err, errlen);
 }
 
 int ple_core_write(const char *root, const struct ple_setting *s, char *err, size_t errlen)

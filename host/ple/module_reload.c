@@ -58,12 +58,12 @@ int module_load(const char *module, const struct ple_setting *params, unsigned n
 {
 	const char *modprobe = module_modprobe_command();
 	char what[512];
-	char *argv[PLE_MAX_PARAMS + 3];
-	char args[PLE_MAX_PARAMS][PLE_NAME_LEN + PLE_VALUE_LEN + 2];
+	char *argv[MODULE_MAX_PARAMS + 3];
+	char args[MODULE_MAX_PARAMS][PLE_NAME_LEN + PLE_VALUE_LEN + 2];
 
-	if (n > PLE_MAX_PARAMS)
+	if (n > MODULE_MAX_PARAMS)
 		return errbuf_errno(err, errlen, -E2BIG, "loading %s: %u parameters, at most %d",
-				    module, n, PLE_MAX_PARAMS);
+				    module, n, MODULE_MAX_PARAMS);
 	argv[0] = (char *)modprobe;
 	argv[1] = (char *)module;
 	size_t wlen = (size_t)snprintf(what, sizeof(what), "%s %s", modprobe, module);
@@ -83,9 +83,9 @@ int module_reload(const char *module, const struct ple_setting *params, unsigned
 	char what[512];
 	char *argv[3];
 
-	if (n > PLE_MAX_PARAMS)
+	if (n > MODULE_MAX_PARAMS)
 		return errbuf_errno(err, errlen, -E2BIG, "reloading %s: %u parameters, at most %d",
-				    module, n, PLE_MAX_PARAMS);
+				    module, n, MODULE_MAX_PARAMS);
 	argv[0] = (char *)module_rmmod_command();
 	argv[1] = (char *)module;
 	argv[2] = NULL;

@@ -10,6 +10,9 @@
 
 #include "ple/host_params.h"
 
+/* The most parameters one modprobe passes: a vendor module has about 30. */
+#define MODULE_MAX_PARAMS 64
+
 /* $PLERIG_MODPROBE, or "modprobe" (searched in PATH). */
 const char *module_modprobe_command(void);
 /* $PLERIG_RMMOD, or "rmmod" (searched in PATH). */

@@ -100,7 +100,8 @@ static void fake_kvm_intel(mode_t mode, const char *refcnt)
  * modprobe and rmmod stand-ins: each logs its call as one line (rmmod's
  * with "rmmod" in front); a load writes its NAME=VALUE arguments into the
  * fake sysfs as the kernel would (unless FAKE_IGNORE exists);
- * FAKE_FAIL_REMOVE / FAKE_FAIL_LOAD make a step fail.
+ * FAKE_FAIL_REMOVE / FAKE_FAIL_LOAD make a step fail; a removal resets
+ * the parameters FAKE_DEFAULTS names (NAME=VALUE lines) to their defaults.
  */
 static void fake_modprobe(void)
 {
@@ -110,8 +111,12 @@ static void fake_modprobe(void)
 		 "echo \"rmmod $*\" >> %s/modprobe.log\n"
 		 "[ -e %s/FAKE_FAIL_REMOVE ] && { echo \"rmmod: ERROR: Module $1 is in use\"; "
 		 "exit 1; }\n"
+		 "[ -f %s/FAKE_DEFAULTS ] && while IFS= read -r a; do\n"
+		 "  f=\"$PLERIG_SYSFS_ROOT/module/$1/parameters/${a%%%%=*}\"\n"
+		 "  chmod u+w \"$f\"; echo \"${a#*=}\" > \"$f\"; chmod a-w \"$f\"\n"
+		 "done < %s/FAKE_DEFAULTS\n"
 		 "exit 0\n",
-		 top, top);
+		 top, top, top, top);
 	snprintf(p, sizeof(p), "%s/rmmod", top);
 	put(p, script, 0755);
 	setenv("PLERIG_RMMOD", p, 1);
@@ -387,6 +392,41 @@ START_TEST(test_apply_reload)
 	ck_assert_str_eq(get_param("kvm_intel", "ple_gap"), "0");
 	ck_assert_str_eq(get_param("kvm_intel", "ple_window_grow"), "2");
 	ck_assert_str_eq(ple_host_param(&h, "ple_window")->value, "1024");
+}
+END_TEST
+
+/*
+ * A parameter given when the module was loaded (enable_apicv=N) survives
+ * the reload: passed again. One modprobe cannot take back as it reads
+ * (a text) is read back after it, and a changed one is an error naming it.
+ */
+START_TEST(test_reload_keeps_other_params)
+{
+	struct ple_host h;
+	struct ple_setting s = {"ple_window", "1024"};
+	char p[PATH_MAX];
+	fake_kvm_intel(0444, "0");
+	set_param("kvm_intel", "enable_apicv", "N", 0444);
+	set_param("kvm_intel", "pt_mode", "-1", 0444);
+	set_param("kvm_intel", "vmentry_l1d_flush", "never", 0644);
+	snprintf(p, sizeof(p), "%s/FAKE_DEFAULTS", top);
+	put(p, "enable_apicv=Y\npt_mode=0", 0644);
+	ck_assert_int_eq(ple_host_detect(&h, sys_root, err, sizeof(err)), 0);
+	ck_assert_msg(ple_apply(&h, &s, 1, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_str_eq(modprobe_log(), "rmmod kvm_intel\n"
+					 "kvm_intel ple_gap=128 ple_window=1024 ple_window_grow=2 "
+					 "ple_window_shrink=0 ple_window_max=4294967295 "
+					 "enable_apicv=N pt_mode=-1\n");
+	ck_assert_str_eq(get_param("kvm_intel", "enable_apicv"), "N");
+	ck_assert_str_eq(get_param("kvm_intel", "pt_mode"), "-1");
+
+	/* a text the reload resets: not silent */
+	put(p, "vmentry_l1d_flush=cond", 0644);
+	s = (struct ple_setting){"ple_window", "2048"};
+	ck_assert_int_eq(ple_apply(&h, &s, 1, err, sizeof(err)), -EIO);
+	ck_assert_msg(strstr(err, "vmentry_l1d_flush reads cond instead of never") &&
+			  strstr(err, "/etc/modprobe.d/"),
+		      "%s", err);
 }
 END_TEST
 
@@ -1009,6 +1049,7 @@ static Suite *host_params_suite(void)
 	tcase_add_test(t, test_decide_builtin);
 	tcase_add_test(t, test_apply_runtime);
 	tcase_add_test(t, test_apply_reload);
+	tcase_add_test(t, test_reload_keeps_other_params);
 	tcase_add_test(t, test_apply_refused_changes_nothing);
 	tcase_add_test(t, test_reload_failures);
 	tcase_add_test(t, test_reload_verifies);
