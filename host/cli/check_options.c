@@ -162,6 +162,17 @@ int check_options_parse(int argc, char **argv, struct check_options *o, char *er
 		return errbuf_printf(err, errlen,
 				     "unexpected argument '%s' (the suite is --suite FILE)",
 				     argv[next]);
+	if (o->list) {
+		/* --list runs nothing: what only a run uses is refused, not ignored */
+		static const char *const run_only[] = {"record", "aa",	   "tap",
+						       "junit",	 "report", "budget"};
+		for (size_t i = 0; i < sizeof(run_only) / sizeof(run_only[0]); i++)
+			if (option_table_given(check_table, run_only[i]))
+				return errbuf_printf(err, errlen,
+						     "--list runs no scenario: --%s would do "
+						     "nothing with it (leave one of them out)",
+						     run_only[i]);
+	}
 	if (o->record && !baseline_store_dir(o->baselines_dir))
 		return errbuf_printf(err, errlen,
 				     "--record needs a baseline store: --baselines DIR or "

@@ -25,7 +25,7 @@ static size_t count_entries(const struct opt_entry *t)
 }
 
 /*
- * @lo has room for every entry and the terminator, @shorts for
+ * @lo has room for every entry, its alias and the terminator, @shorts for
  * "+:" and two characters per entry. '+': stop at the first operand
  * instead of permuting the caller's argv (unless @anywhere); ':': a
  * missing value is ':'.
@@ -47,6 +47,11 @@ static void build_getopt(const struct opt_entry *t, size_t n, struct option *lo,
 		lo[k].flag = NULL;
 		lo[k].val = t[i].letter ? t[i].letter : LONG_ONLY + (int)i;
 		k++;
+		if (t[i].alias) {
+			lo[k] = lo[k - 1];
+			lo[k].name = t[i].alias;
+			k++;
+		}
 		if (t[i].letter) {
 			*s++ = t[i].letter;
 			if (takes_value(&t[i]))
@@ -153,16 +158,33 @@ static int apply(const struct opt_entry *e, const char *value, void *target, cha
 	return errbuf_printf(err, errlen, "internal error: %s not handled", opt);
 }
 
+/* The options the last parse of a table saw (option_table_given). */
+#define MAX_ENTRIES 128
+static const struct opt_entry *given_table;
+static bool given[MAX_ENTRIES];
+
+bool option_table_given(const struct opt_entry *t, const char *name)
+{
+	if (t != given_table)
+		return false;
+	for (size_t i = 0; t[i].kind != OPT_END && i < MAX_ENTRIES; i++)
+		if (t[i].name && !strcmp(t[i].name, name))
+			return given[i];
+	return false;
+}
+
 static enum option_table_status parse(const struct opt_entry *t, int argc, char **argv,
 				      void *target, const char *see_help, int *next, char *err,
 				      size_t errlen, bool anywhere)
 {
 	const size_t n = count_entries(t);
-	struct option longs[n + 1];
+	struct option longs[2 * n + 1];
 	char shorts[2 * n + 3];
 	int c;
 
 	build_getopt(t, n, longs, shorts, anywhere);
+	given_table = t;
+	memset(given, 0, sizeof(given));
 	if (errlen)
 		err[0] = '\0';
 	/* 0, not 1: glibc then reinitialises fully, so parsing twice works */
@@ -180,6 +202,8 @@ static enum option_table_status parse(const struct opt_entry *t, int argc, char 
 		}
 		if (e->kind == OPT_HELP)
 			return OPTION_TABLE_HELP;
+		if ((size_t)(e - t) < MAX_ENTRIES)
+			given[e - t] = true;
 		if (apply(e, optarg, target, err, errlen))
 			return OPTION_TABLE_ERROR;
 	}

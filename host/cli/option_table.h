@@ -7,6 +7,7 @@
 #ifndef PLERIG_OPTION_TABLE_H
 #define PLERIG_OPTION_TABLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -36,7 +37,12 @@ typedef int opt_parse_fn(const struct opt_entry *e, const char *value, void *tar
 struct opt_entry {
 	enum opt_kind kind;
 	const char *name; /* long name, no dashes */
-	char letter;	  /* short option too, or 0 */
+	/*
+	 * An older name of the option, still accepted (scripts use it), and
+	 * named as such in --help; NULL when none.
+	 */
+	const char *alias;
+	char letter; /* short option too, or 0 */
 	const char *metavar;
 	/* {range} is min..max (or the real range), {names} the names allowed */
 	const char *help;
@@ -98,6 +104,13 @@ enum option_table_status option_table_parse_anywhere(const struct opt_entry *t, 
 						     char **argv, void *target,
 						     const char *see_help, int *next, char *err,
 						     size_t errlen);
+
+/*
+ * Was the option called @name (or its alias) on the command line of the
+ * last parse of @t? For options that mean nothing without another one:
+ * refused with the reason, never silently ignored.
+ */
+bool option_table_given(const struct opt_entry *t, const char *name);
 
 /*
  * What a command's parser returns for @status: 1 after printing @usage on

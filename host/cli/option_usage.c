@@ -154,6 +154,11 @@ static void print_entry(const struct opt_entry *e, const void *defaults, FILE *o
 	}
 	fprintf(out, "%*s", HELP_COLUMN - col, "");
 	expand(e, text, sizeof(text));
+	if (e->alias) {
+		append_str(text, sizeof(text), " (--");
+		append_str(text, sizeof(text), e->alias);
+		append_str(text, sizeof(text), ", its old name, is still accepted)");
+	}
 	if (default_text(e, defaults, def, sizeof(def))) {
 		append_str(text, sizeof(text), " (default:" NO_BREAK);
 		append_str(text, sizeof(text), def);

@@ -246,6 +246,40 @@ static const struct opt_entry run_table[] = {
     {.kind = OPT_END},
 };
 
+static bool has_relax(const struct run_plan *o, enum plerig_relax_kind r)
+{
+	for (unsigned i = 0; i < o->nr_relaxes; i++)
+		if (o->relaxes[i] == r)
+			return true;
+	return false;
+}
+
+static bool has_lock(const struct run_plan *o, enum plerig_lock_kind l)
+{
+	for (unsigned i = 0; i < o->nr_locks; i++)
+		if (o->locks[i] == l)
+			return true;
+	return false;
+}
+
+/* An option that another one makes meaningless: refused with the reason, not ignored. */
+static int refuse_ignored(const struct run_plan *o, char *err, size_t errlen)
+{
+	if (option_table_given(run_table, "seed") && o->order != ORDER_SHUFFLE)
+		return errbuf_printf(err, errlen,
+				     "--seed: only --order shuffle draws an order from a seed (add "
+				     "--order shuffle, or leave --seed out)");
+	if (option_table_given(run_table, "pv-yield-spins") && !has_relax(o, PLERIG_RELAX_PV_YIELD))
+		return errbuf_printf(err, errlen,
+				     "--pv-yield-spins: only --relax pv-yield yields (add pv-yield "
+				     "to --relax, or leave --pv-yield-spins out)");
+	if (option_table_given(run_table, "pv-spin-threshold") && !has_lock(o, PLERIG_LOCK_PVQSPIN))
+		return errbuf_printf(err, errlen,
+				     "--pv-spin-threshold: only --lock pvqspin halts its waiters "
+				     "(add pvqspin to --lock, or leave --pv-spin-threshold out)");
+	return 0;
+}
+
 static void no_usage(FILE *out)
 {
 	(void)out;
@@ -270,8 +304,8 @@ static enum run_options_status parse_plan(int argc, char **argv, struct run_plan
 	o->vcpus_given = o->nr_vcpu_counts != 0;
 	if (!o->nr_vcpu_counts)
 		run_plan_default_vcpus(o);
-	if (apply_accel(o, err, errlen) || check_backend_settings(o, err, errlen) ||
-	    check_pcpus_here(o, err, errlen))
+	if (refuse_ignored(o, err, errlen) || apply_accel(o, err, errlen) ||
+	    check_backend_settings(o, err, errlen) || check_pcpus_here(o, err, errlen))
 		return RUN_OPTIONS_ERROR;
 	return RUN_OPTIONS_OK;
 }

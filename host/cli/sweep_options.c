@@ -150,10 +150,16 @@ enum sweep_options_status sweep_options_parse(int argc, char **argv, struct swee
 	o->run_argc = argc - next;
 	o->run_argv = argv + next;
 	if (o->restore) {
-		if (o->grid.nr_axes || o->run_argc)
-			return fail(err, errlen, "--restore takes no --param and no run options");
+		if (argc > 2 || o->run_argc)
+			return fail(err, errlen,
+				    "--restore takes nothing else: it runs no sweep (no --param, "
+				    "--rounds, --seed, output or run options)");
 		return SWEEP_OPTIONS_OK;
 	}
+	if (o->seed_given && o->rounds < 2)
+		return fail(err, errlen,
+			    "--seed: one round is visited in order, only --rounds N >= 2 "
+			    "shuffles (add --rounds, or leave --seed out)");
 	if (!o->grid.nr_axes)
 		return fail(err, errlen, "give at least one --param NAME=V1,V2,... (%s)", SEE_HELP);
 	if (sweep_points(&o->grid) > SWEEP_MAX_POINTS)

@@ -458,6 +458,43 @@ class BaselineStore(Base):
         self.assert_usage(self.check(), path, "larger than 4 MiB")
 
 
+class IgnoredOptions(Base):
+    """Leftover (c) of issue 25: an option another one makes meaningless is
+    refused (exit 2, one line naming both), never silently ignored."""
+
+    def test_refused_with_the_reason(self):
+        suite = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                             "suites", "default.cfg")
+        cases = [
+            (["run", "--seed", "3"], ["--seed", "--order shuffle"]),
+            (["run", "--order", "interleave", "--seed", "3"], ["--seed", "--order shuffle"]),
+            (["run", "--pv-yield-spins", "8"], ["--pv-yield-spins", "pv-yield"]),
+            (["run", "--lock", "ticket", "--pv-spin-threshold", "8"],
+             ["--pv-spin-threshold", "pvqspin"]),
+            (["sweep", "--param", "ple_window=1,2", "--seed", "4"], ["--seed", "--rounds"]),
+            (["sweep", "--restore", "--rounds", "3"], ["--restore", "--rounds"]),
+            (["sweep", "--restore", "--json", self.path("x.json")], ["--restore"]),
+            (["check", "--suite", suite, "--list", "--tap", self.path("x.tap")],
+             ["--list", "--tap"]),
+            (["check", "--suite", suite, "--list", "--record"], ["--list", "--record"]),
+            (["check", "--suite", suite, "--list", "--budget", "10"], ["--list", "--budget"]),
+        ]
+        for args, needles in cases:
+            with self.subTest(args=args):
+                self.assert_usage(plerig(*args), *needles)
+        self.assertFalse(os.path.exists(self.path("x.tap")))
+
+    def test_meaningful_combinations_still_parse(self):
+        """The same options where they mean something: --help shows they parse."""
+        for args in (["run", "--order", "shuffle", "--seed", "3", "--help"],
+                     ["run", "--relax", "pause,pv-yield", "--pv-yield-spins", "8", "--help"],
+                     ["run", "--lock", "pvqspin", "--pv-spin-threshold", "8", "--help"],
+                     ["sweep", "--param", "ple_window=1,2", "--rounds", "2", "--seed", "4",
+                      "--help"]):
+            r = plerig(*args)
+            self.assertEqual(r.returncode, 0, (args, r.stderr))
+
+
 if __name__ == "__main__":
     PLERIG, GUEST = sys.argv[1], sys.argv[2]
     unittest.main(argv=sys.argv[:1], verbosity=2)
