@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* `plerig doctor [--json]`: every check, one verdict each; exit 1 when no usable KVM device. */
+/* `plerig doctor [--json]`: every probe, one finding and its status each; exit 1 when no usable KVM device. */
 #include "commands/commands.h"
 
 #include <stdio.h>
@@ -34,7 +34,7 @@ int cmd_doctor(int argc, char **argv, const char *guest_path)
 		doctor_print_text(stdout, &r);
 	}
 	for (unsigned i = 0; i < r.n; i++)
-		if (!strcmp(r.list[i].key, "kvm_device") && r.list[i].verdict == DOCTOR_NO)
+		if (!strcmp(r.list[i].key, "kvm_device") && r.list[i].status == DOCTOR_NO)
 			return 1;
 	return 0;
 }

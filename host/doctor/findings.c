@@ -6,7 +6,7 @@
 #include <string.h>
 
 void doctor_add(struct doctor_findings *r, const char *key, const char *title,
-		enum doctor_verdict verdict, const char *fmt, ...)
+		enum doctor_status status, const char *fmt, ...)
 {
 	if (r->n == DOCTOR_MAX_FINDINGS)
 		return;
@@ -14,7 +14,7 @@ void doctor_add(struct doctor_findings *r, const char *key, const char *title,
 	memset(c, 0, sizeof(*c));
 	snprintf(c->key, sizeof(c->key), "%s", key);
 	snprintf(c->title, sizeof(c->title), "%s", title);
-	c->verdict = verdict;
+	c->status = status;
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(c->detail, sizeof(c->detail), fmt, ap);
@@ -31,7 +31,7 @@ void doctor_fix(struct doctor_findings *r, const char *fmt, ...)
 	va_end(ap);
 }
 
-const char *doctor_verdict_name(enum doctor_verdict v)
+const char *doctor_status_name(enum doctor_status v)
 {
 	switch (v) {
 	case DOCTOR_OK:

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What `plerig doctor` found: one finding per thing looked at, each with a
- * verdict and, where something is missing, the fix. The probes append to
+ * status and, where something is missing, the fix. The probes append to
  * it, doctor_collect() runs them, the writers read it: all three depend on
  * this list and it on none of them.
  */
@@ -12,7 +12,7 @@
 
 #include "ple/host_params.h"
 
-enum doctor_verdict {
+enum doctor_status {
 	DOCTOR_OK,   /* works */
 	DOCTOR_INFO, /* a fact, neither good nor bad */
 	DOCTOR_WARN, /* works, with a limit the user should know */
@@ -24,7 +24,7 @@ enum doctor_verdict {
 struct doctor_finding {
 	char key[32];	/* stable identifier, for JSON readers */
 	char title[40]; /* what was looked at, for people */
-	enum doctor_verdict verdict;
+	enum doctor_status status;
 	char detail[640];
 	char fix[400]; /* "" when nothing to do */
 };
@@ -42,11 +42,11 @@ struct doctor_findings {
 /* Append a finding (its fix, if any, follows with doctor_fix). */
 __attribute__((format(printf, 5, 6))) void doctor_add(struct doctor_findings *f, const char *key,
 						      const char *title,
-						      enum doctor_verdict verdict, const char *fmt,
+						      enum doctor_status status, const char *fmt,
 						      ...);
 /* Set the fix of the last finding added. */
 __attribute__((format(printf, 2, 3))) void doctor_fix(struct doctor_findings *f, const char *fmt,
 						      ...);
-const char *doctor_verdict_name(enum doctor_verdict v);
+const char *doctor_status_name(enum doctor_status v);
 
 #endif

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The doctor's findings as text (one verdict a line) and as JSON. */
+/* The doctor's findings as text (one finding and its status a line) and as JSON. */
 #include <json-c/json.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,6 +10,13 @@
 #include "util/errbuf.h"
 #include "util/printable.h"
 
+/*
+ * 2: "findings" of {"finding", "status"}, which version 1 called "checks"
+ * of {"check", "verdict"} ("check" is the command, "verdict" a judgement of
+ * a change: docs/glossary.md).
+ */
+#define DOCTOR_SCHEMA_VERSION 2
+
 #ifndef PLERIG_VERSION
 #define PLERIG_VERSION "unknown"
 #endif
@@ -19,7 +26,7 @@ void doctor_print_text(FILE *out, const struct doctor_findings *r)
 	fprintf(out, "plerig doctor: what this host offers PLE experiments\n");
 	for (unsigned i = 0; i < r->n; i++) {
 		const struct doctor_finding *c = &r->list[i];
-		printable_printf(out, "%-5s %-26s %s\n", doctor_verdict_name(c->verdict), c->title,
+		printable_printf(out, "%-5s %-26s %s\n", doctor_status_name(c->status), c->title,
 				 c->detail);
 		if (c->fix[0])
 			printable_printf(out, "%-5s %-26s fix: %s\n", "", "", c->fix);
@@ -70,7 +77,7 @@ int doctor_print_json(FILE *out, const struct doctor_findings *r, char *err, siz
 {
 	json_object *root = json_object_new_object();
 	json_object_object_add(root, "schema", json_object_new_string("plerig-doctor"));
-	json_object_object_add(root, "schema_version", json_object_new_int(1));
+	json_object_object_add(root, "schema_version", json_object_new_int(DOCTOR_SCHEMA_VERSION));
 	json_object_object_add(root, "plerig_version", json_object_new_string(PLERIG_VERSION));
 	json_object_object_add(root, "kvm_module", module_json(&r->host));
 	json_object *cpus = json_object_new_object();
@@ -79,19 +86,19 @@ int doctor_print_json(FILE *out, const struct doctor_findings *r, char *err, siz
 	json_object_object_add(cpus, "smt_threads_per_core",
 			       json_object_new_int(r->smt_threads_per_core));
 	json_object_object_add(root, "cpus", cpus);
-	json_object *checks = json_object_new_array();
+	json_object *findings = json_object_new_array();
 	for (unsigned i = 0; i < r->n; i++) {
 		const struct doctor_finding *c = &r->list[i];
 		json_object *o = json_object_new_object();
-		json_object_object_add(o, "check", json_object_new_string(c->key));
+		json_object_object_add(o, "finding", json_object_new_string(c->key));
 		json_object_object_add(o, "title", json_object_new_string(c->title));
-		json_object_object_add(o, "verdict",
-				       json_object_new_string(doctor_verdict_name(c->verdict)));
+		json_object_object_add(o, "status",
+				       json_object_new_string(doctor_status_name(c->status)));
 		json_object_object_add(o, "detail", json_object_new_string(c->detail));
 		json_object_object_add(o, "fix", str_or_null(c->fix));
-		json_object_array_add(checks, o);
+		json_object_array_add(findings, o);
 	}
-	json_object_object_add(root, "checks", checks);
+	json_object_object_add(root, "findings", findings);
 	int rc = 0;
 	if (json_print(out, root) || fflush(out)) {
 		errbuf_printf(err, errlen, "writing the JSON to stdout failed");

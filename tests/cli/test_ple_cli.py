@@ -145,15 +145,18 @@ class Doctor(unittest.TestCase):
         self.assertIn(r.returncode, (0, 1), r.stderr)
         doc = json.loads(r.stdout)
         self.assertEqual(doc["schema"], "plerig-doctor")
-        keys = {c["check"] for c in doc["checks"]}
+        # schema_version 2: findings with a status (1 called them checks with a verdict)
+        self.assertEqual(doc["schema_version"], 2)
+        self.assertNotIn("checks", doc)
+        keys = {c["finding"] for c in doc["findings"]}
         self.assertTrue({"kvm_device", "kvm_module", "tracefs", "cpus", "smt"} <= keys, keys)
-        for c in doc["checks"]:
-            self.assertIn(c["verdict"], ("ok", "info", "warn", "no"))
-            if c["verdict"] == "no" and c["check"] not in ("libvirt", "qemu"):
+        for c in doc["findings"]:
+            self.assertIn(c["status"], ("ok", "info", "warn", "no"))
+            if c["status"] == "no" and c["finding"] not in ("libvirt", "qemu"):
                 self.assertTrue(c["fix"] or "PLE" in c["detail"], c)
         if doc["kvm_module"]["name"] == "kvm_pvm":
-            by = {c["check"]: c for c in doc["checks"]}
-            self.assertEqual(by["pause_intercept"]["verdict"], "no")
+            by = {c["finding"]: c for c in doc["findings"]}
+            self.assertEqual(by["pause_intercept"]["status"], "no")
             self.assertIn("no hardware PLE on this host (kvm_pvm)",
                           by["pause_intercept"]["detail"])
 
@@ -169,21 +172,21 @@ class Doctor(unittest.TestCase):
                            timeout=60, env=env)
         self.assertEqual(r.returncode, 1, r.stderr)
         doc = json.loads(r.stdout)
-        by = {c["check"]: c for c in doc["checks"]}
-        self.assertEqual(by["kvm_device"]["verdict"], "no")
+        by = {c["finding"]: c for c in doc["findings"]}
+        self.assertEqual(by["kvm_device"]["status"], "no")
         self.assertTrue(by["kvm_device"]["fix"], by["kvm_device"])
         hw = [m for m in ("kvm_intel", "kvm_amd") if os.path.isdir("/sys/module/" + m)]
         if hw:  # loaded, its node missing: its parameters still shown, no VM claimed
-            self.assertEqual(by["kvm_module"]["verdict"], "warn", by["kvm_module"])
+            self.assertEqual(by["kvm_module"]["status"], "warn", by["kvm_module"])
             self.assertIn("but there is no", by["kvm_module"]["detail"])
             self.assertEqual(doc["kvm_module"]["name"], hw[0])
         else:  # kvm_pvm listed (built in) or nothing: no module drives a device
-            self.assertEqual(by["kvm_module"]["verdict"], "info", by["kvm_module"])
+            self.assertEqual(by["kvm_module"]["status"], "info", by["kvm_module"])
             self.assertTrue(by["kvm_module"]["detail"].startswith("none"), by["kvm_module"])
             self.assertIsNone(doc["kvm_module"]["name"])
             self.assertNotIn("pause_intercept", by)
         if "kvm_exit_fires" in by:  # absent where tracefs cannot be read (unprivileged)
-            self.assertEqual(by["kvm_exit_fires"]["verdict"], "info", by["kvm_exit_fires"])
+            self.assertEqual(by["kvm_exit_fires"]["status"], "info", by["kvm_exit_fires"])
             self.assertIn("not probed", by["kvm_exit_fires"]["detail"])
         routes = by["routes_without_kvm"]["detail"]
         for route in ("make ple-test", "--backend native", "--backend libvirt --accel tcg"):
@@ -228,7 +231,7 @@ class Doctor(unittest.TestCase):
                 os.chmod(hp, mode)
                 r = subprocess.run([PLERIG, "doctor", "--json"], capture_output=True,
                                    text=True, timeout=60, env=env)
-                by = {c["check"]: c for c in json.loads(r.stdout)["checks"]}
+                by = {c["finding"]: c for c in json.loads(r.stdout)["findings"]}
                 self.assertIn(said, by["ple_params"]["detail"], oct(mode))
         finally:
             shutil.rmtree(d)
