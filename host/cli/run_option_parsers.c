@@ -45,7 +45,7 @@ int parse_vcpu_counts(const struct opt_entry *e, const char *value, void *target
 	return 0;
 }
 
-/* --halt-poll: ns values or "host", in the order given, each once. */
+/* --halt-poll: ns values or "kept" ("host", its old name), in the order given, each once. */
 int parse_halt_polls(const struct opt_entry *e, const char *value, void *target, char *err,
 		     size_t errlen)
 {
@@ -62,12 +62,12 @@ int parse_halt_polls(const struct opt_entry *e, const char *value, void *target,
 			return errbuf_printf(err, errlen,
 					     "--halt-poll: more than %u values in '%s'",
 					     PLAN_MAX_HALT_POLLS, value);
-		if (!strcmp(item, "host"))
+		if (!strcmp(item, "kept") || !strcmp(item, "host"))
 			ns[n] = HALT_POLL_HOST;
 		else if (item[strspn(item, "0123456789")])
 			return errbuf_printf(err, errlen,
-					     "--halt-poll: '%s' is neither host nor a number of ns "
-					     "(allowed: host or %llu..%llu)",
+					     "--halt-poll: '%s' is neither kept nor a number of ns "
+					     "(allowed: kept or %llu..%llu)",
 					     item, e->min, e->max);
 		else if (opt_parse_u64("--halt-poll", item, e->min, e->max, &v, err, errlen))
 			return -1;
@@ -183,22 +183,22 @@ int parse_baseline(const struct opt_entry *e, const char *value, void *target, c
 	const char *eq = strchr(value, '=');
 	if (!eq)
 		return errbuf_printf(
-		    err, errlen, "--baseline: '%s' is not AXIS=VALUE (e.g. relax=pause)", value);
+		    err, errlen, "--reference: '%s' is not AXIS=VALUE (e.g. relax=pause)", value);
 	const size_t len = (size_t)(eq - value);
 	const char *v = eq + 1;
 	snprintf(axis_name, sizeof(axis_name), "%.*s", (int)(len < 15 ? len : 15), value);
 	int axis = len < 15 ? name_lookup(e->names, axis_name) : -1;
 	if (axis < 0)
-		return errbuf_printf(err, errlen, "--baseline: axis '%.*s' is not one of %s",
+		return errbuf_printf(err, errlen, "--reference: axis '%.*s' is not one of %s",
 				     (int)len, value,
 				     name_list(e->names, allowed, sizeof(allowed)));
 	o->baseline_axis = (enum baseline_axis)axis;
 	if (axis == BASELINE_VCPUS)
-		return opt_parse_unsigned("--baseline vcpus", v, 1, PLERIG_MAX_VCPUS,
+		return opt_parse_unsigned("--reference vcpus", v, 1, PLERIG_MAX_VCPUS,
 					  &o->baseline_value, err, errlen);
 	int n = name_lookup(values[axis], v);
 	if (n < 0)
-		return errbuf_printf(err, errlen, "--baseline: '%s' is not a value of %s", v,
+		return errbuf_printf(err, errlen, "--reference: '%s' is not a value of %s", v,
 				     axis_name);
 	o->baseline_value = (unsigned)n;
 	return 0;

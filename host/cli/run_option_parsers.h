@@ -12,7 +12,7 @@
 #include "model/plan.h"
 
 opt_parse_fn parse_vcpu_counts; /* min..max per item */
-opt_parse_fn parse_halt_polls;	/* "host" or min..max ns per item */
+opt_parse_fn parse_halt_polls;	/* "kept" (or "host") or min..max ns per item */
 opt_parse_fn parse_pcpus;
 opt_parse_fn parse_pin;	     /* names: pin_names */
 opt_parse_fn parse_seed;     /* min..max */

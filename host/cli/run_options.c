@@ -48,7 +48,7 @@ static const struct opt_entry run_table[] = {
      .metavar = "LIST",
      NAMES(backends, nr_backends, backend_names),
      .help = "kvm: plerig's own VMM on /dev/kvm; native: the same storm on host threads, the "
-	     "no-virtualisation baseline; libvirt: QEMU through libvirt"},
+	     "comparison without virtualisation; libvirt: QEMU through libvirt"},
     {.name = "connect",
      .metavar = "LIST",
      PATH(connect_uri),
@@ -129,11 +129,11 @@ static const struct opt_entry run_table[] = {
      .min = 0,
      .max = MAX_HALT_POLL_NS,
      .help = "KVM's halt polling per VM in ns (KVM_CAP_HALT_POLL, Linux >= 5.19; no module "
-	     "parameter touched), or host (kvm.halt_poll_ns as it is); an axis; each {range}; "
-	     "native, libvirt and libvirt-emulated run only host (no KVM, or neither libvirt "
-	     "nor QEMU sets it per domain): another value is refused, or left out (said on "
-	     "stderr) beside kvm",
-     .def = "host"},
+	     "parameter touched), or kept (kvm.halt_poll_ns as the machine has it; host, its old "
+	     "name, is still accepted); an axis; each {range}; native, libvirt and "
+	     "libvirt-emulated run only kept (no KVM, or neither libvirt nor QEMU sets it per "
+	     "domain): another value is refused, or left out (said on stderr) beside kvm",
+     .def = "kept"},
     {.name = "ring",
      .metavar = "user|kernel|auto",
      NAME(ring, ring_choice_names),
@@ -221,7 +221,8 @@ static const struct opt_entry run_table[] = {
      .max = MAX_DISCARD,
      .help = "rounds over all variants run first and thrown away, {range}",
      .def = "1 when --repeat >= 2, else 0"},
-    {.name = "baseline",
+    {.name = "reference",
+     .alias = "baseline",
      .metavar = "AXIS=VALUE",
      CUSTOM(parse_baseline),
      .names = &baseline_axis_names,
@@ -233,7 +234,7 @@ static const struct opt_entry run_table[] = {
      .metavar = "PCT",
      OPT_THRESHOLD_FIELD(struct run_plan, threshold_pct),
      .def = VERDICT_DEFAULT_THRESHOLD_TEXT,
-     .help = "smallest change the comparisons count, in % of the baseline's mean (the "
+     .help = "smallest change the comparisons count, in % of the reference's mean (the "
 	     "verdicts' rule above; as plerig compare)"},
 
     {HEADING("Testing plerig:")},

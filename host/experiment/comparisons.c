@@ -85,7 +85,7 @@ int baseline_resolve(const struct run_plan *o, enum baseline_axis *axis, unsigne
 		baseline_describe(o->baseline_axis, o->baseline_value, desc, sizeof(desc));
 		if (!contains(values, n, o->baseline_value))
 			return errbuf_printf(err, errlen,
-					     "--baseline %s: no variant has that value", desc);
+					     "--reference %s: no variant has that value", desc);
 		*axis = o->baseline_axis;
 		*value = o->baseline_value;
 		return 0;

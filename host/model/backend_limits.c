@@ -39,7 +39,7 @@ const char *backend_setting_fix(enum backend_setting s)
 	case SETTING_PLE_OFF:
 		return "add --backend kvm (or libvirt with KVM), or leave out --ple off";
 	case SETTING_HALT_POLL:
-		return "add --backend kvm, or use --halt-poll host";
+		return "add --backend kvm, or use --halt-poll kept";
 	case SETTING_RING_KERNEL:
 		return "add --backend kvm or libvirt, or leave out --ring kernel";
 	case SETTING_COUNT:

@@ -91,7 +91,7 @@ static void variant_line(FILE *out, json_object *v)
 /* A comparison of the run between two variants of @host: its verdict and change. */
 static void comparison_line(FILE *out, json_object *vs, json_object *c)
 {
-	json_object *base = json_object_array_get_idx(vs, jindex(c, "baseline"));
+	json_object *base = json_object_array_get_idx(vs, jreference(c));
 	json_object *cand = json_object_array_get_idx(vs, jindex(c, "candidate"));
 	char b[160], k[160];
 	short_label(base, b, sizeof(b));

@@ -91,6 +91,12 @@ unsigned jindex(json_object *o, const char *key)
 	return (unsigned)d;
 }
 
+unsigned jreference(json_object *comparison)
+{
+	return jget(comparison, "reference") ? jindex(comparison, "reference")
+					     : jindex(comparison, "baseline");
+}
+
 const char *jstr(json_object *o, const char *key)
 {
 	json_object *v = jget(o, key);

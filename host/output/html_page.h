@@ -29,6 +29,11 @@ double jnum(json_object *o, const char *key);
  * large: a results file is untrusted, and such a double cast is undefined).
  */
 unsigned jindex(json_object *o, const char *key);
+/*
+ * A comparison's reference variant (its index): "reference", or
+ * "baseline" in files of a plerig before the word was "reference".
+ */
+unsigned jreference(json_object *comparison);
 const char *jstr(json_object *o, const char *key);
 
 #endif

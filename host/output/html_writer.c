@@ -102,7 +102,7 @@ static void metric_of(json_object *v, const char *metric, double *mean, double *
 		}
 }
 
-/* What the comparisons say of variant @i on @metric: "baseline" or "worse p=0.003". */
+/* What the comparisons say of variant @i on @metric: "reference" or "worse p=0.003". */
 static const char *mark_of(json_object *cmps, unsigned i, const char *metric, char *buf, size_t len,
 			   bool *is_baseline)
 {
@@ -112,7 +112,7 @@ static const char *mark_of(json_object *cmps, unsigned i, const char *metric, ch
 		const char *m = jstr(c, "metric");
 		if (!m || strcmp(m, metric))
 			continue;
-		if (jindex(c, "baseline") == i)
+		if (jreference(c) == i)
 			*is_baseline = true;
 		if (jindex(c, "candidate") != i)
 			continue;
@@ -126,7 +126,7 @@ static const char *mark_of(json_object *cmps, unsigned i, const char *metric, ch
 			snprintf(buf, len, "%s (p=%.2g)", verdict, p);
 		return buf;
 	}
-	return *is_baseline ? "baseline" : NULL;
+	return *is_baseline ? "reference" : NULL;
 }
 
 static char labels[MAX_VARIANTS][200];
@@ -582,7 +582,7 @@ void html_results_section(FILE *out, const struct html_input *in, unsigned index
 		     "vCPU threads' time runnable but not running / vCPU time (%)", "%", false);
 	html_note(out, "Bars: mean over the ok runs; whiskers: \u00b1 1 stddev (thick) and the "
 		       "95 % confidence interval of the mean (thin, t distribution). Marks right "
-		       "of the bars: the comparison with the hatched baseline and its p-value.");
+		       "of the bars: the comparison with the hatched reference and its p-value.");
 	overcommit_charts(out, doc, index);
 	if (jnum(doc, "repeat") >= 2)
 		time_order_chart(out, doc, index);

@@ -58,8 +58,8 @@ static const struct {
 		 "hardware PAUSE interception of the VM: on (host settings) or off (this VM "
 		 "only); n/a where nothing intercepts PAUSE, with the reason below"},
     [COL_HALT_POLL] = {"halt-poll", 9, LEFT,
-		       "KVM's halt polling of the VM (--halt-poll): host = kvm.halt_poll_ns as the "
-		       "host has it; n/a where there is no KVM, with the reason below"},
+		       "KVM's halt polling of the VM (--halt-poll): kept = kvm.halt_poll_ns as the "
+		       "machine has it; n/a where there is no KVM, with the reason below"},
     [COL_PLACEMENT] = {"placement", 10, LEFT,
 		       "VMSxVCPUS/PCPUS: VMs x vCPUs per VM on that many host CPUs "
 		       "(1x4/1: 4 vCPUs share 1 CPU)"},
@@ -120,7 +120,7 @@ static void identity_cells(FILE *f, const struct variant *v)
 	cell(f, COL_HALT_POLL,
 	     variant_halt_poll_na(v) ? "n/a"
 	     : v->halt_poll_ns == HALT_POLL_HOST
-		 ? "host"
+		 ? "kept"
 		 : units_duration_ns((double)v->halt_poll_ns, poll, sizeof(poll)));
 	cell(f, COL_PLACEMENT, placement);
 }

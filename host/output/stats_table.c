@@ -138,7 +138,7 @@ void comparison_table_print(FILE *f, const struct outcome *rep)
 	if (!rep->nr_comparisons)
 		return;
 	printable_printf(
-	    f, "\n baseline %s, %u run(s) per variant; %s\n", rep->baseline, rep->repeat,
+	    f, "\n reference %s, %u run(s) per variant; %s\n", rep->baseline, rep->repeat,
 	    rep->order == ORDER_SEQUENTIAL
 		? "Welch's t-test"
 		: "paired t-test on the per-round differences (interleaved runs cancel drift)");
@@ -148,7 +148,7 @@ void comparison_table_print(FILE *f, const struct outcome *rep)
 		"%g%%;\n too noisy to judge: neither, and the CI wider than %g%% (--threshold)\n",
 		VERDICT_ALPHA, rep->threshold_pct, rep->threshold_pct);
 	printable_printf(f, " %-26s %-26s %-10s %10s %10s %8s %9s  %-20s %s\n", "candidate",
-			 "baseline", "metric", "baseline", "candidate", "delta", "p (Holm)",
+			 "reference", "metric", "reference", "candidate", "delta", "p (Holm)",
 			 "95% CI of delta", "verdict");
 	for (unsigned i = 0; i < rep->nr_comparisons; i++) {
 		const struct comparison *c = &rep->comparisons[i];

@@ -421,7 +421,7 @@ void svg_bar_chart(FILE *out, const struct bar_chart *c)
 			    "<rect x=\"%.1f\" y=\"%.1f\" width=\"20\" height=\"10\" "
 			    "class=\"bar baseline\"/>\n",
 			    lx, ly - 9);
-		text(out, lx + 26, ly, "start", "legend", "baseline of the comparisons");
+		text(out, lx + 26, ly, "start", "legend", "reference of the comparisons");
 	}
 	svg_close(out);
 }

@@ -127,7 +127,7 @@ class Report(unittest.TestCase):
             self.assertIn(f'id="{i}"', dom, i)
         for label in ("Throughput per variant", "over-commit (vCPUs per host CPU)",
                       "Jain's fairness index", "p50 ", "p99 ", "max ", "cumulative share",
-                      "95 % confidence interval of the mean", "baseline",
+                      "95 % confidence interval of the mean", "reference",
                       "kvm ticket/pause user ple=on 1x2 on 0-1",
                       "native ticket/nop user ple=on 1x4 on 0-1", "KVM module",
                       "PLE parameters", "command line", "acquisitions per second"):

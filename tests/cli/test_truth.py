@@ -128,16 +128,16 @@ class Truth(unittest.TestCase):
             (["--backend", "native", "--ple", "off"], "--ple off",
              "nothing intercepts PAUSE", "add --backend kvm"),
             (["--backend", "native", "--halt-poll", "0"], "--halt-poll 0",
-             "no KVM halt polling", "use --halt-poll host"),
+             "no KVM halt polling", "use --halt-poll kept"),
             (["--backend", "native", "--ring", "kernel"], "--ring kernel",
              "host user space", "leave out --ring kernel"),
             (["--backend", "libvirt", "--accel", "tcg", "--ple", "on,off"], "--ple off",
              "QEMU's emulator (TCG): nothing intercepts PAUSE", "add --backend kvm"),
             (["--backend", "libvirt", "--accel", "tcg", "--halt-poll", "host,50000"],
              "--halt-poll 50000", "QEMU's emulator (TCG): no KVM halt polling",
-             "use --halt-poll host"),
+             "use --halt-poll kept"),
             (["--backend", "libvirt", "--halt-poll", "0"], "--halt-poll 0",
-             "neither libvirt nor QEMU sets halt polling per domain", "use --halt-poll host"),
+             "neither libvirt nor QEMU sets halt polling per domain", "use --halt-poll kept"),
         ]
         for args, what, why, fix in cases:
             r = plerig("run", *args, "--duration", "0.1")

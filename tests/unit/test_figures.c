@@ -287,7 +287,7 @@ static char *capture_row(const struct variant_result *r, bool header)
 START_TEST(test_table_row)
 {
 	static const char *const want[] = {
-	    "kvm", "ticket", "pause", "kernel", "on", "host",  "1x2/1", "2.0k", "6ns",
+	    "kvm", "ticket", "pause", "kernel", "on", "kept",  "1x2/1", "2.0k", "6ns",
 	    "7ns", "1.5us",  "8",     "20.0%",	"6",  "20.0%", "2.0k",	"n/a",
 	};
 	/* identity columns align on their left edge, figures on their right */

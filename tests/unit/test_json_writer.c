@@ -227,6 +227,8 @@ START_TEST(test_top_level)
 	/* the whole 64-bit seed, not a double that lost its low bits */
 	ck_assert_uint_eq((uint64_t)json_object_get_uint64(get(root, "seed", json_type_int)),
 			  18446744073709551615ull);
+	/* --reference's axis=value; "baseline", its old name, still written for older readers */
+	ck_assert_str_eq(get_str(root, "reference"), "relax=pause");
 	ck_assert_str_eq(get_str(root, "baseline"), "relax=pause");
 	ck_assert(!get_bool(root, "interrupted"));
 	ck_assert_uint_eq(json_object_array_length(get(root, "variants", json_type_array)), 2);
@@ -272,6 +274,7 @@ START_TEST(test_nulls_when_not_applicable)
 
 	ck_assert_str_eq(get_str(root, "order"), "interleave");
 	get(root, "seed", json_type_null);
+	get(root, "reference", json_type_null);
 	get(root, "baseline", json_type_null);
 	get(root, "command_line", json_type_null);
 	ck_assert(get_bool(root, "interrupted"));
@@ -507,10 +510,12 @@ START_TEST(test_comparison)
 	json_object *root = write_and_read();
 	json_object *c = at(get(root, "comparisons", json_type_array), 0);
 
-	ck_assert_int_eq(get_int(c, "baseline"), 0);
+	ck_assert_int_eq(get_int(c, "reference"), 0);
+	ck_assert_int_eq(get_int(c, "baseline"), 0); /* the old name, the same index */
 	ck_assert_int_eq(get_int(c, "candidate"), 1);
 	ck_assert_str_eq(get_str(c, "metric"), "acq_per_s");
 	ck_assert_str_eq(get_str(c, "better"), "higher");
+	ck_assert_double_eq(get_double(c, "reference_mean"), 2000.0);
 	ck_assert_double_eq(get_double(c, "baseline_mean"), 2000.0);
 	ck_assert_double_eq(get_double(c, "candidate_mean"), 1800.0);
 	ck_assert_double_eq(get_double(c, "delta"), -200.0);

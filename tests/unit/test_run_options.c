@@ -308,17 +308,21 @@ static const struct bad_case bad_cases[] = {
     {{"--pv-yield-spins", "100000001"}, {"--pv-yield-spins", "(1..100000000)"}},
     {{"--ple", "maybe"}, {"--ple", "'maybe'", "on, off"}},
     {{"--ple", "on,on"}, {"--ple", "'on' listed twice"}},
-    {{"--halt-poll", "fast"}, {"--halt-poll", "'fast'", "host or 0..1000000000"}},
-    {{"--halt-poll", "0,host,0"}, {"--halt-poll", "'0' listed twice"}},
+    {{"--halt-poll", "fast"}, {"--halt-poll", "'fast'", "kept or 0..1000000000"}},
+    {{"--halt-poll", "0,kept,0"}, {"--halt-poll", "'0' listed twice"}},
+    /* kept's old name is kept too: the same value, so twice is twice */
+    {{"--halt-poll", "kept,host"}, {"--halt-poll", "'host' listed twice"}},
     {{"--halt-poll", "1000000001"}, {"--halt-poll", "0..1000000000"}},
     {{"--pv-spin-threshold", "0"}, {"--pv-spin-threshold", "'0'"}},
     {{"--repeat", "0"}, {"--repeat", "'0'", "1..10000"}},
     {{"--order", "random"}, {"--order", "'random'", "interleave, shuffle, sequential"}},
     {{"--seed", "x"}, {"--seed", "'x'"}},
     {{"--discard-rounds", "101"}, {"--discard-rounds", "0..100"}},
-    {{"--baseline", "relax"}, {"--baseline", "AXIS=VALUE"}},
-    {{"--baseline", "colour=red"}, {"--baseline", "'colour'"}},
-    {{"--baseline", "relax=mwait"}, {"--baseline", "'mwait'"}},
+    {{"--reference", "relax"}, {"--reference", "AXIS=VALUE"}},
+    {{"--reference", "colour=red"}, {"--reference", "'colour'"}},
+    {{"--reference", "relax=mwait"}, {"--reference", "'mwait'"}},
+    /* the old name still parses, and its errors name the option by its new one */
+    {{"--baseline", "relax=mwait"}, {"--reference", "'mwait'"}},
     {{"--ring", ""}, {"--ring", "''"}},
     {{"--pin", "some"}, {"--pin", "'some'", "each, float"}},
     {{"--pcpus", "3-1"}, {"--pcpus", "'3-1'", "backwards"}},
@@ -539,6 +543,36 @@ START_TEST(test_matrix_ple_axis)
 }
 END_TEST
 
+/*
+ * --reference AXIS=VALUE (issue 25, item 15: "baseline" is check's stored
+ * figures only); --baseline, its old name, is still accepted for scripts.
+ */
+START_TEST(test_reference_and_its_old_name)
+{
+	static const char *const names[] = {"--reference", "--baseline", "--reference=relax=nop",
+					    "--baseline=relax=nop"};
+	for (unsigned i = 0; i < 4; i++) {
+		const bool joined = strchr(names[i], '=') != NULL;
+		ck_assert_int_eq(joined
+				     ? parse("--relax", "pause,nop", names[i], NULL)
+				     : parse("--relax", "pause,nop", names[i], "relax=nop", NULL),
+				 RUN_OPTIONS_OK);
+		ck_assert_int_eq(opts.baseline_axis, BASELINE_RELAX);
+		ck_assert_uint_eq(opts.baseline_value, PLERIG_RELAX_NOP);
+	}
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	ck_assert_ptr_nonnull(f);
+	run_options_usage(f);
+	fclose(f);
+	ck_assert_msg(strstr(text, "--reference AXIS=VALUE") && strstr(text, "(--baseline,") &&
+			  strstr(text, "old"),
+		      "%s", text);
+	free(text);
+}
+END_TEST
+
 START_TEST(test_matrix_order)
 {
 	struct variant *v;
@@ -582,7 +616,7 @@ START_TEST(test_matrix_order)
 END_TEST
 
 /*
- * --halt-poll is an axis, innermost; the native baseline runs only "host"
+ * --halt-poll is an axis, innermost; the native backend runs only "kept"
  * (no VM, no halt polling); lock pvqspin at ring auto gets guest ring 0
  * on a VM backend, whatever the backend's default.
  */
@@ -592,7 +626,7 @@ START_TEST(test_matrix_halt_poll_and_pvqspin_ring)
 	unsigned nr;
 
 	ck_assert_int_eq(parse("--backend", "kvm,native", "--vcpus", "2", "--lock", "pvqspin",
-			       "--relax", "pause", "--halt-poll", "host,0,200000", NULL),
+			       "--relax", "pause", "--halt-poll", "kept,0,200000", NULL),
 			 RUN_OPTIONS_OK);
 	ck_assert_int_eq(plan_expand(&opts, ring_user, &v, &nr), 0);
 	ck_assert_uint_eq(nr, 3 + 1);
@@ -827,6 +861,7 @@ static Suite *run_options_suite(void)
 	t = tcase_create("matrix");
 	tcase_add_test(t, test_matrix_order);
 	tcase_add_test(t, test_matrix_ple_axis);
+	tcase_add_test(t, test_reference_and_its_old_name);
 	tcase_add_test(t, test_matrix_ring);
 	tcase_add_test(t, test_matrix_halt_poll_and_pvqspin_ring);
 	suite_add_tcase(s, t);

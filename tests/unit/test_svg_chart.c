@@ -349,12 +349,41 @@ START_TEST(test_results_one_run_zero_stalls)
 }
 END_TEST
 
+/*
+ * A comparison's reference variant is hatched and marked whether the file
+ * says "reference" or, from a plerig before the word, "baseline".
+ */
+START_TEST(test_reference_and_its_old_name)
+{
+#define VARIANT(relax)                                                                             \
+	"{\"backend\":\"kvm\",\"lock\":\"ticket\",\"relax\":\"" relax "\",\"ring\":\"user\","      \
+	"\"vms\":1,\"vcpus\":2,\"pcpus\":\"0-1\",\"runs\":[{\"repeat\":0,\"ok\":true,"             \
+	"\"interval_s\":0.2,\"summary\":{\"acq_per_s\":100.0}}]}"
+#define DOC(key)                                                                                   \
+	"{\"schema\":\"plerig-results\",\"schema_version\":2,\"repeat\":1,\"variants\":[" VARIANT( \
+	    "pause") "," VARIANT("nop") "],\"comparisons\":[{\"" key "\":0,"                       \
+					"\"candidate\":1,\"metric\":\"acq_per_s\","                \
+					"\"verdict\":\"worse\",\"p_holm\":0.01}]}"
+	static const char *const docs[] = {DOC("reference"), DOC("baseline")};
+	for (unsigned i = 0; i < 2; i++) {
+		char *html = render(docs[i]);
+		ck_assert_msg(strstr(html, "class=\"bar baseline\"") &&
+				  strstr(html, " reference<") && strstr(html, "worse (p=0.01)"),
+			      "%s", docs[i]);
+		free(html);
+	}
+#undef DOC
+#undef VARIANT
+}
+END_TEST
+
 static Suite *svg_chart_suite(void)
 {
 	Suite *s = suite_create("svg_chart");
 	TCase *tc = tcase_create("geometry");
 
 	tcase_add_test(tc, test_axis_no_value);
+	tcase_add_test(tc, test_reference_and_its_old_name);
 	tcase_add_test(tc, test_axis_one_value);
 	tcase_add_test(tc, test_axis_decade);
 	tcase_add_test(tc, test_axis_huge_outlier);

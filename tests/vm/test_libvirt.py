@@ -185,7 +185,7 @@ class LibvirtBackend(unittest.TestCase):
         rc, out, err = self.run_plerig("--vcpus", "1", "--duration", "0.1", "--halt-poll", "0")
         self.assertEqual(rc, 2, err + out)
         self.assertIn("neither libvirt nor QEMU sets halt polling per domain", err)
-        self.assertIn("use --halt-poll host", err)
+        self.assertIn("use --halt-poll kept", err)
 
     def test_guest_fault_is_reported(self):
         rc, out, err = self.run_plerig("--vcpus", "2", "--duration", "0.3", "--inject", "fault")

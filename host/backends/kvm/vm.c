@@ -124,7 +124,7 @@ static int set_halt_poll(struct kvm_vm *vm, const struct kvm_system *sys, int64_
 	if (!kvm_halt_poll_per_vm(sys))
 		return errbuf_errno(err, errlen, -EOPNOTSUPP,
 				    "--halt-poll %lld: this KVM cannot set halt polling per VM (no "
-				    "KVM_CAP_HALT_POLL: needs Linux >= 5.19); use --halt-poll host",
+				    "KVM_CAP_HALT_POLL: needs Linux >= 5.19); use --halt-poll kept",
 				    (long long)ns);
 	struct kvm_enable_cap cap = {.cap = KVM_CAP_HALT_POLL, .args = {(uint64_t)ns}};
 	if (ioctl(vm->fd, KVM_ENABLE_CAP, &cap) < 0) {
