@@ -28,13 +28,15 @@ test: build
 unit-test: build
 	scripts/run-tests $(BUILD) --no-suite=vm --no-suite=cli
 
-# plerig's own tests that boot VMs (suites vm and cli, the slow end-to-end
-# cases that `make test` leaves out included; VM_TEST_SUITES=slow: only those),
+# plerig's own tests that boot VMs (test groups vm and cli, the slow end-to-end
+# cases that `make test` leaves out included; VM_TEST_GROUPS=slow: only those;
+# VM_TEST_SUITES, its old name, still works: a "suite" is a plerig check file),
 # then `plerig check` (the default suite) as a regression gate: JUnit and TAP in
 # $(BUILD)/vm-test/; PLERIG_BASELINES=DIR compares with this machine's baseline.
 VM_TEST_SUITES ?=
+VM_TEST_GROUPS ?= $(VM_TEST_SUITES)
 vm-test: build
-	scripts/vm-test $(BUILD) $(VM_TEST_SUITES)
+	scripts/vm-test $(BUILD) $(VM_TEST_GROUPS)
 
 # plerig against the real kvm_intel with PAUSE-loop exiting, under Bochs' emulated
 # VMX CPU: no /dev/kvm needed. KERNEL=FILE (.deb, or bzImage + MODULES=DIR) puts

@@ -252,8 +252,8 @@ static int warm_up(struct phase_driver *d)
 	const uint64_t end = start + (uint64_t)(d->v->warmup_s * 1e9);
 	const uint64_t first_deadline = start + timeout_ns(d);
 	phase_driver_set_phase(d, PLERIG_PHASE_WARMUP);
-	d->ops->open_gate(d->ctx);
-	mark_units(d, "the gate opened");
+	d->ops->open_start_line(d->ctx);
+	mark_units(d, "the start line opened");
 	/* the first acquisition may take longer than the warm-up itself */
 	int rc =
 	    wait_for(d, any_acquired, first_deadline > end ? first_deadline : end, POLL_FAST_NS);

@@ -2,7 +2,7 @@
 /*
  * The life of one variant, common to every backend whose storm reads the
  * phase word from memory the host can write (kvm, native): wait for every
- * unit (vCPU or thread) to be READY, open the start gate, warm up,
+ * unit (vCPU or thread) to be READY, open the start line, warm up,
  * measure between two snapshots of the host-side counters, stop, copy the
  * results out and check them (backends/guest_figures.h): possible, and the
  * lock excluded.
@@ -40,7 +40,7 @@ struct unit_ops {
 	/* unit g's counts since it was created, once it has stopped; NULL (or
 	 * false) where the backend cannot count a unit's whole life */
 	bool (*lifetime)(void *ctx, unsigned g, struct vcpu_lifetime *out);
-	void (*open_gate)(void *ctx);
+	void (*open_start_line)(void *ctx);
 	/*
 	 * Optional (NULL: none). Called on every poll of the driver's wait
 	 * loops: keep per-unit sample buffers (--exit-times) from filling up.

@@ -21,12 +21,12 @@ static void usage(FILE *out)
 {
 	fputs("usage: plerig doctor [--json]\n"
 	      "\n"
-	      "Checks what PLE experiments need on this host: the KVM module and\n"
+	      "Probes what PLE experiments need on this host: the KVM module and\n"
 	      "whether it intercepts PAUSE, the PLE / pause-filter parameters (value,\n"
 	      "writable or reload needed), KVM capabilities, tracefs and perf\n"
 	      "permissions (and whether kvm:kvm_exit really fires), libvirt, QEMU,\n"
-	      "CPUs and SMT siblings. One verdict per line (ok, info, warn, no), with\n"
-	      "the fix where something is missing.\n"
+	      "CPUs and SMT siblings. One finding per line, its status first (ok,\n"
+	      "info, warn, no), with the fix where something is missing.\n"
 	      "\n"
 	      "options:\n",
 	      out);

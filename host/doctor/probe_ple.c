@@ -19,16 +19,16 @@ static void check_interception(struct doctor_findings *r)
 		doctor_fix(r, "for PLE figures use a host with kvm_intel (VMX) or kvm_amd (SVM)");
 		return;
 	}
-	const char *gate = h->vendor == PLE_VENDOR_VMX ? "ple_gap" : "pause_filter_count";
-	const struct ple_param *g = ple_host_param(h, gate);
+	const char *intercept = h->vendor == PLE_VENDOR_VMX ? "ple_gap" : "pause_filter_count";
+	const struct ple_param *g = ple_host_param(h, intercept);
 	const struct ple_param *t = ple_host_param(h, "pause_filter_thresh");
 	if (g && !strcmp(g->value, "0")) {
 		doctor_add(r, "pause_intercept", "PAUSE interception", DOCTOR_WARN,
-			   "off host-wide: %s.%s=0", h->module, gate);
+			   "off host-wide: %s.%s=0", h->module, intercept);
 		doctor_fix(r,
 			   "reload %s with %s > 0 (plerig sweep --param %s=... does it for a "
 			   "sweep)",
-			   h->module, gate, gate);
+			   h->module, intercept, intercept);
 	} else if (t && !strcmp(t->value, "0")) {
 		doctor_add(r, "pause_intercept", "PAUSE interception", DOCTOR_WARN,
 			   "%s.pause_filter_thresh=0: every PAUSE counts towards the filter, "
@@ -36,7 +36,7 @@ static void check_interception(struct doctor_findings *r)
 			   h->module);
 	} else {
 		doctor_add(r, "pause_intercept", "PAUSE interception", DOCTOR_OK, "%s: %s=%s%s",
-			   h->vendor == PLE_VENDOR_VMX ? "Intel PLE" : "AMD pause filter", gate,
+			   h->vendor == PLE_VENDOR_VMX ? "Intel PLE" : "AMD pause filter", intercept,
 			   g ? g->value : "?",
 			   h->vendor == PLE_VENDOR_VMX
 			       ? " (Intel PLE ignores PAUSE at guest CPL > 0: use --ring kernel)"

@@ -41,7 +41,7 @@ struct run {
 	struct variant_result *r;
 	struct kvm_vm *vms;
 	unsigned nr_vms; /* created so far */
-	struct start_gate gate;
+	struct start_line start;
 	/* per vCPU, opened by its thread before its first KVM_RUN, so that they
 	 * count its whole life; ple_open[g] (atomic) says the thread did */
 	struct ple_counters *ple;
@@ -142,7 +142,7 @@ static int start_vcpus(struct run *run)
 			vcpu->thread_start = open_vcpu_counters;
 			vcpu->thread_start_arg = run;
 		}
-		if (kvm_vcpu_start(vcpu, &run->gate, &run->kb->boot_cpus, cpus, nr, err,
+		if (kvm_vcpu_start(vcpu, &run->start, &run->kb->boot_cpus, cpus, nr, err,
 				   sizeof(err)))
 			return run_fail(run->r, "%s", err);
 	}
@@ -231,9 +231,9 @@ static bool unit_lifetime(void *ctx, unsigned g, struct vcpu_lifetime *out)
 	return true;
 }
 
-static void unit_open_gate(void *ctx)
+static void unit_open_start_line(void *ctx)
 {
-	start_gate_open(&((struct run *)ctx)->gate);
+	start_line_open(&((struct run *)ctx)->start);
 }
 
 static void unit_drain(void *ctx)
@@ -257,7 +257,7 @@ static const struct unit_ops kvm_unit_ops = {
     .kvm_stats = unit_kvm_stats,
     .ple_counts = unit_ple_counts,
     .lifetime = unit_lifetime,
-    .open_gate = unit_open_gate,
+    .open_start_line = unit_open_start_line,
     .drain = unit_drain,
     .interval = unit_interval,
 };
@@ -345,7 +345,7 @@ static int kvm_run_variant(struct backend *b, const struct variant *v, struct va
 		return -1;
 	if (check_pv_yield(&run) || check_pvqspin(&run))
 		return -1;
-	start_gate_init(&run.gate);
+	start_line_init(&run.start);
 	prepare_ple_counts(&run);
 	run_exit_timers_prepare(&run.exit_timers, r, &run.kb->ple);
 	if (!create_vms(&run) && !set_thresholds(&run)) {
@@ -354,7 +354,7 @@ static int kvm_run_variant(struct backend *b, const struct variant *v, struct va
 			phase_driver_run(&d);
 	}
 	teardown(&run);
-	start_gate_destroy(&run.gate);
+	start_line_destroy(&run.start);
 	r->timing.torn_down_ns = phase_driver_elapsed(&d);
 	return r->ok ? 0 : -1;
 }

@@ -237,10 +237,10 @@ static bool stop_requested(const struct kvm_vcpu *vcpu)
 }
 
 /* 1 when the run loop is over (stopped while waiting). */
-static int pass_gate(struct kvm_vcpu *vcpu)
+static int pass_start_line(struct kvm_vcpu *vcpu)
 {
 	__atomic_store_n(&vcpu->ready, 1, __ATOMIC_RELEASE);
-	start_gate_wait(vcpu->gate, &vcpu->stop_requested);
+	start_line_wait(vcpu->start, &vcpu->stop_requested);
 	if (stop_requested(vcpu))
 		return 0; /* the run loop sees it */
 	int rc = pthread_setaffinity_np(pthread_self(), sizeof(vcpu->run_cpus), &vcpu->run_cpus);
@@ -256,7 +256,7 @@ static int guest_event(struct kvm_vcpu *vcpu, uint32_t event)
 {
 	switch (event) {
 	case PLERIG_EVENT_READY:
-		return pass_gate(vcpu);
+		return pass_start_line(vcpu);
 	case PLERIG_EVENT_DONE:
 		__atomic_store_n(&vcpu->outcome, VCPU_OUTCOME_DONE, __ATOMIC_RELEASE);
 		break;
@@ -349,10 +349,10 @@ static void *vcpu_thread(void *arg)
 	return NULL;
 }
 
-int kvm_vcpu_start(struct kvm_vcpu *vcpu, struct start_gate *gate, const cpu_set_t *boot_cpus,
+int kvm_vcpu_start(struct kvm_vcpu *vcpu, struct start_line *start, const cpu_set_t *boot_cpus,
 		   const unsigned *run_cpus, unsigned nr_run_cpus, char *err, size_t errlen)
 {
-	vcpu->gate = gate;
+	vcpu->start = start;
 	CPU_ZERO(&vcpu->run_cpus);
 	for (unsigned i = 0; i < nr_run_cpus; i++)
 		CPU_SET(run_cpus[i], &vcpu->run_cpus);
@@ -378,8 +378,8 @@ void kvm_vcpu_kick(struct kvm_vcpu *vcpu)
 		__atomic_store_n(&vcpu->run->immediate_exit, 1, __ATOMIC_RELEASE);
 	if (vcpu->thread_started)
 		pthread_kill(vcpu->thread, KICK_SIGNAL);
-	if (vcpu->gate) /* it may be waiting at the gate rather than in KVM_RUN */
-		start_gate_wake(vcpu->gate);
+	if (vcpu->start) /* it may be waiting at the start line rather than in KVM_RUN */
+		start_line_wake(vcpu->start);
 }
 
 int kvm_vcpu_outcome(const struct kvm_vcpu *vcpu)

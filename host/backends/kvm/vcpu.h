@@ -11,7 +11,7 @@
 
 #include "measure/kvm_stats.h"
 #include "measure/schedstat.h"
-#include "util/start_gate.h"
+#include "util/start_line.h"
 
 struct kvm_system;
 struct kvm_vm;
@@ -33,8 +33,8 @@ struct kvm_vcpu {
 	struct kvm_stats_reader stats;
 	bool stats_open;
 
-	struct start_gate *gate;
-	cpu_set_t run_cpus; /* where it runs from the gate on */
+	struct start_line *start;
+	cpu_set_t run_cpus; /* where it runs from the start line on */
 	int ready;	    /* atomic: the guest reported READY */
 	pthread_t thread;
 	bool thread_started;
@@ -74,9 +74,9 @@ int kvm_vcpu_create_real_mode(struct kvm_vcpu *vcpu, struct kvm_vm *vm,
 int kvm_vcpu_enter(struct kvm_vcpu *vcpu);
 /*
  * Start the thread on @boot_cpus; once its guest is READY it waits at
- * @gate, then moves to @run_cpus (the placement being measured) and goes on.
+ * @start, then moves to @run_cpus (the placement being measured) and goes on.
  */
-int kvm_vcpu_start(struct kvm_vcpu *vcpu, struct start_gate *gate, const cpu_set_t *boot_cpus,
+int kvm_vcpu_start(struct kvm_vcpu *vcpu, struct start_line *start, const cpu_set_t *boot_cpus,
 		   const unsigned *run_cpus, unsigned nr_run_cpus, char *err, size_t errlen);
 bool kvm_vcpu_is_ready(const struct kvm_vcpu *vcpu);
 /* Ask the thread to leave KVM_RUN now; safe to call more than once. */

@@ -21,7 +21,7 @@
 #include "util/clock.h"
 #include "util/errbuf.h"
 #include "util/pinned_thread.h"
-#include "util/start_gate.h"
+#include "util/start_line.h"
 
 #define TSC_CALIBRATION_MS 50
 
@@ -43,7 +43,7 @@ struct native_thread {
 	bool started;
 	pid_t tid;			  /* atomic */
 	int ready;			  /* atomic */
-	int abandon;			  /* atomic: leave the gate without running */
+	int abandon;			  /* atomic: leave the start line without running */
 	int outcome;			  /* atomic: enum unit_outcome */
 	struct schedstat_kept last_sched; /* as the thread ended */
 	char message[128];
@@ -55,7 +55,7 @@ struct native_run {
 	struct plerig_shared **shared; /* one block per "VM": its own lock */
 	struct native_thread *threads;
 	unsigned nr_started;
-	struct start_gate gate;
+	struct start_line start;
 };
 
 static void *native_thread_main(void *arg)
@@ -64,7 +64,7 @@ static void *native_thread_main(void *arg)
 	const struct variant *v = t->run->v;
 	__atomic_store_n(&t->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
 	__atomic_store_n(&t->ready, 1, __ATOMIC_RELEASE);
-	start_gate_wait(&t->run->gate, &t->abandon);
+	start_line_wait(&t->run->start, &t->abandon);
 	if (__atomic_load_n(&t->abandon, __ATOMIC_ACQUIRE)) {
 		__atomic_store_n(&t->outcome, UNIT_STOPPED, __ATOMIC_RELEASE);
 		return NULL;
@@ -182,9 +182,9 @@ static void unit_ple_counts(void *ctx, unsigned g, struct ple_counts *out)
 	memset(out, 0, sizeof(*out)); /* invalid: see ple_why */
 }
 
-static void unit_open_gate(void *ctx)
+static void unit_open_start_line(void *ctx)
 {
-	start_gate_open(&((struct native_run *)ctx)->gate);
+	start_line_open(&((struct native_run *)ctx)->start);
 }
 
 static const struct unit_ops native_unit_ops = {
@@ -196,13 +196,13 @@ static const struct unit_ops native_unit_ops = {
     .host_cpu = unit_host_cpu,
     .kvm_stats = unit_kvm_stats,
     .ple_counts = unit_ple_counts,
-    .open_gate = unit_open_gate,
+    .open_start_line = unit_open_start_line,
 };
 
 /*
  * A storm thread cannot be killed, only told: STOP makes every storm
  * leave its loop (a lock is always released eventually: nothing here
- * preempts a holder for good), and threads still at the gate abandon it.
+ * preempts a holder for good), and threads still at the start line abandon it.
  */
 static void teardown(struct native_run *run)
 {
@@ -212,7 +212,7 @@ static void teardown(struct native_run *run)
 					 __ATOMIC_RELEASE);
 	for (unsigned g = 0; g < run->nr_started; g++)
 		__atomic_store_n(&run->threads[g].abandon, 1, __ATOMIC_RELEASE);
-	start_gate_wake(&run->gate);
+	start_line_wake(&run->start);
 	for (unsigned g = 0; g < run->nr_started; g++)
 		pthread_join(run->threads[g].thread, NULL);
 	free(run->threads);
@@ -235,14 +235,14 @@ static int native_run_variant(struct backend *b, const struct variant *v, struct
 	r->tsc_khz = nb->tsc_khz;
 	r->pv_unhalt = v->lock == PLERIG_LOCK_PVQSPIN;
 	snprintf(r->ple_why, sizeof(r->ple_why), "no VM, so no PAUSE-loop exits");
-	start_gate_init(&run.gate);
+	start_line_init(&run.start);
 	if (!make_shared(&run, nb->tsc_khz)) {
 		r->timing.created_ns = phase_driver_elapsed(&d);
 		if (!start_threads(&run))
 			phase_driver_run(&d);
 	}
 	teardown(&run);
-	start_gate_destroy(&run.gate);
+	start_line_destroy(&run.start);
 	r->timing.torn_down_ns = phase_driver_elapsed(&d);
 	return r->ok ? 0 : -1;
 }

@@ -4,24 +4,24 @@
  * one of the run is: boot never competes with a running storm, and the
  * storm starts everywhere at once.
  */
-#ifndef PLERIG_START_GATE_H
-#define PLERIG_START_GATE_H
+#ifndef PLERIG_START_LINE_H
+#define PLERIG_START_LINE_H
 
 #include <pthread.h>
 #include <stdbool.h>
 
-struct start_gate {
+struct start_line {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	bool open;
 };
 
-void start_gate_init(struct start_gate *g);
-void start_gate_open(struct start_gate *g);
-/* Wait until the gate opens or *@abandon becomes non-zero (atomic). */
-void start_gate_wait(struct start_gate *g, const int *abandon);
+void start_line_init(struct start_line *g);
+void start_line_open(struct start_line *g);
+/* Wait until the start line opens or *@abandon becomes non-zero (atomic). */
+void start_line_wait(struct start_line *g, const int *abandon);
 /* Wake the waiters so that they look at their abandon flag again. */
-void start_gate_wake(struct start_gate *g);
-void start_gate_destroy(struct start_gate *g);
+void start_line_wake(struct start_line *g);
+void start_line_destroy(struct start_line *g);
 
 #endif

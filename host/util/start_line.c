@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "util/start_gate.h"
+#include "util/start_line.h"
 
-void start_gate_init(struct start_gate *g)
+void start_line_init(struct start_line *g)
 {
 	pthread_mutex_init(&g->lock, NULL);
 	pthread_cond_init(&g->cond, NULL);
 	g->open = false;
 }
 
-void start_gate_open(struct start_gate *g)
+void start_line_open(struct start_line *g)
 {
 	pthread_mutex_lock(&g->lock);
 	g->open = true;
@@ -16,7 +16,7 @@ void start_gate_open(struct start_gate *g)
 	pthread_mutex_unlock(&g->lock);
 }
 
-void start_gate_wait(struct start_gate *g, const int *abandon)
+void start_line_wait(struct start_line *g, const int *abandon)
 {
 	pthread_mutex_lock(&g->lock);
 	while (!g->open && !__atomic_load_n(abandon, __ATOMIC_ACQUIRE))
@@ -24,14 +24,14 @@ void start_gate_wait(struct start_gate *g, const int *abandon)
 	pthread_mutex_unlock(&g->lock);
 }
 
-void start_gate_wake(struct start_gate *g)
+void start_line_wake(struct start_line *g)
 {
 	pthread_mutex_lock(&g->lock);
 	pthread_cond_broadcast(&g->cond);
 	pthread_mutex_unlock(&g->lock);
 }
 
-void start_gate_destroy(struct start_gate *g)
+void start_line_destroy(struct start_line *g)
 {
 	pthread_cond_destroy(&g->cond);
 	pthread_mutex_destroy(&g->lock);
