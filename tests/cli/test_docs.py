@@ -111,6 +111,41 @@ class Docs(unittest.TestCase):
         self.assertLessEqual(n, 260, f"README.md has {n} lines: move the detail into docs/")
 
 
+class Glossary(unittest.TestCase):
+    """Item 15 of issue 25: one word, one meaning; the old spellings still work."""
+
+    def test_glossary_is_linked_and_names_each_word(self):
+        with open(os.path.join(ROOT, "README.md")) as f:
+            self.assertIn("(docs/glossary.md)", f.read())
+        with open(os.path.join(ROOT, "docs", "glossary.md")) as f:
+            text = f.read()
+        for word in ("baseline", "reference", "host", "connection", "suite", "gate",
+                     "verdict", "check", "finding"):
+            self.assertIn(f"| **{word}** |", text, word)
+
+    def test_new_words_in_help_and_old_ones_accepted(self):
+        run = subprocess.run([PLERIG, "run", "--help"], capture_output=True, text=True)
+        self.assertIn("--reference AXIS=VALUE", run.stdout)
+        self.assertIn("(--baseline, its old name, is still accepted)", flat(run.stdout))
+        self.assertIn("(default: kept)", flat(run.stdout))
+        self.assertNotIn("no-virtualisation baseline", flat(run.stdout))
+        doctor = subprocess.run([PLERIG, "doctor", "--help"], capture_output=True, text=True)
+        self.assertIn("One finding per line", flat(doctor.stdout))
+        self.assertNotIn("verdict", doctor.stdout)
+        for old in ("--baseline", "--reference"):
+            r = subprocess.run([PLERIG, "run", old, "relax=x"], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn("--reference: 'x' is not a value of relax", r.stderr)
+
+    def test_make_vm_test_takes_test_groups_and_the_old_name(self):
+        for var in ("VM_TEST_GROUPS", "VM_TEST_SUITES"):
+            r = subprocess.run(["make", "-n", "-C", ROOT, "vm-test", f"{var}=slow",
+                                "BUILD=build-x"], capture_output=True, text=True)
+            if r.returncode != 0 and "No such file" in r.stderr:
+                self.skipTest("no make")
+            self.assertIn("scripts/vm-test build-x slow", r.stdout, (var, r.stderr))
+
+
 class Counts(unittest.TestCase):
     def test_make_test_count_is_the_suites(self):
         n = make_test_count()
