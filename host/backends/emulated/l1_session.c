@@ -213,7 +213,7 @@ static void look_at_bochs(struct l1_session *s, double wall, char *why, size_t l
 		bochs_describe_exit(&s->bochs, how, sizeof(how));
 		errbuf_printf(why, len, "Bochs %s before L1 was done (its log: %s/bochs.log)", how,
 			      s->bochs.dir);
-	} else if (wall > s->limits.wall_s) {
+	} else if (s->limits.wall_s > 0 && wall > s->limits.wall_s) {
 		errbuf_printf(why, len, "wall-clock limit of %.0f s reached", s->limits.wall_s);
 	} else if (!s->any_output && s->cpu > s->limits.stall_cpu_s) {
 		s->kernel_fault = true;

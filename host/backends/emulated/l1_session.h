@@ -32,7 +32,7 @@
 struct l1_limits {
 	double stall_cpu_s; /* 120: a boot to /init is ~40 s of Bochs CPU, a heartbeat ~17 */
 	double idle_s;	    /* 300 */
-	double wall_s;	    /* 1800, for each wait */
+	double wall_s;	    /* 1800, for each wait; 0: none (the limits above still end a hang) */
 };
 
 struct l1_session {
