@@ -158,6 +158,45 @@ class Emulated(unittest.TestCase):
         self.assertNotIn("building L1's medium", p.stderr)
         self.assertEqual(self.builds(), 1)
 
+    def test_connect_auto_falls_back_to_the_emulated_host_without_kvm(self):
+        # make run's --connect auto: no KVM device here (a path that does not exist) and a
+        # kvm variant planned: the emulated host, after one line that says why
+        auto = ["run", "--connect", "auto", "--backend", "kvm,native", "--vcpus", "2",
+                "--pcpus", "0", "--relax", "pause", "--duration", "0.05", "--warmup", "0.01"]
+        out = os.path.join(self.dir, "r.json")
+        missing = os.path.join(self.dir, "no-kvm")
+        p = self.plerig("serve", *auto, "--json", out, limits={"PLERIG_KVM_DEVICE": missing})
+        why = [l for l in p.stderr.splitlines() if "--connect auto" in l]
+        self.assertEqual(why, [f"plerig run: --connect auto: no usable {missing} here (No such "
+                               f"file or directory), so the kvm variants run on the emulated "
+                               f"host: Bochs' emulated Intel CPU with the real kvm_intel, times "
+                               f"in emulated seconds; its first start boots L1 (minutes)"],
+                         p.stderr)
+        with open(out) as f:
+            doc = json.load(f)
+        self.assertEqual(doc["host"]["name"], "emulated")
+        self.assertEqual([v["host"] for v in doc["variants"]], ["emulated", "emulated"])
+        # where the device opens (here a file of the test's: nothing opens a real device),
+        # this machine's is used: this one is refused there, and Bochs is not started
+        device = os.path.join(self.dir, "kvm")
+        self.write(device, "", 0o600)
+        args = list(auto)
+        p = self.plerig("stall", *args, limits={"PLERIG_KVM_DEVICE": device}, timeout=60)
+        self.assertIn(f"{device} is not a KVM device", p.stderr)
+        self.assertNotIn("--connect auto", p.stderr)
+        self.assertNotIn("emulated host", p.stderr)
+        # where no kvm variant needs it: this machine too
+        args[args.index("kvm,native")] = "native"
+        p = self.plerig("stall", *args, "--json", out, limits={"PLERIG_KVM_DEVICE": missing},
+                        timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn("--connect auto", p.stderr)
+        self.assertNotIn("emulated host", p.stderr)
+        with open(out) as f:
+            doc = json.load(f)
+        self.assertNotEqual(doc["host"]["name"], "emulated")
+        self.assertTrue(doc["variants"][0]["runs"][0]["ok"], p.stderr)
+
     def test_no_bochs_is_said_with_the_fix(self):
         env_bochs = os.path.join(self.dir, "no-such-bochs")
         self.write(os.path.join(self.fake, "mode"), "serve", 0o644)
