@@ -315,6 +315,29 @@ static int check_schema(const struct where *w, json_object *root)
 	return 0;
 }
 
+/*
+ * @path in @o: a member, or a dotted path through nested objects
+ * ("halt_path.kvm.halt_exits"), as metrics name them (model/metrics.h).
+ * Whether it is there; *@v its value (NULL for a JSON null).
+ */
+static bool path_get(json_object *o, const char *path, json_object **v)
+{
+	char key[96];
+	const char *dot;
+	*v = NULL;
+	while ((dot = strchr(path, '.'))) {
+		size_t n = (size_t)(dot - path);
+		if (n >= sizeof(key) || !json_object_is_type(o, json_type_object))
+			return false;
+		memcpy(key, path, n);
+		key[n] = '\0';
+		if (!json_object_object_get_ex(o, key, &o))
+			return false;
+		path = dot + 1;
+	}
+	return json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, path, v);
+}
+
 static int check_run(const struct where *w, const char *at, json_object *run,
 		     const struct metric *const *metrics, unsigned nr_metrics, bool *ok)
 {
@@ -340,7 +363,7 @@ static int check_run(const struct where *w, const char *at, json_object *run,
 				       metrics[m]->den};
 		for (unsigned k = 0; k < 2 && keys[k]; k++) {
 			json_object *v;
-			if (!json_object_object_get_ex(summary, keys[k], &v))
+			if (!path_get(summary, keys[k], &v))
 				return bad(w, sat, "missing %s", keys[k]);
 			if (v && !is_number(v))
 				return bad(w, sat, "%s is %s, not a number or null", keys[k],
@@ -527,25 +550,24 @@ void results_file_free(struct results_file *f)
 static double summary_number(json_object *summary, const char *key)
 {
 	json_object *v = NULL;
-	return json_object_object_get_ex(summary, key, &v) && is_number(v)
-		   ? json_object_get_double(v)
-		   : NAN;
+	return path_get(summary, key, &v) && is_number(v) ? json_object_get_double(v) : NAN;
 }
 
 double results_file_summary_value(json_object *summary, const struct metric *m, const char **why)
 {
 	const char *own = NULL;
 	double v;
-	if (m->num) {
-		const double num = summary_number(summary, m->num);
+	const char *at = m->num ? m->num : m->name;
+	if (m->den) {
+		const double num = summary_number(summary, at);
 		v = metric_ratio(num, !isnan(num), summary_number(summary, m->den), &own);
 	} else {
-		v = summary_number(summary, m->name);
+		v = summary_number(summary, at);
 	}
 	if (isnan(v) && why) {
 		/* the reason plerig wrote beside the null (its numerator's, for a ratio) */
 		json_object *reason = NULL;
-		if (!own && m->why_key && json_object_object_get_ex(summary, m->why_key, &reason) &&
+		if (!own && m->why_key && path_get(summary, m->why_key, &reason) &&
 		    json_object_is_type(reason, json_type_string))
 			own = json_object_get_string(reason);
 		*why = own ? own : "null in the file, with no reason beside it";

@@ -24,6 +24,7 @@ struct check_sample {
 	double *values, *foreign;
 	unsigned n, nf, cap, capf;
 	bool contended; /* more than one vCPU per VM: a lock holder can be preempted */
+	char why[192];	/* why an ok run had no value (the first such run's reason), or "" */
 };
 
 /* The metric whose per-run values are the host's interference: kept with each baseline. */

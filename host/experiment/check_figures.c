@@ -67,6 +67,9 @@ int check_gather_figures(struct check_ctx *k, const struct scenario *s, const st
 			}
 			x->contended = se->variant.vcpus > 1;
 			unsigned n = series_values(se, m[j], v);
+			const char *why = series_metric_why(se, m[j]);
+			if (why && !x->why[0])
+				snprintf(x->why, sizeof(x->why), "%s", why);
 			for (unsigned r = 0; r < n; r++)
 				if (push(&x->values, &x->n, &x->cap, v[r])) {
 					free(v);
@@ -152,7 +155,9 @@ int check_scenario_narrow(struct check_ctx *k, const struct scenario *s, bool *n
 	*narrow = true;
 	for (unsigned i = 0; i < k->nr_samples; i++) {
 		struct check_sample *x = &k->samples[i];
-		if (x->scenario != s)
+		/* n/a in every run (a lock that never halts has no kick latency): nothing to narrow
+		 */
+		if (x->scenario != s || !x->n)
 			continue;
 		struct check_tested t = {.s = x, .kind = k->c->aa ? AGAINST_ITSELF : VS_BASELINE};
 		double width;
@@ -183,6 +188,15 @@ int check_judge_figures(struct check_ctx *k)
 		struct check_sample *x = &k->samples[i];
 		char name[200];
 		(void)pathf(name, sizeof(name), "%s vs baseline: %s", x->metric->name, x->variant);
+		/* a figure this variant does not have: n/a with its reason, not a missing baseline
+		 */
+		if (!x->n) {
+			if (check_result_add(k->out, x->scenario->name, name, CHECK_SKIP,
+					     "n/a in every run of this variant: %s",
+					     x->why[0] ? x->why : "no ok run"))
+				goto out;
+			continue;
+		}
 		if (k->c->no_baseline && check_result_add(k->out, x->scenario->name, name,
 							  CHECK_SKIP, "%s", k->c->no_baseline))
 			goto out;

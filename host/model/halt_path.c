@@ -67,7 +67,11 @@ static void latencies(const struct variant_result *r, const uint64_t *hist, uint
 		      struct halt_path *out)
 {
 	out->kicks_timed = hist_total(hist, PLERIG_HIST_BUCKETS);
-	if (!out->valid || !out->kicks_timed)
+	out->kick_why = !out->valid	    ? out->why
+			: !r->tsc_khz	    ? "no TSC rate: the run ended before it was calibrated"
+			: !out->kicks_timed ? "no kick received: no latency to time"
+					    : NULL;
+	if (out->kick_why)
 		return;
 	out->kick_max_ns = cycles_to_ns(r, (double)max_cycles);
 	/* spread inside its bucket, a percentile could pass the largest value seen */

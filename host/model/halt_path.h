@@ -37,7 +37,8 @@ struct halt_path {
 	bool early_halts_valid; /* needs steal time (the preempted byte) */
 	uint64_t kicks_timed;	/* latencies in the histogram: kicks received in whole */
 	double kick_p50_ns, kick_p99_ns, kick_max_ns; /* NaN without a kick */
-	bool kvm_valid[HALT_STAT_COUNT];	      /* the host's KVM has the stat */
+	const char *kick_why; /* why they are NaN (@why, no kick, no TSC rate); NULL: timed */
+	bool kvm_valid[HALT_STAT_COUNT]; /* the host's KVM has the stat */
 	uint64_t kvm[HALT_STAT_COUNT];
 };
 

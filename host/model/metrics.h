@@ -16,12 +16,16 @@ struct metric {
 	int headline; /* shown in the comparison table (all of them go to JSON) */
 	/* the value for one run; NaN where the run has none (e.g. exits on native) */
 	double (*get)(const struct figures *f);
+	/* why get gave NaN (static text; NULL where it never does): metric_why */
+	const char *(*why)(const struct figures *f);
 	/* in a results file's run summary, the member that says why it is null */
 	const char *why_key;
 	/*
-	 * A ratio: a run summary holds its two counts, not the ratio, and a
-	 * results file's reader derives it from them with metric_ratio, as get
-	 * does from a run's figures. NULL: the summary member @name holds it.
+	 * Where a run summary holds the figure: @num, a member or a dotted
+	 * path into an object inside the summary ("halt_path.kick_latency_p50_ns");
+	 * NULL: the member @name. With @den, a ratio: the summary holds its two
+	 * counts, not the ratio, and a results file's reader derives it from
+	 * them with metric_ratio, as get does from a run's figures.
 	 */
 	const char *num, *den;
 };
@@ -38,6 +42,9 @@ const char *metric_better_name(const struct metric *m);
  * Not a figure to judge, so not in metrics[]: no comparison, no --metric.
  */
 extern const struct metric foreign_load_metric;
+
+/* Why @m is n/a in @f, where its get gave NaN: the figures' reason, never NULL. */
+const char *metric_why(const struct metric *m, const struct figures *f);
 
 /* NULL if unknown. */
 const struct metric *metric_by_name(const char *name);

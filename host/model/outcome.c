@@ -23,6 +23,19 @@ unsigned series_values(const struct series *s, const struct metric *m, double *o
 	return n;
 }
 
+const char *series_metric_why(const struct series *s, const struct metric *m)
+{
+	for (unsigned i = 0; i < s->nr_runs; i++) {
+		if (!s->runs[i].ok)
+			continue;
+		struct figures f;
+		figures_for_variant(&s->runs[i], &f);
+		if (isnan(m->get(&f)))
+			return metric_why(m, &f);
+	}
+	return NULL;
+}
+
 int series_compute_stats(struct series *s)
 {
 	double *values = calloc(s->nr_runs ? s->nr_runs : 1, sizeof(*values));

@@ -79,6 +79,11 @@ struct outcome {
 
 /* Values of @m over the ok runs of @s that have one; returns how many. */
 unsigned series_values(const struct series *s, const struct metric *m, double *out);
+/*
+ * Why an ok run of @s has no value of @m (the first such run's reason: it
+ * may point into that run), or NULL where every ok run has one.
+ */
+const char *series_metric_why(const struct series *s, const struct metric *m);
 /* Fill s->stats for every metric (allocates). */
 int series_compute_stats(struct series *s);
 void series_free(struct series *s);

@@ -6,15 +6,8 @@
 #include <string.h>
 
 #include "measure/hist_stats.h"
+#include "model/halt_path.h"
 #include "plerig/histogram.h"
-
-double cycles_to_ns(const struct variant_result *r, double cycles)
-{
-	/* a run that failed before calibrating the TSC has no time scale: no time at all */
-	if (r->tsc_khz == 0)
-		return NAN;
-	return cycles * 1e6 / (double)r->tsc_khz;
-}
 
 static const char no_interval[] = "no measured interval";
 static const char no_tsc[] = "no TSC rate: the run ended before it was calibrated";
@@ -130,6 +123,13 @@ static void reasons(const struct variant_result *r, struct figures *out)
 {
 	if (!out->exits_valid)
 		out->exits_why = exits_missing(r);
+	/* as the JSON summary says them (output/json_writer.c) */
+	if (!out->pause_loop_exits_valid)
+		out->ple_why = r->ple_why[0] ? r->ple_why : "not counted for every vCPU";
+	if (!out->ple_window_updates_valid)
+		out->ple_window_why = r->ple_window_why[0] ? r->ple_window_why
+				      : r->ple_why[0]	   ? r->ple_why
+							   : "not counted for every vCPU";
 	if (isnan(out->acq_per_s) || isnan(out->stalled_share))
 		out->rate_why = !(r->interval_s > 0.0) ? no_interval
 				: !r->tsc_khz	       ? no_tsc
@@ -142,6 +142,24 @@ static void reasons(const struct variant_result *r, struct figures *out)
 		out->cpu_why = r->sched_why[0] ? r->sched_why : no_cpu_time;
 	if (isnan(out->run_delay_share))
 		out->share_why = r->sched_why[0] ? r->sched_why : never_runnable;
+}
+
+/* Lock pvqspin's halt path, from model/halt_path.c: what metrics judge of it. */
+static void halt_figures(const struct variant_result *r, const struct halt_path *h,
+			 struct figures *out)
+{
+	out->kick_p50_ns = h->kick_p50_ns;
+	out->kick_p99_ns = h->kick_p99_ns;
+	out->kick_why = h->kick_why;
+	out->halts_valid = h->valid;
+	out->halts = h->valid ? h->halts : 0;
+	out->halts_why = h->why;
+	out->halt_exits_valid = h->kvm_valid[HALT_STAT_EXITS];
+	out->halt_exits = h->kvm[HALT_STAT_EXITS];
+	out->halt_wakeups_valid = h->kvm_valid[HALT_STAT_WAKEUP];
+	out->halt_wakeups = h->kvm[HALT_STAT_WAKEUP];
+	out->halt_stats_why =
+	    out->halt_exits_valid && out->halt_wakeups_valid ? NULL : halt_stat_why(r);
 }
 
 /* Run delay that was never read is no figure at all, not a run delay of 0. */
@@ -185,6 +203,9 @@ void figures_for_vcpu(const struct variant_result *r, const struct vcpu_record *
 	out->pause_loop_exits = rec->ple.pause_exits_valid ? rec->ple.pause_exits : 0;
 	out->ple_window_updates_valid = rec->ple.window_updates_valid;
 	out->ple_window_updates = rec->ple.window_updates_valid ? rec->ple.window_updates : 0;
+	struct halt_path h;
+	halt_path_for_vcpu(r, rec, &h);
+	halt_figures(r, &h, out);
 	reasons(r, out);
 }
 
@@ -256,6 +277,9 @@ void figures_for_variant(const struct variant_result *r, struct figures *out)
 	out->foreign_cpu_share =
 	    !r->foreign_why[0] && capacity_ns > 0.0 ? r->foreign_cpu_ns / capacity_ns : NAN;
 	sched_unmeasured(r, out);
+	struct halt_path h;
+	halt_path_for_variant(r, &h);
+	halt_figures(r, &h, out);
 	reasons(r, out);
 }
 

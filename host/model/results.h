@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "model/time_scale.h"
 #include "model/variant.h"
 #include "measure/exit_timer.h"
 #include "measure/kvm_stats.h"
@@ -69,7 +70,7 @@ struct variant_result {
 	 * read: a self-timed guest (libvirt) reports its counter only at its end.
 	 */
 	uint64_t *window_acquisitions;
-	char ple_why[512];  /* why PAUSE-loop exits are not counted ("" when they are) */
+	char ple_why[512]; /* why PAUSE-loop exits are not counted ("" when they are) */
 	/* why PLE window updates are not counted where PAUSE-loop exits are ("": ple_why) */
 	char ple_window_why[512];
 	char ple_note[160]; /* what a reader of the count must know (e.g. CPL > 0 on VMX) */
@@ -140,22 +141,37 @@ struct figures {
 	uint64_t ple_window_updates;
 	bool ple_window_updates_valid;
 	/*
+	 * Lock pvqspin's halt path (model/halt_path.h): kick-to-running
+	 * latency (NaN without a kick), the guest's halts, KVM's halt exits
+	 * and wake-ups of the same vCPUs. Not counted: invalid, 0, and the
+	 * reason in kick_why, halts_why, halt_stats_why.
+	 */
+	double kick_p50_ns, kick_p99_ns;
+	uint64_t halts;
+	bool halts_valid;
+	uint64_t halt_exits, halt_wakeups;
+	bool halt_exits_valid, halt_wakeups_valid;
+	/*
 	 * Why a figure above is NaN, not measured (never a 0 that was not
 	 * measured): static text, NULL where the figures were measured.
 	 */
-	const char *rate_why;	 /* acq_per_s, stalled_share: no measured interval */
-	const char *wait_why;	 /* wait_*: no acquisition, or no TSC rate */
-	const char *hold_why;	 /* hold_*: likewise */
-	const char *stalled_why; /* stalled_ns: no TSC rate */
-	const char *cpu_why;	 /* acq_per_cpu_s: no CPU time received, or sched_why */
-	const char *share_why;	 /* run_delay_share: never runnable, or sched_why */
-	const char *exits_why;	 /* exits: no VM, or the stat missing for a vCPU */
+	const char *rate_why;	    /* acq_per_s, stalled_share: no measured interval */
+	const char *wait_why;	    /* wait_*: no acquisition, or no TSC rate */
+	const char *hold_why;	    /* hold_*: likewise */
+	const char *stalled_why;    /* stalled_ns: no TSC rate */
+	const char *cpu_why;	    /* acq_per_cpu_s: no CPU time received, or sched_why */
+	const char *share_why;	    /* run_delay_share: never runnable, or sched_why */
+	const char *exits_why;	    /* exits: no VM, or the stat missing for a vCPU */
+	const char *ple_why;	    /* pause_loop_exits: not counted (the backend, the host) */
+	const char *ple_window_why; /* ple_window_updates: likewise */
+	const char *kick_why;  /* kick_p50_ns, kick_p99_ns: not pvqspin, no kick, no TSC rate */
+	const char *halts_why; /* halts: not pvqspin, or it ran as test-and-set */
+	const char *halt_stats_why; /* halt_exits, halt_wakeups: no VM, or not among KVM's stats */
 };
 
 void figures_for_vcpu(const struct variant_result *r, const struct vcpu_record *rec,
 		      struct figures *out);
 void figures_for_variant(const struct variant_result *r, struct figures *out);
-double cycles_to_ns(const struct variant_result *r, double cycles);
 
 void variant_result_free(struct variant_result *r);
 

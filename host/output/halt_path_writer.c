@@ -27,10 +27,9 @@ json_object *halt_path_json(const struct variant_result *r, const struct halt_pa
 	else if (!h->early_halts_valid)
 		json_add_str(o, "early_halts_unavailable",
 			     "no steal time: the guest cannot see a preempted vCPU");
-	if (h->valid && isnan(h->kick_p50_ns))
-		json_add_str(o, "kick_latency_unavailable",
-			     r->tsc_khz ? "no kick received: no latency to time"
-					: "no TSC rate: the run ended before it was calibrated");
+	/* beside unavailable too: the reason the kick_latency_* metrics read (model/metrics.c) */
+	if (h->kick_why)
+		json_add_str(o, "kick_latency_unavailable", h->kick_why);
 	for (unsigned s = 0; s < HALT_STAT_COUNT; s++) {
 		json_add_count(kvm, halt_stat_name((enum halt_stat)s), h->kvm_valid[s], h->kvm[s]);
 		kvm_missing |= !h->kvm_valid[s];
@@ -76,8 +75,8 @@ static void print_halt_path(FILE *out, const struct variant_result *r, const str
 			(unsigned long long)h->early_halts);
 	else
 		fprintf(out, "early halts n/a (no steal time)");
-	if (isnan(h->kick_p50_ns))
-		fprintf(out, "; kick-to-running n/a (no kick received)");
+	if (h->kick_why)
+		printable_printf(out, "; kick-to-running n/a (%s)", h->kick_why);
 	else
 		printable_printf(out, "; kick-to-running p50 %s p99 %s max %s",
 				 units_duration_ns(h->kick_p50_ns, a, sizeof(a)),
