@@ -51,8 +51,14 @@ static void usage(FILE *out)
 	      out);
 	option_table_usage(compare_table, NULL, out);
 	fputs("\nMetrics:", out);
-	for (unsigned i = 0; i < nr_metrics; i++)
-		fprintf(out, "%s %s", i ? (i % 5 ? "," : ",\n        ") : "", metrics[i].name);
+	/* as many to a line as fit in 80 columns, under the first */
+	size_t col = strlen("Metrics:");
+	for (unsigned i = 0; i < nr_metrics; i++) {
+		const size_t len = strlen(metrics[i].name) + 2;
+		const bool wrap = i && col + len > 79;
+		fprintf(out, "%s %s", i ? (wrap ? ",\n        " : ",") : "", metrics[i].name);
+		col = (wrap ? 8 : col + (i ? 1 : 0)) + len - 1;
+	}
 	fputs("\n"
 	      "\n"
 	      "Exit status: 0 nothing got worse; 1 something did, or NEW has more failed\n"

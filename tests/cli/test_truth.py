@@ -25,6 +25,13 @@ NATIVE = ["run", "--backend", "native", "--vcpus", "2", "--relax", "pause,nop",
           "--duration", "0.1", "--warmup", "0.02", "--timeout", "60", "--repeat", "3"]
 
 
+def member(obj, path):
+    """A member of obj, or of an object inside it by a dotted path (model/metrics.h)."""
+    for key in path.split("."):
+        obj = obj[key]
+    return obj
+
+
 def plerig(*args, cwd=None):
     return subprocess.run([PLERIG, *args], capture_output=True, text=True, timeout=300, cwd=cwd)
 
@@ -216,8 +223,13 @@ class Truth(unittest.TestCase):
                 self.assertIn("untestable: n/a in both: " + why, r.stderr)
                 key = {"exits": "exits_unavailable",
                        "ple_exits_per_acq": "pause_loop_exits_unavailable",
-                       "ple_window_updates_per_acq": "ple_window_updates_unavailable"}[m]
-                self.assertEqual(why, summary[key], m)
+                       "ple_window_updates_per_acq": "ple_window_updates_unavailable",
+                       "kick_latency_p50_ns": "halt_path.kick_latency_unavailable",
+                       "kick_latency_p99_ns": "halt_path.kick_latency_unavailable",
+                       "halts_per_acq": "halt_path.unavailable",
+                       "halt_exits_per_acq": "halt_path.kvm_unavailable",
+                       "halt_wakeups_per_acq": "halt_path.kvm_unavailable"}[m]
+                self.assertEqual(why, member(summary, key), m)
             if all(not row["base"]["n"] for row in rows):
                 # nothing to judge: said as what it is, not as "too few runs"
                 self.assertEqual(r.returncode, 2)
@@ -226,6 +238,43 @@ class Truth(unittest.TestCase):
         # all of them at once: judged, the n/a ones said
         r = plerig("compare", "--metric", ",".join(self.metrics()), *self.files)
         self.assertIn(r.returncode, (0, 1), r.stderr)
+
+    def test_the_halt_path_is_read_from_its_object_in_the_summary(self):
+        # kick-to-running latency, halts, KVM's halt exits and wake-ups per
+        # acquisition: members of summary.halt_path (and .kvm), not of the summary
+        doc = copy.deepcopy(self.doc)
+        want = {}
+        for v in doc["variants"]:
+            v["lock"] = "pvqspin"
+            for k, run in enumerate(v["runs"]):
+                s = run["summary"]
+                h = s["halt_path"]
+                h.pop("unavailable", None)
+                h.pop("kick_latency_unavailable", None)
+                h.pop("kvm_unavailable", None)
+                h.update(halts=100 + k, kick_latency_p50_ns=1000.0 + k,
+                         kick_latency_p99_ns=5000.0 + 10 * k)
+                h["kvm"].update(halt_exits=90 + k, halt_wakeup=80 + k)
+                for m, x in (("kick_latency_p50_ns", 1000.0 + k),
+                             ("kick_latency_p99_ns", 5000.0 + 10 * k),
+                             ("halts_per_acq", (100 + k) / s["acquisitions"]),
+                             ("halt_exits_per_acq", (90 + k) / s["acquisitions"]),
+                             ("halt_wakeups_per_acq", (80 + k) / s["acquisitions"])):
+                    want.setdefault((v["relax"], m), []).append(x)
+        path = self.write("halting.json", doc)
+        r, out = self.compare(path, path, ",".join(m for _, m in want))
+        rows = {(v["relax"], m["metric"]): m for v in out["variants"] for m in v["metrics"]}
+        for key, xs in want.items():
+            self.assertEqual(rows[key]["base"]["n"], len(xs), key)
+            self.assertAlmostEqual(rows[key]["base"]["mean"], sum(xs) / len(xs), places=9)
+        self.assertEqual(rows[("pause", "kick_latency_p99_ns")]["better"], "lower")
+        self.assertEqual(rows[("pause", "halts_per_acq")]["better"], "either")
+        # a file without the halt path at all is damaged: refused with the place
+        del doc["variants"][0]["runs"][1]["summary"]["halt_path"]["kvm"]
+        r = plerig("compare", "--metric", "halt_exits_per_acq", path,
+                   self.write("no-kvm.json", doc))
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("variants[0].runs[1].summary: missing halt_path.kvm.halt_exits", r.stderr)
 
     def test_a_ratio_is_derived_from_the_counts_and_an_absent_figure_says_why(self):
         doc = copy.deepcopy(self.doc)

@@ -9,6 +9,7 @@
 #include <check.h>
 #include <string.h>
 
+#include "experiment/check_figures.h"
 #include "experiment/check_verdicts.h"
 #include "model/metrics.h"
 #include "model/plan.h"
@@ -106,12 +107,87 @@ START_TEST(two_hosts_here_at_once_are_other_work)
 }
 END_TEST
 
+/*
+ * The halt path's figures in a pvqspin scenario (suites/ple.cfg): the
+ * ticket lock of the same scenario never halts, so its kick latency is n/a
+ * with the reason, not a missing baseline, and does not keep the scenario
+ * running for more rounds; a kick latency twice the baseline's is a
+ * regression (lower is better), fewer halts per acquisition one too
+ * (either way).
+ */
+static const double kick_then[] = {1000, 1010, 990, 1000};
+static const double kick_now[] = {2000, 2020, 1980, 2000};
+static const double halts_then[] = {0.50, 0.51, 0.49, 0.50};
+static const double halts_now[] = {0.25, 0.26, 0.24, 0.25};
+
+START_TEST(the_halt_path_is_judged_and_a_lock_without_one_is_na)
+{
+	struct scenario scenario;
+	struct suite suite = {.scenarios = &scenario, .nr_scenarios = 1};
+	struct scenario *sc = &scenario;
+	struct baseline baseline;
+	struct check_result out;
+	struct run_plan plan;
+	memset(&plan, 0, sizeof(plan));
+	memset(&scenario, 0, sizeof(scenario));
+	scenario.plan = &plan;
+	memset(&baseline, 0, sizeof(baseline));
+	memset(&out, 0, sizeof(out));
+	snprintf(sc->name, sizeof(sc->name), "pvqspin");
+	ck_assert_int_eq(
+	    baseline_put(&baseline, "pvqspin", "pv", "kick_latency_p50_ns", kick_then, 4), 0);
+	ck_assert_int_eq(baseline_put(&baseline, "pvqspin", "pv", "halts_per_acq", halts_then, 4),
+			 0);
+	struct check_config config = {
+	    .suite = &suite, .threshold_pct = 2.0, .baseline = &baseline, .baseline_loaded = true};
+	struct check_sample samples[3] = {
+	    {.scenario = sc, .metric = metric_by_name("kick_latency_p50_ns"), .contended = true},
+	    {.scenario = sc,
+	     .metric = metric_by_name("kick_latency_p50_ns"),
+	     .values = (double *)kick_now,
+	     .n = 4,
+	     .contended = true},
+	    {.scenario = sc,
+	     .metric = metric_by_name("halts_per_acq"),
+	     .values = (double *)halts_now,
+	     .n = 4,
+	     .contended = true},
+	};
+	snprintf(samples[0].variant, sizeof(samples[0].variant), "ticket");
+	snprintf(samples[0].why, sizeof(samples[0].why), "only lock pvqspin halts");
+	snprintf(samples[1].variant, sizeof(samples[1].variant), "pv");
+	snprintf(samples[2].variant, sizeof(samples[2].variant), "pv");
+	struct check_ctx k = {.c = &config, .out = &out, .samples = samples, .nr_samples = 3};
+	bool narrow = false;
+	ck_assert_int_eq(check_scenario_narrow(&k, sc, &narrow), 0);
+	ck_assert_msg(!narrow, "2 %% CIs of 4 rounds this far apart are wider than 2 %%?");
+	k.nr_samples = 1; /* the n/a one alone: nothing to narrow, no more rounds for it */
+	ck_assert_int_eq(check_scenario_narrow(&k, sc, &narrow), 0);
+	ck_assert(narrow);
+	k.nr_samples = 3;
+	k.samples = samples;
+	ck_assert_int_eq(check_judge_figures(&k), 0);
+	ck_assert_uint_eq(out.nr_cases, 3);
+	ck_assert_int_eq(out.cases[0].outcome, CHECK_SKIP);
+	ck_assert_str_eq(out.cases[0].text,
+			 "n/a in every run of this variant: only lock pvqspin halts");
+	ck_assert_int_eq(out.cases[1].outcome, CHECK_FAIL);
+	ck_assert_msg(strstr(out.cases[1].text, "regression: now vs baseline: kick_latency_p50_ns"),
+		      "%s", out.cases[1].text);
+	ck_assert_int_eq(out.cases[2].outcome, CHECK_FAIL);
+	ck_assert_msg(strstr(out.cases[2].text, "halts_per_acq"), "%s", out.cases[2].text);
+	check_result_free(&out);
+	baseline_free(&baseline);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("check_verdicts");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, a_host_alone_here_is_judged_whatever_its_load);
 	tcase_add_test(tc, two_hosts_here_at_once_are_other_work);
+	tcase_add_test(tc, the_halt_path_is_judged_and_a_lock_without_one_is_na);
 	suite_add_tcase(s, tc);
 	return check_run(s, CK_FORK_GETENV);
 }
