@@ -66,10 +66,13 @@ void stats_table_print(FILE *f, const struct outcome *rep)
 			char rel[16];
 			/* a figure no run measured is said to be n/a, not left out unseen */
 			if (st->n == 0) {
+				const char *why = series_metric_why(s, &metrics[m]);
 				if (ok)
-					printable_printf(
-					    f, "   %10s %-10s measured in none of the %u ok runs\n",
-					    "n/a", metrics[m].label, ok);
+					printable_printf(f,
+							 "   %10s %-10s measured in none of the %u "
+							 "ok runs%s%s\n",
+							 "n/a", metrics[m].label, ok,
+							 why ? ": " : "", why ? why : "");
 				continue;
 			}
 			printable_printf(f, "   %10s %-10s +- %5s%%   [%s .. %s]",

@@ -71,6 +71,29 @@ START_TEST(test_aligned_past_100_percent)
 }
 END_TEST
 
+/* A figure no run has is n/a with the reason its runs give, not only "measured in none". */
+START_TEST(test_na_says_why)
+{
+	struct variant v = fixture_variant(BACKEND_KVM, 2, PLERIG_LOCK_TICKET, PLERIG_RELAX_PAUSE);
+	struct series s;
+	struct outcome rep = {.repeat = 2, .series = &s, .nr_series = 1};
+	fixture_series(&s, &v, 2);
+	for (unsigned r = 0; r < 2; r++) {
+		fixture_result(&s.runs[r], &v, 1.0);
+		fixture_busy_vcpu(&s.runs[r].records[0], 1000);
+	}
+	char *text = table_of(&rep);
+	ck_assert_msg(strstr(text, "n/a kick-p50   measured in none of the 2 ok runs: only lock "
+				   "pvqspin halts\n"),
+		      "%s", text);
+	ck_assert_msg(strstr(text, "n/a hltx/acq   measured in none of the 2 ok runs: not among "
+				   "this host's KVM binary stats (KVM_GET_STATS_FD)\n"),
+		      "%s", text);
+	free(text);
+	series_free(&s);
+}
+END_TEST
+
 /* Significant digits of the number at @p ("468ns": 3, "470ns": 2, "1.2us": 2). */
 static unsigned significant_digits(const char *p)
 {
@@ -204,6 +227,7 @@ static Suite *stats_table_suite(void)
 	TCase *tc = tcase_create("layout");
 
 	tcase_add_test(tc, test_aligned_past_100_percent);
+	tcase_add_test(tc, test_na_says_why);
 	tcase_add_test(tc, test_percentiles_two_significant_digits);
 	tcase_add_test(tc, test_a_wide_ci_is_too_noisy_in_run_too);
 	suite_add_tcase(s, tc);
