@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "experiment/check_verdicts.h"
 
+#include <math.h>
+
 #include "model/verdict.h"
 #include "output/units.h"
 #include "util/strfmt.h"
@@ -113,6 +115,12 @@ int check_emit_verdict(struct check_ctx *k, const struct check_tested *t)
 	} else if (j.verdict == VERDICT_WORSE) {
 		rc =
 		    check_result_add(k->out, scenario, name, CHECK_FAIL, "regression: %s", figures);
+	} else if (j.verdict == VERDICT_TOO_NOISY && isnan(d)) {
+		/* from a baseline of 0 (pvqspin's PAUSE-loop exits) a change has no size in % */
+		rc = check_result_add(
+		    k->out, scenario, name, CHECK_NOISY,
+		    "too noisy to judge: not significant from a baseline of 0; %s", figures);
+		check_result_brief(k->out, "%s -> %s, not significant (a baseline of 0)", a, b);
 	} else if (j.verdict == VERDICT_TOO_NOISY) {
 		if (x->nf)
 			units_percent(mean_of(x->foreign, x->nf), load, sizeof(load));

@@ -181,6 +181,34 @@ START_TEST(the_halt_path_is_judged_and_a_lock_without_one_is_na)
 }
 END_TEST
 
+/* From a baseline of 0 (pvqspin's PAUSE-loop exits), a change has no size in %: said so, no "+nan
+ * %". */
+START_TEST(a_change_from_a_baseline_of_zero_is_said_without_a_percentage)
+{
+	static const double zero[] = {0, 0, 0, 0}, some[] = {0, 0.5, 0, 0.01};
+	struct verdict_case v;
+	memset(&v, 0, sizeof(v));
+	v.config = (struct check_config){.suite = &v.suite, .threshold_pct = 2.0};
+	v.ctx = (struct check_ctx){.c = &v.config, .out = &v.out};
+	v.scenario.plan = &v.plan;
+	v.sample = (struct check_sample){.scenario = &v.scenario,
+					 .metric = metric_by_name("ple_exits_per_acq")};
+	snprintf(v.sample.variant, sizeof(v.sample.variant), "pv");
+	v.tested = (struct check_tested){.s = &v.sample, .kind = VS_BASELINE};
+	sample_stats_compute(zero, 4, &v.tested.base);
+	sample_stats_compute(some, 4, &v.tested.cand);
+	welch_test(zero, 4, some, 4, 0.95, &v.tested.w);
+	v.tested.p_adj = v.tested.w.p;
+	ck_assert_int_eq(check_emit_verdict(&v.ctx, &v.tested), 0);
+	ck_assert_int_eq(v.out.cases[0].outcome, CHECK_NOISY);
+	ck_assert_msg(strstr(v.out.cases[0].text, "not significant from a baseline of 0"), "%s",
+		      v.out.cases[0].text);
+	ck_assert_msg(!strstr(v.out.cases[0].brief, "nan"), "%s", v.out.cases[0].brief);
+	ck_assert_msg(strstr(v.out.cases[0].brief, "a baseline of 0"), "%s", v.out.cases[0].brief);
+	done(&v);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("check_verdicts");
@@ -188,6 +216,7 @@ int main(void)
 	tcase_add_test(tc, a_host_alone_here_is_judged_whatever_its_load);
 	tcase_add_test(tc, two_hosts_here_at_once_are_other_work);
 	tcase_add_test(tc, the_halt_path_is_judged_and_a_lock_without_one_is_na);
+	tcase_add_test(tc, a_change_from_a_baseline_of_zero_is_said_without_a_percentage);
 	suite_add_tcase(s, tc);
 	return check_run(s, CK_FORK_GETENV);
 }
