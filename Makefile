@@ -42,13 +42,14 @@ vm-test: build
 # plerig against the real kvm_intel with PAUSE-loop exiting, under Bochs' emulated
 # VMX CPU: no /dev/kvm needed. KERNEL=FILE (.deb, or bzImage + MODULES=DIR) puts
 # that kernel under test; RECORD=1 records its gate figures as the baseline;
-# PLE_MODPARAMS="ple_window=16384" sets kvm_intel parameters in L1.
+# PLE_MODPARAMS="ple_window=16384" sets kvm_intel parameters in L1. VENDOR=amd: the
+# same against kvm_amd's pause filter, under Bochs 3.1's emulated Ryzen with SVM.
 # Its variables reach scripts/ple-test through the environment as they were
 # given: neither make ($(shell ...)) nor a shell (`...`, $(...), quotes) reads
 # them on the way, and the script checks each before it builds anything.
 PLE_TEST_VARS := KERNEL MODULES RECORD PLE_MODPARAMS PLERIG_BASELINES PLE_TEST_DIR \
 	PLE_TEST_CACHE PLE_TEST_WALL PLE_TEST_STALL PLE_TEST_IDLE PLE_TEST_CONSOLE PLE_TEST_CPUS \
-	PLE_TEST_UNPACK PLE_TEST_ONLY PLE_TEST_MEDIUM_ONLY
+	PLE_TEST_UNPACK PLE_TEST_ONLY PLE_TEST_MEDIUM_ONLY VENDOR
 $(foreach v,$(PLE_TEST_VARS),$(if $(filter command line,$(origin $(v))),\
 	$(eval override $(v) := $$(value $(v)))))
 export $(PLE_TEST_VARS)

@@ -189,6 +189,18 @@ class KernelUnderTest(unittest.TestCase):
         self.assertIn("kernel 6.1.0-test has no kvm_intel: no kvm-intel.ko under", p.stderr)
         self.assertIn("CONFIG_KVM_INTEL=m", p.stderr)
 
+    def test_modules_without_the_vendors_module_are_refused(self):
+        """VENDOR=amd: the kernel must have kvm_amd (a kvm-intel.ko is no use there)."""
+        with tempfile.TemporaryDirectory() as d:
+            mods = os.path.join(d, "mods")
+            kernel_module(os.path.join(mods, "lib/modules/6.1.0-test/kernel/arch/x86/kvm/kvm-intel.ko"),
+                          ["ple_gap"])
+            p = run_ple_test(d, {"KERNEL": kernel_image(os.path.join(d, "bzImage")), "MODULES": mods,
+                                 "VENDOR": "amd"})
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("kernel 6.1.0-test has no kvm_amd: no kvm-amd.ko under", p.stderr)
+        self.assertIn("CONFIG_KVM_AMD=m", p.stderr)
+
     def test_modules_of_another_kernel_or_none_are_refused(self):
         p = self.ple_test(["lib/modules/6.2.0-other"])
         self.assertEqual(p.returncode, 2, p.stderr)
@@ -257,6 +269,9 @@ class Inputs(unittest.TestCase):
                          ({"PLE_TEST_WALL": "1e9"}, "PLE_TEST_WALL=1e9: a number of seconds"),
                          ({"PLE_TEST_CPUS": "0"}, "PLE_TEST_CPUS=0"),
                          ({"RECORD": "yes"}, "RECORD=yes"),
+                         ({"VENDOR": "arm"}, "VENDOR=arm: the emulated vendors are intel amd (tests/ple/vendors.cfg)"),
+                         ({"VENDOR": "intel\namd"}, "VENDOR=$'intel\\namd': the emulated vendors are"),
+                         ({"VENDOR": "[intel]"}, "VENDOR=\\[intel\\]: the emulated vendors are"),
                          ({"PLE_TEST_DIR": self.work + " x"}, "only letters, digits and"),
                          ({"KERNEL": "/nonexistent.deb"}, "KERNEL=/nonexistent.deb: no such file"),
                          ({"KERNEL": "/dev/zero"}, "KERNEL=/dev/zero: no such file (or not a regular one)")):
@@ -277,9 +292,9 @@ class Inputs(unittest.TestCase):
                     b"kvm_intel.parmtype=enable_apicv:bool\0")
         script = (f"set -euo pipefail\nROOT={ROOT}\ndie() {{ echo \"$*\"; exit 2; }}\n"
                   f"source {ROOT}/tests/ple/check-inputs\n"
-                  f"check_modparams_names 'ple_window=16384 enable_apicv=0' {self.ko} ''; echo module ok\n"
-                  f"check_modparams_names 'enable_apicv=0' '' {builtin}; echo built-in ok\n"
-                  f"check_modparams_names 'halt_poll_ns=0' '' {builtin}; echo not reached\n")
+                  f"check_modparams_names 'ple_window=16384 enable_apicv=0' {self.ko} '' kvm_intel; echo module ok\n"
+                  f"check_modparams_names 'enable_apicv=0' '' {builtin} kvm_intel; echo built-in ok\n"
+                  f"check_modparams_names 'halt_poll_ns=0' '' {builtin} kvm_intel; echo not reached\n")
         p = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=30)
         self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
         self.assertEqual(p.stdout, "module ok\nbuilt-in ok\nPLE_MODPARAMS: kvm_intel has no parameter "
@@ -299,6 +314,38 @@ class Inputs(unittest.TestCase):
         p = subprocess.run(["sh", "-c", f"PARAMS={sysfs}\n{params[0]}params; echo --; params ple_"],
                            capture_output=True, text=True, timeout=30)
         self.assertEqual(p.stdout, "enable_apicv=N\nple_gap=128\n--\nple_gap=128\n", p.stderr)
+
+    def l1_function(self, name):
+        with open(os.path.join(ROOT, "tests/ple/l1-init")) as f:
+            text = f.read()
+        m = re.search(rf"^{name}\(\) {{\n.*?^}}\n", text, re.M | re.S)
+        self.assertIsNotNone(m, name)
+        return m.group(0)
+
+    def test_l1_stops_on_a_cpu_without_the_pause_filter(self):
+        """l1-init's missing_flags and zeroed_params: the vendor's /proc/cpuinfo flags this
+        CPU lacks, and the parameters the module zeroed though asked otherwise (kvm_amd
+        without pfthreshold: pause_filter_thresh=0); one asked 0 is the gate's to judge."""
+        cpuinfo, sysfs = os.path.join(self.d, "cpuinfo"), os.path.join(self.d, "parameters")
+        os.makedirs(sysfs)
+        with open(cpuinfo, "w") as f:
+            f.write("processor\t: 0\nflags\t\t: fpu svm npt pausefilter lbrv\n"
+                    "processor\t: 1\nflags\t\t: fpu svm npt pausefilter pfthreshold\n")
+        for name, value in (("pause_filter_count", "3000"), ("pause_filter_thresh", "0")):
+            with open(os.path.join(sysfs, name), "w") as f:
+                f.write(value + "\n")
+        script = (f"CPUINFO={cpuinfo} PARAMS={sysfs} KVM_MODULE=kvm_amd\n"
+                  'CPU_FLAGS="svm npt pausefilter pfthreshold" NONZERO="pause_filter_count pause_filter_thresh"\n'
+                  + self.l1_function("missing_flags") + self.l1_function("zeroed_params") +
+                  'KVM_ARGS="pause_filter_count=3000 pause_filter_thresh=128"\n'
+                  'echo "[$(missing_flags)] [$(zeroed_params)]"\n'
+                  'KVM_ARGS="pause_filter_count=3000 pause_filter_thresh=128 pause_filter_thresh=0"\n'
+                  'echo "[$(zeroed_params)]"\n'
+                  'CPU_FLAGS="svm npt pausefilter" KVM_ARGS=""\n'
+                  'echo "[$(missing_flags)] [$(zeroed_params)]"\n')
+        p = subprocess.run(["sh", "-c", script], capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.stdout, "[pfthreshold ] [kvm_amd.pause_filter_thresh=0 (asked 128) ]\n[]\n"
+                                   "[] [kvm_amd.pause_filter_thresh=0 (asked its default) ]\n", p.stderr)
 
     def test_links_in_a_package_or_modules_directory_are_not_followed(self):
         secret = os.path.join(self.d, "secret")
@@ -349,6 +396,13 @@ class Inputs(unittest.TestCase):
         os.makedirs(os.path.join(self.d, "other/lib/modules/6.2.0-other"))
         self.refused({"KERNEL": "-x.bin", "MODULES": "other"}, "the modules are not those of kernel 6.1.0-test",
                      cwd=self.d)
+
+    def test_amds_parameters_are_kvm_amds(self):
+        """VENDOR=amd: PLE_MODPARAMS is held to kvm_amd's parameters, not kvm_intel's."""
+        kernel_module(os.path.join(self.mods, "lib/modules/6.1.0-test/kernel/arch/x86/kvm/kvm-amd.ko"),
+                      ["pause_filter_count", "pause_filter_thresh"], name="kvm_amd")
+        self.refused({"VENDOR": "amd", "PLE_MODPARAMS": "pause_filter_count=0 ple_window=1"},
+                     "kvm_amd has no parameter 'ple_window'; it has: pause_filter_count pause_filter_thresh")
 
     def test_a_second_run_in_one_work_directory_touches_nothing_of_the_first(self):
         """The first run holds the work directory (here the test holds its lock); a second
@@ -401,6 +455,54 @@ class Inputs(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         with open(os.path.join(store, doc["key"] + ".json")) as f:
             self.assertNotIn("2000-01-01", json.load(f)["recorded_at"])
+
+
+class Vendors(unittest.TestCase):
+    """tests/ple/vendors.cfg through tests/ple/read-vendor: each emulated vendor says
+    everything scripts/ple-test and L1 need; Intel's is what the gate always ran."""
+    KEYS = ("cpu", "bochs", "module", "params", "prefix", "flags", "nonzero", "hlt_exit", "suite")
+
+    def read(self, script, vendor=""):
+        p = subprocess.run(["bash", "-c", f"set -euo pipefail; ROOT={ROOT}; VENDOR={vendor}\n"
+                            f"source {ROOT}/tests/ple/read-vendor\n{script}"],
+                           capture_output=True, text=True, timeout=30)
+        return p
+
+    def test_every_vendor_has_every_key(self):
+        p = self.read("vendor_names")
+        self.assertEqual(p.stdout.split(), ["intel", "amd"], p.stderr)
+        for vendor in p.stdout.split():
+            for key in self.KEYS:
+                with self.subTest(vendor=vendor, key=key):
+                    q = self.read(f"vendor_key {key}", vendor)
+                    self.assertEqual(q.returncode, 0, q.stderr)
+                    self.assertRegex(q.stdout, r"^\S.*\n$")
+            suite = self.read("vendor_key suite", vendor).stdout.strip()
+            self.assertTrue(os.path.isfile(os.path.join(ROOT, suite)), suite)
+        self.assertEqual(self.read("vendor_key nosuch", "intel").returncode, 1)
+
+    def test_each_suite_parses_and_sweeps_its_vendors_knob(self):
+        """plerig check reads each vendor's suite, and its params = name the vendor's
+        module parameters (kvm_amd has no ple_window)."""
+        for vendor in self.read("vendor_names").stdout.split():
+            with self.subTest(vendor=vendor):
+                suite = os.path.join(ROOT, self.read("vendor_key suite", vendor).stdout.strip())
+                prefix = self.read("vendor_key prefix", vendor).stdout.strip()
+                p = subprocess.run([PLERIG, "check", "--suite", suite, "--list"], capture_output=True,
+                                   text=True, timeout=60)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                swept = re.findall(r" params=(\w+)=", p.stdout)
+                self.assertGreaterEqual(len(swept), 2, p.stdout)
+                self.assertTrue(all(n.startswith(prefix) for n in swept), swept)
+
+    def test_intels_host_is_the_one_the_gate_always_ran(self):
+        got = {k: self.read(f"vendor_key {k}", "intel").stdout.strip() for k in self.KEYS}
+        self.assertEqual(got, {"cpu": "corei7_haswell_4770", "bochs": "system", "module": "kvm_intel",
+                               "params": "ple_gap=128 ple_window=4096", "prefix": "ple_", "flags": "vmx",
+                               "nonzero": "ple_gap", "hlt_exit": "12", "suite": "suites/ple.cfg"})
+        self.assertEqual(self.read("vendor_env", "amd").stdout,
+                         "KVM_MODULE=kvm_amd PLE_PREFIX=pause_filter_ HLT_EXIT=120\n"
+                         'CPU_FLAGS="svm npt pausefilter pfthreshold" NONZERO="pause_filter_count pause_filter_thresh"\n')
 
 
 class StopBochs(unittest.TestCase):
@@ -651,7 +753,7 @@ L1_TXT = ("kernel=6.1.0-test\nkernel_version=Linux version 6.1.0-test\nparam_ple
 
 
 class CheckResults(unittest.TestCase):
-    def judge(self, consoles, modparams=""):
+    def judge(self, consoles, modparams="", vendor=None):
         with tempfile.TemporaryDirectory() as d:
             plans = {}
             for inst, (plan, text) in consoles.items():
@@ -661,7 +763,8 @@ class CheckResults(unittest.TestCase):
                 plans[inst] = plan
             with open(os.path.join(d, "meta.json"), "w") as f:
                 json.dump({"plans": plans, "ple_modparams": modparams,
-                           "kernel": {"release": "6.1.0-test", "image_sha256": "ab" * 32}}, f)
+                           "kernel": {"release": "6.1.0-test", "image_sha256": "ab" * 32},
+                           **({"vendor": vendor} if vendor else {})}, f)
             p = subprocess.run([os.path.join(ROOT, "tests/ple/check-results"), d],
                                capture_output=True, text=True)
             with open(os.path.join(d, "junit.xml")) as f:
@@ -720,6 +823,42 @@ class CheckResults(unittest.TestCase):
         for what in ("kvm_intel reloaded for each ple_window", "kvm stayed loaded",
                      "original kvm_intel parameters back"):
             self.assertRegex(p.stdout, r"not ok \d+ - gate: " + what)
+
+    AMD = {"name": "amd", "cpu": "ryzen", "module": "kvm_amd", "prefix": "pause_filter_",
+           "params": "pause_filter_count=3000 pause_filter_thresh=128"}
+
+    def test_amds_gate_is_judged_by_kvm_amds_parameters(self):
+        """meta.json's vendor: kvm_amd's stock parameters, and the pause_filter_count sweep's
+        reloads of kvm_amd (Intel's ple_window is not looked for)."""
+        l1 = ("kernel=6.1.0-test\nkernel_version=Linux version 6.1.0-test\nparam_pause_filter_count=3000\n"
+              "param_pause_filter_thresh=128\nparam_pause_filter_count_grow=2\n")
+        suite = ("[pause]\noptions = --relax pause\n[count-750]\nparams = pause_filter_count=750\n"
+                 "[count-12000]\nparams = pause_filter_count=12000\n")
+        params = "pause_filter_count=3000\npause_filter_count_grow=2\npause_filter_thresh=128\n"
+        log = "".join(f"rmmod kvm_amd\nmodprobe kvm_amd pause_filter_count={n} pause_filter_thresh=128\n"
+                      for n in (750, 3000, 12000, 3000))
+
+        def gate(log):
+            return ("gate", 0, {"gate.txt": "9 passed\n", "ple.cfg": suite, "modprobe.log": log,
+                                "params-before.txt": params, "params-after.txt": params,
+                                "kvm-params.txt": "halt_poll_ns set=12345 after=12345\n"})
+        p, junit = self.judge({"b": ("gate", console([("modules", 0, {"l1.txt": l1}), gate(log)]))},
+                              vendor=self.AMD)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("ok 3 - kvm_amd loads with the parameters asked: asked {'pause_filter_count': '3000', "
+                      "'pause_filter_thresh': '128'}", p.stdout)
+        self.assertIn("pause_filter_count_grow=2", p.stdout)
+        self.assertIn("kvm_amd reloaded for each pause_filter_count of the suite's params: suite asks "
+                      "['750', '12000']", p.stdout)
+        self.assertIn("kvm_amd stock)", p.stderr)
+        p, _ = self.judge({"b": ("gate", console([("modules", 0, {"l1.txt": l1}),
+                                                  gate(log.replace("=12000", "=6000"))]))}, vendor=self.AMD)
+        self.assertEqual(p.returncode, 1)
+        self.assertRegex(p.stdout, r"not ok \d+ - gate: kvm_amd reloaded for each pause_filter_count")
+        # kvm_amd zeroed the threshold (a CPU without pfthreshold): not what was asked
+        p, _ = self.judge({"b": ("gate", console([("modules", 0, {"l1.txt": l1.replace("thresh=128", "thresh=0")}),
+                                                  self.gate(0, "")]))}, vendor=self.AMD)
+        self.assertIn("not ok 3 - kvm_amd loads with the parameters asked", p.stdout)
 
     def test_a_bool_parameter_asked_as_0_reads_n(self):
         """PLE_MODPARAMS=enable_apicv=0: L1's l1.txt has every parameter, a bool as sysfs shows it."""
