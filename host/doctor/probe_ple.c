@@ -30,9 +30,20 @@ static void check_interception(struct doctor_findings *r)
 			   "sweep)",
 			   h->module, intercept, intercept);
 	} else if (t && !strcmp(t->value, "0")) {
+		/*
+		 * svm_vm_init: no threshold, no interception (not a filter that
+		 * counts every PAUSE: under Linux 6.1 no PAUSE exited at all).
+		 * kvm_amd zeroes it itself on a CPU without PFTHRESHOLD.
+		 */
 		doctor_add(r, "pause_intercept", "PAUSE interception", DOCTOR_WARN,
-			   "%s.pause_filter_thresh=0: every PAUSE counts towards the filter, "
-			   "however far apart (no loop detection)",
+			   "off host-wide: %s.pause_filter_thresh=0 (kvm_amd lets every VM's "
+			   "PAUSE run in the guest without a threshold; it sets 0 itself where "
+			   "the CPU lacks the pause filter threshold, CPUID 8000_000A EDX bit 12, "
+			   "pfthreshold)",
+			   h->module);
+		doctor_fix(r,
+			   "reload %s with pause_filter_thresh > 0 (128, its default), on a CPU "
+			   "with pfthreshold in /proc/cpuinfo",
 			   h->module);
 	} else {
 		doctor_add(r, "pause_intercept", "PAUSE interception", DOCTOR_OK, "%s: %s=%s%s",

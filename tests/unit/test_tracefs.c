@@ -711,6 +711,19 @@ START_TEST(test_probe_svm)
 }
 END_TEST
 
+/* kvm_amd without a threshold intercepts no PAUSE at all (svm_vm_init) */
+START_TEST(test_probe_svm_thresh_zero)
+{
+	struct ple_probe p;
+	fake_module("kvm_amd", "pause_filter_count", "3000\n");
+	fake_module("kvm_amd", "pause_filter_thresh", "0\n");
+	ple_probe_init(&p);
+	ck_assert(p.pause_exits_ok); /* exact, and 0 */
+	ck_assert_str_eq(ple_variant_note(&p, PLERIG_RING_KERNEL, false),
+			 "kvm_amd.pause_filter_thresh=0: PAUSE interception is off host-wide");
+}
+END_TEST
+
 START_TEST(test_probe_old_kernel)
 {
 	struct ple_probe p;
@@ -781,6 +794,7 @@ static Suite *tracefs_suite(void)
 	tcase_add_test(fake, test_probe_vmx);
 	tcase_add_test(fake, test_probe_vmx_gap_zero);
 	tcase_add_test(fake, test_probe_svm);
+	tcase_add_test(fake, test_probe_svm_thresh_zero);
 	tcase_add_test(fake, test_probe_old_kernel);
 	tcase_add_test(fake, test_probe_cut_format);
 	suite_add_tcase(s, pure);
