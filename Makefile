@@ -43,7 +43,8 @@ vm-test: build
 # VMX CPU: no /dev/kvm needed. KERNEL=FILE (.deb, or bzImage + MODULES=DIR) puts
 # that kernel under test; RECORD=1 records its gate figures as the baseline;
 # PLE_MODPARAMS="ple_window=16384" sets kvm_intel parameters in L1. VENDOR=amd: the
-# same against kvm_amd's pause filter, under Bochs 3.1's emulated Ryzen with SVM.
+# same against kvm_amd's pause filter, under Bochs 3.1's emulated Ryzen with SVM;
+# VENDOR="intel amd": both in turn, their gate figures side by side.
 # Its variables reach scripts/ple-test through the environment as they were
 # given: neither make ($(shell ...)) nor a shell (`...`, $(...), quotes) reads
 # them on the way, and the script checks each before it builds anything.

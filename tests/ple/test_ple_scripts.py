@@ -201,6 +201,25 @@ class KernelUnderTest(unittest.TestCase):
         self.assertIn("kernel 6.1.0-test has no kvm_amd: no kvm-amd.ko under", p.stderr)
         self.assertIn("CONFIG_KVM_AMD=m", p.stderr)
 
+    def test_two_vendors_run_in_turn_each_in_a_work_directory_of_its_own(self):
+        """VENDOR="intel amd": scripts/ple-test runs itself once per vendor, in turn, in
+        WORK/VENDOR; here each is refused for its own module, and the worst status is its."""
+        with tempfile.TemporaryDirectory() as d:
+            mods = os.path.join(d, "mods")
+            os.makedirs(os.path.join(mods, "lib/modules/6.1.0-test/kernel/fs"))
+            p = run_ple_test(d, {"KERNEL": kernel_image(os.path.join(d, "bzImage")), "MODULES": mods,
+                                 "VENDOR": "intel,amd"})
+            work = os.path.join(d, "work")
+            self.assertEqual(p.returncode, 2, p.stderr)
+            intel, amd = (p.stderr.index(f"ple-test: VENDOR={v} (work directory {work}/{v})")
+                          for v in ("intel", "amd"))
+            self.assertLess(intel, p.stderr.index("has no kvm_intel"))
+            self.assertLess(p.stderr.index("has no kvm_intel"), amd)
+            self.assertLess(amd, p.stderr.index("has no kvm_amd"))
+            self.assertIn("ple-test: VENDOR=intel,amd: ", p.stderr)
+            self.assertTrue(p.stderr.rstrip().endswith("exit status 2"), p.stderr)
+            self.assertEqual(sorted(os.listdir(work)), ["amd", "intel"])
+
     def test_modules_of_another_kernel_or_none_are_refused(self):
         p = self.ple_test(["lib/modules/6.2.0-other"])
         self.assertEqual(p.returncode, 2, p.stderr)
@@ -269,7 +288,12 @@ class Inputs(unittest.TestCase):
                          ({"PLE_TEST_WALL": "1e9"}, "PLE_TEST_WALL=1e9: a number of seconds"),
                          ({"PLE_TEST_CPUS": "0"}, "PLE_TEST_CPUS=0"),
                          ({"RECORD": "yes"}, "RECORD=yes"),
-                         ({"VENDOR": "arm"}, "VENDOR=arm: the emulated vendors are intel amd (tests/ple/vendors.cfg)"),
+                         ({"VENDOR": "arm"}, "VENDOR=arm: no vendor 'arm'; the emulated vendors are intel amd (tests/ple/vendors.cfg)"),
+                         ({"VENDOR": "intel,arm"}, "VENDOR=intel,arm: no vendor 'arm'; the emulated vendors are"),
+                         ({"VENDOR": "intel amd intel"}, "VENDOR=intel amd intel: intel named twice"),
+                         ({"VENDOR": " , "}, "VENDOR=' , ': names no vendor"),
+                         ({"VENDOR": "intel amd", "PLE_MODPARAMS": "ple_window=1"},
+                          "PLE_MODPARAMS with VENDOR=intel amd: each vendor's module has parameters of its own"),
                          ({"VENDOR": "intel\namd"}, "VENDOR=$'intel\\namd': the emulated vendors are"),
                          ({"VENDOR": "[intel]"}, "VENDOR=\\[intel\\]: the emulated vendors are"),
                          ({"PLE_TEST_DIR": self.work + " x"}, "only letters, digits and"),
@@ -750,6 +774,67 @@ def console(steps, manifest=True):
 
 L1_TXT = ("kernel=6.1.0-test\nkernel_version=Linux version 6.1.0-test\nparam_ple_gap=128\n"
           "param_ple_window=4096\nparam_ple_window_grow=2\n")
+
+
+class SideBySide(unittest.TestCase):
+    """tests/ple/side-by-side: each vendor's gate figures (the baseline its L1 sent back)
+    in one table, per scenario of either suite, and whether the kernel was the same."""
+
+    def results(self, d, vendor, module, sha, entries, record=True, rc=0):
+        out = os.path.join(d, vendor)
+        os.makedirs(os.path.join(out, "b", "l1"))
+        with open(os.path.join(out, "meta.json"), "w") as f:
+            json.dump({"kernel": {"release": "6.1.0-test", "image_sha256": sha}, "record": record,
+                       "bochs": "3.1", "vendor": {"name": vendor, "module": module, "params": "p=1",
+                                                  "cpu": vendor + "-cpu"}}, f)
+        with open(os.path.join(out, "figures.json"), "w") as f:
+            json.dump({"figures": {"gate": {"exit_status": rc}}}, f)
+        with open(os.path.join(out, "b", "l1", "baseline.json"), "w") as f:
+            json.dump({"entries": [{"scenario": sc, "variant": "v", "metric": m, "values": v}
+                                   for sc, m, v in entries]}, f)
+        return out
+
+    def table(self, *dirs):
+        return subprocess.run([sys.executable, os.path.join(ROOT, "tests/ple/side-by-side"), *dirs],
+                              capture_output=True, text=True, timeout=30)
+
+    def test_both_vendors_per_scenario_with_the_kernel_named(self):
+        with tempfile.TemporaryDirectory() as d:
+            intel = self.results(d, "intel", "kvm_intel", "a" * 64, [
+                ("pause", "acq_per_s", [3607.6, 3612.3, 3612.2, 3612.1]),
+                ("pause", "ple_exits_per_acq", [2.0083, 2.0083]),
+                ("pause", "ple_window_updates_per_acq", [3.0166, 3.0138]),
+                ("window-1024", "acq_per_s", [5485.7, 29141.7, 5478.4])])
+            amd = self.results(d, "amd", "kvm_amd", "a" * 64, [
+                ("pause", "acq_per_s", [704.2, 749.1, 731.0]),
+                ("count-750", "ple_exits_per_acq", [2.009])], record=False, rc=1)
+            p = self.table(intel, amd)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            lines = p.stdout.splitlines()
+            self.assertEqual(lines[0], "# Side by side, the same storm: kernel 6.1.0-test, "
+                             "image sha256 aaaaaaaaaaaaaaaa for each")
+            self.assertIn("intel: kvm_intel p=1, Bochs intel-cpu (3.1); gate exit status 0; "
+                          "figures recorded in this run", lines[1])
+            self.assertIn("amd: kvm_amd p=1, Bochs amd-cpu (3.1); gate exit status 1; "
+                          "figures: the baseline this run was judged against", lines[2])
+            self.assertEqual(lines[3], "| scenario | intel acq/s | intel exits/acq | intel updates/acq "
+                             "| amd acq/s | amd exits/acq | amd updates/acq |")
+            self.assertIn("| pause | 3612 (3608-3612) | 2.008 | 3.015 (3.014-3.017) | 731 (704-749) | - | - |",
+                          lines)
+            self.assertIn("| window-1024 | 5486 (5478-29142) | - | - | - | - | - |", lines)
+            self.assertIn("| count-750 | - | - | - | - | 2.009 | - |", lines)
+
+    def test_another_kernel_is_said_and_what_is_not_results_refused(self):
+        with tempfile.TemporaryDirectory() as d:
+            intel = self.results(d, "intel", "kvm_intel", "a" * 64, [])
+            amd = self.results(d, "amd", "kvm_amd", "b" * 64, [])
+            p = self.table(intel, amd)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn("NOT the same kernel image (intel aaaaaaaaaaaaaaaa, amd bbbbbbbbbbbbbbbb)", p.stdout)
+            p = self.table(intel, d)
+            self.assertEqual(p.returncode, 2)
+            self.assertIn(f"side-by-side: {d}: not the results of a ple-test run (FileNotFoundError", p.stderr)
+            self.assertEqual(self.table().returncode, 2)
 
 
 class CheckResults(unittest.TestCase):
