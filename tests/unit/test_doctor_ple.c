@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * doctor's PAUSE interception verdict from the KVM module's parameters, on a
+ * doctor's PAUSE interception finding from the KVM module's parameters, on a
  * fake sysfs: kvm_amd's count or threshold at 0 turns interception off for
  * every VM (kvm_amd with pause_filter_thresh=0 under Linux 6.1, in Bochs
  * 3.1's emulated Ryzen: no PAUSE exit in any scenario of suites/ple-amd.cfg).
@@ -59,7 +59,7 @@ static const struct doctor_finding *intercept(const char *count, const char *thr
 START_TEST(test_amd_stock_intercepts)
 {
 	const struct doctor_finding *f = intercept("3000", "128");
-	ck_assert_int_eq(f->verdict, DOCTOR_OK);
+	ck_assert_int_eq(f->status, DOCTOR_OK);
 	ck_assert_str_eq(f->detail, "AMD pause filter: pause_filter_count=3000");
 }
 END_TEST
@@ -67,7 +67,7 @@ END_TEST
 START_TEST(test_amd_without_a_threshold_intercepts_nothing)
 {
 	const struct doctor_finding *f = intercept("3000", "0");
-	ck_assert_int_eq(f->verdict, DOCTOR_WARN);
+	ck_assert_int_eq(f->status, DOCTOR_WARN);
 	ck_assert_msg(!strncmp(f->detail, "off host-wide: kvm_amd.pause_filter_thresh=0", 44), "%s",
 		      f->detail);
 	ck_assert_msg(strstr(f->detail, "pfthreshold"), "%s", f->detail);
@@ -78,7 +78,7 @@ END_TEST
 START_TEST(test_amd_without_a_count_intercepts_nothing)
 {
 	const struct doctor_finding *f = intercept("0", "128");
-	ck_assert_int_eq(f->verdict, DOCTOR_WARN);
+	ck_assert_int_eq(f->status, DOCTOR_WARN);
 	ck_assert_str_eq(f->detail, "off host-wide: kvm_amd.pause_filter_count=0");
 }
 END_TEST
