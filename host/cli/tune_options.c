@@ -129,7 +129,8 @@ static const struct opt_entry tune_table[] = {
     {.name = "report",
      .metavar = "FILE",
      OPT_PATH_FIELD(struct tune_options, report_path),
-     .help = "the curves of every visit as one HTML page (as plerig sweep --report); - for "
+     .help = "one HTML page: the recommendation and its cost curves (the best marked, the "
+	     "flat range shaded), then every visit as plerig sweep --report draws it; - for "
 	     "stdout"},
     {.name = "restore",
      OPT_FLAG_FIELD(struct tune_options, restore),

@@ -10,6 +10,7 @@
 #include "cli/suite_file.h"
 #include "cli/tune_options.h"
 #include "experiment/tune.h"
+#include "output/html_writer.h"
 #include "output/sweep_writer.h"
 #include "output/tune_writer.h"
 #include "util/errbuf.h"
@@ -89,6 +90,21 @@ static int check_shapes(const struct tune_options *o, const struct run_plan *pla
 	return 0;
 }
 
+/* The recommendation with its cost curves, then every visit as plerig sweep draws a sweep. */
+static int write_report(const char *path, const struct tune_result *r,
+			const struct sweep_curve *curve)
+{
+	char err[ERRBUF_SIZE];
+	struct html_input in[2] = {{.name = "this tune", .doc = tune_result_json(r)},
+				   {.name = "this tune's visits", .doc = sweep_curve_json(curve)}};
+	int rc = html_document_write(path, in, 2, err, sizeof(err));
+	if (rc)
+		printable_printf(stderr, "%s: %s\n", WHO, err);
+	json_object_put(in[0].doc);
+	json_object_put(in[1].doc);
+	return rc;
+}
+
 static int write_outputs(const struct tune_options *o, const struct tune_result *r,
 			 const struct sweep_curve *curve)
 {
@@ -101,7 +117,7 @@ static int write_outputs(const struct tune_options *o, const struct tune_result 
 		printable_printf(stderr, "%s: %s\n", WHO, err);
 		rc = -1;
 	}
-	if (o->report_path && sweep_curve_report(WHO, o->report_path, "this tune's visits", curve))
+	if (o->report_path && write_report(o->report_path, r, curve))
 		rc = -1;
 	return rc;
 }

@@ -70,6 +70,72 @@ static int check_sweep(const char *path, json_object *root, char *err, size_t er
 	return 0;
 }
 
+#define TUNE_SCHEMA	    "plerig-tune"
+#define TUNE_SCHEMA_VERSION 1
+
+/* A value of the parameter tuned at @where: a whole number 0..2^32-1, or null where @nullable. */
+static int check_tune_value(const char *path, const char *where, json_object *v, bool nullable,
+			    char *err, size_t errlen)
+{
+	if (nullable && !v)
+		return 0;
+	if (!is_type(v, json_type_int) || json_object_get_int64(v) < 0 ||
+	    json_object_get_int64(v) > (int64_t)UINT32_MAX)
+		return errbuf_printf(err, errlen,
+				     "%s: %s is not a parameter value (a whole number from 0 to "
+				     "%u%s)",
+				     path, where, UINT32_MAX, nullable ? ", or null" : "");
+	return 0;
+}
+
+/* What the report draws of a tune document: the values on the log axis and the arrays. */
+static int check_tune(const char *path, json_object *root, char *err, size_t errlen)
+{
+	json_object *version = jget(root, "schema_version"), *shapes = jget(root, "shapes");
+	char where[96];
+
+	if (!is_type(version, json_type_int) ||
+	    json_object_get_int64(version) != TUNE_SCHEMA_VERSION)
+		return errbuf_printf(err, errlen, "%s: schema_version is not %d", path,
+				     TUNE_SCHEMA_VERSION);
+	if (!is_type(jget(root, "param"), json_type_object) || !jstr(jget(root, "param"), "name"))
+		return errbuf_printf(err, errlen, "%s: param is not an object with a name", path);
+	if (!is_type(shapes, json_type_array))
+		return errbuf_printf(err, errlen, "%s: shapes is not an array", path);
+	for (size_t k = 0; k < json_object_array_length(shapes); k++) {
+		json_object *s = json_object_array_get_idx(shapes, k), *curve = jget(s, "curve"),
+			    *flat = jget(s, "flat");
+		if (!is_type(s, json_type_object) || !is_type(curve, json_type_array) ||
+		    (flat && !is_type(flat, json_type_array)))
+			return errbuf_printf(err, errlen,
+					     "%s: shapes[%zu] is not an object with a curve array",
+					     path, k);
+		snprintf(where, sizeof(where), "shapes[%zu].best", k);
+		if (check_tune_value(path, where, jget(s, "best"), true, err, errlen))
+			return -1;
+		for (size_t i = 0; i < json_object_array_length(curve); i++) {
+			json_object *p = json_object_array_get_idx(curve, i);
+			if (!is_type(p, json_type_object))
+				return errbuf_printf(err, errlen,
+						     "%s: shapes[%zu].curve[%zu] is not an object",
+						     path, k, i);
+			snprintf(where, sizeof(where), "shapes[%zu].curve[%zu].value", k, i);
+			if (check_tune_value(path, where, jget(p, "value"), true, err, errlen))
+				return -1;
+		}
+		for (size_t i = 0; flat && i < json_object_array_length(flat); i++) {
+			json_object *f = json_object_array_get_idx(flat, i);
+			snprintf(where, sizeof(where), "shapes[%zu].flat[%zu].low", k, i);
+			if (check_tune_value(path, where, jget(f, "low"), false, err, errlen))
+				return -1;
+			snprintf(where, sizeof(where), "shapes[%zu].flat[%zu].high", k, i);
+			if (check_tune_value(path, where, jget(f, "high"), false, err, errlen))
+				return -1;
+		}
+	}
+	return 0;
+}
+
 int html_input_load(const char *path, struct html_input *out, char *err, size_t errlen)
 {
 	/* what the charts read of every ok run */
@@ -83,8 +149,13 @@ int html_input_load(const char *path, struct html_input *out, char *err, size_t 
 	if (!root)
 		return -1;
 	const char *schema = jstr(root, "schema");
-	if (schema && !strcmp(schema, SWEEP_SCHEMA)) {
-		if (check_sweep(path, root, err, errlen)) {
+	int (*check)(const char *, json_object *, char *, size_t) =
+	    !schema			    ? NULL
+	    : !strcmp(schema, SWEEP_SCHEMA) ? check_sweep
+	    : !strcmp(schema, TUNE_SCHEMA)  ? check_tune
+					    : NULL;
+	if (check) {
+		if (check(path, root, err, errlen)) {
 			json_object_put(root);
 			return -1;
 		}
@@ -94,8 +165,9 @@ int html_input_load(const char *path, struct html_input *out, char *err, size_t 
 	if (schema && strcmp(schema, JSON_REPORT_SCHEMA)) {
 		errbuf_printf(err, errlen,
 			      "%s: schema \"%s\" is not drawn: plerig report reads `plerig run "
-			      "--json` (%s) and `plerig sweep --json` (%s) files",
-			      path, schema, JSON_REPORT_SCHEMA, SWEEP_SCHEMA);
+			      "--json` (%s), `plerig sweep --json` (%s) and `plerig tune --json` "
+			      "(%s) files",
+			      path, schema, JSON_REPORT_SCHEMA, SWEEP_SCHEMA, TUNE_SCHEMA);
 		json_object_put(root);
 		return -1;
 	}

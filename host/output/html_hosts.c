@@ -46,7 +46,7 @@ static const char *host_of(const struct html_input *in, json_object *v)
 static bool is_results(const struct html_input *in)
 {
 	const char *schema = jstr(in->doc, "schema");
-	return !schema || strcmp(schema, "plerig-sweep");
+	return !schema || (strcmp(schema, "plerig-sweep") && strcmp(schema, "plerig-tune"));
 }
 
 /* "ticket/pause 1x4": what tells a host's variants apart in a cell. */

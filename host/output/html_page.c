@@ -24,6 +24,8 @@
 	".bar.baseline{fill:url(#hatch);stroke:#000;stroke-width:1.5}"                             \
 	"svg .sd{stroke:#000;stroke-width:4}svg .ci{stroke:#000;stroke-width:1;fill:none}"         \
 	"svg .vline{stroke:#000;stroke-dasharray:3 2}svg text.vlabel{font-weight:bold}"            \
+	"svg .span{fill:#888;fill-opacity:0.18}svg text.slabel{font-size:10px;fill:#444}"          \
+	"svg .hline{stroke:#555;stroke-width:1.5;stroke-dasharray:8 3 2 3}"                        \
 	"p.note{font-size:13px;color:#333}"                                                        \
 	"div.charts{display:flex;flex-wrap:wrap;column-gap:16px}"
 
@@ -104,7 +106,7 @@ const char *jstr(json_object *o, const char *key)
 	return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
 }
 
-static void row(FILE *out, const char *name, const char *value)
+void html_row(FILE *out, const char *name, const char *value)
 {
 	html_printf(out, "<tr><td>%s</td><td><code>%s</code></td></tr>\n", name,
 		    value && *value ? value : "not recorded in this file");
@@ -181,21 +183,21 @@ void html_host_table(FILE *out, json_object *root, const char *file)
 
 	if (json_object_is_type(hosts, json_type_array) && json_object_array_length(hosts) > 1) {
 		fputs("<table class=\"host\">\n", out);
-		row(out, "results file", file);
-		row(out, "plerig version", jstr(root, "plerig_version"));
-		row(out, "command line", jstr(root, "command_line"));
+		html_row(out, "results file", file);
+		html_row(out, "plerig version", jstr(root, "plerig_version"));
+		html_row(out, "command line", jstr(root, "command_line"));
 		fputs("</table>\n", out);
 		hosts_table(out, hosts);
 		return;
 	}
 	ple_params_text(host, params, sizeof(params));
 	fputs("<table class=\"host\">\n", out);
-	row(out, "results file", file);
-	row(out, "kernel", jstr(host, "kernel"));
-	row(out, "KVM module", module_text(host, module, sizeof(module)));
-	row(out, "CPU", jstr(host, "cpu_model"));
-	row(out, "PLE parameters", params[0] ? params : "not readable (no hardware PLE?)");
-	row(out, "plerig version", jstr(root, "plerig_version"));
-	row(out, "command line", jstr(root, "command_line"));
+	html_row(out, "results file", file);
+	html_row(out, "kernel", jstr(host, "kernel"));
+	html_row(out, "KVM module", module_text(host, module, sizeof(module)));
+	html_row(out, "CPU", jstr(host, "cpu_model"));
+	html_row(out, "PLE parameters", params[0] ? params : "not readable (no hardware PLE?)");
+	html_row(out, "plerig version", jstr(root, "plerig_version"));
+	html_row(out, "command line", jstr(root, "command_line"));
 	fputs("</table>\n", out);
 }

@@ -17,6 +17,8 @@ void html_section_open(FILE *out, const char *id, const char *title);
 void html_section_close(FILE *out);
 /* A paragraph of plain text (escaped). */
 void html_note(FILE *out, const char *text);
+/* A row of a table class="host": @name, and @value as code ("not recorded in this file": none). */
+void html_row(FILE *out, const char *name, const char *value);
 /* Kernel, KVM module, CPU, PLE parameters, plerig version, command line of a results document. */
 void html_host_table(FILE *out, json_object *root, const char *file);
 

@@ -609,6 +609,8 @@ void html_document_print(FILE *out, const struct html_input *in, unsigned n)
 		const char *schema = jstr(in[i].doc, "schema");
 		if (schema && !strcmp(schema, "plerig-sweep"))
 			html_sweep_section(out, &in[i], i);
+		else if (schema && !strcmp(schema, "plerig-tune"))
+			html_tune_section(out, &in[i], i);
 		else
 			html_results_section(out, &in[i], i);
 	}

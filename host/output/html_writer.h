@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * `plerig report`, `run --report`, `sweep --report`: results documents
- * (schema plerig-results, or plerig-sweep) as one self-contained HTML
+ * (schema plerig-results, plerig-sweep or plerig-tune) as one self-contained HTML
  * page of SVG charts. The documents are checked by their readers before
  * they come here; the writer still treats any member as possibly absent.
  */
@@ -22,6 +22,8 @@ struct html_input {
 void html_results_section(FILE *out, const struct html_input *in, unsigned index);
 /* The curves of one plerig-sweep document. */
 void html_sweep_section(FILE *out, const struct html_input *in, unsigned index);
+/* The recommendation and cost curves of one plerig-tune document. */
+void html_tune_section(FILE *out, const struct html_input *in, unsigned index);
 
 /* The page for @n documents. */
 void html_document_print(FILE *out, const struct html_input *in, unsigned n);

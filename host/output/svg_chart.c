@@ -460,6 +460,7 @@ void svg_xy_chart(FILE *out, const struct xy_chart *c)
 		total += c->series[s].n * 2;
 		has_y2 |= c->series[s].y2;
 	}
+	total += 2 * c->nr_spans + c->nr_hlines;
 	double *xs = calloc(total + 1, sizeof(double)), *ys = calloc(total + 1, sizeof(double));
 	unsigned nx = 0, ny = 0;
 	if (!xs || !ys) {
@@ -480,6 +481,12 @@ void svg_xy_chart(FILE *out, const struct xy_chart *c)
 				ys[ny++] = se->y[i] + se->err[i];
 		}
 	}
+	for (unsigned i = 0; i < c->nr_spans; i++) {
+		xs[nx++] = c->spans[i].lo;
+		xs[nx++] = c->spans[i].hi;
+	}
+	for (unsigned i = 0; i < c->nr_hlines; i++)
+		ys[ny++] = c->hlines[i].y;
 	axis_fit(&ax, xs, nx, c->x_log, false);
 	axis_fit(&ay, ys, ny, c->y_log, c->y_zero);
 	cap_share(&ay, c->y_unit);
@@ -497,6 +504,22 @@ void svg_xy_chart(FILE *out, const struct xy_chart *c)
 	y_axis(out, &ay, ax.p0, ax.p1, false, c->y_unit, c->y_label);
 	if (has_y2)
 		y_axis(out, &ay2, ax.p0, ax.p1, true, "%", c->y2_label ? c->y2_label : "");
+	for (unsigned i = 0; i < c->nr_spans; i++) { /* behind the lines */
+		const struct xspan *sp = &c->spans[i];
+		if (!isfinite(sp->lo) || !isfinite(sp->hi))
+			continue;
+		double x0 = axis_px(&ax, fmin(sp->lo, sp->hi)),
+		       x1 = axis_px(&ax, fmax(sp->lo, sp->hi));
+		if (x1 - x0 < 8) { /* one value: a band around it */
+			x0 = (x0 + x1) / 2 - 4;
+			x1 = x0 + 8;
+		}
+		html_printf(out,
+			    "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+			    "class=\"span\"/>\n",
+			    x0, top, x1 - x0, plot_h);
+		text(out, x0 + 2, bottom - 4 - 12 * (i % 3), "start", "slabel", sp->label);
+	}
 	for (unsigned s = 0; s < c->nr_series; s++) {
 		const struct xy_series *se = &c->series[s];
 		const struct axis *y = se->y2 ? &ay2 : &ay;
@@ -547,6 +570,16 @@ void svg_xy_chart(FILE *out, const struct xy_chart *c)
 			if (se->n <= 40) /* a dense curve (a CDF) is clearer without */
 				marker(out, st.marker, px, py, st.colour);
 		}
+	}
+	for (unsigned i = 0; i < c->nr_hlines; i++) {
+		if (!isfinite(c->hlines[i].y))
+			continue;
+		double y = axis_px(&ay, c->hlines[i].y);
+		html_printf(
+		    out,
+		    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"hline\"/>\n",
+		    ax.p0, y, ax.p1, y);
+		text(out, ax.p1 - 2, y - 3 - 12 * (i % 2), "end", "vlabel", c->hlines[i].label);
 	}
 	for (unsigned i = 0; i < c->nr_vlines; i++) {
 		double x = axis_px(&ax, c->vlines[i].x);

@@ -105,6 +105,18 @@ struct vline {
 	const char *label;
 };
 
+/* A range of x shaded behind the lines (a flat optimum), labelled at its top. */
+struct xspan {
+	double lo, hi; /* lo == hi: a band a few pixels wide around the one value */
+	const char *label;
+};
+
+/* A horizontal reference line (a figure without an x: per-VM PLE off), labelled at its right. */
+struct hline {
+	double y;
+	const char *label;
+};
+
 struct xy_chart {
 	const char *id;
 	const char *title;
@@ -118,6 +130,10 @@ struct xy_chart {
 	unsigned nr_vlines; /* marked x values (p50, p99, max) */
 	const struct vline *vlines;
 	const char *y2_label; /* title of the second y axis, when a series uses it */
+	unsigned nr_spans;    /* shaded x ranges, inside the x axis's fit */
+	const struct xspan *spans;
+	unsigned nr_hlines; /* reference lines, inside the y axis's fit */
+	const struct hline *hlines;
 };
 void svg_xy_chart(FILE *out, const struct xy_chart *c);
 

@@ -12,15 +12,15 @@ import json
 import os
 import re
 import shutil
-import struct
 import subprocess
 import sys
 import tempfile
 import unittest
-import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import shared_results  # noqa: E402
+from browser import chromium  # noqa: E402
+import browser  # noqa: E402
 
 PLERIG = None
 TMP = None
@@ -29,59 +29,6 @@ RESULTS = None
 
 def plerig(*args, **kw):
     return subprocess.run([PLERIG, *args], capture_output=True, text=True, timeout=300, **kw)
-
-
-def chromium():
-    return shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-def browse(html, *args):
-    """Headless Chromium on @html, as docs/ENV says to launch it; its stdout."""
-    profile = tempfile.mkdtemp(dir=TMP)
-    cmd = [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-           "--no-first-run", "--disable-background-networking", "--disable-component-update",
-           "--disable-sync", f"--user-data-dir={profile}", *args, "file://" + html]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-    if r.returncode != 0:
-        raise AssertionError(f"chromium failed ({r.returncode}): {r.stderr[-2000:]}")
-    return r.stdout
-
-
-def png_pixels(path):
-    """(width, height, rows of bytes, bytes per pixel) of an 8-bit PNG, without PIL."""
-    with open(path, "rb") as f:
-        data = f.read()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-    pos, idat, width = 8, b"", None
-    while pos < len(data):
-        (n,), kind = struct.unpack(">I", data[pos:pos + 4]), data[pos + 4:pos + 8]
-        body = data[pos + 8:pos + 8 + n]
-        if kind == b"IHDR":
-            width, height, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", body)
-            assert depth == 8 and interlace == 0, "only 8-bit non-interlaced PNGs"
-            bpp = {2: 3, 6: 4, 0: 1, 4: 2}[colour]
-        elif kind == b"IDAT":
-            idat += body
-        pos += 12 + n
-    raw, stride, rows, prev = zlib.decompress(idat), width * bpp, [], bytearray(width * bpp)
-    for y in range(height):
-        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        for i in range(stride):
-            a = line[i - bpp] if i >= bpp else 0
-            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
-            if f == 1:
-                line[i] = (line[i] + a) & 255
-            elif f == 2:
-                line[i] = (line[i] + b) & 255
-            elif f == 3:
-                line[i] = (line[i] + (a + b) // 2) & 255
-            elif f == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        rows.append(bytes(line))
-        prev = line
-    return width, height, rows, bpp
 
 
 def setUpModule():
@@ -118,7 +65,7 @@ class Report(unittest.TestCase):
     def test_dom_holds_the_charts(self):
         if not chromium():
             self.skipTest("no chromium (scripts/setup installs it)")
-        dom = browse(self.html, "--dump-dom")
+        dom = browser.browse(self.html, TMP, "--dump-dom")
         ids = ["r0-acq_per_s", "r0-stalled_share", "r0-run_delay_share",
                "r0-overcommit-acq_per_s", "r0-overcommit-stalled_share", "r0-runs"]
         ids += [f"r0-wait-{i}" for i in range(8)] + [f"r0-vcpu-acq-{i}" for i in range(8)]
@@ -136,18 +83,7 @@ class Report(unittest.TestCase):
     def test_screenshot_not_blank(self):
         if not chromium():
             self.skipTest("no chromium (scripts/setup installs it)")
-        png = os.path.join(TMP, "shot.png")
-        browse(self.html, f"--screenshot={png}", "--window-size=1200,2400")
-        width, height, rows, bpp = png_pixels(png)
-        self.assertEqual((width, height), (1200, 2400))
-        colours, ink = set(), 0
-        for row in rows[::4]:
-            for x in range(0, len(row), bpp * 4):
-                px = row[x:x + 3]
-                colours.add(px)
-                ink += px != b"\xff\xff\xff"
-        self.assertGreater(len(colours), 20, "too few colours: a blank page?")
-        self.assertGreater(ink, 0.02 * (width // 4) * (height // 4), "almost all white")
+        browser.assert_screenshot_not_blank(self, self.html, TMP)
 
 
 class Inputs(unittest.TestCase):

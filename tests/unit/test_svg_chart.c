@@ -245,6 +245,77 @@ START_TEST(test_xy_empty_histogram)
 }
 END_TEST
 
+/*
+ * Attribute @attr of the @i-th element <@tag ... class="@cls"/> of @svg; NaN when there are
+ * fewer. Not inlined: GCC's -Wdangling-pointer takes a pointer into open_memstream's buffer,
+ * walked in the caller, for one into draw_xy's frame.
+ */
+__attribute__((noinline)) static double element_attr(const char *svg, const char *tag,
+						     const char *cls, unsigned i, const char *attr)
+{
+	char open[16], class_attr[64], want[32];
+	snprintf(open, sizeof(open), "<%s ", tag);
+	snprintf(class_attr, sizeof(class_attr), "class=\"%s\"", cls);
+	snprintf(want, sizeof(want), " %s=\"", attr);
+	for (const char *e = strstr(svg, open); e; e = strstr(e + 1, open)) {
+		const char *end = strstr(e, "/>"), *c = strstr(e, class_attr);
+		if (!end || !c || c > end || i--)
+			continue;
+		const char *a = strstr(e, want);
+		return a && a < end ? strtod(a + strlen(want), NULL) : NAN;
+	}
+	return NAN;
+}
+
+/* tune's cost curves: the flat range shaded, one value as a band, a line for PLE off. */
+START_TEST(test_xy_spans_and_hlines)
+{
+	static const double x[3] = {1024, 4096, 16384}, y[3] = {5500, 3600, 1400};
+	struct xy_series s = {.name = "S1", .n = 3, .x = x, .y = y};
+	struct xspan spans[3] = {{1024, 4096, "S1 flat"},
+				 {16384, 16384, "one <value>"},
+				 /* beyond every point: the x axis widens to hold it */
+				 {262144, 1048576, "far"}};
+	struct hline h = {1e6, "S1 PLE off per VM"};
+	struct vline v = {1024, "S1 best 1024"};
+	double x0, w0, x1, w1, x2, w2;
+	const struct xy_chart c = {.id = "t",
+				   .title = "t",
+				   .x_label = "ple_window (log)",
+				   .y_label = "acq/s",
+				   .x_log = true,
+				   .y_log = true,
+				   .nr_series = 1,
+				   .series = &s,
+				   .nr_vlines = 1,
+				   .vlines = &v,
+				   .nr_spans = 3,
+				   .spans = spans,
+				   .nr_hlines = 1,
+				   .hlines = &h};
+	char *text = draw_xy(&c);
+	assert_numbers_only(text);
+	x0 = element_attr(text, "rect", "span", 0, "x");
+	w0 = element_attr(text, "rect", "span", 0, "width");
+	x1 = element_attr(text, "rect", "span", 1, "x");
+	w1 = element_attr(text, "rect", "span", 1, "width");
+	x2 = element_attr(text, "rect", "span", 2, "x");
+	w2 = element_attr(text, "rect", "span", 2, "width");
+	ck_assert(isnan(element_attr(text, "rect", "span", 3, "x")));
+	ck_assert(w0 > 20);			 /* two decades' fifth at least */
+	ck_assert(fabs(w1 - 8.0) < 0.01);	 /* one value: a band 8 px wide around it */
+	ck_assert(x1 > x0 + w0 && x2 > x1 + w1); /* in order, none clamped onto another */
+	ck_assert(x2 + w2 <= 760.0 - 30 + 0.1);	 /* inside the plot */
+	ck_assert_ptr_nonnull(strstr(text, "one &lt;value&gt;"));
+	ck_assert_ptr_nonnull(strstr(text, "class=\"hline\""));
+	ck_assert_ptr_nonnull(strstr(text, "S1 PLE off per VM"));
+	/* the line's y lies inside the plot though it is above every point (1e6 > 5500) */
+	double hy = element_attr(text, "line", "hline", 0, "y1");
+	ck_assert(hy > 24.0 && hy < 24.0 + 8 + 230);
+	free(text);
+}
+END_TEST
+
 /* The y of every "label" text, in order; how many. */
 static unsigned label_ys(const char *svg, const char *cls, double *ys, unsigned max)
 {
@@ -397,6 +468,7 @@ static Suite *svg_chart_suite(void)
 	tc = tcase_create("drawing");
 	tcase_add_test(tc, test_bar_chart_edges);
 	tcase_add_test(tc, test_xy_empty_histogram);
+	tcase_add_test(tc, test_xy_spans_and_hlines);
 	tcase_add_test(tc, test_24_variants_do_not_overlap);
 	tcase_add_test(tc, test_sweep_one_point);
 	tcase_add_test(tc, test_results_one_run_zero_stalls);
