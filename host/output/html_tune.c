@@ -55,27 +55,33 @@ static const char *pct_ci(json_object *d, char *buf, size_t len)
 	return buf;
 }
 
-/* What a claim of docs/tune.schema.json allows one to say; the file's word for another. */
-static const char *claim_words(const char *claim)
+/*
+ * What a claim of docs/tune.schema.json allows one to say of the best against a value
+ * (@ple_off: of per-VM PLE off against the best); the file's word for another.
+ */
+static const char *claim_words(const char *claim, bool ple_off)
 {
-	static const char *const words[][2] = {
-	    {"gain", "a gain"},
-	    {"loss", "it did better than the best in the confirmation rounds"},
-	    {"as good", "as good as anything tried (no difference of the tolerance's size)"},
-	    {"too noisy", "too noisy to tell (the CI is wider than the tolerance)"},
-	    {"unresolved", "not resolvable"},
+	static const char *const words[][3] = {
+	    {"gain", "a gain", "PAUSE exits off is better"},
+	    {"loss", "it did better than the best in the confirmation rounds",
+	     "keep PAUSE exits on, with the best window"},
+	    {"as good", "as good as anything tried (no difference of the tolerance's size)",
+	     "no difference of the tolerance's size"},
+	    {"too noisy", "too noisy to tell (the CI is wider than the tolerance)",
+	     "no difference resolvable (the CI is wider than the tolerance)"},
+	    {"unresolved", "not resolvable", "not resolvable"},
 	};
 	for (unsigned i = 0; i < sizeof(words) / sizeof(words[0]); i++)
 		if (!strcmp(claim, words[i][0]))
-			return words[i][1];
+			return words[i][ple_off ? 2 : 1];
 	return claim;
 }
 
 /*
- * A comparison's cell: its gain with the CI and what it allows one to claim;
- * @with_ref: name the value compared with (not for PLE off, the column says it).
+ * A comparison's cell: its gain with the CI and what it allows one to claim, against the
+ * value it names; @ple_off: per-VM PLE off's gain over the best (the column says so).
  */
-static void claim_cell(FILE *out, json_object *c, const char *param, bool with_ref)
+static void claim_cell(FILE *out, json_object *c, const char *param, bool ple_off)
 {
 	char ci[128], ref[64] = "";
 	const char *claim = jstr(c, "claim");
@@ -83,7 +89,7 @@ static void claim_cell(FILE *out, json_object *c, const char *param, bool with_r
 		html_printf(out, "<td>n/a</td>");
 		return;
 	}
-	if (with_ref && !isnan(jnum(c, "value")))
+	if (!ple_off && !isnan(jnum(c, "value")))
 		snprintf(ref, sizeof(ref), "against %.0f: ", jnum(c, "value"));
 	pct_ci(c, ci, sizeof(ci));
 	if (!strcmp(claim, "same")) {
@@ -97,13 +103,13 @@ static void claim_cell(FILE *out, json_object *c, const char *param, bool with_r
 	}
 	if (!isnan(jnum(c, "p_holm")))
 		html_printf(out, "<td>%s%s: <b>%s</b> (p %.2g after Holm)%s</td>", ref, ci,
-			    claim_words(claim), jnum(c, "p_holm"),
+			    claim_words(claim, ple_off), jnum(c, "p_holm"),
 			    json_object_get_boolean(jget(c, "from_confirmation"))
 				? ""
 				: " [from the rounds that chose the best]");
 	else
-		html_printf(out, "<td>%s%s: <b>%s</b>%s%s</td>", ref, ci, claim_words(claim),
-			    jstr(c, "untested_why") ? ": " : "",
+		html_printf(out, "<td>%s%s: <b>%s</b>%s%s</td>", ref, ci,
+			    claim_words(claim, ple_off), jstr(c, "untested_why") ? ": " : "",
 			    jstr(c, "untested_why") ? jstr(c, "untested_why") : "");
 }
 
@@ -157,10 +163,10 @@ static void recommendation_table(FILE *out, json_object *doc, const char *param)
 			    units_count(jnum(cell, "mean"), num, sizeof(num)),
 			    units_count(jnum(cell, "ci95_low"), lo, sizeof(lo)),
 			    units_count(jnum(cell, "ci95_high"), hi, sizeof(hi)), jnum(cell, "n"));
-		claim_cell(out, jget(s, "vs_current"), param, true);
-		claim_cell(out, jget(s, "vs_default"), param, true);
+		claim_cell(out, jget(s, "vs_current"), param, false);
+		claim_cell(out, jget(s, "vs_default"), param, false);
 		flat_cell(out, s, tol);
-		claim_cell(out, jget(s, "ple_off"), param, false);
+		claim_cell(out, jget(s, "ple_off"), param, true);
 		if (jget(s, "mix_loss"))
 			html_printf(out, "<td>%s</td>",
 				    pct_ci(jget(s, "mix_loss"), buf, sizeof(buf)));

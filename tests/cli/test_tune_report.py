@@ -90,6 +90,11 @@ def with_references(doc):
     off.update(value=None, roles=["ple_off"])
     zero.update(value=0, roles=["zero"])
     curve += [off, zero]
+    # and per-VM PLE off measured worse than the best window (its gain over the best < 0)
+    s = doc["shapes"][0]
+    s["ple_off"] = dict(gain_pct=-98.7, ci95_low=-101.0, ci95_high=-96.4, p=0.001, n_a=2, n_b=2,
+                        exact=False, untested_why=None, value=None, claim="loss", p_holm=0.002,
+                        from_confirmation=True)
     return doc
 
 
@@ -123,10 +128,15 @@ class Page(unittest.TestCase):
                 c = s[cmp]
                 if c["claim"] == "same":
                     self.assertIn("the best value itself", row)
+                elif c["gain_pct"] is None:  # no test: n/a, with why where the file says
+                    self.assertIn(f"against {c['value']}: n/a", row)
                 else:
                     self.assertIn(f"against {c['value']}: {c['gain_pct']:+.1f} %", row)
             for f in s["flat"]:
                 self.assertIn(f"{f['low']}..{f['high']}", row)
+            if s["ple_off"]:  # PLE off's own words, not the best's against a value
+                self.assertIn("-98.7 % [-101.0, -96.4]: <b>keep PAUSE exits on, with the best "
+                              "window</b> (p 0.002 after Holm)", row)
         self.assertIn("tolerance", self.text)
         self.assertIn("parameters after", self.text)
 
