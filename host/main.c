@@ -28,6 +28,8 @@ static const struct command {
     {"check", cmd_check, "a suite of scenarios as a regression gate (plerig check --help)"},
     {"report", cmd_report, "results files as one HTML page of charts (plerig report --help)"},
     {"tune", cmd_tune, "what should I set for guests like mine? (plerig tune --help)"},
+    /* the emulated host's plerig inside L1 (images/l1/init): not for people */
+    {"l1-serve", cmd_l1_serve, NULL},
 };
 
 static void usage(FILE *out)
@@ -40,7 +42,9 @@ static void usage(FILE *out)
 		     "\n"
 		     "commands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		printable_printf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+		if (commands[i].summary)
+			printable_printf(out, "  %-10s %s\n", commands[i].name,
+					 commands[i].summary);
 	printable_printf(out, "  %-10s %s\n  %-10s %s\n", "version", "print the version", "help",
 			 "this text");
 	fprintf(out, "\n"

@@ -60,7 +60,26 @@ static const struct opt_entry check_table[] = {
      .help = "libvirt URIs (embedded: plerig's own embedded driver): the suite on each host "
 	     "through libvirt, judged against that host's own baseline (keyed by its identity "
 	     "as libvirt reports it); the exit status is the worst over the hosts; an "
-	     "unreachable host is a failed case"},
+	     "unreachable host is a failed case. Or emulated, alone: the whole check inside "
+	     "L1, the kernel --kernel booted under Bochs' emulated Intel CPU with VMX and "
+	     "PAUSE-loop exiting, the real kvm_intel loaded (params = reload it there); times "
+	     "in emulated seconds; exit 125 when that kernel cannot be tested"},
+    {.name = "kernel",
+     .metavar = "FILE",
+     OPT_PATH_FIELD(struct check_options, kernel_path),
+     .def = "the kernel Debian's linux-image-amd64 depends on",
+     .help = "--connect emulated: L1's kernel, a linux-image *.deb or a bzImage (then "
+	     "--modules, unless KVM is built in)"},
+    {.name = "modules",
+     .metavar = "DIR",
+     OPT_PATH_FIELD(struct check_options, modules_path),
+     .help = "--connect emulated with a bzImage: its modules (make modules_install's "
+	     "INSTALL_MOD_PATH)"},
+    {.name = "cache-dir",
+     .metavar = "DIR",
+     OPT_PATH_FIELD(struct check_options, cache_dir),
+     .def = "~/.cache/plerig",
+     .help = "--connect emulated: where its kernels and L1 media are kept"},
     {.name = "tap",
      .metavar = "FILE",
      OPT_PATH_FIELD(struct check_options, tap_path),
@@ -141,7 +160,10 @@ static void usage(FILE *out)
 	fputs("\n"
 	      "Exit status: 0 every expectation held and nothing regressed; 1 a failure or a\n"
 	      "regression; 2 bad usage or input (options, suite file, baseline file); 77\n"
-	      "nothing could run (no usable /dev/kvm: every scenario skipped).\n",
+	      "nothing could run (no usable /dev/kvm: every scenario skipped; the emulated\n"
+	      "host could not start); 125 (--connect emulated) the kernel cannot be tested:\n"
+	      "not a kernel, no kvm_intel, no serial console, it panics (0, 1 and 125 are\n"
+	      "what git bisect run reads as good, bad and skip).\n",
 	      out);
 }
 
@@ -183,5 +205,20 @@ int check_options_parse(int argc, char **argv, struct check_options *o, char *er
 		return -1;
 	if (o->connect_list && !hosts.nr)
 		return errbuf_printf(err, errlen, "--connect: no URI given");
+	const bool emulated = connect_list_emulated(&hosts) > 0;
+	if (emulated && hosts.nr > 1)
+		return errbuf_printf(
+		    err, errlen,
+		    "--connect: the emulated host runs the whole check inside L1: "
+		    "name it alone (check the other hosts in a check of their own)");
+	if ((o->kernel_path || o->modules_path || o->cache_dir) && !emulated)
+		return errbuf_printf(err, errlen, "%s: only for --connect emulated",
+				     o->kernel_path    ? "--kernel"
+				     : o->modules_path ? "--modules"
+						       : "--cache-dir");
+	if (o->modules_path && !o->kernel_path)
+		return errbuf_printf(err, errlen,
+				     "--modules: the modules of which kernel? (give --kernel "
+				     "bzImage with them)");
 	return 0;
 }

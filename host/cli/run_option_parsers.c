@@ -248,26 +248,61 @@ int apply_accel(struct run_plan *o, char *err, size_t errlen)
 		return errbuf_printf(err, errlen,
 				     "--accel: only --backend libvirt has a choice of "
 				     "accelerator");
-	/* said, not silently ignored: the kvm and native backends have no use for them */
-	if ((o->connect_uri || o->cache_dir) && !libvirt)
-		return errbuf_printf(err, errlen,
-				     "%s: only --backend libvirt uses %s (add --backend libvirt, "
-				     "or leave it out)",
-				     o->connect_uri ? "--connect" : "--cache-dir",
-				     o->connect_uri ? "a libvirt URI" : "a cache dir");
 	struct connect_list hosts;
 	if (connect_list_parse(o->connect_uri, &hosts, err, errlen))
 		return -1;
-	/* each variant's host is the machine its VMs ran on: kvm and native run here */
+	const bool emulated = connect_list_emulated(&hosts) > 0;
+	const unsigned libvirt_hosts = hosts.nr - (emulated ? 1 : 0);
+	/* said, not silently ignored: the kvm and native backends have no use for them */
+	if (((libvirt_hosts && o->connect_uri) || o->cache_dir) && !libvirt && !emulated)
+		return errbuf_printf(err, errlen,
+				     "%s: only --backend libvirt %s (add --backend libvirt, or "
+				     "leave it out)",
+				     o->connect_uri ? "--connect" : "--cache-dir",
+				     o->connect_uri ? "uses a libvirt URI"
+						    : "and --connect emulated use a cache dir");
+	if (libvirt_hosts && !libvirt)
+		return errbuf_printf(err, errlen,
+				     "--connect names libvirt hosts, where only --backend libvirt "
+				     "runs: add it to --backend, or leave them out");
+	if ((o->kernel_path || o->modules_path) && !emulated)
+		return errbuf_printf(err, errlen,
+				     "%s: only the emulated host boots a kernel of its own (add "
+				     "--connect emulated)",
+				     o->kernel_path ? "--kernel" : "--modules");
+	if (o->modules_path && !o->kernel_path)
+		return errbuf_printf(err, errlen,
+				     "--modules: the modules of which kernel? (give --kernel "
+				     "bzImage with them)");
+	bool runs_here = false;
+	for (unsigned i = 0; i < o->nr_backends; i++)
+		runs_here |= o->backends[i] == BACKEND_KVM || o->backends[i] == BACKEND_NATIVE;
+	if (emulated && !runs_here)
+		return errbuf_printf(err, errlen,
+				     "--connect emulated: the emulated host runs kvm and native "
+				     "variants, and --backend names neither (add kvm)");
+	/*
+	 * each variant's host is the machine its VMs ran on: kvm and native run
+	 * here, or inside the emulated host's L1; libvirt on the libvirt hosts
+	 */
 	const bool elsewhere = run_plan_elsewhere(o);
-	for (unsigned i = 0; elsewhere && i < o->nr_backends; i++)
-		if (o->backends[i] == BACKEND_KVM || o->backends[i] == BACKEND_NATIVE)
+	for (unsigned i = 0; elsewhere && i < o->nr_backends; i++) {
+		const bool here = o->backends[i] == BACKEND_KVM || o->backends[i] == BACKEND_NATIVE;
+		if (here && !emulated)
 			return errbuf_printf(
 			    err, errlen,
 			    "--connect names %s, where the libvirt variants would run, "
 			    "while --backend %s runs here: run them in two plerig runs",
 			    hosts.nr > 1 ? "several hosts" : "another host",
 			    backend_name(o->backends[i]));
+		if (!here && !libvirt_hosts)
+			return errbuf_printf(
+			    err, errlen,
+			    "--backend %s: the emulated host runs plerig's kvm and "
+			    "native backends inside L1, not libvirt (name a libvirt "
+			    "host in --connect too, or leave it out)",
+			    backend_name(o->backends[i]));
+	}
 	return 0;
 }
 

@@ -52,11 +52,13 @@ static const struct opt_entry run_table[] = {
     {.name = "connect",
      .metavar = "LIST",
      PATH(connect_uri),
-     .help = "libvirt URIs for --backend libvirt, e.g. qemu:///system or qemu+ssh://"
-	     "root@hostA/system,embedded (embedded: plerig's own embedded driver): an axis of "
-	     "hosts, each running the whole matrix in its own schedule, all at once, with its "
-	     "own CPUs as the --pcpus and --vcpus defaults; a host that cannot be reached is a "
-	     "failed row",
+     .help = "the hosts: libvirt URIs for --backend libvirt, e.g. qemu:///system or "
+	     "qemu+ssh://root@hostA/system,embedded (embedded: plerig's own embedded driver), "
+	     "and emulated: an Intel CPU with VMX and PAUSE-loop exiting under Bochs, booting "
+	     "--kernel with the real kvm_intel, where the kvm and native variants run (no "
+	     "/dev/kvm needed; times in emulated seconds). An axis of hosts, each running the "
+	     "variants it can in its own schedule, all at once, with its own CPUs as the "
+	     "--pcpus and --vcpus defaults; a host that cannot be reached is a failed row",
      .def = "libvirt's embedded QEMU driver, no daemon, state in --cache-dir"},
     {.name = "accel",
      .metavar = "kvm|tcg",
@@ -68,8 +70,20 @@ static const struct opt_entry run_table[] = {
     {.name = "cache-dir",
      .metavar = "DIR",
      PATH(cache_dir),
-     .help = "where the embedded driver keeps its state and QEMU's capabilities between runs",
+     .help = "where the embedded driver keeps its state and QEMU's capabilities between runs, "
+	     "and the emulated host its kernels and L1 media",
      .def = "~/.cache/plerig"},
+    {.name = "kernel",
+     .metavar = "FILE",
+     PATH(kernel_path),
+     .help = "--connect emulated: the kernel L1 boots and loads kvm_intel from, a linux-image "
+	     "*.deb or a bzImage (then --modules, unless KVM is built in)",
+     .def = "the kernel Debian's linux-image-amd64 depends on, downloaded once per version"},
+    {.name = "modules",
+     .metavar = "DIR",
+     PATH(modules_path),
+     .help = "--connect emulated with a bzImage: its modules, the INSTALL_MOD_PATH of make "
+	     "modules_install (DIR/lib/modules/VERSION)"},
     {.name = "vms",
      .metavar = "N",
      UNSIGNED(common.vms, 1, PLERIG_MAX_VMS),

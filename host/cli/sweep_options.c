@@ -62,6 +62,7 @@ static int parse_param(const struct opt_entry *e, const char *arg, void *target,
 		p = comma + 1;
 	}
 	o->grid.nr_axes++;
+	o->param_args[o->nr_param_args++] = arg;
 	return 0;
 }
 
@@ -110,6 +111,27 @@ static const struct opt_entry sweep_table[] = {
     {.name = "restore",
      OPT_FLAG_FIELD(struct sweep_options, restore),
      .help = "only restore the values a crashed sweep left changed"},
+    {.name = "connect",
+     .metavar = "emulated",
+     OPT_PATH_FIELD(struct sweep_options, connect),
+     .help = "sweep on the emulated host: the whole sweep inside L1, --kernel booted under "
+	     "Bochs' emulated Intel CPU with VMX and PAUSE-loop exiting, whose real kvm_intel "
+	     "it reloads with each value (times in emulated seconds); a libvirt host sweeps "
+	     "with a plerig of its own"},
+    {.name = "kernel",
+     .metavar = "FILE",
+     OPT_PATH_FIELD(struct sweep_options, kernel_path),
+     .help = "--connect emulated: L1's kernel, a linux-image *.deb or a bzImage (then "
+	     "--modules) (Debian's)"},
+    {.name = "modules",
+     .metavar = "DIR",
+     OPT_PATH_FIELD(struct sweep_options, modules_path),
+     .help = "--connect emulated with a bzImage: its modules (make modules_install's "
+	     "INSTALL_MOD_PATH)"},
+    {.name = "cache-dir",
+     .metavar = "DIR",
+     OPT_PATH_FIELD(struct sweep_options, cache_dir),
+     .help = "--connect emulated: where its kernels and L1 media are kept (~/.cache/plerig)"},
     OPT_HELP_ENTRY,
     {.kind = OPT_END},
 };
@@ -149,6 +171,23 @@ enum sweep_options_status sweep_options_parse(int argc, char **argv, struct swee
 			    argv[next], SEE_HELP);
 	o->run_argc = argc - next;
 	o->run_argv = argv + next;
+	if (o->connect && strcmp(o->connect, "emulated"))
+		return fail(err, errlen,
+			    "--connect %s: a sweep sets the parameters of the machine it runs on: "
+			    "only the emulated host runs one for this plerig (run plerig sweep on "
+			    "that host)",
+			    o->connect);
+	if ((o->kernel_path || o->modules_path || o->cache_dir) && !o->connect)
+		return fail(err, errlen, "%s: only for --connect emulated",
+			    o->kernel_path    ? "--kernel"
+			    : o->modules_path ? "--modules"
+					      : "--cache-dir");
+	if (o->modules_path && !o->kernel_path)
+		return fail(err, errlen,
+			    "--modules: the modules of which kernel? (give --kernel bzImage with "
+			    "them)");
+	if (o->restore && o->connect)
+		return fail(err, errlen, "--restore: L1 keeps nothing between boots to restore");
 	if (o->restore) {
 		if (o->grid.nr_axes || o->run_argc)
 			return fail(err, errlen, "--restore takes no --param and no run options");

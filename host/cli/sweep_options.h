@@ -18,7 +18,11 @@ struct sweep_options {
 	unsigned rounds;	 /* visits of every combination (1) */
 	unsigned long long seed; /* of the shuffled order of the rounds */
 	bool seed_given;	 /* else from the clock */
-	int run_argc;		 /* the run options, after -- */
+	/* --connect emulated: the whole sweep inside L1, which boots kernel_path */
+	const char *connect, *kernel_path, *modules_path, *cache_dir;
+	const char *param_args[PLE_MAX_PARAMS]; /* each --param as given: L1's sweep gets them */
+	unsigned nr_param_args;
+	int run_argc; /* the run options, after -- */
 	char **run_argv;
 };
 

@@ -5,6 +5,7 @@
  * exit status a CI job reads (0, 1, 2, 77).
  */
 #include "commands/commands.h"
+#include "commands/check_emulated.h"
 #include "commands/check_host.h"
 
 #include <limits.h>
@@ -20,6 +21,7 @@
 #include "experiment/check.h"
 #include "measure/host_info.h"
 #include "measure/kvm_system.h"
+#include "model/connect_list.h"
 #include "model/outcome.h"
 #include "output/tap_junit.h"
 #include "output/html_writer.h"
@@ -201,6 +203,10 @@ int cmd_check(int argc, char **argv, const char *guest_path)
 			       .guest_path = guest_path,
 			       .results = results,
 			       .summary = stdout_taken ? stderr : stdout};
+	if (o.connect_list && !strcmp(o.connect_list, CONNECT_EMULATED)) {
+		status = check_emulated(&o, suite_path, guest_path, h.summary);
+		goto out;
+	}
 	if (o.connect_list) {
 		h.on_host = true;
 		status = check_fleet(&o, &h, &res);

@@ -11,6 +11,8 @@
 #define EXIT_OK	    0
 #define EXIT_FAILED 1 /* a run failed, a regression, or the host cannot run VMs */
 #define EXIT_USAGE  2 /* bad command line or input */
+/* the kernel under test cannot be tested (--connect emulated): what git bisect run skips */
+#define EXIT_CANNOT_TEST 125
 
 typedef int command_fn(int argc, char **argv, const char *guest_path);
 
@@ -21,6 +23,7 @@ command_fn cmd_doctor;
 command_fn cmd_check;
 command_fn cmd_report;
 command_fn cmd_tune;
+command_fn cmd_l1_serve; /* inside L1 only: not in plerig --help */
 
 /* "plerig run --x y": argv joined with spaces behind @prefix; malloc'ed, NULL out of memory. */
 char *command_line_join(const char *prefix, int argc, char **argv);

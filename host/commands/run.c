@@ -97,6 +97,7 @@ int cmd_run(int argc, char **argv, const char *guest_path)
 		if (rep.nr_hosts > 1)
 			results_table_host_legend(stderr);
 		results_table_legend(stderr);
+		results_table_clock_legend(stderr, &rep);
 	}
 	int s = experiment_status(&rep);
 	if (rep.interrupted) {

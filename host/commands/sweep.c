@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "cli/sweep_options.h"
+#include "commands/emulated_proxy.h"
 #include "experiment/experiment.h"
 #include "experiment/sweep.h"
 #include "ple/param_session.h"
@@ -59,6 +60,61 @@ static int write_outputs(const struct sweep_options *o, const struct sweep_curve
 	return rc;
 }
 
+/*
+ * sweep --connect emulated: the whole sweep inside L1, whose kvm_intel it
+ * reloads with each value; the curve and its files back here.
+ */
+static int sweep_emulated(const struct sweep_options *o, const char *guest_path)
+{
+	const char *args[3 * PLE_MAX_PARAMS + 16 + o->run_argc];
+	char rounds[16], seed[32];
+	unsigned n = 0;
+	args[n++] = "sweep";
+	for (unsigned i = 0; i < o->nr_param_args; i++) {
+		args[n++] = "--param";
+		args[n++] = o->param_args[i];
+	}
+	snprintf(rounds, sizeof(rounds), "%u", o->rounds);
+	args[n++] = "--rounds";
+	args[n++] = rounds;
+	if (o->seed_given) {
+		snprintf(seed, sizeof(seed), "%llu", o->seed);
+		args[n++] = "--seed";
+		args[n++] = seed;
+	}
+	const struct proxy_out outs[] = {{o->json_path, "sweep.json", "JSON"},
+					 {o->csv_path, "sweep.csv", "CSV"},
+					 {o->report_path, "sweep.html", "HTML report"}};
+	/* the same option in L1, its file under out/ */
+	const char *opts[][2] = {{"--json", "out/sweep.json"},
+				 {"--csv", "out/sweep.csv"},
+				 {"--report", "out/sweep.html"}};
+	bool stdout_taken = false;
+	for (unsigned i = 0; i < 3; i++)
+		if (outs[i].path) {
+			args[n++] = opts[i][0];
+			args[n++] = opts[i][1];
+			stdout_taken |= !strcmp(outs[i].path, "-");
+		}
+	args[n++] = "--";
+	for (int i = 0; i < o->run_argc; i++)
+		args[n++] = o->run_argv[i];
+	const struct emulated_options eo = {.kernel = o->kernel_path,
+					    .modules = o->modules_path,
+					    .cache_dir = o->cache_dir,
+					    .guest_path = guest_path};
+	int status;
+	struct emulated_host *h = proxy_open("plerig sweep", &eo, &status);
+	if (!h)
+		return status;
+	struct emulated_exec x;
+	status = proxy_exec("plerig sweep", h, args, n, NULL, 0, outs, 3,
+			    stdout_taken ? stderr : stdout, &x);
+	emulated_exec_free(&x);
+	emulated_host_close(h);
+	return status;
+}
+
 int cmd_sweep(int argc, char **argv, const char *guest_path)
 {
 	static struct sweep_options o;
@@ -77,6 +133,9 @@ int cmd_sweep(int argc, char **argv, const char *guest_path)
 	}
 	if (o.restore)
 		return host_params_restore("plerig sweep");
+	/* its run options are L1's to check: the CPUs named are L1's */
+	if (o.connect)
+		return sweep_emulated(&o, guest_path);
 	int st = parse_plan(&o, &plan);
 	if (st)
 		return st < 0 ? EXIT_OK : st;

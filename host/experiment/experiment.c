@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "backends/backend.h"
+#include "backends/emulated/emulated_backend.h"
 #include "backends/kvm/kvm_backend.h"
 #include "backends/libvirt/libvirt_backend.h"
 #include "backends/libvirt/orphans.h"
@@ -68,10 +69,36 @@ static bool verbose(const struct engine *e)
 	return !e->plan->quiet;
 }
 
+/*
+ * Does host @h run variants of @kind? Without --connect this machine runs
+ * them all; with it the emulated host runs kvm and native (inside L1), the
+ * libvirt hosts libvirt's.
+ */
+static bool host_runs(const struct host_run *h, enum backend_kind kind)
+{
+	const bool here = kind == BACKEND_KVM || kind == BACKEND_NATIVE;
+	if (connect_is_emulated(h->uri))
+		return here;
+	return !h->e->connect.nr || !here;
+}
+
 static struct backend *open_backend(const struct host_run *h, enum backend_kind kind, char *err,
 				    size_t errlen)
 {
 	const struct engine *e = h->e;
+	/* one L1 runs the emulated host's kvm and native variants alike */
+	if (connect_is_emulated(h->uri)) {
+		for (unsigned k = 0; k < BACKEND_COUNT; k++)
+			if (h->backends[k])
+				return h->backends[k];
+		return emulated_backend_open(
+		    &(struct emulated_options){.kernel = e->plan->kernel_path,
+					       .modules = e->plan->modules_path,
+					       .cache_dir = e->plan->cache_dir,
+					       .guest_path = e->guest_path,
+					       .quiet = e->plan->quiet},
+		    err, errlen);
+	}
 	switch (kind) {
 	case BACKEND_KVM:
 		return kvm_backend_open(e->guest_path, err, errlen);
@@ -96,11 +123,16 @@ static struct backend *open_backend(const struct host_run *h, enum backend_kind 
 
 static void close_host(struct host_run *h)
 {
-	for (unsigned k = 0; k < BACKEND_COUNT; k++)
-		if (h->backends[k]) {
-			h->backends[k]->close(h->backends[k]);
-			h->backends[k] = NULL;
-		}
+	for (unsigned k = 0; k < BACKEND_COUNT; k++) {
+		struct backend *b = h->backends[k];
+		if (!b)
+			continue;
+		/* a backend that serves several kinds (the emulated host's) closes once */
+		for (unsigned j = k; j < BACKEND_COUNT; j++)
+			if (h->backends[j] == b)
+				h->backends[j] = NULL;
+		b->close(b);
+	}
 }
 
 /* Open what host @h needs and read its identity; on failure its error says why. */
@@ -112,13 +144,15 @@ static int open_host(struct host_run *h, char *err, size_t errlen)
 		enum backend_kind k = e->plan->backends[i];
 		if ((unsigned)k >= BACKEND_COUNT)
 			return errbuf_printf(err, errlen, "backend %d is not built in", k);
+		if (!host_runs(h, k))
+			continue;
 		h->backends[k] = open_backend(h, k, err, errlen);
 		if (!h->backends[k]) {
 			close_host(h);
 			return -1;
 		}
 		/* the results describe the machine the VMs ran on, not the controller */
-		if (h->backends[k]->remote_host &&
+		if (!h->remote && h->backends[k]->remote_host &&
 		    !h->backends[k]->remote_host(h->backends[k], &rh->info))
 			h->remote = true;
 	}
@@ -167,7 +201,7 @@ static int open_hosts(struct engine *e, char *err, size_t errlen)
 			printable_printf(stderr, "%s: host %s%s%s\n", e->out->who, label, sep,
 					 rh->error);
 		for (unsigned k = 0; k < BACKEND_COUNT; k++)
-			if (h->backends[k])
+			if (h->backends[k] && (!k || h->backends[k] != h->backends[k - 1]))
 				printable_printf(stderr, "%s: %s%s%s\n", e->out->who, label, sep,
 						 h->backends[k]->description);
 	}
@@ -242,10 +276,14 @@ static int expand_host(struct engine *e, struct host_run *h)
 	}
 	e->variants = all;
 	h->first = e->nr_variants;
-	h->count = n;
+	h->count = 0;
 	for (unsigned i = 0; i < n; i++) {
+		/* a host of --connect runs the kinds it can (host_runs); one not reached, all */
+		if (!e->rep->hosts[h->index].error[0] && !h->backends[vs[i].backend])
+			continue;
 		vs[i].host = h->index;
 		e->variants[e->nr_variants++] = vs[i];
+		h->count++;
 	}
 	free(vs);
 	return 0;

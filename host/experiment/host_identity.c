@@ -9,6 +9,7 @@
 #include "backends/libvirt/lv_host_info.h"
 #include "measure/kvm_system.h"
 #include "model/connect_list.h"
+#include "util/cache_dir.h"
 #include "util/strfmt.h"
 #include "util/uri_redact.h"
 
@@ -26,7 +27,7 @@ int host_identity(const char *uri, struct host_info *h, char *err, size_t errlen
 	struct lv_connection c;
 	char cache[PATH_MAX];
 	/* libvirt's own log goes there, as for a run */
-	if (lv_default_cache_dir(cache, sizeof(cache), err, errlen) ||
+	if (cache_dir_default(cache, sizeof(cache), err, errlen) ||
 	    lv_connection_open(&c, uri, cache, err, errlen))
 		return -1;
 	int rc = lv_host_info(c.conn, c.shown, h, err, errlen);

@@ -23,6 +23,9 @@ struct host_info {
 	char connection[256];
 	char hypervisor[128];
 	char unknown_why[256];
+	/* "" where times are this machine's seconds; else what one of this host's seconds
+	 * is ("emulated seconds: Bochs' instruction clock, ...") */
+	char clock[160];
 };
 
 /*

@@ -62,6 +62,19 @@ const char *connect_list_uri(const struct connect_list *l, unsigned i)
 	return strcmp(l->uris[i], CONNECT_EMBEDDED) ? l->uris[i] : NULL;
 }
 
+bool connect_is_emulated(const char *uri)
+{
+	return uri && !strcmp(uri, CONNECT_EMULATED);
+}
+
+unsigned connect_list_emulated(const struct connect_list *l)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < l->nr; i++)
+		n += connect_is_emulated(l->uris[i]);
+	return n;
+}
+
 void connect_uri_host(const char *uri, char *out, size_t len)
 {
 	const char *p = strstr(uri, "://");

@@ -7,6 +7,7 @@
 #ifndef PLERIG_CONNECT_LIST_H
 #define PLERIG_CONNECT_LIST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define CONNECT_MAX_HOSTS 16u
@@ -14,6 +15,8 @@
 
 /* An item of the list that means plerig's own embedded driver (the default with no --connect). */
 #define CONNECT_EMBEDDED "embedded"
+/* An item that means the emulated host (backends/emulated/): Bochs, L1, kvm_intel inside. */
+#define CONNECT_EMULATED "emulated"
 
 struct connect_list {
 	char uris[CONNECT_MAX_HOSTS][CONNECT_URI_MAX];
@@ -30,6 +33,11 @@ int connect_list_parse(const char *text, struct connect_list *out, char *err, si
 
 /* The URI to open for host @i: NULL for CONNECT_EMBEDDED. */
 const char *connect_list_uri(const struct connect_list *l, unsigned i);
+
+/* Is @uri (an item, or connect_list_uri's answer) the emulated host? */
+bool connect_is_emulated(const char *uri);
+/* How many items of @l are the emulated host (0 or 1: no item is named twice). */
+unsigned connect_list_emulated(const struct connect_list *l);
 
 /*
  * The host part of @uri ("hostA" of qemu+ssh://root@hostA:22/system), what

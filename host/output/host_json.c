@@ -64,6 +64,9 @@ json_object *host_json(const struct host_info *h)
 		json_add_str(o, "hypervisor", h->hypervisor);
 	if (h->unknown_why[0])
 		json_add_str(o, "unknown_why", h->unknown_why);
+	/* a host whose seconds are not this world's (the emulated host) says so */
+	if (h->clock[0])
+		json_add_str(o, "clock", h->clock);
 	return o;
 }
 
@@ -123,4 +126,5 @@ void host_from_json(json_object *o, struct host_info *h)
 	copy_string(o, "connection", h->connection, sizeof(h->connection));
 	copy_string(o, "hypervisor", h->hypervisor, sizeof(h->hypervisor));
 	copy_string(o, "unknown_why", h->unknown_why, sizeof(h->unknown_why));
+	copy_string(o, "clock", h->clock, sizeof(h->clock));
 }

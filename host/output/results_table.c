@@ -173,6 +173,15 @@ void results_table_host_legend(FILE *f)
 	    "share one; the JSON's hosts has each one's identity");
 }
 
+void results_table_clock_legend(FILE *f, const struct outcome *rep)
+{
+	for (unsigned i = 0; i < rep->nr_hosts; i++)
+		if (rep->hosts[i].info.clock[0])
+			printable_printf(
+			    f, "  %-10s on host %s every time and rate (acq/s, waits) is in %s\n",
+			    "seconds", rep->hosts[i].label, rep->hosts[i].info.clock);
+}
+
 void results_table_host(FILE *f, const char *host)
 {
 	/* outcome labels are up to 63 bytes; most host names fit in 16 */

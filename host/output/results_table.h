@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "model/outcome.h"
 #include "model/results.h"
 
 void results_table_header(FILE *f);
@@ -17,5 +18,7 @@ void results_table_legend(FILE *f);
 void results_table_host(FILE *f, const char *host);
 /* What that column is, for the legend. */
 void results_table_host_legend(FILE *f);
+/* Where a host's seconds are not real ones (the emulated host): which, and what they are. */
+void results_table_clock_legend(FILE *f, const struct outcome *rep);
 
 #endif

@@ -23,6 +23,8 @@ void data_path(const char *dir, const char *name, char *out, size_t len)
 	}
 	if (!strcmp(dir, "images"))
 		snprintf(out, len, "%s/%s", PLERIG_DATADIR, name);
+	else if (!strncmp(dir, "images/", 7)) /* images/l1: PLERIG_DATADIR/l1 */
+		snprintf(out, len, "%s/%s/%s", PLERIG_DATADIR, dir + 7, name);
 	else
 		snprintf(out, len, "%s/%s/%s", PLERIG_DATADIR, dir, name);
 }

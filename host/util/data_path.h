@@ -12,8 +12,9 @@
 /*
  * BUILD/@dir/@name into @out when the running binary has one beside it,
  * else the installed copy: the build tree's images/ is the data directory
- * itself (PLERIG_DATADIR/plerig-guest.elf), any other @dir a folder in it
- * (PLERIG_DATADIR/suites/default.cfg).
+ * itself (PLERIG_DATADIR/plerig-guest.elf), a folder under it a folder of the
+ * data directory (images/l1: PLERIG_DATADIR/l1/init), any other @dir a folder
+ * in it (PLERIG_DATADIR/suites/default.cfg).
  */
 void data_path(const char *dir, const char *name, char *out, size_t len);
 

@@ -59,7 +59,8 @@ class Install(unittest.TestCase):
         # plain: no optimisation, the quickest build of what is installed
         for cmd in (["meson", "setup", build, SOURCE, "--prefix", cls.prefix,
                      "--buildtype=plain"],
-                    ["ninja", "-C", build, "plerig", "images/plerig-guest.elf"],
+                    ["ninja", "-C", build, "plerig", "images/plerig-guest.elf",
+                     "images/l1/fixed-time.so"],
                     ["meson", "install", "-C", build, "--no-rebuild", "--quiet"]):
             r = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
             if r.returncode:
@@ -79,7 +80,9 @@ class Install(unittest.TestCase):
                   "share/plerig/schemas/doctor.schema.json",
                   "share/plerig/schemas/tune.schema.json",
                   "share/plerig/suites/default.cfg", "share/plerig/suites/shape.cfg",
-                  "share/man/man1/plerig.1"):
+                  "share/plerig/l1/build-medium", "share/plerig/l1/init",
+                  "share/plerig/l1/unpack-kernel", "share/plerig/l1/boot-shim.S",
+                  "share/plerig/l1/fixed-time.so", "share/man/man1/plerig.1"):
             self.assertTrue(os.path.exists(os.path.join(self.prefix, f)), f)
         for cmd in commands(PLERIG):
             self.assertTrue(os.path.exists(
@@ -95,6 +98,22 @@ class Install(unittest.TestCase):
                            timeout=120, env=env, cwd=self.tmp)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("kvm", r.stdout)
+
+    def test_installed_plerig_builds_l1_with_its_own_scripts(self):
+        """--connect emulated from elsewhere: the medium's scripts come from share/plerig/l1
+        (a kernel that is none stops build-medium there, or a tool it lacks)."""
+        kernel = os.path.join(self.tmp, "not-a-kernel")
+        with open(kernel, "w") as f:
+            f.write("text\n")
+        env = {k: v for k, v in os.environ.items() if k not in ("PLERIG_GUEST", "PLERIG_L1_DIR")}
+        env["PLERIG_BOCHS"] = "/bin/true"  # no Bochs is started: the medium fails first
+        r = subprocess.run([os.path.join(self.prefix, "bin", "plerig"), "run", "--connect",
+                            "emulated", "--kernel", kernel, "--cache-dir",
+                            os.path.join(self.tmp, "cache"), "--quiet"], capture_output=True,
+                           text=True, timeout=120, env=env, cwd=self.tmp)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertRegex(r.stderr, r"plerig run: emulated host: building L1's medium: "
+                                   r"(kernel .*not-a-kernel: not a bzImage|no \S+ here)")
 
     def test_installed_check_finds_its_suite(self):
         env = {k: v for k, v in os.environ.items() if k not in ("PLERIG_GUEST", "PLERIG_SUITE")}

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The host side of `make ple-test` without Bochs: tests/ple/unpack-kernel on
+"""The host side of `make ple-test` without Bochs: images/l1/unpack-kernel on
 a small bzImage made here (an x86-64 ELF with two segments, XZ-compressed
 behind a setup header), tests/ple/check-results on consoles written
 here in L1's protocol (frames, manifest, the gate's exit status), and
@@ -62,7 +62,7 @@ class UnpackKernel(unittest.TestCase):
             src, out = os.path.join(d, "in"), os.path.join(d, "out")
             with open(src, "wb") as f:
                 f.write(image)
-            p = subprocess.run([os.path.join(ROOT, "tests/ple/unpack-kernel"), src, out],
+            p = subprocess.run([os.path.join(ROOT, "images/l1/unpack-kernel"), src, out],
                                capture_output=True, text=True)
             if p.returncode:
                 return p, None

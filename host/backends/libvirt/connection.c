@@ -15,6 +15,7 @@
 
 #include "backends/libvirt/run_dir.h"
 #include "backends/libvirt/state_in_memory.h"
+#include "util/cache_dir.h"
 #include "util/regular_file.h"
 #include "util/errbuf.h"
 #include "util/safe_dir.h"
@@ -117,23 +118,6 @@ const char *lv_last_error(void)
 {
 	const char *m = virGetLastErrorMessage();
 	return m ? m : "unknown libvirt error";
-}
-
-int lv_default_cache_dir(char *out, size_t len, char *err, size_t errlen)
-{
-	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	int n;
-	if (xdg && *xdg == '/')
-		n = snprintf(out, len, "%s/plerig", xdg);
-	else if (home && *home == '/')
-		n = snprintf(out, len, "%s/.cache/plerig", home);
-	else
-		return errbuf_printf(err, errlen,
-				     "no cache directory: set HOME or XDG_CACHE_HOME, or pass "
-				     "--cache-dir");
-	if (n < 0 || (size_t)n >= len)
-		return errbuf_printf(err, errlen, "cache directory path too long");
-	return 0;
 }
 
 /* Write qemu.conf unless it already says exactly that: the driver reads it at connect. */

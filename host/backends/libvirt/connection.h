@@ -24,9 +24,6 @@ struct lv_connection {
 	char shown[3 * PATH_MAX + 64]; /* uri without its credentials (util/uri_redact.h) */
 };
 
-/* The cache dir: --cache-dir, else $XDG_CACHE_HOME/plerig, else ~/.cache/plerig. */
-int lv_default_cache_dir(char *out, size_t len, char *err, size_t errlen);
-
 /*
  * Connect to @uri, or (NULL) to the embedded driver rooted in
  * @cache_dir/libvirt, which is created and configured as the embedded

@@ -28,6 +28,7 @@
 #include "backends/libvirt/lv_run.h"
 #include "backends/libvirt/orphans.h"
 #include "backends/libvirt/probe_cpu.h"
+#include "util/cache_dir.h"
 #include "util/clock.h"
 #include "util/data_path.h"
 #include "util/errbuf.h"
@@ -208,7 +209,7 @@ struct backend *libvirt_backend_open(const struct libvirt_backend_options *o, ch
 	}
 	if (o->cache_dir)
 		snprintf(cache, sizeof(cache), "%s", o->cache_dir);
-	else if (lv_default_cache_dir(cache, sizeof(cache), err, errlen)) {
+	else if (cache_dir_default(cache, sizeof(cache), err, errlen)) {
 		free(b);
 		return NULL;
 	}

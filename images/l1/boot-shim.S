@@ -1,6 +1,6 @@
 /*
- * tests/ple/boot-shim.S: the protected-mode part of the bzImage that
- * tests/ple/unpack-kernel writes. Bochs needs ~2 minutes of host time to run
+ * images/l1/boot-shim.S: the protected-mode part of the bzImage that
+ * images/l1/unpack-kernel writes. Bochs needs ~2 minutes of host time to run
  * the XZ decompressor of Debian's kernel; this shim boots the kernel that
  * decompressor would have produced, already uncompressed, in well under a
  * second.

@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _XOPEN_SOURCE 700 /* nftw */
+#include "backends/emulated/emulated_host.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backends/emulated/bochs.h"
+#include "backends/emulated/l1_blob.h"
+#include "backends/emulated/l1_medium.h"
+#include "backends/emulated/l1_session.h"
+#include "backends/run_result.h"
+#include "model/connect_list.h"
+#include "util/cache_dir.h"
+#include "util/clock.h"
+#include "util/data_path.h"
+#include "util/errbuf.h"
+#include "util/printable.h"
+#include "util/strfmt.h"
+
+#define WHO "emulated host"
+
+struct emulated_host {
+	struct l1_session l1;
+	struct l1_medium medium;
+	struct host_info host; /* L1's identity, as this host names it */
+	char bochs_version[32];
+	char run_dir[PATH_MAX];
+	unsigned requests;
+	bool failed; /* keep the run's directory: the messages point into it */
+	char description[1024];
+};
+
+/* A limit of the console watch: PLERIG_L1_NAME seconds, else @def. */
+static double limit(const char *name, double def)
+{
+	const char *v = getenv(name);
+	char *end;
+	double d = v && *v ? strtod(v, &end) : 0;
+	return v && *v && !*end && d > 0 ? d : def;
+}
+
+static bool on_path(const char *prog)
+{
+	if (strchr(prog, '/'))
+		return access(prog, X_OK) == 0;
+	const char *path = getenv("PATH");
+	char dir[PATH_MAX];
+	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+		size_t n = strcspn(p, ":");
+		if (!pathf(dir, sizeof(dir), "%.*s/%s", (int)n, p, prog) && !access(dir, X_OK))
+			return true;
+		p += n + (p[n] == ':');
+	}
+	return false;
+}
+
+/* Bochs, its BIOS and its VGA BIOS: the packages, not a fake of the tests (PLERIG_BOCHS). */
+static int check_bochs(const char *prog, char *err, size_t errlen)
+{
+	static const char *const need[] = {"/usr/share/bochs/BIOS-bochs-latest",
+					   "/usr/share/vgabios/vgabios.bin"};
+	bool ok = on_path(prog);
+	for (size_t i = 0; ok && !getenv("PLERIG_BOCHS") && i < 2; i++)
+		ok = access(need[i], R_OK) == 0;
+	if (!ok)
+		return errbuf_printf(err, errlen,
+				     WHO
+				     ": no Bochs here (%s, its BIOS and VGA BIOS): it needs the "
+				     "packages bochs bochsbios vgabios bochs-term (scripts/setup "
+				     "ple-test installs them, or apt-get install them)",
+				     prog);
+	return 0;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st;
+	(void)flag;
+	(void)f;
+	return remove(path) && errno != ENOENT ? -1 : 0;
+}
+
+/* One request to L1 and the file that answers it (ID.result, ID.exec) or refuses it (ID.error). */
+static int request(struct emulated_host *h, const char *kind, const struct l1_blob *blob,
+		   const char *answer, const struct l1_hooks *hooks, char *id, size_t idlen,
+		   struct l1_file *f, char *err, size_t errlen)
+{
+	char *line = NULL, want[L1_NAME_MAX], refused[L1_NAME_MAX];
+	snprintf(id, idlen, "%s-%u", kind, ++h->requests);
+	snprintf(want, sizeof(want), "%s.%s", id, answer);
+	snprintf(refused, sizeof(refused), "%s.error", id);
+	int rc = l1_request_format(id, kind, (long long)time(NULL), blob->data, blob->len, &line,
+				   err, errlen) ||
+		 l1_session_send(&h->l1, line, err, errlen) ||
+		 l1_session_wait(&h->l1, want, refused, hooks, f, err, errlen);
+	free(line);
+	if (rc) {
+		h->failed = true;
+		return -1;
+	}
+	if (!strcmp(f->name, refused)) {
+		errbuf_printf(err, errlen, "L1's plerig refused it: %.*s", (int)f->len,
+			      (const char *)f->data);
+		l1_file_free(f);
+		return -1;
+	}
+	return 0;
+}
+
+int emulated_host_run(struct emulated_host *h, const struct variant *v, struct variant_result *r)
+{
+	char id[32], err[ERRBUF_SIZE];
+	struct l1_blob req = {0};
+	struct l1_file f = {0};
+	if (l1_blob_variant(v, &req, err, sizeof(err)) ||
+	    request(h, "run", &req, "result", NULL, id, sizeof(id), &f, err, sizeof(err))) {
+		l1_blob_free(&req);
+		variant_result_init(r, v);
+		return run_fail(r, WHO ": %s", err);
+	}
+	l1_blob_free(&req);
+	int rc = l1_blob_read_result(f.data, f.len, r, err, sizeof(err));
+	l1_file_free(&f);
+	if (rc) {
+		h->failed = true;
+		variant_result_init(r, v);
+		return run_fail(r, WHO ": %s", err);
+	}
+	/* its place in this experiment (the host index) is this host's to say */
+	r->variant = *v;
+	return r->ok ? 0 : -1;
+}
+
+/* While a command runs in L1: its stderr lines to the relay, its files collected. */
+struct exec_ctx {
+	const char *id;
+	size_t id_len;
+	FILE *relay;
+	struct emulated_exec *res;
+	bool failed; /* out of memory */
+};
+
+static void exec_line(void *arg, const char *line)
+{
+	struct exec_ctx *c = arg;
+	/* "@@ple err ID TEXT": a line the command wrote on its stderr */
+	if (c->relay && !strncmp(line, "@@ple err ", 10) && !strncmp(line + 10, c->id, c->id_len) &&
+	    line[10 + c->id_len] == ' ') {
+		printable_printf(c->relay, "%s\n", line + 11 + c->id_len);
+		fflush(c->relay);
+	}
+}
+
+static void exec_file(void *arg, struct l1_file *f)
+{
+	struct exec_ctx *c = arg;
+	struct emulated_exec *res = c->res;
+	const char *rest = !strncmp(f->name, c->id, c->id_len) && f->name[c->id_len] == '/'
+			       ? f->name + c->id_len + 1
+			       : NULL;
+	if (rest && !strcmp(rest, "stdout")) {
+		free(res->stdout_text);
+		res->stdout_text = realloc(f->data, f->len + 1);
+		if (!res->stdout_text) {
+			free(f->data);
+			c->failed = true;
+			return;
+		}
+		res->stdout_text[f->len] = '\0';
+		res->stdout_len = f->len;
+		return;
+	}
+	if (rest && !strncmp(rest, "out/", 4)) {
+		struct emulated_file *o =
+		    realloc(res->outs, (res->nr_outs + 1) * sizeof(*res->outs));
+		if (!o) {
+			free(f->data);
+			c->failed = true;
+			return;
+		}
+		res->outs = o;
+		str_copy(o[res->nr_outs].name, sizeof(o->name), rest + 4);
+		o[res->nr_outs].data = f->data;
+		o[res->nr_outs++].len = f->len;
+		return;
+	}
+	l1_file_free(f);
+}
+
+int emulated_host_exec(struct emulated_host *h, const char *const *argv, unsigned argc,
+		       const struct emulated_file *ins, unsigned nr_ins, FILE *relay,
+		       struct emulated_exec *res, char *err, size_t errlen)
+{
+	char id[32], e[ERRBUF_SIZE];
+	struct l1_blob req = {0};
+	struct l1_file f = {0};
+	struct l1_file *files = calloc(nr_ins ? nr_ins : 1, sizeof(*files));
+	memset(res, 0, sizeof(*res));
+	if (!files)
+		return errbuf_printf(err, errlen, WHO ": out of memory");
+	for (unsigned i = 0; i < nr_ins; i++) {
+		str_copy(files[i].name, sizeof(files[i].name), ins[i].name);
+		files[i].data = (uint8_t *)(uintptr_t)ins[i].data;
+		files[i].len = ins[i].len;
+	}
+	int rc = l1_blob_exec(argv, argc, files, nr_ins, &req, e, sizeof(e));
+	free(files);
+	if (rc)
+		return errbuf_printf(err, errlen, WHO ": %s", e);
+	/* the id is known once the request is made: the hooks match it from the first line */
+	struct exec_ctx c = {.id = id, .relay = relay, .res = res};
+	snprintf(id, sizeof(id), "exec-%u", h->requests + 1);
+	c.id_len = strlen(id);
+	const struct l1_hooks hooks = {.file = exec_file, .line = exec_line, .ctx = &c};
+	rc = request(h, "exec", &req, "exec", &hooks, id, sizeof(id), &f, e, sizeof(e));
+	l1_blob_free(&req);
+	if (rc) {
+		emulated_exec_free(res);
+		return errbuf_printf(err, errlen, WHO ": %s", e);
+	}
+	rc = sscanf((const char *)f.data, "%d", &res->status) == 1 ? 0 : -1;
+	l1_file_free(&f);
+	if (rc || c.failed) {
+		emulated_exec_free(res);
+		return errbuf_printf(err, errlen, WHO ": %s",
+				     c.failed ? "out of memory for the command's files"
+					      : "no exit status from L1's plerig");
+	}
+	if (!res->stdout_text && !(res->stdout_text = calloc(1, 1))) {
+		emulated_exec_free(res);
+		return errbuf_printf(err, errlen, WHO ": out of memory");
+	}
+	return 0;
+}
+
+void emulated_exec_free(struct emulated_exec *res)
+{
+	for (unsigned i = 0; i < res->nr_outs; i++)
+		free((void *)res->outs[i].data);
+	free(res->outs);
+	free(res->stdout_text);
+	memset(res, 0, sizeof(*res));
+}
+
+const struct host_info *emulated_host_info(const struct emulated_host *h)
+{
+	return &h->host;
+}
+
+const char *emulated_host_description(const struct emulated_host *h)
+{
+	return h->description;
+}
+
+void emulated_host_close(struct emulated_host *h)
+{
+	if (!h)
+		return;
+	l1_session_end(&h->l1);
+	/* a failure's messages point into the run's directory: it stays */
+	if (h->run_dir[0] && !h->failed && !h->l1.gone[0])
+		(void)nftw(h->run_dir, remove_one, 32, FTW_DEPTH | FTW_PHYS);
+	free(h);
+}
+
+/* L1 as it sees itself (its hello), named as this host's outputs name it. */
+static int identity(struct emulated_host *h, const struct l1_file *hello, char *err, size_t errlen)
+{
+	char e[ERRBUF_SIZE];
+	if (l1_blob_read_host(hello->data, hello->len, &h->host, e, sizeof(e)))
+		return errbuf_printf(err, errlen, WHO ": L1's identity: %s", e);
+	struct host_info *i = &h->host;
+	str_copy(i->name, sizeof(i->name), CONNECT_EMULATED);
+	str_copy(i->connection, sizeof(i->connection), CONNECT_EMULATED);
+	snprintf(i->hypervisor, sizeof(i->hypervisor),
+		 "Bochs %s: an emulated %s, %u CPUs, VMX with PAUSE-loop exiting",
+		 h->bochs_version[0] ? h->bochs_version : "(version unknown)", BOCHS_CPU_NAME,
+		 BOCHS_CPUS);
+	snprintf(i->clock, sizeof(i->clock),
+		 "emulated seconds: Bochs' instruction clock, %llu instructions a second, "
+		 "whatever this machine's speed",
+		 BOCHS_IPS);
+	snprintf(h->description, sizeof(h->description),
+		 "emulated %s (Bochs %s), kernel %s, %s (%s), times in emulated seconds",
+		 BOCHS_CPU_NAME, h->bochs_version, i->kernel, i->kvm_module,
+		 i->ple_params[0] ? i->ple_params : "no PLE parameters");
+	return 0;
+}
+
+static int start_l1(struct emulated_host *h, const struct emulated_options *o, const char *cache,
+		    const char *program, char *err, size_t errlen)
+{
+	char runs[PATH_MAX], preload[PATH_MAX], e[ERRBUF_SIZE];
+	if (pathf(runs, sizeof(runs), "%s/runs", cache) || mkdir_p(runs, err, errlen) ||
+	    pathf(h->run_dir, sizeof(h->run_dir), "%s/run-XXXXXX", runs))
+		return errbuf_printf(err, errlen, WHO ": %s: cannot hold a run", cache);
+	if (!mkdtemp(h->run_dir)) {
+		int en = errno;
+		h->run_dir[0] = '\0';
+		return errbuf_printf(err, errlen, WHO ": creating a run directory in %s: %s", runs,
+				     strerror(en));
+	}
+	data_path("images/l1", "fixed-time.so", preload, sizeof(preload));
+	const struct bochs_config c = {.program = program,
+				       .dir = h->run_dir,
+				       .iso = h->medium.iso,
+				       .preload = access(preload, R_OK) ? NULL : preload};
+	const struct l1_limits lim = {.stall_cpu_s = limit("PLERIG_L1_STALL", 120),
+				      .idle_s = limit("PLERIG_L1_IDLE", 300),
+				      .wall_s = limit("PLERIG_L1_WALL", 1800)};
+	FILE *progress = o->quiet ? NULL : stderr;
+	if (progress)
+		printable_printf(
+		    progress,
+		    "emulated host: booting L1 (kernel %s) under Bochs %s, an emulated %s; "
+		    "its console: %s/serial.log\n",
+		    h->medium.kernel_release[0] ? h->medium.kernel_release : "?", h->bochs_version,
+		    BOCHS_CPU_NAME, h->run_dir);
+	if (l1_session_start(&h->l1, &c, &lim, progress, e, sizeof(e)))
+		return errbuf_printf(err, errlen, WHO ": starting Bochs: %s", e);
+	struct l1_file hello;
+	if (l1_session_wait(&h->l1, "hello", NULL, NULL, &hello, e, sizeof(e)))
+		return errbuf_printf(err, errlen, WHO ": L1 did not come up: %s", e);
+	int rc = identity(h, &hello, err, errlen);
+	l1_file_free(&hello);
+	return rc;
+}
+
+struct emulated_host *emulated_host_open(const struct emulated_options *o,
+					 enum emulated_failure *why, char *err, size_t errlen)
+{
+	char cache[PATH_MAX], scripts[PATH_MAX], e[ERRBUF_SIZE];
+	const char *program = getenv("PLERIG_BOCHS");
+	enum emulated_failure dummy;
+	if (!why)
+		why = &dummy;
+	*why = EMULATED_BROKEN;
+	if (!program || !*program)
+		program = "bochs-bin";
+	if (check_bochs(program, err, errlen))
+		return NULL;
+	if (o->cache_dir)
+		str_copy(cache, sizeof(cache), o->cache_dir);
+	else if (cache_dir_default(cache, sizeof(cache), e, sizeof(e))) {
+		errbuf_printf(err, errlen, WHO ": %s", e);
+		return NULL;
+	}
+	if (strlen(cache) + 10 >= sizeof(cache) || !strcat(cache, "/emulated") ||
+	    mkdir_p(cache, e, sizeof(e))) {
+		errbuf_printf(err, errlen, WHO ": %s", e);
+		return NULL;
+	}
+	/* images/l1/: beside the binary in a build tree, else installed (PLERIG_L1_DIR: tests) */
+	const char *dir = getenv("PLERIG_L1_DIR");
+	if (dir && *dir) {
+		str_copy(scripts, sizeof(scripts), dir);
+	} else {
+		data_path("images/l1", "build-medium", scripts, sizeof(scripts));
+		str_copy(scripts, sizeof(scripts), dirname(scripts));
+	}
+	struct emulated_host *h = calloc(1, sizeof(*h));
+	if (!h) {
+		errbuf_printf(err, errlen, WHO ": out of memory");
+		return NULL;
+	}
+	bochs_version(program, h->bochs_version, sizeof(h->bochs_version));
+	const struct l1_medium_inputs in = {.kernel = o->kernel,
+					    .modules = o->modules,
+					    .cache = cache,
+					    .guest = o->guest_path,
+					    .scripts = scripts,
+					    .progress = o->quiet ? NULL : stderr};
+	bool refused = false;
+	if (l1_medium_get(&in, &h->medium, &refused, e, sizeof(e))) {
+		errbuf_printf(err, errlen, WHO ": %s", e);
+		*why = refused ? EMULATED_KERNEL_UNUSABLE : EMULATED_BROKEN;
+		free(h);
+		return NULL;
+	}
+	if (start_l1(h, o, cache, program, err, errlen)) {
+		*why =
+		    l1_session_kernel_unusable(&h->l1) ? EMULATED_KERNEL_UNUSABLE : EMULATED_BROKEN;
+		h->failed = true;
+		emulated_host_close(h);
+		return NULL;
+	}
+	return h;
+}

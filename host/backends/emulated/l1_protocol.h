@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one protocol between plerig and L1, the Linux it boots under Bochs
+ * (docs/architecture.md, "The emulated host"). L1 writes lines on its
+ * serial console (COM1); everything but the lines below is log:
+ *
+ *   @@ple step ID begin ...             a request (or an init step) starts
+ *   @@ple step ID end rc=N ...          it ended with status N; its files follow
+ *   @@ple file NAME SIZE SHA256         a file: gzip, then base64 lines of 76
+ *   @@ple file-end NAME                 ... until this line (SIZE, SHA256: the gzip)
+ *   @@ple ready                         L1 waits for requests
+ *   @@ple alive ...                     a heartbeat, every 10 emulated seconds
+ *   @@ple fatal WHY                     L1 cannot go on
+ *   @@ple done ...                      L1 powers off
+ *
+ * plerig writes one line per request on L1's COM2:
+ *
+ *   @@ple req ID KIND EPOCH PAYLOAD     PAYLOAD: base64 of the gzip'ed blob, one line
+ *
+ * EPOCH is the controlling host's clock (seconds): L1's own starts at
+ * 2000-01-01 (Bochs' time0, fixed for repeatable runs), and dates in what
+ * it writes must be this host's.
+ */
+#ifndef PLERIG_L1_PROTOCOL_H
+#define PLERIG_L1_PROTOCOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define L1_NAME_MAX 256 /* a file's or request's name, NUL included */
+
+/* @len bytes, gzip'ed (mtime 0: the same bytes give the same frame), into a malloc'ed buffer. */
+int l1_gzip(const void *data, size_t len, uint8_t **out, size_t *out_len, char *err, size_t errlen);
+/* The reverse; refuses more than @max bytes out. */
+int l1_gunzip(const uint8_t *data, size_t len, size_t max, uint8_t **out, size_t *out_len,
+	      char *err, size_t errlen);
+/* base64 of @len bytes, NUL-terminated, malloc'ed; NULL out of memory. */
+char *l1_base64(const uint8_t *data, size_t len);
+/* Decode base64 (no whitespace); malloc'ed. -1 with @err on a character outside it. */
+int l1_unbase64(const char *text, size_t len, uint8_t **out, size_t *out_len, char *err,
+		size_t errlen);
+/* SHA-256 of @len bytes as 64 hex digits and a NUL. */
+void l1_sha256_hex(const void *data, size_t len, char hex[65]);
+
+/* Write @data as the frame of file @name on @out (the lines above). */
+int l1_frame_write(FILE *out, const char *name, const void *data, size_t len, char *err,
+		   size_t errlen);
+
+/* A request line into @line (malloc'ed): "@@ple req ID KIND EPOCH PAYLOAD". */
+int l1_request_format(const char *id, const char *kind, long long epoch, const void *blob,
+		      size_t len, char **line, char *err, size_t errlen);
+
+struct l1_request {
+	char id[L1_NAME_MAX];
+	char kind[32];
+	long long epoch;
+	uint8_t *blob; /* malloc'ed, gunzip'ed */
+	size_t len;
+};
+/* Parse a request line; 0, or -1 with @err. */
+int l1_request_parse(const char *line, struct l1_request *r, char *err, size_t errlen);
+void l1_request_free(struct l1_request *r);
+
+/* ---- reading L1's console ---- */
+
+/* A file that came whole: its name and its bytes (gunzip'ed), malloc'ed. */
+struct l1_file {
+	char name[L1_NAME_MAX];
+	uint8_t *data;
+	size_t len;
+};
+
+/*
+ * A frame being read. Lines inside a frame that are not base64 (a kernel
+ * message, another writer's line) are skipped and counted: one that cut
+ * into a data line fails the SHA-256.
+ */
+struct l1_frame_reader {
+	bool in_frame;
+	char name[L1_NAME_MAX];
+	size_t size;
+	char sha[65];
+	char *b64;
+	size_t b64_len, b64_cap;
+	unsigned foreign; /* lines skipped inside frames */
+};
+
+enum l1_feed {
+	L1_FEED_LINE,	    /* not part of a frame: the caller looks at it */
+	L1_FEED_FRAME_LINE, /* taken by the frame being read */
+	L1_FEED_FILE,	    /* a frame ended: @file holds it */
+	L1_FEED_BAD_FILE,   /* a frame ended damaged: @err says how */
+};
+
+/* One console line (no line end) into the reader. */
+enum l1_feed l1_frame_feed(struct l1_frame_reader *fr, const char *line, struct l1_file *file,
+			   char *err, size_t errlen);
+void l1_frame_reader_free(struct l1_frame_reader *fr);
+void l1_file_free(struct l1_file *f);
+
+/* The largest file L1 may send, gunzip'ed: a run's results (histograms) fit in far less. */
+#define L1_FILE_MAX (256u << 20)
+
+#endif

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `plerig check --connect emulated`: the whole check inside L1, by the
+ * plerig there (params = reload L1's kvm_intel, ftrace-counts read L1's
+ * tracefs: L1 is that check's "this machine"). In go the suite and this
+ * host's baseline of L1's machine; out come the summary, TAP, JUnit, the
+ * report, a recorded baseline, and the exit status, unchanged.
+ */
+#include "commands/check_emulated.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands/emulated_proxy.h"
+#include "experiment/baseline_store.h"
+#include "util/errbuf.h"
+#include "util/printable.h"
+#include "util/strfmt.h"
+#include "util/text_file.h"
+
+#define MAX_ARGS 32
+
+struct args {
+	const char *v[MAX_ARGS];
+	unsigned n;
+	char buf[4][512];
+};
+
+static void add(struct args *a, const char *s)
+{
+	if (a->n < MAX_ARGS)
+		a->v[a->n++] = s;
+}
+
+/* L1's command line: the same check, its files in in/ and out/ of its directory there. */
+static void l1_args(const struct check_options *o, bool store, struct args *a)
+{
+	add(a, "check");
+	add(a, "--suite");
+	add(a, "in/suite.cfg");
+	if (store) {
+		add(a, "--baselines");
+		add(a, "out/baselines");
+	}
+	if (o->groups[0]) {
+		size_t used = 0;
+		for (unsigned g = 0; o->groups[g]; g++)
+			used += (size_t)snprintf(a->buf[0] + used, sizeof(a->buf[0]) - used, "%s%s",
+						 g ? "," : "", o->groups[g]);
+		add(a, "--group");
+		add(a, a->buf[0]);
+	}
+	const struct {
+		const char *path, *opt, *file;
+	} outs[] = {{o->tap_path, "--tap", "out/check.tap"},
+		    {o->junit_path, "--junit", "out/check-junit.xml"},
+		    {o->report_path, "--report", "out/check-report.html"}};
+	for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++)
+		if (outs[i].path) {
+			add(a, outs[i].opt);
+			add(a, outs[i].file);
+		}
+	if (o->record)
+		add(a, "--record");
+	if (o->aa)
+		add(a, "--aa");
+	size_t used = 0;
+	for (unsigned m = 0; m < o->nr_metrics; m++)
+		used += (size_t)snprintf(a->buf[1] + used, sizeof(a->buf[1]) - used, "%s%s",
+					 m ? "," : "", o->metrics[m]->name);
+	add(a, "--metric");
+	add(a, a->buf[1]);
+	snprintf(a->buf[2], sizeof(a->buf[2]), "%.17g", o->threshold_pct);
+	add(a, "--threshold");
+	add(a, a->buf[2]);
+	if (o->budget_s > 0) {
+		snprintf(a->buf[3], sizeof(a->buf[3]), "%.17g", o->budget_s);
+		add(a, "--budget");
+		add(a, a->buf[3]);
+	}
+	if (o->quiet)
+		add(a, "--quiet");
+}
+
+/* The key L1's own check files its baseline under: L1's machine, as it sees itself. */
+static void l1_key(const struct emulated_host *h, char *key, size_t len)
+{
+	struct host_info i = *emulated_host_info(h);
+	i.connection[0] = '\0';
+	baseline_key(&i, key, len);
+}
+
+/* A recorded baseline back into this host's store, merged there as any recording is. */
+static int store_recording(const char *dir, const char *key, const struct emulated_file *f)
+{
+	struct baseline b;
+	char err[ERRBUF_SIZE], path[PATH_MAX];
+	if (baseline_parse("the baseline L1 recorded", key, f->data, f->len, &b, err,
+			   sizeof(err)) ||
+	    baseline_save(dir, &b, stderr, err, sizeof(err))) {
+		printable_printf(stderr, "plerig check: %s\n", err);
+		baseline_free(&b);
+		return EXIT_FAILED;
+	}
+	baseline_free(&b);
+	baseline_path(dir, key, path, sizeof(path));
+	printable_printf(stderr, "plerig check: baseline of the emulated host written to %s\n",
+			 path);
+	return 0;
+}
+
+int check_emulated(const struct check_options *o, const char *suite_path, const char *guest_path,
+		   FILE *summary)
+{
+	char err[ERRBUF_SIZE], key[256], name[L1_NAME_MAX];
+	static char suite[1 << 20];
+	ssize_t n = text_file_read(suite_path, suite, sizeof(suite));
+	if (n < 0) {
+		printable_printf(stderr, "plerig check: %s: %s\n", suite_path, strerror((int)-n));
+		return EXIT_USAGE;
+	}
+	const struct emulated_options eo = {.kernel = o->kernel_path,
+					    .modules = o->modules_path,
+					    .cache_dir = o->cache_dir,
+					    .guest_path = guest_path,
+					    .quiet = o->quiet};
+	int status;
+	struct emulated_host *h = proxy_open("plerig check", &eo, &status);
+	if (!h)
+		return status;
+	/* this host's store holds L1's baseline under the key L1's check computes */
+	const char *store = baseline_store_dir(o->baselines_dir);
+	struct emulated_file ins[2] = {{.name = "in/suite.cfg", .data = suite, .len = (size_t)n}};
+	unsigned nr_ins = 1;
+	struct baseline b;
+	char *text = NULL;
+	l1_key(h, key, sizeof(key));
+	if (store) {
+		int rc = baseline_load(store, key, &b, err, sizeof(err));
+		if (rc < 0) {
+			printable_printf(stderr, "plerig check: %s\n", err);
+			emulated_host_close(h);
+			return EXIT_USAGE;
+		}
+		if (rc == 0) {
+			text = baseline_text(&b);
+			baseline_free(&b);
+			if (!text) {
+				fprintf(stderr, "plerig check: out of memory\n");
+				emulated_host_close(h);
+				return EXIT_FAILED;
+			}
+			(void)pathf(name, sizeof(name), "out/baselines/%s.json", key);
+			ins[nr_ins++] = (struct emulated_file){.data = text, .len = strlen(text)};
+			str_copy(ins[1].name, sizeof(ins[1].name), name);
+		}
+	}
+	struct args a = {0};
+	l1_args(o, store != NULL, &a);
+	const struct proxy_out outs[] = {{o->tap_path, "check.tap", "TAP"},
+					 {o->junit_path, "check-junit.xml", "JUnit XML"},
+					 {o->report_path, "check-report.html", "HTML report"}};
+	struct emulated_exec x;
+	status = proxy_exec("plerig check", h, a.v, a.n, ins, nr_ins, outs, 3, summary, &x);
+	(void)pathf(name, sizeof(name), "baselines/%s.json", key);
+	const struct emulated_file *rec = o->record ? proxy_find(&x, name) : NULL;
+	if (rec && store_recording(store, key, rec) && !status)
+		status = EXIT_FAILED;
+	emulated_exec_free(&x);
+	free(text);
+	emulated_host_close(h);
+	return status;
+}

@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `plerig l1-serve CONSOLE REQUESTS`: plerig inside L1, the Linux that the
+ * emulated host boots under Bochs (images/l1/init starts it once kvm_intel
+ * is loaded). It says who L1 is, then runs each variant the controlling
+ * plerig sends on REQUESTS (L1's COM2) with the backend it names, kvm or
+ * native, and sends the whole result back on CONSOLE (COM1), in the
+ * protocol of backends/emulated/l1_protocol.h. Not a command for people:
+ * `plerig run --connect emulated` drives it.
+ */
+#include "commands/commands.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backends/backend.h"
+#include "backends/emulated/l1_blob.h"
+#include "backends/emulated/l1_protocol.h"
+#include "backends/kvm/kvm_backend.h"
+#include "backends/native/native_backend.h"
+#include "measure/kvm_system.h"
+#include "util/cache_dir.h"
+#include "util/errbuf.h"
+#include "util/printable.h"
+#include "util/strfmt.h"
+
+#define HEARTBEAT_S 10
+
+struct server {
+	FILE *console;
+	pthread_mutex_t lock; /* one writer at a time: a heartbeat never cuts a frame */
+	const char *guest_path;
+	struct backend *backends[BACKEND_COUNT];
+};
+
+static double uptime(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_BOOTTIME, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* So that the controlling host's stall watch tells slow from stuck. */
+static void *heartbeat(void *arg)
+{
+	struct server *s = arg;
+	for (;;) {
+		sleep(HEARTBEAT_S);
+		pthread_mutex_lock(&s->lock);
+		fprintf(s->console, "@@ple alive uptime=%.2f\n", uptime());
+		fflush(s->console);
+		pthread_mutex_unlock(&s->lock);
+	}
+	return NULL;
+}
+
+/* A request's answer: its end line and its one file. */
+static void answer(struct server *s, const char *id, int rc, const char *file, const void *data,
+		   size_t len)
+{
+	char err[ERRBUF_SIZE];
+	pthread_mutex_lock(&s->lock);
+	printable_printf(s->console, "@@ple step %s end rc=%d uptime=%.2f\n", id, rc, uptime());
+	if (l1_frame_write(s->console, file, data, len, err, sizeof(err)))
+		printable_printf(s->console, "@@ple fatal cannot send %s: %s\n", file, err);
+	fflush(s->console);
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void answer_error(struct server *s, const char *id, const char *msg)
+{
+	char name[L1_NAME_MAX + 8];
+	snprintf(name, sizeof(name), "%s.error", id);
+	answer(s, id, EXIT_USAGE, name, msg, strlen(msg));
+}
+
+/* L1's clock starts at 2000-01-01; what it dates must carry this host's date. */
+static void set_clock(long long epoch)
+{
+	struct timeval now;
+	if (epoch <= 0 || gettimeofday(&now, NULL) || llabs(now.tv_sec - epoch) < 2)
+		return;
+	struct timeval tv = {.tv_sec = (time_t)epoch};
+	(void)settimeofday(&tv, NULL); /* not root (a test): the dates stay L1's */
+}
+
+static struct backend *backend_for(struct server *s, enum backend_kind k, char *err, size_t errlen)
+{
+	if (s->backends[k])
+		return s->backends[k];
+	switch (k) {
+	case BACKEND_KVM:
+		s->backends[k] = kvm_backend_open(s->guest_path, err, errlen);
+		break;
+	case BACKEND_NATIVE:
+		s->backends[k] = native_backend_open(err, errlen);
+		break;
+	default:
+		errbuf_printf(err, errlen,
+			      "the emulated host runs plerig's kvm and native backends, not %s",
+			      backend_name(k));
+		return NULL;
+	}
+	return s->backends[k];
+}
+
+static void run_variant(struct server *s, const struct l1_request *q)
+{
+	char err[ERRBUF_SIZE], name[L1_NAME_MAX + 8];
+	struct variant v;
+	if (l1_blob_read_variant(q->blob, q->len, &v, err, sizeof(err))) {
+		answer_error(s, q->id, err);
+		return;
+	}
+	struct backend *b = (unsigned)v.backend < BACKEND_COUNT
+				? backend_for(s, v.backend, err, sizeof(err))
+				: NULL;
+	if (!b) {
+		answer_error(s, q->id, err);
+		return;
+	}
+	struct variant_result r;
+	b->run(b, &v, &r);
+	struct l1_blob out;
+	if (l1_blob_result(&r, &out, err, sizeof(err))) {
+		variant_result_free(&r);
+		answer_error(s, q->id, err);
+		return;
+	}
+	variant_result_free(&r);
+	snprintf(name, sizeof(name), "%s.result", q->id);
+	answer(s, q->id, EXIT_OK, name, out.data, out.len);
+	l1_blob_free(&out);
+}
+
+/* A whole file into memory; NULL (and errno) when it cannot be read. */
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf = NULL;
+	size_t cap = 0, n = 0, r;
+	if (!f)
+		return NULL;
+	do {
+		if (n == cap) {
+			uint8_t *b = realloc(buf, cap = cap ? cap * 2 : 65536);
+			if (!b) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = b;
+		}
+		r = fread(buf + n, 1, cap - n, f);
+		n += r;
+	} while (r);
+	fclose(f);
+	*len = n;
+	return buf;
+}
+
+/* The files a command left under out/, collected by nftw (which takes no context). */
+static struct {
+	char **paths;
+	unsigned n;
+} out_files;
+
+static int collect(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st;
+	(void)f;
+	if (flag != FTW_F)
+		return 0;
+	char **p = realloc(out_files.paths, (out_files.n + 1) * sizeof(*p));
+	if (!p || !(p[out_files.n] = strdup(path)))
+		return -1;
+	out_files.paths = p;
+	out_files.n++;
+	return 0;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st;
+	(void)flag;
+	(void)f;
+	return remove(path) && errno != ENOENT ? -1 : 0;
+}
+
+/* Each file under @dir/out as "ID/out/RELPATH", then stdout, then the status (ID.exec). */
+static void send_outputs(struct server *s, const char *id, const char *dir, int status)
+{
+	char outdir[PATH_MAX], path[PATH_MAX], name[L1_NAME_MAX * 2], err[ERRBUF_SIZE];
+	size_t len;
+	snprintf(outdir, sizeof(outdir), "%s/out", dir);
+	memset(&out_files, 0, sizeof(out_files));
+	(void)nftw(outdir, collect, 16, FTW_PHYS);
+	pthread_mutex_lock(&s->lock);
+	printable_printf(s->console, "@@ple step %s end rc=%d uptime=%.2f\n", id, status, uptime());
+	for (unsigned i = 0; i <= out_files.n; i++) {
+		const char *file = i < out_files.n ? out_files.paths[i] : NULL;
+		if (file)
+			snprintf(name, sizeof(name), "%s/out/%s", id, file + strlen(outdir) + 1);
+		else
+			snprintf(name, sizeof(name), "%s/stdout", id);
+		snprintf(path, sizeof(path), "%s/%s", dir,
+			 file ? file + strlen(dir) + 1 : "stdout");
+		uint8_t *data = slurp(path, &len);
+		if ((data || !errno) && strlen(name) < L1_NAME_MAX &&
+		    !l1_frame_write(s->console, name, data ? data : (uint8_t *)"", data ? len : 0,
+				    err, sizeof(err))) {
+			free(data);
+			continue;
+		}
+		printable_printf(s->console, "@@ple err %s plerig l1-serve: cannot send %s: %s\n",
+				 id, name, data ? err : strerror(errno));
+		free(data);
+	}
+	char text[16];
+	snprintf(text, sizeof(text), "%d\n", status);
+	snprintf(name, sizeof(name), "%s.exec", id);
+	if (l1_frame_write(s->console, name, text, strlen(text), err, sizeof(err)))
+		printable_printf(s->console, "@@ple fatal cannot send %s: %s\n", name, err);
+	fflush(s->console);
+	pthread_mutex_unlock(&s->lock);
+	for (unsigned i = 0; i < out_files.n; i++)
+		free(out_files.paths[i]);
+	free(out_files.paths);
+}
+
+/* @x's files under @dir (in/..., out/...): what the command reads by relative paths. */
+static int write_inputs(const char *dir, const struct l1_exec_request *x, char *err, size_t errlen)
+{
+	char path[PATH_MAX], parent[PATH_MAX];
+	for (unsigned i = 0; i < x->nr_files; i++) {
+		if (pathf(path, sizeof(path), "%s/%s", dir, x->files[i].name))
+			return errbuf_printf(err, errlen, "%s: name too long", x->files[i].name);
+		str_copy(parent, sizeof(parent), path);
+		*strrchr(parent, '/') = '\0';
+		if (mkdir_p(parent, err, errlen))
+			return -1;
+		FILE *f = fopen(path, "wb");
+		if (!f || fwrite(x->files[i].data, 1, x->files[i].len, f) != x->files[i].len ||
+		    fclose(f))
+			return errbuf_printf(err, errlen, "writing %s: %s", path, strerror(errno));
+	}
+	return 0;
+}
+
+/*
+ * `plerig ARGS` in a directory of its own (in/ its inputs, out/ what comes
+ * back), its stderr relayed line by line as it comes ("@@ple err ID ..."):
+ * a check that runs for minutes shows its progress, and feeds the stall watch.
+ */
+static void run_exec(struct server *s, const struct l1_request *q)
+{
+	char dir[] = "/tmp/plerig-l1-XXXXXX", path[PATH_MAX], err[ERRBUF_SIZE] = "";
+	struct l1_exec_request x;
+	if (l1_blob_read_exec(q->blob, q->len, &x, err, sizeof(err))) {
+		answer_error(s, q->id, err);
+		return;
+	}
+	int pipefd[2] = {-1, -1};
+	if (!mkdtemp(dir) || pathf(path, sizeof(path), "%s/out", dir) ||
+	    mkdir_p(path, err, sizeof(err)) || write_inputs(dir, &x, err, sizeof(err)) ||
+	    pipe2(pipefd, O_CLOEXEC)) {
+		if (!err[0] || pipefd[0] < 0)
+			errbuf_printf(err, sizeof(err), "preparing the command: %s",
+				      strerror(errno));
+		answer_error(s, q->id, err);
+		l1_exec_request_free(&x);
+		return;
+	}
+	char *argv[x.argc + 2];
+	argv[0] = "plerig";
+	for (unsigned i = 0; i < x.argc; i++)
+		argv[i + 1] = x.argv[i];
+	argv[x.argc + 1] = NULL;
+	snprintf(path, sizeof(path), "%s/stdout", dir);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int o = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int n = open("/dev/null", O_RDONLY);
+		if (chdir(dir) || o < 0 || n < 0 || dup2(n, 0) < 0 || dup2(o, 1) < 0 ||
+		    dup2(pipefd[1], 2) < 0)
+			_exit(127);
+		execv("/proc/self/exe", argv);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	FILE *e = fdopen(pipefd[0], "r");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	while (e && (n = getline(&line, &cap, e)) >= 0) {
+		line[strcspn(line, "\r\n")] = '\0';
+		pthread_mutex_lock(&s->lock);
+		printable_printf(s->console, "@@ple err %s %s\n", q->id, line);
+		fflush(s->console);
+		pthread_mutex_unlock(&s->lock);
+	}
+	free(line);
+	if (e)
+		fclose(e);
+	else
+		close(pipefd[0]);
+	int st = 0;
+	int status = pid < 0 || waitpid(pid, &st, 0) != pid ? 127
+		     : WIFEXITED(st)			    ? WEXITSTATUS(st)
+							    : 128 + WTERMSIG(st);
+	send_outputs(s, q->id, dir, status);
+	(void)nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	l1_exec_request_free(&x);
+}
+
+/* Who L1 is, as it sees itself: the controlling host names it "emulated". */
+static int hello(struct server *s)
+{
+	char err[ERRBUF_SIZE];
+	struct host_info h;
+	struct l1_blob b;
+	host_info_collect(&h, kvm_active_module());
+	if (l1_blob_host(&h, &b, err, sizeof(err)))
+		return -1;
+	pthread_mutex_lock(&s->lock);
+	fprintf(s->console, "@@ple ready uptime=%.2f\n", uptime());
+	int rc = l1_frame_write(s->console, "hello", b.data, b.len, err, sizeof(err));
+	fflush(s->console);
+	pthread_mutex_unlock(&s->lock);
+	l1_blob_free(&b);
+	return rc;
+}
+
+/* COM2 as a plain byte pipe: no echo onto the console, no line length limit. */
+static void raw_tty(int fd)
+{
+	struct termios t;
+	if (!isatty(fd) || tcgetattr(fd, &t))
+		return;
+	cfmakeraw(&t);
+	(void)tcsetattr(fd, TCSANOW, &t);
+}
+
+static int serve(struct server *s, FILE *requests)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	char err[ERRBUF_SIZE];
+	while ((n = getline(&line, &cap, requests)) >= 0) {
+		/* raw COM2 keeps the CR of a terminal's line end, and noise before a request */
+		char *start = strstr(line, "@@ple req ");
+		err[0] = '\0';
+		if (!start)
+			continue;
+		struct l1_request q;
+		if (l1_request_parse(start, &q, err, sizeof(err))) {
+			char id[L1_NAME_MAX] = "?";
+			sscanf(start, "@@ple req %255s", id);
+			answer_error(s, id, err);
+			continue;
+		}
+		set_clock(q.epoch);
+		pthread_mutex_lock(&s->lock);
+		printable_printf(s->console, "@@ple step %s begin uptime=%.2f\n", q.id, uptime());
+		fflush(s->console);
+		pthread_mutex_unlock(&s->lock);
+		if (!strcmp(q.kind, "quit")) {
+			l1_request_free(&q);
+			break;
+		}
+		if (!strcmp(q.kind, "run"))
+			run_variant(s, &q);
+		else if (!strcmp(q.kind, "exec"))
+			run_exec(s, &q);
+		else
+			answer_error(s, q.id, "unknown request kind");
+		l1_request_free(&q);
+	}
+	free(line);
+	pthread_mutex_lock(&s->lock);
+	fprintf(s->console, "@@ple done uptime=%.2f\n", uptime());
+	fflush(s->console);
+	pthread_mutex_unlock(&s->lock);
+	return EXIT_OK;
+}
+
+int cmd_l1_serve(int argc, char **argv, const char *guest_path)
+{
+	if (argc != 3) {
+		fprintf(stderr,
+			"usage: plerig l1-serve CONSOLE REQUESTS (inside L1, started by its "
+			"init: plerig run --connect emulated drives it)\n");
+		return EXIT_USAGE;
+	}
+	struct server s = {.lock = PTHREAD_MUTEX_INITIALIZER, .guest_path = guest_path};
+	int out = open(argv[1], O_WRONLY | O_NOCTTY | O_APPEND | O_CLOEXEC);
+	int in = open(argv[2], O_RDONLY | O_NOCTTY | O_CLOEXEC);
+	if (out < 0 || in < 0) {
+		printable_printf(stderr, "plerig l1-serve: opening %s: %s\n",
+				 out < 0 ? argv[1] : argv[2], strerror(errno));
+		return EXIT_FAILED;
+	}
+	raw_tty(in);
+	s.console = fdopen(out, "w");
+	FILE *requests = fdopen(in, "r");
+	if (!s.console || !requests) {
+		printable_printf(stderr, "plerig l1-serve: %s\n", strerror(errno));
+		return EXIT_FAILED;
+	}
+	pthread_t t;
+	if (hello(&s) || pthread_create(&t, NULL, heartbeat, &s)) {
+		fprintf(stderr, "plerig l1-serve: cannot start\n");
+		return EXIT_FAILED;
+	}
+	int rc = serve(&s, requests);
+	for (unsigned k = 0; k < BACKEND_COUNT; k++)
+		if (s.backends[k])
+			s.backends[k]->close(s.backends[k]);
+	return rc;
+}

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "util/cache_dir.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/errbuf.h"
+#include "util/safe_dir.h"
+
+int cache_dir_default(char *out, size_t len, char *err, size_t errlen)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	int n;
+	if (xdg && *xdg == '/')
+		n = snprintf(out, len, "%s/plerig", xdg);
+	else if (home && *home == '/')
+		n = snprintf(out, len, "%s/.cache/plerig", home);
+	else
+		return errbuf_printf(err, errlen,
+				     "no cache directory: set HOME or XDG_CACHE_HOME, or pass "
+				     "--cache-dir");
+	if (n < 0 || (size_t)n >= len)
+		return errbuf_printf(err, errlen, "cache directory path too long");
+	return 0;
+}
+
+int mkdir_p(const char *path, char *err, size_t errlen)
+{
+	/* by safe_dir's rules: no one else's directory or link decides where plerig writes */
+	const int fd = safe_dir_open(path, SAFE_DIR_CREATE, err, errlen);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}

@@ -1,0 +1,289 @@
+#!/usr/bin/env python3
+"""plerig run --connect emulated without Bochs: a fake Bochs (PLERIG_BOCHS)
+started as plerig starts bochs-bin reads its bochsrc and plays L1 on the
+console files it names. In the healthy case L1 is this plerig's own
+`l1-serve`, running the variants on host threads (--backend native), so
+the protocol, the results' way back and the outputs are the real ones; in
+the others it breaks the way a real L1 can: Bochs missing, a kernel without
+kvm_intel, a stall, L1 dying mid-run, results cut short. Each ends in an
+error naming the emulated host, never a hang. The L1 medium is built by a
+fake build-medium (PLERIG_L1_DIR), which counts its builds.
+
+usage: test_emulated.py PLERIG
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+PLERIG = None
+
+# $1..$4 = -q -f BOCHSRC -rc ...: the console files from the bochsrc, then the mode's L1
+FAKE_BOCHS = r"""#!/bin/bash
+if [ "$1" = --help ]; then echo "Bochs x86 Emulator 2.7"; exit 0; fi
+here=$(dirname "$0")
+com1=$(sed -n 's/^com1:.*dev=\([^,]*\).*/\1/p' "$3")
+com2=$(sed -n 's/^com2:.*dev=\([^,]*\).*/\1/p' "$3")
+boot() {
+	printf 'Linux version 6.1.0-fake (nobody) #1 SMP\r\n@@ple step modules begin uptime=1.0\r\n' >> "$com1"
+}
+modules() {
+	printf 'param_ple_gap=128\r\n@@ple step modules end rc=0 uptime=2.0\r\n' >> "$com1"
+}
+case $(cat "$here/mode") in
+serve)
+	boot; modules
+	exec "$PLERIG" l1-serve "$com1" "$com2" ;;
+no-kvm-intel)
+	boot
+	printf 'modprobe: FATAL: Module kvm_intel not found\r\n' >> "$com1"
+	printf "@@ple fatal no kvm_intel in L1's kernel 6.1.0-fake: modprobe kvm_intel says: not found\r\n" >> "$com1"
+	printf '@@ple done uptime=3.0\r\n' >> "$com1"
+	sleep 300 ;;
+stall)
+	boot; modules
+	while [ $SECONDS -lt 300 ]; do :; done ;;
+dies)
+	# L1 answers its first request, then Bochs is gone
+	boot; modules
+	head -n 1 "$com2" | "$PLERIG" l1-serve /dev/stdout /dev/stdin | sed -u '/^@@ple done/d' >> "$com1"
+	exit 3 ;;
+cut)
+	# a line of the first answer's frame is lost on the way
+	boot; modules
+	"$PLERIG" l1-serve /dev/stdout "$com2" | sed -u '/^@@ple file run-1\.result /{n;d}' >> "$com1" ;;
+esac
+"""
+
+# Its medium: no kernel, no ISO; what the real one reports (medium.txt)
+FAKE_BUILD_MEDIUM = r"""#!/bin/bash
+here=$(dirname "$0")
+case $1 in
+kernel) echo "$here/linux-image-6.1.0-fake.deb" ;;
+build)
+	echo build >> "$here/builds"
+	mkdir -p "$2"
+	echo "not an ISO" > "$2/l1.iso"
+	printf 'kernel_version=6.1.0-fake (nobody) #1 SMP\nkernel_release=6.1.0-fake\n' > "$2/medium.txt" ;;
+esac
+"""
+
+# a suite the fake L1 (this machine, no KVM needed) can run
+NATIVE_SUITE = """[defaults]
+options = --duration 0.05 --warmup 0.01 --repeat 2
+
+[native-pause]
+options = --backend native --vcpus 2 --pcpus 0 --relax pause
+expect = progress
+"""
+
+# a short run on one host CPU: 2 variants
+RUN = ["run", "--connect", "emulated", "--backend", "native", "--vcpus", "2", "--pcpus", "0",
+       "--relax", "pause,nop", "--duration", "0.05", "--warmup", "0.01"]
+
+
+class Emulated(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        d = self.dir = self.tmp.name
+        self.fake = os.path.join(d, "fake")
+        self.l1 = os.path.join(d, "l1")
+        os.makedirs(self.fake)
+        os.makedirs(self.l1)
+        self.write(os.path.join(self.fake, "bochs-bin"), FAKE_BOCHS, 0o755)
+        self.write(os.path.join(self.l1, "build-medium"), FAKE_BUILD_MEDIUM, 0o755)
+        for f in ("init", "unpack-kernel", "boot-shim.S", "linux-image-6.1.0-fake.deb"):
+            self.write(os.path.join(self.l1, f), f + "\n", 0o644)
+        self.cache = os.path.join(d, "cache")
+
+    @staticmethod
+    def write(path, text, mode):
+        with open(path, "w") as f:
+            f.write(text)
+        os.chmod(path, mode)
+
+    def plerig(self, mode, *args, limits=None, timeout=120):
+        self.write(os.path.join(self.fake, "mode"), mode, 0o644)
+        env = dict(os.environ, PLERIG=PLERIG, PLERIG_BOCHS=os.path.join(self.fake, "bochs-bin"),
+                   PLERIG_L1_DIR=self.l1, **(limits or {}))
+        t0 = time.monotonic()
+        # the cache first: a sweep's options end at --
+        p = subprocess.run([PLERIG, args[0], "--cache-dir", self.cache, *args[1:]],
+                           capture_output=True, text=True, timeout=timeout, env=env)
+        p.seconds = time.monotonic() - t0
+        return p
+
+    def builds(self):
+        try:
+            with open(os.path.join(self.l1, "builds")) as f:
+                return len(f.readlines())
+        except FileNotFoundError:
+            return 0
+
+    def runs_left(self):
+        runs = os.path.join(self.cache, "emulated", "runs")
+        return sorted(os.listdir(runs)) if os.path.isdir(runs) else []
+
+    def test_a_run_on_the_emulated_host_shows_its_rows(self):
+        out = os.path.join(self.dir, "r.json")
+        p = self.plerig("serve", *RUN, "--json", out)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        # the table: that host's rows, by the code that makes every table
+        rows = [l for l in p.stdout.splitlines() if l.startswith("native")]
+        self.assertEqual(len(rows), 2, p.stdout)
+        # progress while L1 boots, its identity, and what its seconds are
+        self.assertIn("emulated host: building L1's medium", p.stderr)
+        self.assertRegex(p.stderr, r"emulated host \[\d+ s, Bochs \d+ s CPU\]: L1 is ready")
+        self.assertRegex(p.stderr, r"plerig run: emulated Intel Core i7-4770 \(Haswell\) "
+                                   r"\(Bochs 2\.7\), kernel \S+, .*times in emulated seconds")
+        self.assertRegex(p.stderr, r"seconds +on host emulated every time and rate .* is in "
+                                   r"emulated seconds: Bochs' instruction clock")
+        with open(out) as f:
+            doc = json.load(f)
+        self.assertEqual(doc["host"]["name"], "emulated")
+        self.assertIn("emulated seconds", doc["host"]["clock"])
+        self.assertIn("Bochs 2.7", doc["host"]["hypervisor"])
+        self.assertEqual([v["host"] for v in doc["variants"]], ["emulated", "emulated"])
+        self.assertTrue(all(v["runs"][0]["ok"] for v in doc["variants"]))
+        self.assertEqual(len(doc["variants"][0]["runs"][0]["vm_results"][0]["vcpus"]), 2)
+        self.assertEqual(self.runs_left(), [], "a run that went well leaves nothing behind")
+        # the medium is kept by its key: built once
+        p = self.plerig("serve", *RUN)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn("building L1's medium", p.stderr)
+        self.assertEqual(self.builds(), 1)
+
+    def test_no_bochs_is_said_with_the_fix(self):
+        env_bochs = os.path.join(self.dir, "no-such-bochs")
+        self.write(os.path.join(self.fake, "mode"), "serve", 0o644)
+        p = subprocess.run([PLERIG, *RUN, "--cache-dir", self.cache], capture_output=True,
+                           text=True, timeout=60,
+                           env=dict(os.environ, PLERIG_BOCHS=env_bochs, PLERIG_L1_DIR=self.l1))
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn(f"plerig run: emulated host: no Bochs here ({env_bochs}", p.stderr)
+        self.assertIn("scripts/setup ple-test", p.stderr)
+        self.assertEqual(self.builds(), 0, "nothing built for a host that cannot run")
+
+    def failed(self, p):
+        """The one error line of a run whose only host failed to come up."""
+        self.assertEqual(p.returncode, 1, p.stderr)
+        m = re.search(r"^plerig run: emulated host: L1 did not come up: (.*)$", p.stderr, re.M)
+        self.assertIsNotNone(m, p.stderr)
+        return m.group(1)
+
+    def test_a_kernel_without_kvm_intel_stops_at_once(self):
+        p = self.plerig("no-kvm-intel", *RUN, timeout=60)
+        why = self.failed(p)
+        self.assertTrue(why.startswith("no kvm_intel in L1's kernel 6.1.0-fake: modprobe "
+                                       "kvm_intel says: not found (last step begun: modules; "),
+                        why)
+        self.assertIn("'modprobe: FATAL: Module kvm_intel not found'", why)
+        self.assertLess(p.seconds, 30, "stopped at the fatal line, not by a limit")
+        # the run's files stay where the message points
+        (run,) = self.runs_left()
+        self.assertIn(f"all of it: {self.cache}/emulated/runs/{run}/serial.log", why)
+
+    def test_a_stall_is_found_in_bochs_cpu_time(self):
+        p = self.plerig("stall", *RUN, limits={"PLERIG_L1_STALL": "1"}, timeout=120)
+        why = self.failed(p)
+        self.assertTrue(why.startswith("no console line for 1 s of Bochs CPU (L1 prints one "
+                                       "every 10 emulated s"), why)
+        self.assertIn("last step begun: modules", why)
+        self.assertEqual(subprocess.run(["pgrep", "-f", self.fake], capture_output=True).stdout,
+                         b"", "Bochs left running")
+
+    def test_l1_dying_mid_run_fails_the_rest_and_keeps_what_came(self):
+        out = os.path.join(self.dir, "r.json")
+        p = self.plerig("dies", *RUN, "--json", out, timeout=120)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        with open(out) as f:
+            runs = [v["runs"][0] for v in json.load(f)["variants"]]
+        self.assertTrue(runs[0]["ok"], runs[0].get("error"))
+        self.assertFalse(runs[1]["ok"])
+        # L1 died before it began the second (the step it had begun last is the first's)
+        self.assertRegex(runs[1]["error"], r"^emulated host: Bochs exited with status 3 before "
+                                           r"L1 was done .*\(last step begun: run-1; ")
+
+    def test_results_cut_short_are_refused(self):
+        out = os.path.join(self.dir, "r.json")
+        p = self.plerig("cut", *RUN, "--json", out, timeout=120)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        with open(out) as f:
+            runs = [v["runs"][0] for v in json.load(f)["variants"]]
+        self.assertFalse(runs[0]["ok"])
+        self.assertRegex(runs[0]["error"], r"^emulated host: a file from L1 came damaged: "
+                                           r"run-1\.result: \d+ bytes, sha256 [0-9a-f]{12}, where "
+                                           r"L1 sent \d+ bytes")
+        # and L1 is not asked again: Bochs was stopped with the reason
+        self.assertRegex(runs[1]["error"], r"^emulated host: L1 is gone: a file from L1 came "
+                                           r"damaged")
+
+    def test_check_runs_inside_l1_with_its_files_in_and_out(self):
+        suite = os.path.join(self.dir, "native.cfg")
+        self.write(suite, NATIVE_SUITE, 0o644)
+        store, tap = os.path.join(self.dir, "store"), os.path.join(self.dir, "c.tap")
+        os.makedirs(store)
+        check = ["check", "--connect", "emulated", "--suite", suite, "--baselines", store]
+        p = self.plerig("serve", *check, "--record")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("native-pause", p.stdout)
+        self.assertRegex(p.stderr, r"check: native-pause +[\d.]+ s")  # L1's progress, relayed
+        (recorded,) = os.listdir(store)
+        self.assertIn(f"plerig check: baseline of the emulated host written to {store}/{recorded}",
+                      p.stderr)
+        # judged against it: the baseline went in, the TAP came out
+        p = self.plerig("serve", *check, "--tap", tap)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(tap) as f:
+            text = f.read()
+        self.assertTrue(text.startswith("TAP version 13\n"), text)
+        self.assertIn("ok 1 - native-pause: progress", text)
+        self.assertIn("baseline", p.stdout)
+        # a kernel that cannot be tested: 125, as git bisect run reads it; a stall: 77
+        p = self.plerig("no-kvm-intel", *check, timeout=60)
+        self.assertEqual(p.returncode, 125, p.stderr)
+        self.assertIn("plerig check: emulated host: L1 did not come up: no kvm_intel", p.stderr)
+        p = self.plerig("stall", *check, limits={"PLERIG_L1_STALL": "1"})
+        self.assertEqual(p.returncode, 77, p.stderr)
+
+    def test_sweep_runs_inside_l1(self):
+        p = self.plerig("serve", "sweep", "--connect", "emulated", "--param",
+                        "halt_poll_ns=0,1000", "--", "--backend", "native", "--vcpus", "2")
+        # L1 here is this machine, whose kvm parameters plerig may not change: L1's sweep
+        # says so on its stderr, relayed, and its status comes back
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertRegex(p.stderr, r"(?m)^plerig sweep: (cannot change halt_poll_ns|.*halt_poll)")
+        p = subprocess.run([PLERIG, "sweep", "--connect", "qemu:///system", "--param",
+                            "ple_window=1"], capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("only the emulated host runs one for this plerig", p.stderr)
+
+    def test_kernel_options_belong_to_the_emulated_host(self):
+        p = subprocess.run([PLERIG, "run", "--kernel", "/nonexistent"], capture_output=True,
+                           text=True, timeout=30)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--kernel: only the emulated host boots a kernel of its own", p.stderr)
+        p = subprocess.run([PLERIG, "run", "--connect", "emulated", "--modules", "/tmp"],
+                           capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--modules: the modules of which kernel?", p.stderr)
+        p = subprocess.run([PLERIG, "run", "--connect", "emulated", "--backend", "libvirt"],
+                           capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("the emulated host runs kvm and native variants, and --backend names "
+                      "neither", p.stderr)
+        p = subprocess.run([PLERIG, "run", "--connect", "emulated", "--backend", "kvm,libvirt"],
+                           capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--backend libvirt: the emulated host runs plerig's kvm and native "
+                      "backends inside L1", p.stderr)
+
+
+if __name__ == "__main__":
+    PLERIG = os.path.abspath(sys.argv[1])
+    unittest.main(argv=sys.argv[:1], verbosity=2)

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The emulated host's protocol with L1 (backends/emulated/l1_protocol.h)
+ * and what travels in it (l1_blob.h): frames as L1's console carries them,
+ * with kernel messages between their lines; damaged, cut and foreign ones
+ * refused with the reason; a result that comes back whole.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/emulated/l1_blob.h"
+#include "backends/emulated/l1_protocol.h"
+#include "support/check_main.h"
+#include "util/errbuf.h"
+
+/* Everything l1_frame_write writes for @data, as lines. */
+static char *frame_text(const char *name, const void *data, size_t len)
+{
+	char *text = NULL, err[ERRBUF_SIZE];
+	size_t n = 0;
+	FILE *f = open_memstream(&text, &n);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(l1_frame_write(f, name, data, len, err, sizeof(err)), 0);
+	fclose(f);
+	return text;
+}
+
+/* Feed @text line by line; the file that came, or the error of a bad one. */
+static enum l1_feed feed_all(char *text, struct l1_file *file, char *err, size_t errlen,
+			     unsigned *foreign)
+{
+	struct l1_frame_reader fr = {0};
+	enum l1_feed last = L1_FEED_LINE;
+	for (char *save = NULL, *line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		enum l1_feed r = l1_frame_feed(&fr, line, file, err, errlen);
+		if (r == L1_FEED_FILE || r == L1_FEED_BAD_FILE)
+			last = r;
+	}
+	*foreign = fr.foreign;
+	l1_frame_reader_free(&fr);
+	return last;
+}
+
+START_TEST(test_a_frame_comes_back_whole)
+{
+	uint8_t data[5000];
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i * 7 + i / 100);
+	char *text = frame_text("run-1.result", data, sizeof(data));
+	ck_assert(!strncmp(text, "@@ple file run-1.result ", 24));
+	struct l1_file f;
+	char err[ERRBUF_SIZE] = "";
+	unsigned foreign;
+	ck_assert_int_eq(feed_all(text, &f, err, sizeof(err), &foreign), L1_FEED_FILE);
+	ck_assert_str_eq(f.name, "run-1.result");
+	ck_assert_uint_eq(f.len, sizeof(data));
+	ck_assert(!memcmp(f.data, data, sizeof(data)));
+	l1_file_free(&f);
+	free(text);
+}
+END_TEST
+
+/* A kernel message between two lines of a frame is not data; one inside a line is damage. */
+START_TEST(test_lines_of_others_are_skipped_and_damage_is_caught)
+{
+	const char msg[] = "the same bytes, whatever the console said meanwhile";
+	char *text = frame_text("f", msg, sizeof(msg));
+	char *second = strchr(strchr(text, '\n') + 1, '\n') + 1;
+	char *mixed = NULL;
+	ck_assert_int_ge(asprintf(&mixed, "%.*s[   12.5] kvm: a warning\n%s", (int)(second - text),
+				  text, second),
+			 0);
+	struct l1_file f;
+	char err[ERRBUF_SIZE] = "";
+	unsigned foreign;
+	ck_assert_int_eq(feed_all(mixed, &f, err, sizeof(err), &foreign), L1_FEED_FILE);
+	ck_assert_uint_eq(foreign, 1);
+	ck_assert_str_eq((char *)f.data, msg);
+	l1_file_free(&f);
+	free(mixed);
+	/* a character of the data changed: the SHA-256 says so */
+	char *data_line = strchr(text, '\n') + 1;
+	data_line[3] = data_line[3] == 'A' ? 'B' : 'A';
+	ck_assert_int_eq(feed_all(text, &f, err, sizeof(err), &foreign), L1_FEED_BAD_FILE);
+	ck_assert_ptr_nonnull(strstr(err, "where L1 sent"));
+	free(text);
+}
+END_TEST
+
+START_TEST(test_a_request_line_round_trips)
+{
+	char *line, err[ERRBUF_SIZE];
+	const char blob[] = "a variant";
+	ck_assert_int_eq(l1_request_format("run-7", "variant", 1764633600, blob, sizeof(blob),
+					   &line, err, sizeof(err)),
+			 0);
+	ck_assert(!strncmp(line, "@@ple req run-7 variant 1764633600 ", 35));
+	ck_assert_ptr_eq(strchr(line, '\n'), line + strlen(line) - 1); /* one line */
+	struct l1_request q;
+	ck_assert_int_eq(l1_request_parse(line, &q, err, sizeof(err)), 0);
+	ck_assert_str_eq(q.id, "run-7");
+	ck_assert_str_eq(q.kind, "variant");
+	ck_assert_int_eq(q.epoch, 1764633600);
+	ck_assert_uint_eq(q.len, sizeof(blob));
+	ck_assert_str_eq((char *)q.blob, blob);
+	l1_request_free(&q);
+	free(line);
+	ck_assert_int_eq(l1_request_parse("@@ple req x variant 1 not*base64", &q, err, sizeof(err)),
+			 -1);
+	ck_assert_ptr_nonnull(strstr(err, "base64"));
+	ck_assert_int_eq(
+	    l1_request_format("two words", "variant", 0, "", 0, &line, err, sizeof(err)), -1);
+}
+END_TEST
+
+START_TEST(test_a_result_travels_whole)
+{
+	struct variant_result r, back;
+	char err[ERRBUF_SIZE];
+	memset(&r, 0, sizeof(r));
+	r.variant.vms = 2;
+	r.variant.vcpus = 2;
+	r.ok = true;
+	r.interval_s = 0.5;
+	r.nr_records = 4;
+	r.records = calloc(4, sizeof(*r.records));
+	r.protected_counter = calloc(2, sizeof(uint64_t));
+	ck_assert_ptr_nonnull(r.records);
+	ck_assert_ptr_nonnull(r.protected_counter);
+	r.records[3].guest.acquisitions = 12345;
+	r.records[3].ple.pause_exits = 1494;
+	r.protected_counter[1] = 99;
+	snprintf(r.ple_note, sizeof(r.ple_note), "counted at CPL 0");
+	struct l1_blob b;
+	ck_assert_int_eq(l1_blob_result(&r, &b, err, sizeof(err)), 0);
+	ck_assert_int_eq(l1_blob_read_result(b.data, b.len, &back, err, sizeof(err)), 0);
+	ck_assert(back.ok);
+	ck_assert_uint_eq(back.nr_records, 4);
+	ck_assert_uint_eq(back.records[3].guest.acquisitions, 12345);
+	ck_assert_uint_eq(back.records[3].ple.pause_exits, 1494);
+	ck_assert_uint_eq(back.protected_counter[1], 99);
+	ck_assert_ptr_null(back.window_acquisitions);
+	ck_assert_str_eq(back.ple_note, "counted at CPL 0");
+	variant_result_free(&back);
+	/* cut short: refused, nothing half-read */
+	ck_assert_int_eq(l1_blob_read_result(b.data, b.len - 8, &back, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "cut short"));
+	ck_assert_ptr_null(back.records);
+	/* another plerig's (another version): refused, never misread */
+	memcpy(b.data + 8, "9.9.9", 6);
+	ck_assert_int_eq(l1_blob_read_result(b.data, b.len, &back, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "comes from another plerig (9.9.9"));
+	/* a variant where a result is expected */
+	struct l1_blob v;
+	ck_assert_int_eq(l1_blob_variant(&r.variant, &v, err, sizeof(err)), 0);
+	ck_assert_int_eq(l1_blob_read_result(v.data, v.len, &back, err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "a variant where a result was expected");
+	l1_blob_free(&v);
+	l1_blob_free(&b);
+	variant_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_gunzip_refuses_what_is_not_gzip_or_too_big)
+{
+	uint8_t *gz, *out;
+	size_t n, m;
+	char err[ERRBUF_SIZE];
+	char big[4096];
+	memset(big, 'a', sizeof(big));
+	ck_assert_int_eq(l1_gzip(big, sizeof(big), &gz, &n, err, sizeof(err)), 0);
+	ck_assert_int_eq(l1_gunzip(gz, n, sizeof(big), &out, &m, err, sizeof(err)), 0);
+	ck_assert_uint_eq(m, sizeof(big));
+	free(out);
+	ck_assert_int_eq(l1_gunzip(gz, n, 100, &out, &m, err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "gunzip: more than 100 bytes");
+	ck_assert_int_eq(l1_gunzip(gz, n / 2, sizeof(big), &out, &m, err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "gunzip: the data ends early");
+	free(gz);
+	ck_assert_int_eq(l1_gunzip((const uint8_t *)"plain", 5, 100, &out, &m, err, sizeof(err)),
+			 -1);
+}
+END_TEST
+
+static Suite *l1_protocol_suite(void)
+{
+	Suite *s = suite_create("l1_protocol");
+	TCase *t = tcase_create("l1_protocol");
+	tcase_add_test(t, test_a_frame_comes_back_whole);
+	tcase_add_test(t, test_lines_of_others_are_skipped_and_damage_is_caught);
+	tcase_add_test(t, test_a_request_line_round_trips);
+	tcase_add_test(t, test_a_result_travels_whole);
+	tcase_add_test(t, test_gunzip_refuses_what_is_not_gzip_or_too_big);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+CHECK_MAIN(l1_protocol_suite)
