@@ -12,7 +12,9 @@
 #include "util/printable.h"
 #include "util/strfmt.h"
 
-#define POLL_US 200000
+#define POLL_US	    200000
+#define BOOT_NOTE_S 30	/* s of wall clock between two progress lines while L1 boots */
+#define BOOT_CPU_S  115 /* Bochs CPU of a cold boot to L1's plerig: 114 s measured, kernel 6.1 */
 
 int l1_session_start(struct l1_session *s, const struct bochs_config *c,
 		     const struct l1_limits *limits, FILE *progress, char *err, size_t errlen)
@@ -34,7 +36,7 @@ int l1_session_start(struct l1_session *s, const struct bochs_config *c,
 		return -1;
 	}
 	s->started = true;
-	s->t0_ns = s->moved_ns = monotonic_ns();
+	s->t0_ns = s->moved_ns = s->noted_ns = monotonic_ns();
 	return 0;
 }
 
@@ -45,9 +47,22 @@ static double since(uint64_t ns)
 
 static void note(struct l1_session *s, const char *line)
 {
+	s->noted_ns = monotonic_ns();
 	if (s->progress)
 		printable_printf(s->progress, "emulated host [%.0f s, Bochs %.0f s CPU]: %s\n",
 				 since(s->t0_ns), s->cpu, line);
+}
+
+/* A boot's long silences (the kernel's own messages are few): a line every 30 s. */
+static void note_boot(struct l1_session *s)
+{
+	if (s->ready || !s->progress || since(s->noted_ns) < BOOT_NOTE_S)
+		return;
+	char line[160];
+	snprintf(line, sizeof(line),
+		 "L1 still booting%s (a cold boot takes ~%d s of Bochs CPU to L1's plerig)",
+		 s->step[0] ? ", loading kvm_intel" : "", BOOT_CPU_S);
+	note(s, line);
 }
 
 static void keep_tail(struct l1_session *s, const char *line)
@@ -261,6 +276,7 @@ int l1_session_wait(struct l1_session *s, const char *name, const char *alt,
 			return gone(s, line_why, err, errlen);
 		if (why[0])
 			return gone(s, why, err, errlen);
+		note_boot(s);
 		if (interrupt_requested())
 			return gone(s, "interrupted", err, errlen);
 		usleep(POLL_US);

@@ -52,6 +52,7 @@ struct l1_session {
 	off_t screen_off; /* how far screen.txt was searched */
 	double cpu, cpu_at_line;
 	uint64_t t0_ns, moved_ns;
+	uint64_t noted_ns;	/* the last progress line: a boot says something every 30 s */
 	char gone[ERRBUF_SIZE]; /* why L1 answers no more; "" while it does */
 	bool kernel_fault; /* ... and it was the kernel's doing (fatal, panic, isolinux, silence) */
 };
