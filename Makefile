@@ -15,9 +15,10 @@ $(BUILD)/build.ninja:
 build: setup $(BUILD)/build.ninja
 	ninja -C $(BUILD)
 
-# The default experiment: PAUSE vs NOP, one vCPU per host CPU and 2x over-commit.
+# The default experiment: PAUSE vs NOP, one vCPU per host CPU and 2x over-commit; on
+# /dev/kvm, else (one line on stderr says why) on the emulated host under Bochs.
 run: build
-	$(BUILD)/plerig run $(RUN_ARGS)
+	$(BUILD)/plerig run --connect auto $(RUN_ARGS)
 
 # Every test but the slow end-to-end ones (make vm-test): about 2 minutes of tests on
 # 2 CPUs, 3-6 with a fresh clone's build (README.md says what was measured).

@@ -2,10 +2,14 @@
 #include "cli/run_option_parsers.h"
 
 #include "experiment/host_identity.h"
+#include "measure/kvm_system.h"
 #include "model/backend_limits.h"
 #include "model/connect_list.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/comma_list.h"
 #include "util/cpulist.h"
@@ -218,6 +222,31 @@ int parse_accel(const struct opt_entry *e, const char *value, void *target, char
 	return 0;
 }
 
+void resolve_connect_auto(struct run_plan *o)
+{
+	o->connect_auto_why[0] = '\0';
+	o->connect_auto = o->connect_uri && !strcmp(o->connect_uri, CONNECT_AUTO);
+	if (!o->connect_auto)
+		return;
+	bool kvm = false;
+	for (unsigned i = 0; i < o->nr_backends; i++)
+		kvm |= o->backends[i] == BACKEND_KVM;
+	const char *dev = kvm_device_path();
+	const int fd = kvm ? open(dev, O_RDWR | O_CLOEXEC) : -1;
+	if (!kvm || fd >= 0) {
+		if (fd >= 0)
+			close(fd);
+		o->connect_uri = NULL;
+		return;
+	}
+	errbuf_printf(o->connect_auto_why, sizeof(o->connect_auto_why),
+		      "--connect auto: no usable %s here (%s), so the kvm variants run on the "
+		      "emulated host: Bochs' emulated Intel CPU with the real kvm_intel, times in "
+		      "emulated seconds; its first start boots L1 (minutes)",
+		      dev, strerror(errno));
+	o->connect_uri = CONNECT_EMULATED;
+}
+
 bool run_plan_elsewhere(const struct run_plan *o)
 {
 	struct connect_list hosts;
@@ -254,7 +283,9 @@ int apply_accel(struct run_plan *o, char *err, size_t errlen)
 	const bool emulated = connect_list_emulated(&hosts) > 0;
 	const unsigned libvirt_hosts = hosts.nr - (emulated ? 1 : 0);
 	/* said, not silently ignored: the kvm and native backends have no use for them */
-	if (((libvirt_hosts && o->connect_uri) || o->cache_dir) && !libvirt && !emulated)
+	/* --connect auto may take --cache-dir for the emulated host it did not choose */
+	if (((libvirt_hosts && o->connect_uri) || (o->cache_dir && !o->connect_auto)) && !libvirt &&
+	    !emulated)
 		return errbuf_printf(err, errlen,
 				     "%s: only --backend libvirt %s (add --backend libvirt, or "
 				     "leave it out)",

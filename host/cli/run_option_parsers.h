@@ -27,6 +27,12 @@ opt_parse_fn parse_accel;    /* names: accel_names */
 int check_pcpus_here(const struct run_plan *o, char *err, size_t errlen);
 /* Does --connect name another machine, or several (--connect LIST)? An unparsable list: no. */
 bool run_plan_elsewhere(const struct run_plan *o);
+/*
+ * --connect auto: this machine (NULL) where no kvm variant is planned or
+ * its KVM device opens for reading and writing; else the emulated host,
+ * with the reason in o->connect_auto (for one line on stderr).
+ */
+void resolve_connect_auto(struct run_plan *o);
 /* --accel tcg turns the libvirt backend into its emulated twin, named so in every output. */
 int apply_accel(struct run_plan *o, char *err, size_t errlen);
 /*

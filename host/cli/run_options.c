@@ -58,7 +58,8 @@ static const struct opt_entry run_table[] = {
 	     "--kernel with the real kvm_intel, where the kvm and native variants run (no "
 	     "/dev/kvm needed; times in emulated seconds). An axis of hosts, each running the "
 	     "variants it can in its own schedule, all at once, with its own CPUs as the "
-	     "--pcpus and --vcpus defaults; a host that cannot be reached is a failed row",
+	     "--pcpus and --vcpus defaults; a host that cannot be reached is a failed row. auto "
+	     "(alone, as make run gives it): this machine where /dev/kvm opens, else emulated",
      .def = "libvirt's embedded QEMU driver, no daemon, state in --cache-dir"},
     {.name = "accel",
      .metavar = "kvm|tcg",
@@ -281,6 +282,7 @@ static enum run_options_status parse_plan(int argc, char **argv, struct run_plan
 		errbuf_printf(err, errlen, "unexpected argument '%s' (%s)", argv[next], SEE_HELP);
 		return RUN_OPTIONS_ERROR;
 	}
+	resolve_connect_auto(o);
 	o->vcpus_given = o->nr_vcpu_counts != 0;
 	if (!o->nr_vcpu_counts)
 		run_plan_default_vcpus(o);

@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/serial.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -324,6 +326,22 @@ static void run_exec(struct server *s, const struct l1_request *q)
 	l1_exec_request_free(&x);
 }
 
+/* Who L1 is, asked again (a restored L1): ID.hello. */
+static void send_hello(struct server *s, const char *id)
+{
+	char err[ERRBUF_SIZE], name[L1_NAME_MAX + 8];
+	struct host_info h;
+	struct l1_blob b;
+	host_info_collect(&h, kvm_detect_module());
+	if (l1_blob_host(&h, &b, err, sizeof(err))) {
+		answer_error(s, id, err);
+		return;
+	}
+	snprintf(name, sizeof(name), "%s.hello", id);
+	answer(s, id, EXIT_OK, name, b.data, b.len);
+	l1_blob_free(&b);
+}
+
 /* Who L1 is, as it sees itself: the controlling host names it "emulated". */
 static int hello(struct server *s)
 {
@@ -342,14 +360,32 @@ static int hello(struct server *s)
 	return rc;
 }
 
-/* COM2 as a plain byte pipe: no echo onto the console, no line length limit. */
-static void raw_tty(int fd)
+/*
+ * COM2 as a plain byte pipe: no echo onto the console, no line length
+ * limit; and a UART without FIFO (a 16450). Bochs 2.7 delivers what waits
+ * in a FIFO below its trigger level by a timer, and after a restore of its
+ * saved state that timer raises the data of the other port: the end of
+ * every request stayed in COM2's FIFO (and COM1 read NULs). Without a FIFO
+ * each byte raises its own interrupt.
+ */
+static int open_requests(const char *path)
 {
+	struct serial_struct ss;
+	int fd = open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
+	if (fd >= 0 && !ioctl(fd, TIOCGSERIAL, &ss) && ss.type != PORT_16450) {
+		ss.type = PORT_16450;
+		/* not a UART (a pty in the tests): as it is; one that changed hung up: anew */
+		if (!ioctl(fd, TIOCSSERIAL, &ss)) {
+			close(fd);
+			fd = open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
+		}
+	}
 	struct termios t;
-	if (!isatty(fd) || tcgetattr(fd, &t))
-		return;
-	cfmakeraw(&t);
-	(void)tcsetattr(fd, TCSANOW, &t);
+	if (fd >= 0 && isatty(fd) && !tcgetattr(fd, &t)) {
+		cfmakeraw(&t);
+		(void)tcsetattr(fd, TCSANOW, &t);
+	}
+	return fd;
 }
 
 static int serve(struct server *s, FILE *requests)
@@ -384,6 +420,8 @@ static int serve(struct server *s, FILE *requests)
 			run_variant(s, &q);
 		else if (!strcmp(q.kind, "exec"))
 			run_exec(s, &q);
+		else if (!strcmp(q.kind, "hello"))
+			send_hello(s, q.id);
 		else
 			answer_error(s, q.id, "unknown request kind");
 		l1_request_free(&q);
@@ -406,13 +444,12 @@ int cmd_l1_serve(int argc, char **argv, const char *guest_path)
 	}
 	struct server s = {.lock = PTHREAD_MUTEX_INITIALIZER, .guest_path = guest_path};
 	int out = open(argv[1], O_WRONLY | O_NOCTTY | O_APPEND | O_CLOEXEC);
-	int in = open(argv[2], O_RDONLY | O_NOCTTY | O_CLOEXEC);
+	int in = open_requests(argv[2]);
 	if (out < 0 || in < 0) {
 		printable_printf(stderr, "plerig l1-serve: opening %s: %s\n",
 				 out < 0 ? argv[1] : argv[2], strerror(errno));
 		return EXIT_FAILED;
 	}
-	raw_tty(in);
 	s.console = fdopen(out, "w");
 	FILE *requests = fdopen(in, "r");
 	if (!s.console || !requests) {

@@ -82,6 +82,8 @@ int cmd_run(int argc, char **argv, const char *guest_path)
 			   : stdout;
 	const struct experiment_output out = {.rows = tables, .who = "plerig run"};
 	int status = EXIT_FAILED;
+	if (plan.connect_auto_why[0] && !plan.quiet)
+		printable_printf(stderr, "plerig run: %s\n", plan.connect_auto_why);
 	if (experiment_run(&plan, guest_path, command_line, &out, &rep, err, sizeof(err))) {
 		printable_printf(stderr, "plerig run: %s\n", err);
 		goto out;

@@ -17,6 +17,11 @@
 #define CONNECT_EMBEDDED "embedded"
 /* An item that means the emulated host (backends/emulated/): Bochs, L1, kvm_intel inside. */
 #define CONNECT_EMULATED "emulated"
+/*
+ * `--connect auto` (alone; make run gives it): this machine where its KVM
+ * device opens and a kvm variant would need it, else the emulated host.
+ */
+#define CONNECT_AUTO "auto"
 
 struct connect_list {
 	char uris[CONNECT_MAX_HOSTS][CONNECT_URI_MAX];

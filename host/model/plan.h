@@ -73,8 +73,10 @@ struct run_plan {
 	double threshold_pct;	 /* smallest change a verdict counts (model/verdict.h) */
 
 	/* where the VMs come from */
-	const char *guest_path;	  /* NULL: the installed or built image */
-	const char *connect_uri;  /* libvirt URI; NULL: the embedded driver */
+	const char *guest_path;	    /* NULL: the installed or built image */
+	const char *connect_uri;    /* libvirt URI; NULL: the embedded driver */
+	bool connect_auto;	    /* --connect auto was given (resolved into connect_uri) */
+	char connect_auto_why[512]; /* it chose the emulated host: why; "" otherwise */
 	const char *cache_dir;	  /* libvirt embedded driver state, L1's media; NULL: the default */
 	const char *kernel_path;  /* --connect emulated: the kernel L1 boots; NULL: Debian's */
 	const char *modules_path; /* its modules (a bzImage's INSTALL_MOD_PATH); NULL: none */

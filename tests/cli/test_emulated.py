@@ -26,18 +26,28 @@ PLERIG = None
 FAKE_BOCHS = r"""#!/bin/bash
 if [ "$1" = --help ]; then echo "Bochs x86 Emulator 2.7"; exit 0; fi
 here=$(dirname "$0")
-com1=$(sed -n 's/^com1:.*dev=\([^,]*\).*/\1/p' "$3")
-com2=$(sed -n 's/^com2:.*dev=\([^,]*\).*/\1/p' "$3")
+# restoring (-r DIR): the devices of the saved config, as Bochs ignores the bochsrc then
+config=$3
+[ "$4" = -r ] && config=$5/config
+com1=$(sed -n 's/^com1:.*dev=\([^,]*\).*/\1/p' "$config")
+com2=$(sed -n 's/^com2:.*dev=\([^,]*\).*/\1/p' "$config")
+[ -n "$com1" ] || exit 1
 boot() {
 	printf 'Linux version 6.1.0-fake (nobody) #1 SMP\r\n@@ple step modules begin uptime=1.0\r\n' >> "$com1"
 }
 modules() {
 	printf 'param_ple_gap=128\r\n@@ple step modules end rc=0 uptime=2.0\r\n' >> "$com1"
 }
+# a Bochs whose mode cannot save says so (save-state.so writes "failed")
+trap ': > "$PLERIG_BOCHS_SAVE/failed"' USR2
 case $(cat "$here/mode") in
 serve)
-	boot; modules
-	exec "$PLERIG" l1-serve "$com1" "$com2" ;;
+	# save-state.so's part: SIGUSR2 saves the state (here: the devices' config)
+	trap 'grep "^com" "$3" > "$PLERIG_BOCHS_SAVE/config"; : > "$PLERIG_BOCHS_SAVE/memory"
+		: > "$PLERIG_BOCHS_SAVE/saved"' USR2
+	[ "$4" = -r ] || { boot; modules; }
+	"$PLERIG" l1-serve "$com1" "$com2" &
+	while kill -0 $! 2> /dev/null; do wait $!; done ;;
 no-kvm-intel)
 	boot
 	printf 'modprobe: FATAL: Module kvm_intel not found\r\n' >> "$com1"
@@ -50,12 +60,15 @@ stall)
 dies)
 	# L1 answers its first request, then Bochs is gone
 	boot; modules
-	head -n 1 "$com2" | "$PLERIG" l1-serve /dev/stdout /dev/stdin | sed -u '/^@@ple done/d' >> "$com1"
+	stty -F "$com2" raw -echo  # as Bochs sets it
+	head -n 1 "$com2" | "$PLERIG" l1-serve /dev/stdout /dev/stdin | sed -u '/^@@ple done/d' >> "$com1" &
+	while kill -0 $! 2> /dev/null; do wait $!; done
 	exit 3 ;;
 cut)
 	# a line of the first answer's frame is lost on the way
 	boot; modules
-	"$PLERIG" l1-serve /dev/stdout "$com2" | sed -u '/^@@ple file run-1\.result /{n;d}' >> "$com1" ;;
+	"$PLERIG" l1-serve /dev/stdout "$com2" | sed -u '/^@@ple file run-1\.result /{n;d}' >> "$com1" &
+	while kill -0 $! 2> /dev/null; do wait $!; done ;;
 esac
 """
 
@@ -68,7 +81,8 @@ build)
 	echo build >> "$here/builds"
 	mkdir -p "$2"
 	echo "not an ISO" > "$2/l1.iso"
-	printf 'kernel_version=6.1.0-fake (nobody) #1 SMP\nkernel_release=6.1.0-fake\n' > "$2/medium.txt" ;;
+	# the kernel L1 (this machine) says it runs: a restored state's is checked against it
+	printf 'kernel_version=%s (nobody) #1 SMP\nkernel_release=%s\n' "$(uname -r)" "$(uname -r)" > "$2/medium.txt" ;;
 esac
 """
 
@@ -157,6 +171,82 @@ class Emulated(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertNotIn("building L1's medium", p.stderr)
         self.assertEqual(self.builds(), 1)
+
+    def test_connect_auto_falls_back_to_the_emulated_host_without_kvm(self):
+        # make run's --connect auto: no KVM device here (a path that does not exist) and a
+        # kvm variant planned: the emulated host, after one line that says why
+        auto = ["run", "--connect", "auto", "--backend", "kvm,native", "--vcpus", "2",
+                "--pcpus", "0", "--relax", "pause", "--duration", "0.05", "--warmup", "0.01"]
+        out = os.path.join(self.dir, "r.json")
+        missing = os.path.join(self.dir, "no-kvm")
+        p = self.plerig("serve", *auto, "--json", out, limits={"PLERIG_KVM_DEVICE": missing})
+        why = [l for l in p.stderr.splitlines() if "--connect auto" in l]
+        self.assertEqual(why, [f"plerig run: --connect auto: no usable {missing} here (No such "
+                               f"file or directory), so the kvm variants run on the emulated "
+                               f"host: Bochs' emulated Intel CPU with the real kvm_intel, times "
+                               f"in emulated seconds; its first start boots L1 (minutes)"],
+                         p.stderr)
+        with open(out) as f:
+            doc = json.load(f)
+        self.assertEqual(doc["host"]["name"], "emulated")
+        self.assertEqual([v["host"] for v in doc["variants"]], ["emulated", "emulated"])
+        # where the device opens (here a file of the test's: nothing opens a real device),
+        # this machine's is used: this one is refused there, and Bochs is not started
+        device = os.path.join(self.dir, "kvm")
+        self.write(device, "", 0o600)
+        args = list(auto)
+        p = self.plerig("stall", *args, limits={"PLERIG_KVM_DEVICE": device}, timeout=60)
+        self.assertIn(f"{device} is not a KVM device", p.stderr)
+        self.assertNotIn("--connect auto", p.stderr)
+        self.assertNotIn("emulated host", p.stderr)
+        # where no kvm variant needs it: this machine too
+        args[args.index("kvm,native")] = "native"
+        p = self.plerig("stall", *args, "--json", out, limits={"PLERIG_KVM_DEVICE": missing},
+                        timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn("--connect auto", p.stderr)
+        self.assertNotIn("emulated host", p.stderr)
+        with open(out) as f:
+            doc = json.load(f)
+        self.assertNotEqual(doc["host"]["name"], "emulated")
+        self.assertTrue(doc["variants"][0]["runs"][0]["ok"], p.stderr)
+
+    def states(self):
+        d = os.path.join(self.cache, "emulated", "states")
+        return [os.path.join(d, n) for n in os.listdir(d) if not n.startswith(".")]
+
+    def test_a_booted_l1_is_saved_and_restored(self):
+        p = self.plerig("serve", *RUN)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertRegex(p.stderr, r"emulated host: L1's state saved in [\d.]+ s: later runs "
+                                   r"restore it")
+        (state,) = self.states()
+        # warm: restored, asked who it is, the same rows; no boot, no build
+        p = self.plerig("serve", *RUN)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("from its saved state", p.stderr)
+        self.assertRegex(p.stderr, r"emulated host: L1 restored in [\d.]+ s")
+        self.assertNotIn("booting L1", p.stderr)
+        self.assertEqual(len([l for l in p.stdout.splitlines() if l.startswith("native")]), 2)
+        self.assertEqual(self.builds(), 1)
+        # a state of another kernel than the medium's is never used: removed, L1 booted
+        (medium,) = os.listdir(os.path.join(self.cache, "emulated", "media"))
+        txt = os.path.join(self.cache, "emulated", "media", medium, "medium.txt")
+        with open(txt) as f:
+            kernel = f.read().split("kernel_release=")[1].strip()
+        self.write(txt, "kernel_release=6.2.0-other\n", 0o644)
+        p = self.plerig("serve", *RUN)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn(f"emulated host: the saved state {state} is unusable (it runs kernel "
+                      f"{kernel}, the medium holds 6.2.0-other): removed, booting L1", p.stderr)
+        self.assertIn("L1's state saved", p.stderr)  # anew
+        # one Bochs cannot restore (another plerig's, damaged): the same
+        (state,) = self.states()
+        os.unlink(os.path.join(state, "config"))
+        p = self.plerig("serve", *RUN)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertRegex(p.stderr, r"the saved state \S+ is unusable \(Bochs exited with "
+                                   r"status 1 before L1 was done")
 
     def test_no_bochs_is_said_with_the_fix(self):
         env_bochs = os.path.join(self.dir, "no-such-bochs")
