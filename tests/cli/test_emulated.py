@@ -25,6 +25,9 @@ PLERIG = None
 # $1..$4 = -q -f BOCHSRC -rc ...: the console files from the bochsrc, then the mode's L1
 FAKE_BOCHS = r"""#!/bin/bash
 if [ "$1" = --help ]; then echo "Bochs x86 Emulator 2.7"; exit 0; fi
+# Bochs' clock preload is for Bochs alone: the plerig of the real L1 never sees it
+# (and under ASan a preloaded library before the runtime stops it, exit 86)
+unset LD_PRELOAD
 here=$(dirname "$0")
 com1=$(sed -n 's/^com1:.*dev=\([^,]*\).*/\1/p' "$3")
 com2=$(sed -n 's/^com2:.*dev=\([^,]*\).*/\1/p' "$3")
