@@ -272,13 +272,15 @@ static void run_exec(struct server *s, const struct l1_request *q)
 		return;
 	}
 	int pipefd[2] = {-1, -1};
-	if (!mkdtemp(dir) || pathf(path, sizeof(path), "%s/out", dir) ||
-	    mkdir_p(path, err, sizeof(err)) || write_inputs(dir, &x, err, sizeof(err)) ||
-	    pipe2(pipefd, O_CLOEXEC)) {
+	bool made = mkdtemp(dir) != NULL;
+	if (!made || pathf(path, sizeof(path), "%s/out", dir) || mkdir_p(path, err, sizeof(err)) ||
+	    write_inputs(dir, &x, err, sizeof(err)) || pipe2(pipefd, O_CLOEXEC)) {
 		if (!err[0] || pipefd[0] < 0)
 			errbuf_printf(err, sizeof(err), "preparing the command: %s",
 				      strerror(errno));
 		answer_error(s, q->id, err);
+		if (made) /* what was written before the failure goes too */
+			(void)nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 		l1_exec_request_free(&x);
 		return;
 	}
