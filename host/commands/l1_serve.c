@@ -33,6 +33,7 @@
 #include "util/cache_dir.h"
 #include "util/errbuf.h"
 #include "util/printable.h"
+#include "util/remove_tree.h"
 #include "util/strfmt.h"
 
 #define HEARTBEAT_S 10
@@ -190,14 +191,6 @@ static int collect(const char *path, const struct stat *st, int flag, struct FTW
 	return 0;
 }
 
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *f)
-{
-	(void)st;
-	(void)flag;
-	(void)f;
-	return remove(path) && errno != ENOENT ? -1 : 0;
-}
-
 /* Each file under @dir/out as "ID/out/RELPATH", then stdout, then the status (ID.exec). */
 static void send_outputs(struct server *s, const char *id, const char *dir, int status)
 {
@@ -265,8 +258,15 @@ static int write_inputs(const char *dir, const struct l1_exec_request *x, char *
  */
 static void run_exec(struct server *s, const struct l1_request *q)
 {
-	char dir[] = "/tmp/plerig-l1-XXXXXX", path[PATH_MAX], err[ERRBUF_SIZE] = "";
+	/* room for its files' names behind it: out/, stdout */
+	char dir[PATH_MAX - 64], path[PATH_MAX], err[ERRBUF_SIZE] = "";
 	struct l1_exec_request x;
+	/* TMPDIR's, as every temporary directory of plerig's (L1's init sets none: /tmp) */
+	const char *tmp = getenv("TMPDIR");
+	if (pathf(dir, sizeof(dir), "%s/plerig-l1-XXXXXX", tmp && *tmp ? tmp : "/tmp")) {
+		answer_error(s, q->id, "TMPDIR: path too long");
+		return;
+	}
 	if (l1_blob_read_exec(q->blob, q->len, &x, err, sizeof(err))) {
 		answer_error(s, q->id, err);
 		return;
@@ -275,12 +275,15 @@ static void run_exec(struct server *s, const struct l1_request *q)
 	bool made = mkdtemp(dir) != NULL;
 	if (!made || pathf(path, sizeof(path), "%s/out", dir) || mkdir_p(path, err, sizeof(err)) ||
 	    write_inputs(dir, &x, err, sizeof(err)) || pipe2(pipefd, O_CLOEXEC)) {
-		if (!err[0] || pipefd[0] < 0)
+		if (!made)
+			errbuf_printf(err, sizeof(err), "preparing the command: %s: %s", dir,
+				      strerror(errno));
+		else if (!err[0] || pipefd[0] < 0)
 			errbuf_printf(err, sizeof(err), "preparing the command: %s",
 				      strerror(errno));
 		answer_error(s, q->id, err);
 		if (made) /* what was written before the failure goes too */
-			(void)nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+			remove_tree(dir);
 		l1_exec_request_free(&x);
 		return;
 	}
@@ -322,7 +325,7 @@ static void run_exec(struct server *s, const struct l1_request *q)
 		     : WIFEXITED(st)			    ? WEXITSTATUS(st)
 							    : 128 + WTERMSIG(st);
 	send_outputs(s, q->id, dir, status);
-	(void)nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	remove_tree(dir);
 	l1_exec_request_free(&x);
 }
 

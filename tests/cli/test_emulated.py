@@ -103,6 +103,10 @@ class Emulated(unittest.TestCase):
         for f in ("init", "unpack-kernel", "boot-shim.S", "linux-image-6.1.0-fake.deb"):
             self.write(os.path.join(self.l1, f), f + "\n", 0o644)
         self.cache = os.path.join(d, "cache")
+        # the fake L1's temporary files (l1-serve's command directories): the test's own, so
+        # that an L1 killed mid-command (modes dies, stall) leaves nothing in this host's /tmp
+        self.tmpdir = os.path.join(d, "tmp")
+        os.makedirs(self.tmpdir)
 
     @staticmethod
     def write(path, text, mode):
@@ -113,7 +117,7 @@ class Emulated(unittest.TestCase):
     def plerig(self, mode, *args, limits=None, timeout=120):
         self.write(os.path.join(self.fake, "mode"), mode, 0o644)
         env = dict(os.environ, PLERIG=PLERIG, PLERIG_BOCHS=os.path.join(self.fake, "bochs-bin"),
-                   PLERIG_L1_DIR=self.l1, **(limits or {}))
+                   PLERIG_L1_DIR=self.l1, TMPDIR=self.tmpdir, **(limits or {}))
         t0 = time.monotonic()
         # the cache first: a sweep's options end at --
         p = subprocess.run([PLERIG, args[0], "--cache-dir", self.cache, *args[1:]],
@@ -286,6 +290,8 @@ class Emulated(unittest.TestCase):
         self.assertTrue(text.startswith("TAP version 13\n"), text)
         self.assertIn("ok 1 - native-pause: progress", text)
         self.assertIn("baseline", p.stdout)
+        # each command L1 ran had a directory of its own under TMPDIR, removed when it ended
+        self.assertEqual([f for f in os.listdir(self.tmpdir) if f.startswith("plerig-l1-")], [])
         # a kernel that cannot be tested: 125, as git bisect run reads it; a stall: 77
         p = self.plerig("no-kvm-intel", *check, timeout=60)
         self.assertEqual(p.returncode, 125, p.stderr)

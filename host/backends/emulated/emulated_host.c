@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-#define _XOPEN_SOURCE 700 /* nftw */
 #include "backends/emulated/emulated_host.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -23,6 +21,7 @@
 #include "util/data_path.h"
 #include "util/errbuf.h"
 #include "util/printable.h"
+#include "util/remove_tree.h"
 #include "util/strfmt.h"
 
 #define WHO "emulated host"
@@ -78,14 +77,6 @@ static int check_bochs(const char *prog, char *err, size_t errlen)
 				     "ple-test installs them, or apt-get install them)",
 				     prog);
 	return 0;
-}
-
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *f)
-{
-	(void)st;
-	(void)flag;
-	(void)f;
-	return remove(path) && errno != ENOENT ? -1 : 0;
 }
 
 /* One request to L1 and the file that answers it (ID.result, ID.exec) or refuses it (ID.error). */
@@ -274,7 +265,7 @@ void emulated_host_close(struct emulated_host *h)
 	l1_session_end(&h->l1);
 	/* a failure's messages point into the run's directory: it stays */
 	if (h->run_dir[0] && !h->failed && !h->l1.gone[0])
-		(void)nftw(h->run_dir, remove_one, 32, FTW_DEPTH | FTW_PHYS);
+		remove_tree(h->run_dir);
 	free(h);
 }
 

@@ -18,6 +18,7 @@
 #include "util/clock.h"
 #include "util/errbuf.h"
 #include "util/printable.h"
+#include "util/remove_tree.h"
 #include "util/spawn.h"
 #include "util/strfmt.h"
 
@@ -209,19 +210,6 @@ static void read_medium_txt(const char *dir, struct l1_medium *m)
 				str_copy(fields[i].dst, fields[i].len, eq);
 	}
 	fclose(f);
-}
-
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *f)
-{
-	(void)st;
-	(void)flag;
-	(void)f;
-	return remove(path) && errno != ENOENT ? -1 : 0;
-}
-
-static void remove_tree(const char *dir)
-{
-	(void)nftw(dir, remove_one, 32, FTW_DEPTH | FTW_PHYS);
 }
 
 /* Media of other builds: the MEDIA_KEPT used last stay, older ones go (80 MB each). */
