@@ -330,13 +330,33 @@ static void run_exec(struct server *s, const struct l1_request *q)
 }
 
 /* Who L1 is, as it sees itself: the controlling host names it "emulated". */
+static int identity(struct l1_blob *b, char *err, size_t errlen)
+{
+	struct host_info h;
+	host_info_collect(&h, kvm_active_module());
+	return l1_blob_host(&h, b, err, errlen);
+}
+
+/* Who L1 is, asked again (a restored L1): ID.hello. */
+static void send_hello(struct server *s, const char *id)
+{
+	char err[ERRBUF_SIZE], name[L1_NAME_MAX + 8];
+	struct l1_blob b;
+	if (identity(&b, err, sizeof(err))) {
+		answer_error(s, id, err);
+		return;
+	}
+	snprintf(name, sizeof(name), "%s.hello", id);
+	answer(s, id, EXIT_OK, name, b.data, b.len);
+	l1_blob_free(&b);
+}
+
+/* Who L1 is, said once it reads requests: the file hello. */
 static int hello(struct server *s)
 {
 	char err[ERRBUF_SIZE];
-	struct host_info h;
 	struct l1_blob b;
-	host_info_collect(&h, kvm_active_module());
-	if (l1_blob_host(&h, &b, err, sizeof(err)))
+	if (identity(&b, err, sizeof(err)))
 		return -1;
 	pthread_mutex_lock(&s->lock);
 	fprintf(s->console, "@@ple ready uptime=%.2f\n", uptime());
@@ -389,6 +409,8 @@ static int serve(struct server *s, FILE *requests)
 			run_variant(s, &q);
 		else if (!strcmp(q.kind, "exec"))
 			run_exec(s, &q);
+		else if (!strcmp(q.kind, "hello"))
+			send_hello(s, q.id);
 		else
 			answer_error(s, q.id, "unknown request kind");
 		l1_request_free(&q);

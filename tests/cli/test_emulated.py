@@ -29,18 +29,49 @@ if [ "$1" = --help ]; then echo "Bochs x86 Emulator 2.7"; exit 0; fi
 # (and under ASan a preloaded library before the runtime stops it, exit 86)
 unset LD_PRELOAD
 here=$(dirname "$0")
-com1=$(sed -n 's/^com1:.*dev=\([^,]*\).*/\1/p' "$3")
-com2=$(sed -n 's/^com2:.*dev=\([^,]*\).*/\1/p' "$3")
+# restoring (-r DIR): the devices of the saved config, as Bochs ignores the bochsrc then
+config=$3
+[ "$4" = -r ] && config=$5/config
+com1=$(sed -n 's/^com1:.*dev=\([^,]*\).*/\1/p' "$config")
+com2=$(sed -n 's/^com2:.*dev=\([^,]*\).*/\1/p' "$config")
+[ -n "$com1" ] || exit 1
 boot() {
 	printf 'Linux version 6.1.0-fake (nobody) #1 SMP\r\n@@ple step modules begin uptime=1.0\r\n' >> "$com1"
 }
 modules() {
 	printf 'param_ple_gap=128\r\n@@ple step modules end rc=0 uptime=2.0\r\n' >> "$com1"
 }
+# a Bochs whose mode cannot save says so (save-state.so writes "failed")
+trap ': > "$PLERIG_BOCHS_SAVE/failed"' USR2
+# Bochs 2.7 starts its devices in the order it loads their plugins: booting, its defaults
+# then the machine's (its log says so); restoring, as the saved config's plugin_ctrl lists
+# them, which it saves in another order. Its timers are restored by number: restored in
+# another order than it booted, every serial timer runs another's state, and the real L1
+# echoed a NUL a millisecond on its console ("^@"), with no heartbeat and no answer.
+[ "$4" = -r ] || printf "00000000000i[PLUGIN] init_dev of '%s' plugin device by virtual method\n" \
+	pci biosdev serial unmapped usb_uhci >> "$(sed -n 's/^log: //p' "$3")"
+timers_swapped() {
+	local order
+	order=$(sed -n 's/^plugin_ctrl: //p' "$config" | tr -d ' ' | tr , '\n' | sed -n 's/=true$//p' | xargs)
+	[ "$order" != "biosdev serial unmapped usb_uhci" ]
+}
+deaf() {
+	stty -F "$com2" raw -echo  # as Bochs sets it
+	while :; do printf '^@' >> "$com1"; for i in {1..2000}; do :; done; done
+}
 case $(cat "$here/mode") in
-serve)
-	boot; modules
-	exec "$PLERIG" l1-serve "$com1" "$com2" ;;
+serve|deaf-restore)
+	# save-state.so's part: SIGUSR2 saves the state (the devices' config as Bochs writes it)
+	trap '{ echo "plugin_ctrl: voodoo=false, biosdev=true, usb_uhci=true, busmouse=false, serial=true, unmapped=true"
+		grep "^com" "$3"; } > "$PLERIG_BOCHS_SAVE/config"; : > "$PLERIG_BOCHS_SAVE/memory"
+		: > "$PLERIG_BOCHS_SAVE/saved"' USR2
+	if [ "$4" = -r ]; then
+		{ timers_swapped || [ "$(cat "$here/mode")" = deaf-restore ]; } && deaf
+	else
+		boot; modules
+	fi
+	"$PLERIG" l1-serve "$com1" "$com2" &
+	while kill -0 $! 2> /dev/null; do wait $!; done ;;
 no-kvm-intel)
 	boot
 	printf 'modprobe: FATAL: Module kvm_intel not found\r\n' >> "$com1"
@@ -53,12 +84,15 @@ stall)
 dies)
 	# L1 answers its first request, then Bochs is gone
 	boot; modules
-	head -n 1 "$com2" | "$PLERIG" l1-serve /dev/stdout /dev/stdin | sed -u '/^@@ple done/d' >> "$com1"
+	stty -F "$com2" raw -echo  # as Bochs sets it
+	head -n 1 "$com2" | "$PLERIG" l1-serve /dev/stdout /dev/stdin | sed -u '/^@@ple done/d' >> "$com1" &
+	while kill -0 $! 2> /dev/null; do wait $!; done
 	exit 3 ;;
 cut)
 	# a line of the first answer's frame is lost on the way
 	boot; modules
-	"$PLERIG" l1-serve /dev/stdout "$com2" | sed -u '/^@@ple file run-1\.result /{n;d}' >> "$com1" ;;
+	"$PLERIG" l1-serve /dev/stdout "$com2" | sed -u '/^@@ple file run-1\.result /{n;d}' >> "$com1" &
+	while kill -0 $! 2> /dev/null; do wait $!; done ;;
 esac
 """
 
@@ -71,7 +105,8 @@ build)
 	echo build >> "$here/builds"
 	mkdir -p "$2"
 	echo "not an ISO" > "$2/l1.iso"
-	printf 'kernel_version=6.1.0-fake (nobody) #1 SMP\nkernel_release=6.1.0-fake\n' > "$2/medium.txt" ;;
+	# the kernel L1 (this machine) says it runs: a restored state's is checked against it
+	printf 'kernel_version=%s (nobody) #1 SMP\nkernel_release=%s\n' "$(uname -r)" "$(uname -r)" > "$2/medium.txt" ;;
 esac
 """
 
@@ -203,6 +238,82 @@ class Emulated(unittest.TestCase):
             doc = json.load(f)
         self.assertNotEqual(doc["host"]["name"], "emulated")
         self.assertTrue(doc["variants"][0]["runs"][0]["ok"], p.stderr)
+
+    def states(self):
+        d = os.path.join(self.cache, "emulated", "states")
+        return [os.path.join(d, n) for n in os.listdir(d) if not n.startswith(".")]
+
+    def test_a_booted_l1_is_saved_and_restored(self):
+        p = self.plerig("serve", *RUN)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertRegex(p.stderr, r"emulated host: L1's state saved in [\d.]+ s: later runs "
+                                   r"restore it")
+        (state,) = self.states()
+        # its devices listed in the order Bochs started them booting, as it restores them
+        with open(os.path.join(state, "config")) as f:
+            self.assertIn("plugin_ctrl: biosdev=true, serial=true, unmapped=true, usb_uhci=true, "
+                          "voodoo=false, busmouse=false\n", f.read())
+        # warm: restored, asked who it is, the same rows; no boot, no build
+        p = self.plerig("serve", *RUN)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("from its saved state", p.stderr)
+        self.assertRegex(p.stderr, r"emulated host: L1 restored in [\d.]+ s")
+        self.assertNotIn("booting L1", p.stderr)
+        self.assertEqual(len([l for l in p.stdout.splitlines() if l.startswith("native")]), 2)
+        self.assertEqual(self.builds(), 1)
+        # a state of another kernel than the medium's is never used: removed, L1 booted
+        (medium,) = os.listdir(os.path.join(self.cache, "emulated", "media"))
+        txt = os.path.join(self.cache, "emulated", "media", medium, "medium.txt")
+        with open(txt) as f:
+            kernel = f.read().split("kernel_release=")[1].strip()
+        self.write(txt, "kernel_release=6.2.0-other\n", 0o644)
+        p = self.plerig("serve", *RUN)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn(f"emulated host: the saved state {state} is unusable (it runs kernel "
+                      f"{kernel}, the medium holds 6.2.0-other): removed, booting L1", p.stderr)
+        self.assertIn("L1's state saved", p.stderr)  # anew
+        # one Bochs cannot restore (another plerig's, damaged): the same
+        (state,) = self.states()
+        os.unlink(os.path.join(state, "config"))
+        p = self.plerig("serve", *RUN)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertRegex(p.stderr, r"the saved state \S+ is unusable \(Bochs exited with "
+                                   r"status 1 before L1 was done")
+
+    def test_a_state_of_another_key_is_thrown_away(self):
+        p = self.plerig("serve", *RUN)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        (old,) = self.states()
+        # another Bochs (its version is in the key, as the kernel, plerig and the CPU are)
+        fake = os.path.join(self.fake, "bochs-bin")
+        with open(fake) as f:
+            text = f.read()
+        self.write(fake, text.replace("Bochs x86 Emulator 2.7", "Bochs x86 Emulator 2.7.1"),
+                   0o755)
+        p = self.plerig("serve", *RUN)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn("from its saved state", p.stderr)
+        self.assertIn("booting L1", p.stderr)
+        (new,) = self.states()
+        self.assertNotEqual(new, old)
+        self.assertFalse(os.path.exists(old), "the state of the other Bochs is gone")
+
+    def test_a_restored_l1_that_does_not_answer_is_booted_cold(self):
+        p = self.plerig("serve", *RUN)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        (state,) = self.states()
+        # restored, it writes its console on and on but never answers (as Bochs 2.7 restored
+        # with its devices in another order did): given up after its Bochs CPU, booted cold
+        p = self.plerig("deaf-restore", *RUN, limits={"PLERIG_L1_ANSWER": "1"})
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn(f"emulated host: the saved state {state} is unusable (no answer to "
+                      f"hello-1.hello after 1 s of Bochs CPU, though L1's console goes on",
+                      p.stderr)
+        self.assertIn("booting L1", p.stderr)
+        self.assertEqual(len([l for l in p.stdout.splitlines() if l.startswith("native")]), 2)
+        self.assertEqual(len(self.states()), 1, "saved anew")
+        self.assertEqual(subprocess.run(["pgrep", "-f", self.fake], capture_output=True).stdout,
+                         b"", "Bochs left running")
 
     def test_no_bochs_is_said_with_the_fix(self):
         env_bochs = os.path.join(self.dir, "no-such-bochs")

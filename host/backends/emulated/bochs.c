@@ -165,7 +165,7 @@ int bochs_start(struct bochs *b, const struct bochs_config *c, char *err, size_t
 	b->tty = b->com2 = b->stop[0] = b->stop[1] = -1;
 	b->pid = -1;
 	str_copy(b->dir, sizeof(b->dir), c->dir);
-	if (!plain_path(c->dir) || !plain_path(c->iso) || (c->preload && !plain_path(c->preload)))
+	if (!plain_path(c->dir) || !plain_path(c->iso))
 		return errbuf_printf(err, errlen,
 				     "%s: Bochs' configuration cannot hold a path with blanks, "
 				     "quotes, commas, '#' or '=' (choose another --cache-dir)",
@@ -202,7 +202,16 @@ int bochs_start(struct bochs *b, const struct bochs_config *c, char *err, size_t
 			setenv("LD_PRELOAD", c->preload, 1);
 		else
 			unsetenv("LD_PRELOAD");
-		execlp(c->program, c->program, "-q", "-f", rc_path, "-rc", rc2, (char *)NULL);
+		if (c->save)
+			setenv("PLERIG_BOCHS_SAVE", c->save, 1);
+		else
+			unsetenv("PLERIG_BOCHS_SAVE");
+		if (c->restore)
+			execlp(c->program, c->program, "-q", "-f", rc_path, "-r", c->restore, "-rc",
+			       rc2, (char *)NULL);
+		else
+			execlp(c->program, c->program, "-q", "-f", rc_path, "-rc", rc2,
+			       (char *)NULL);
 		printable_printf(stderr, "exec %s: %s\n", c->program, strerror(errno));
 		_exit(127);
 	}
@@ -251,6 +260,21 @@ bool bochs_running(struct bochs *b)
 		return false;
 	}
 	return true;
+}
+
+int bochs_save(struct bochs *b, char *err, size_t errlen)
+{
+	if (b->pid <= 0 || kill(b->pid, SIGUSR2))
+		return errbuf_printf(err, errlen, "asking Bochs to save its state: %s",
+				     strerror(b->pid <= 0 ? ESRCH : errno));
+	return 0;
+}
+
+bool bochs_com2_open(const struct bochs *b)
+{
+	struct termios t;
+	/* the pair's settings, as the side Bochs opened set them: canonical until then */
+	return b->com2 >= 0 && !tcgetattr(b->com2, &t) && !(t.c_lflag & ICANON);
 }
 
 int bochs_send(struct bochs *b, const char *line, char *err, size_t errlen)

@@ -28,7 +28,9 @@ struct bochs_config {
 	const char *program; /* bochs-bin, or a Bochs of the user's own (PLERIG_BOCHS) */
 	const char *dir;     /* the run's directory: bochsrc, serial.log, bochs.log, screen.txt */
 	const char *iso;     /* the L1 medium */
-	const char *preload; /* fixed-time.so (the seed of Bochs' RDRAND), NULL: none */
+	const char *preload; /* LD_PRELOAD: fixed-time.so, save-state.so; NULL: none */
+	const char *restore; /* a saved state to start from (-r); NULL: boot the medium */
+	const char *save;    /* where SIGUSR2 saves the state (bochs_save); NULL: never */
 };
 
 struct bochs {
@@ -49,6 +51,13 @@ int bochs_start(struct bochs *b, const struct bochs_config *c, char *err, size_t
 double bochs_cpu_seconds(const struct bochs *b);
 /* Still running? Once it is not, b->status says how it ended. */
 bool bochs_running(struct bochs *b);
+/* Ask Bochs to save its state into the config's save directory (save-state.so). */
+int bochs_save(struct bochs *b, char *err, size_t errlen);
+/*
+ * Has Bochs opened L1's COM2 and made it raw? Before that a line sent is
+ * lost: opening it, Bochs flushes what waits there (TCSAFLUSH).
+ */
+bool bochs_com2_open(const struct bochs *b);
 /* Send @line to L1's COM2. 0, or -1 with @err. */
 int bochs_send(struct bochs *b, const char *line, char *err, size_t errlen);
 /* Stop it (if running) and everything it started; safe to call twice. */

@@ -2,11 +2,13 @@
 #include "backends/emulated/emulated_host.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -14,6 +16,7 @@
 #include "backends/emulated/l1_blob.h"
 #include "backends/emulated/l1_medium.h"
 #include "backends/emulated/l1_session.h"
+#include "backends/emulated/l1_state.h"
 #include "backends/run_result.h"
 #include "model/connect_list.h"
 #include "util/cache_dir.h"
@@ -293,10 +296,10 @@ static int identity(struct emulated_host *h, const struct l1_file *hello, char *
 	return 0;
 }
 
-static int start_l1(struct emulated_host *h, const struct emulated_options *o, const char *cache,
-		    const char *program, char *err, size_t errlen)
+/* The run's own directory: bochsrc, consoles, logs; kept when something failed. */
+static int make_run_dir(struct emulated_host *h, const char *cache, char *err, size_t errlen)
 {
-	char runs[PATH_MAX], preload[PATH_MAX], e[ERRBUF_SIZE];
+	char runs[PATH_MAX];
 	if (pathf(runs, sizeof(runs), "%s/runs", cache) || mkdir_p(runs, err, errlen) ||
 	    pathf(h->run_dir, sizeof(h->run_dir), "%s/run-XXXXXX", runs))
 		return errbuf_printf(err, errlen, WHO ": %s: cannot hold a run", cache);
@@ -306,15 +309,107 @@ static int start_l1(struct emulated_host *h, const struct emulated_options *o, c
 		return errbuf_printf(err, errlen, WHO ": creating a run directory in %s: %s", runs,
 				     strerror(en));
 	}
-	data_path("images/l1", "fixed-time.so", preload, sizeof(preload));
-	const struct bochs_config c = {.program = program,
-				       .dir = h->run_dir,
-				       .iso = h->medium.iso,
-				       .preload = access(preload, R_OK) ? NULL : preload};
+	return 0;
+}
+
+/* fixed-time.so and save-state.so, for LD_PRELOAD (those the build or install has). */
+static void preloads(char *out, size_t len)
+{
+	static const char *const names[] = {"fixed-time.so", "save-state.so"};
+	char path[PATH_MAX];
+	out[0] = '\0';
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		data_path("images/l1", names[i], path, sizeof(path));
+		if (!access(path, R_OK) && strlen(out) + strlen(path) + 2 < len) {
+			if (out[0])
+				strcat(out, " ");
+			strcat(out, path);
+		}
+	}
+}
+
+/* Start Bochs (booting, or restoring @restore) and wait for L1's identity (file @hello). */
+static int boot(struct emulated_host *h, const struct bochs_config *c, const char *hello_name,
+		bool ping, FILE *progress, char *err, size_t errlen)
+{
 	const struct l1_limits lim = {.stall_cpu_s = limit("PLERIG_L1_STALL", 120),
 				      .idle_s = limit("PLERIG_L1_IDLE", 300),
 				      .wall_s = limit("PLERIG_L1_WALL", 1800)};
-	FILE *progress = o->quiet ? NULL : stderr;
+	char e[ERRBUF_SIZE], id[32];
+	struct l1_file hello;
+	if (l1_session_start(&h->l1, c, &lim, progress, e, sizeof(e)))
+		return errbuf_printf(err, errlen, "starting Bochs: %s", e);
+	/*
+	 * a restored L1 waits on COM2 already: it says who it is when asked,
+	 * at once (one that heartbeats but never answers is no use)
+	 */
+	h->l1.answer_cpu_s = ping ? limit("PLERIG_L1_ANSWER", 60) : 0;
+	int rc = ping ? request(h, "hello", &(struct l1_blob){(uint8_t *)"", 0}, "hello", NULL, id,
+				sizeof(id), &hello, e, sizeof(e))
+		      : l1_session_wait(&h->l1, hello_name, NULL, NULL, &hello, e, sizeof(e));
+	h->l1.answer_cpu_s = 0;
+	if (rc)
+		return errbuf_printf(err, errlen, "%s", e);
+	rc = identity(h, &hello, err, errlen);
+	l1_file_free(&hello);
+	return rc;
+}
+
+/*
+ * Warm: the state saved for this medium, restored. 0; 1 when there is none
+ * or it did not come up (said, removed: the caller boots cold); -1 with @err.
+ */
+static int start_warm(struct emulated_host *h, const struct bochs_config *proto, const char *key,
+		      const char *cache, FILE *progress, char *err, size_t errlen)
+{
+	char dir[PATH_MAX], staged[PATH_MAX], e[ERRBUF_SIZE] = "";
+	if (!l1_state_find(cache, key, dir, sizeof(dir)))
+		return 1;
+	(void)utimensat(AT_FDCWD, dir, NULL, 0); /* used now: pruned last */
+	if (l1_state_stage(dir, h->run_dir, staged, sizeof(staged), e, sizeof(e)))
+		return errbuf_printf(err, errlen, WHO ": the saved state %s: %s", dir, e);
+	if (progress)
+		printable_printf(
+		    progress,
+		    "emulated host: restoring L1 (kernel %s) from its saved state %.16s under "
+		    "Bochs %s; its console: %s/serial.log\n",
+		    h->medium.kernel_release[0] ? h->medium.kernel_release : "?", key,
+		    h->bochs_version, h->run_dir);
+	struct bochs_config c = *proto;
+	c.restore = staged;
+	const uint64_t t0 = monotonic_ns();
+	if (!boot(h, &c, NULL, true, progress, e, sizeof(e)) &&
+	    !strcmp(h->host.kernel, h->medium.kernel_release)) {
+		if (progress)
+			fprintf(progress, "emulated host: L1 restored in %.1f s\n",
+				(double)(monotonic_ns() - t0) / 1e9);
+		return 0;
+	}
+	/* the state of another kernel (or one Bochs cannot restore): never used again */
+	if (!e[0])
+		errbuf_printf(e, sizeof(e), "it runs kernel %s, the medium holds %s",
+			      h->host.kernel, h->medium.kernel_release);
+	printable_printf(
+	    stderr, "emulated host: the saved state %s is unusable (%s): removed, booting L1\n",
+	    dir, e);
+	l1_session_end(&h->l1);
+	memset(&h->l1, 0, sizeof(h->l1));
+	h->requests = 0;
+	l1_state_remove(dir);
+	return 1;
+}
+
+/* Cold: boot the medium, then have Bochs save the booted L1 for the next run. */
+static int start_cold(struct emulated_host *h, const struct bochs_config *proto, const char *key,
+		      const char *cache, FILE *progress, char *err, size_t errlen)
+{
+	char save[PATH_MAX], e[ERRBUF_SIZE] = "";
+	struct bochs_config c = *proto;
+	/* without save-state.so, SIGUSR2 would end Bochs */
+	const bool saving = c.preload && strstr(c.preload, "save-state.so") &&
+			    !l1_state_begin(cache, save, sizeof(save), e, sizeof(e));
+	if (saving)
+		c.save = save;
 	if (progress)
 		printable_printf(
 		    progress,
@@ -322,14 +417,54 @@ static int start_l1(struct emulated_host *h, const struct emulated_options *o, c
 		    "its console: %s/serial.log\n",
 		    h->medium.kernel_release[0] ? h->medium.kernel_release : "?", h->bochs_version,
 		    BOCHS_CPU_NAME, h->run_dir);
-	if (l1_session_start(&h->l1, &c, &lim, progress, e, sizeof(e)))
-		return errbuf_printf(err, errlen, WHO ": starting Bochs: %s", e);
-	struct l1_file hello;
-	if (l1_session_wait(&h->l1, "hello", NULL, NULL, &hello, e, sizeof(e)))
+	if (boot(h, &c, "hello", false, progress, e, sizeof(e))) {
+		if (saving)
+			l1_state_remove(save);
 		return errbuf_printf(err, errlen, WHO ": L1 did not come up: %s", e);
-	int rc = identity(h, &hello, err, errlen);
-	l1_file_free(&hello);
-	return rc;
+	}
+	if (!saving)
+		return 0;
+	/* L1 waits on COM2 now: nothing in flight but its heartbeat */
+	const uint64_t t0 = monotonic_ns();
+	int saved = bochs_save(&h->l1.bochs, e, sizeof(e)) ? -1 : 0;
+	/* Bochs saves at its next display update, a GiB or so: seconds */
+	while (!saved && bochs_running(&h->l1.bochs) && monotonic_ns() - t0 < 60e9) {
+		sleep_ns(200000000);
+		saved = l1_state_saved(save);
+	}
+	if (saved > 0 && !l1_state_commit(save, cache, key, h->run_dir, e, sizeof(e))) {
+		if (progress)
+			fprintf(progress,
+				"emulated host: L1's state saved in %.1f s: later runs "
+				"restore it\n",
+				(double)(monotonic_ns() - t0) / 1e9);
+		return 0;
+	}
+	printable_printf(stderr,
+			 "emulated host: L1's state could not be saved (%s): the next run boots "
+			 "L1 again\n",
+			 saved < 0 ? "Bochs said it failed"
+			 : e[0]	   ? e
+				   : "no answer");
+	l1_state_remove(save);
+	return 0;
+}
+
+static int start_l1(struct emulated_host *h, const struct emulated_options *o, const char *cache,
+		    const char *program, char *err, size_t errlen)
+{
+	char preload[2 * PATH_MAX + 2], key[65];
+	if (make_run_dir(h, cache, err, errlen))
+		return -1;
+	preloads(preload, sizeof(preload));
+	const struct bochs_config c = {.program = program,
+				       .dir = h->run_dir,
+				       .iso = h->medium.iso,
+				       .preload = preload[0] ? preload : NULL};
+	FILE *progress = o->quiet ? NULL : stderr;
+	l1_state_key(h->medium.key, h->bochs_version, key);
+	int rc = start_warm(h, &c, key, cache, progress, err, errlen);
+	return rc <= 0 ? rc : start_cold(h, &c, key, cache, progress, err, errlen);
 }
 
 struct emulated_host *emulated_host_open(const struct emulated_options *o,

@@ -27,7 +27,8 @@ int l1_session_start(struct l1_session *s, const struct bochs_config *c,
 	/* created first and read from its start: Bochs truncates it, the same file */
 	if (pathf(path, sizeof(path), "%s/serial.log", c->dir))
 		return errbuf_printf(err, errlen, "%s: path too long", c->dir);
-	s->serial = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
+	/* empty: a run directory may hold the console of an earlier start (a failed restore) */
+	s->serial = open(path, O_RDONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (s->serial < 0)
 		return errbuf_printf(err, errlen, "%s: %s", path, strerror(errno));
 	if (bochs_start(&s->bochs, c, err, errlen)) {
@@ -157,8 +158,10 @@ static int read_console(struct l1_session *s, const char *name, const char *alt,
 			s->pending = p;
 			s->pending_cap = cap;
 		}
-		memcpy(s->pending + s->pending_len, buf, (size_t)n);
-		s->pending_len += (size_t)n;
+		/* NULs are no text (a restored Bochs starts its console file at an offset) */
+		for (ssize_t i = 0; i < n; i++)
+			if (buf[i])
+				s->pending[s->pending_len++] = buf[i];
 		s->any_output = true;
 		s->cpu_at_line = s->cpu;
 		size_t start = 0;
@@ -180,7 +183,8 @@ static int read_console(struct l1_session *s, const char *name, const char *alt,
 			case L1_FEED_FRAME_LINE:
 				break;
 			case L1_FEED_FILE:
-				if (!strcmp(f.name, name) || (alt && !strcmp(f.name, alt))) {
+				if ((name && !strcmp(f.name, name)) ||
+				    (alt && !strcmp(f.name, alt))) {
 					*file = f;
 					*got = true;
 				} else if (hooks && hooks->file) {
@@ -256,22 +260,34 @@ static int gone(struct l1_session *s, const char *why, char *err, size_t errlen)
 	return errbuf_printf(err, errlen, "%s", s->gone);
 }
 
-int l1_session_wait(struct l1_session *s, const char *name, const char *alt,
-		    const struct l1_hooks *hooks, struct l1_file *file, char *err, size_t errlen)
+/*
+ * Follow until file @name or @alt came (1), or, with @until, until it says
+ * so (1); 0 never, -1 with @err when L1 is gone.
+ */
+static int follow(struct l1_session *s, const char *name, const char *alt,
+		  const struct l1_hooks *hooks, struct l1_file *file,
+		  bool (*until)(const struct l1_session *s), char *err, size_t errlen)
 {
 	char why[ERRBUF_SIZE] = "";
 	bool got = false;
 	const uint64_t t0 = monotonic_ns();
+	const double cpu0 = s->cpu;
 	if (s->gone[0])
 		return errbuf_printf(err, errlen, "L1 is gone: %s", s->gone);
 	for (;;) {
 		look_at_bochs(s, since(t0), why, sizeof(why));
+		if (!why[0] && s->answer_cpu_s > 0 && s->cpu - cpu0 > s->answer_cpu_s)
+			errbuf_printf(
+			    why, sizeof(why),
+			    "no answer to %s after %.0f s of Bochs CPU, though L1's console "
+			    "goes on",
+			    name ? name : "a request", s->answer_cpu_s);
 		/* what Bochs wrote before it stopped is read first: a fatal line says more */
 		char line_why[ERRBUF_SIZE] = "";
 		if (read_console(s, name, alt, hooks, file, &got, line_why, sizeof(line_why)))
 			return gone(s, line_why, err, errlen);
-		if (got)
-			return 0;
+		if (got || (until && until(s)))
+			return 1;
 		if (line_why[0])
 			return gone(s, line_why, err, errlen);
 		if (why[0])
@@ -283,6 +299,17 @@ int l1_session_wait(struct l1_session *s, const char *name, const char *alt,
 	}
 }
 
+int l1_session_wait(struct l1_session *s, const char *name, const char *alt,
+		    const struct l1_hooks *hooks, struct l1_file *file, char *err, size_t errlen)
+{
+	return follow(s, name, alt, hooks, file, NULL, err, errlen) < 0 ? -1 : 0;
+}
+
+static bool com2_open(const struct l1_session *s)
+{
+	return bochs_com2_open(&s->bochs);
+}
+
 bool l1_session_kernel_unusable(const struct l1_session *s)
 {
 	return s->gone[0] && s->kernel_fault;
@@ -292,6 +319,10 @@ int l1_session_send(struct l1_session *s, const char *line, char *err, size_t er
 {
 	if (s->gone[0])
 		return errbuf_printf(err, errlen, "L1 is gone: %s", s->gone);
+	/* the console is followed meanwhile: L1 may say it cannot go on */
+	if (!bochs_com2_open(&s->bochs) &&
+	    follow(s, NULL, NULL, NULL, NULL, com2_open, err, errlen) < 0)
+		return -1;
 	return bochs_send(&s->bochs, line, err, errlen);
 }
 

@@ -53,6 +53,7 @@ struct l1_session {
 	double cpu, cpu_at_line;
 	uint64_t t0_ns, moved_ns;
 	uint64_t noted_ns;	/* the last progress line: a boot says something every 30 s */
+	double answer_cpu_s;	/* > 0: a wait ends after this much Bochs CPU without its file */
 	char gone[ERRBUF_SIZE]; /* why L1 answers no more; "" while it does */
 	bool kernel_fault; /* ... and it was the kernel's doing (fatal, panic, isolinux, silence) */
 };
@@ -83,7 +84,10 @@ int l1_session_wait(struct l1_session *s, const char *name, const char *alt,
 /* Did L1 stop before its plerig was ready because of the kernel (no kvm_intel, a panic, ...)? */
 bool l1_session_kernel_unusable(const struct l1_session *s);
 
-/* Send one request line. 0, or -1 with @err. */
+/*
+ * Send one request line, once Bochs listens on COM2 (a restored Bochs opens
+ * it seconds after it starts). 0, or -1 with @err.
+ */
 int l1_session_send(struct l1_session *s, const char *line, char *err, size_t errlen);
 
 /* Stop Bochs, L1 with it. */
