@@ -66,8 +66,13 @@ FUZZ_SECONDS ?= 30
 fuzz: setup
 	scripts/fuzz $(FUZZ_SECONDS)
 
+# How much of a run is the rig: plerig's VMM on /dev/kvm (skipped without it), then the
+# emulated host's start, one cold (L1 booted and saved: minutes) and BENCH_WARM warm
+# (restored); `scripts/bench-startup BUILD N libvirt` compares libvirt's with kvm's.
+BENCH_WARM ?= 3
 bench: build
 	scripts/bench-startup $(BUILD)
+	scripts/bench-startup $(BUILD) $(BENCH_WARM) emulated
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

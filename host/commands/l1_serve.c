@@ -367,13 +367,19 @@ static int hello(struct server *s)
 	return rc;
 }
 
-/* COM2 as a plain byte pipe: no echo onto the console, no line length limit. */
+/*
+ * COM2 as a plain byte pipe: no echo onto the console, no line length
+ * limit; and at 115200 baud, as the console (COM1) is, not the 9600 it
+ * comes up with: Bochs delivers a byte per byte time of the emulated
+ * clock, and a run's request (~1 KB) took an emulated second at 9600.
+ */
 static void raw_tty(int fd)
 {
 	struct termios t;
 	if (!isatty(fd) || tcgetattr(fd, &t))
 		return;
 	cfmakeraw(&t);
+	(void)cfsetspeed(&t, B115200);
 	(void)tcsetattr(fd, TCSANOW, &t);
 }
 

@@ -3,7 +3,9 @@
  * The emulated host's protocol with L1 (backends/emulated/l1_protocol.h)
  * and what travels in it (l1_blob.h): frames as L1's console carries them,
  * with kernel messages between their lines; damaged, cut and foreign ones
- * refused with the reason; a result that comes back whole.
+ * refused with the reason; a result that comes back whole. And the one
+ * line of a saved L1 state plerig rewrites (l1_state.h): Bochs' plugins in
+ * the order it started its devices.
  */
 #include <check.h>
 #include <stdio.h>
@@ -12,6 +14,7 @@
 
 #include "backends/emulated/l1_blob.h"
 #include "backends/emulated/l1_protocol.h"
+#include "backends/emulated/l1_state.h"
 #include "support/check_main.h"
 #include "util/errbuf.h"
 
@@ -164,6 +167,27 @@ START_TEST(test_a_result_travels_whole)
 }
 END_TEST
 
+START_TEST(test_a_state_lists_plugins_in_the_order_bochs_started_them)
+{
+	/* Bochs 2.7's saved line, and its devices as booting started them (its log) */
+	const char *line = "plugin_ctrl: voodoo=false, biosdev=true, usb_uhci=true, "
+			   "busmouse=false, iodebug=true, serial=true, unmapped=true";
+	const char *const order[] = {"pci",    "cmos",	   "biosdev", "iodebug",
+				     "serial", "unmapped", "usb",     "usb_uhci"};
+	char out[512];
+	ck_assert_int_eq(l1_state_plugin_order(line, order, 8, out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "plugin_ctrl: biosdev=true, iodebug=true, serial=true, "
+			      "unmapped=true, usb_uhci=true, voodoo=false, busmouse=false");
+	/* none started: as it was */
+	ck_assert_int_eq(l1_state_plugin_order(line, order, 0, out, sizeof(out)), 0);
+	ck_assert_str_eq(out, line);
+	/* not that line, or no room: refused, never cut */
+	ck_assert_int_eq(l1_state_plugin_order("com1: enabled=true", order, 8, out, sizeof(out)),
+			 -1);
+	ck_assert_int_eq(l1_state_plugin_order(line, order, 8, out, 40), -1);
+}
+END_TEST
+
 START_TEST(test_gunzip_refuses_what_is_not_gzip_or_too_big)
 {
 	uint8_t *gz, *out;
@@ -194,6 +218,7 @@ static Suite *l1_protocol_suite(void)
 	tcase_add_test(t, test_a_request_line_round_trips);
 	tcase_add_test(t, test_a_result_travels_whole);
 	tcase_add_test(t, test_gunzip_refuses_what_is_not_gzip_or_too_big);
+	tcase_add_test(t, test_a_state_lists_plugins_in_the_order_bochs_started_them);
 	suite_add_tcase(s, t);
 	return s;
 }

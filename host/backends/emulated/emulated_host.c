@@ -2,13 +2,11 @@
 #include "backends/emulated/emulated_host.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -365,7 +363,6 @@ static int start_warm(struct emulated_host *h, const struct bochs_config *proto,
 	char dir[PATH_MAX], staged[PATH_MAX], e[ERRBUF_SIZE] = "";
 	if (!l1_state_find(cache, key, dir, sizeof(dir)))
 		return 1;
-	(void)utimensat(AT_FDCWD, dir, NULL, 0); /* used now: pruned last */
 	if (l1_state_stage(dir, h->run_dir, staged, sizeof(staged), e, sizeof(e)))
 		return errbuf_printf(err, errlen, WHO ": the saved state %s: %s", dir, e);
 	if (progress)
@@ -383,16 +380,27 @@ static int start_warm(struct emulated_host *h, const struct bochs_config *proto,
 		if (progress)
 			fprintf(progress, "emulated host: L1 restored in %.1f s\n",
 				(double)(monotonic_ns() - t0) / 1e9);
+		h->l1.ready = true; /* no "@@ple ready" again: it was before the save */
 		return 0;
 	}
 	/* the state of another kernel (or one Bochs cannot restore): never used again */
 	if (!e[0])
 		errbuf_printf(e, sizeof(e), "it runs kernel %s, the medium holds %s",
 			      h->host.kernel, h->medium.kernel_release);
-	printable_printf(
-	    stderr, "emulated host: the saved state %s is unusable (%s): removed, booting L1\n",
-	    dir, e);
 	l1_session_end(&h->l1);
+	/* what the restored Bochs and L1 said stays beside the cold boot's: the run is kept */
+	char from[PATH_MAX], to[PATH_MAX];
+	for (unsigned i = 0; i < 2; i++) {
+		const char *name = i ? "bochs.log" : "serial.log";
+		if (!pathf(from, sizeof(from), "%s/%s", h->run_dir, name) &&
+		    !pathf(to, sizeof(to), "%s/restore.%s", h->run_dir, name))
+			(void)rename(from, to);
+	}
+	h->failed = true;
+	printable_printf(stderr,
+			 "emulated host: the saved state %s is unusable (%s): removed, booting L1 "
+			 "(the restore's console and log: %s/restore.*)\n",
+			 dir, e, h->run_dir);
 	memset(&h->l1, 0, sizeof(h->l1));
 	h->requests = 0;
 	l1_state_remove(dir);

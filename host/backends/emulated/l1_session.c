@@ -158,10 +158,8 @@ static int read_console(struct l1_session *s, const char *name, const char *alt,
 			s->pending = p;
 			s->pending_cap = cap;
 		}
-		/* NULs are no text (a restored Bochs starts its console file at an offset) */
-		for (ssize_t i = 0; i < n; i++)
-			if (buf[i])
-				s->pending[s->pending_len++] = buf[i];
+		memcpy(s->pending + s->pending_len, buf, (size_t)n);
+		s->pending_len += (size_t)n;
 		s->any_output = true;
 		s->cpu_at_line = s->cpu;
 		size_t start = 0;
