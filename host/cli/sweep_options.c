@@ -6,6 +6,7 @@
 
 #include "cli/option_table.h"
 #include "cli/option_values.h"
+#include "model/connect_list.h"
 #include "util/errbuf.h"
 #include "util/strfmt.h"
 
@@ -171,7 +172,7 @@ enum sweep_options_status sweep_options_parse(int argc, char **argv, struct swee
 			    argv[next], SEE_HELP);
 	o->run_argc = argc - next;
 	o->run_argv = argv + next;
-	if (o->connect && strcmp(o->connect, "emulated"))
+	if (o->connect && !connect_is_emulated(o->connect))
 		return fail(err, errlen,
 			    "--connect %s: a sweep sets the parameters of the machine it runs on: "
 			    "only the emulated host runs one for this plerig (run plerig sweep on "

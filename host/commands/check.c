@@ -203,7 +203,7 @@ int cmd_check(int argc, char **argv, const char *guest_path)
 			       .guest_path = guest_path,
 			       .results = results,
 			       .summary = stdout_taken ? stderr : stdout};
-	if (o.connect_list && !strcmp(o.connect_list, CONNECT_EMULATED)) {
+	if (connect_is_emulated(o.connect_list)) {
 		status = check_emulated(&o, suite_path, guest_path, h.summary);
 		goto out;
 	}

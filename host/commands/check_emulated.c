@@ -14,6 +14,7 @@
 
 #include "commands/emulated_proxy.h"
 #include "experiment/baseline_store.h"
+#include "model/connect_list.h"
 #include "util/errbuf.h"
 #include "util/printable.h"
 #include "util/strfmt.h"
@@ -121,6 +122,7 @@ int check_emulated(const struct check_options *o, const char *suite_path, const 
 		return EXIT_USAGE;
 	}
 	const struct emulated_options eo = {.kernel = o->kernel_path,
+					    .vendor = connect_emulated_vendor(o->connect_list),
 					    .modules = o->modules_path,
 					    .cache_dir = o->cache_dir,
 					    .guest_path = guest_path,

@@ -16,7 +16,9 @@ struct emulated_host *proxy_open(const char *who, const struct emulated_options 
 	struct emulated_host *h = emulated_host_open(o, &why, err, sizeof(err));
 	if (!h) {
 		printable_printf(stderr, "%s: %s\n", who, err);
-		*status = why == EMULATED_KERNEL_UNUSABLE ? EXIT_CANNOT_TEST : CHECK_EXIT_SKIPPED;
+		*status = why == EMULATED_KERNEL_UNUSABLE ? EXIT_CANNOT_TEST
+			  : why == EMULATED_USAGE	  ? EXIT_USAGE
+							  : CHECK_EXIT_SKIPPED;
 		return NULL;
 	}
 	if (!o->quiet)

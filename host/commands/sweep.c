@@ -12,6 +12,7 @@
 #include "commands/emulated_proxy.h"
 #include "experiment/experiment.h"
 #include "experiment/sweep.h"
+#include "model/connect_list.h"
 #include "ple/param_session.h"
 #include "output/sweep_writer.h"
 #include "util/errbuf.h"
@@ -100,6 +101,7 @@ static int sweep_emulated(const struct sweep_options *o, const char *guest_path)
 	for (int i = 0; i < o->run_argc; i++)
 		args[n++] = o->run_argv[i];
 	const struct emulated_options eo = {.kernel = o->kernel_path,
+					    .vendor = connect_emulated_vendor(o->connect),
 					    .modules = o->modules_path,
 					    .cache_dir = o->cache_dir,
 					    .guest_path = guest_path};

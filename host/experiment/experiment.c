@@ -93,6 +93,7 @@ static struct backend *open_backend(const struct host_run *h, enum backend_kind 
 				return h->backends[k];
 		return emulated_backend_open(
 		    &(struct emulated_options){.kernel = e->plan->kernel_path,
+					       .vendor = connect_emulated_vendor(h->uri),
 					       .modules = e->plan->modules_path,
 					       .cache_dir = e->plan->cache_dir,
 					       .guest_path = e->guest_path,

@@ -50,6 +50,20 @@ int connect_list_parse(const char *text, struct connect_list *out, char *err, si
 						     "once)",
 						     shown);
 			}
+		if (connect_is_emulated(uri) && connect_list_emulated(out))
+			return errbuf_printf(
+			    err, errlen,
+			    "--connect: %s: one emulated host at a time (each boots "
+			    "an L1 of its own under Bochs)",
+			    uri);
+		const char *vendor = connect_emulated_vendor(uri);
+		if (vendor &&
+		    (!*vendor ||
+		     strspn(vendor, "abcdefghijklmnopqrstuvwxyz0123456789_-") != strlen(vendor)))
+			return errbuf_printf(err, errlen,
+					     "--connect: %s: write emulated:VENDOR, VENDOR a name "
+					     "of images/l1/vendors.cfg (intel, amd)",
+					     uri);
 		out->nr++;
 		p += n;
 		if (!*p)
@@ -64,7 +78,15 @@ const char *connect_list_uri(const struct connect_list *l, unsigned i)
 
 bool connect_is_emulated(const char *uri)
 {
-	return uri && !strcmp(uri, CONNECT_EMULATED);
+	const size_t n = strlen(CONNECT_EMULATED);
+	return uri && !strncmp(uri, CONNECT_EMULATED, n) && (!uri[n] || uri[n] == ':');
+}
+
+const char *connect_emulated_vendor(const char *uri)
+{
+	return connect_is_emulated(uri) && uri[strlen(CONNECT_EMULATED)] == ':'
+		   ? uri + strlen(CONNECT_EMULATED) + 1
+		   : NULL;
 }
 
 unsigned connect_list_emulated(const struct connect_list *l)

@@ -15,7 +15,12 @@
 
 /* An item of the list that means plerig's own embedded driver (the default with no --connect). */
 #define CONNECT_EMBEDDED "embedded"
-/* An item that means the emulated host (backends/emulated/): Bochs, L1, kvm_intel inside. */
+/*
+ * An item that means the emulated host (backends/emulated/): Bochs, L1,
+ * kvm_intel inside; "emulated:VENDOR" that of another emulated CPU vendor
+ * (a section of images/l1/vendors.cfg: emulated:amd, kvm_amd under an
+ * emulated Ryzen).
+ */
 #define CONNECT_EMULATED "emulated"
 /*
  * `--connect auto` (alone; make run gives it): this machine where its KVM
@@ -39,9 +44,11 @@ int connect_list_parse(const char *text, struct connect_list *out, char *err, si
 /* The URI to open for host @i: NULL for CONNECT_EMBEDDED. */
 const char *connect_list_uri(const struct connect_list *l, unsigned i);
 
-/* Is @uri (an item, or connect_list_uri's answer) the emulated host? */
+/* Is @uri (an item, or connect_list_uri's answer) the emulated host, of any vendor? */
 bool connect_is_emulated(const char *uri);
-/* How many items of @l are the emulated host (0 or 1: no item is named twice). */
+/* The vendor of an emulated item: "amd" of emulated:amd; NULL for emulated (Intel's). */
+const char *connect_emulated_vendor(const char *uri);
+/* How many items of @l are the emulated host (0 or 1: one emulated host at a time). */
 unsigned connect_list_emulated(const struct connect_list *l);
 
 /*

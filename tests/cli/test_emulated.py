@@ -14,6 +14,7 @@ usage: test_emulated.py PLERIG
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -21,14 +22,16 @@ import time
 import unittest
 
 PLERIG = None
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # $1..$4 = -q -f BOCHSRC -rc ...: the console files from the bochsrc, then the mode's L1
 FAKE_BOCHS = r"""#!/bin/bash
-if [ "$1" = --help ]; then echo "Bochs x86 Emulator 2.7"; exit 0; fi
+here=${FAKE_BOCHS_DIR:-$(dirname "$0")}
+if [ "$1" = --help ]; then echo "Bochs x86 Emulator $(cat "$here/version" 2>/dev/null || echo 2.7)"; exit 0; fi
+cp "$3" "$here/bochsrc.seen"
 # Bochs' clock preload is for Bochs alone: the plerig of the real L1 never sees it
 # (and under ASan a preloaded library before the runtime stops it, exit 86)
 unset LD_PRELOAD
-here=$(dirname "$0")
 # restoring (-r DIR): the devices of the saved config, as Bochs ignores the bochsrc then
 config=$3
 [ "$4" = -r ] && config=$5/config
@@ -102,7 +105,8 @@ here=$(dirname "$0")
 case $1 in
 kernel) echo "$here/linux-image-6.1.0-fake.deb" ;;
 build)
-	echo build >> "$here/builds"
+	echo "build ${10}" >> "$here/builds"
+	echo "${10}" > "$here/vendor"
 	mkdir -p "$2"
 	echo "not an ISO" > "$2/l1.iso"
 	# the kernel L1 (this machine) says it runs: a restored state's is checked against it
@@ -123,6 +127,9 @@ expect = progress
 RUN = ["run", "--connect", "emulated", "--backend", "native", "--vcpus", "2", "--pcpus", "0",
        "--relax", "pause,nop", "--duration", "0.05", "--warmup", "0.01"]
 
+# the same on the emulated AMD host
+AMD_RUN = [a if a != "emulated" else "emulated:amd" for a in RUN]
+
 
 class Emulated(unittest.TestCase):
     def setUp(self):
@@ -137,6 +144,9 @@ class Emulated(unittest.TestCase):
         self.write(os.path.join(self.l1, "build-medium"), FAKE_BUILD_MEDIUM, 0o755)
         for f in ("init", "unpack-kernel", "boot-shim.S", "linux-image-6.1.0-fake.deb"):
             self.write(os.path.join(self.l1, f), f + "\n", 0o644)
+        # the vendors are the real ones: what the emulated host reads of them is under test
+        for f in ("vendors.cfg", "read-vendor", "vendor-checks"):
+            shutil.copy(os.path.join(ROOT, "images", "l1", f), self.l1)
         self.cache = os.path.join(d, "cache")
         # the fake L1's temporary files (l1-serve's command directories): the test's own, so
         # that an L1 killed mid-command (modes dies, stall) leaves nothing in this host's /tmp
@@ -149,10 +159,14 @@ class Emulated(unittest.TestCase):
             f.write(text)
         os.chmod(path, mode)
 
-    def plerig(self, mode, *args, limits=None, timeout=120):
+    def plerig(self, mode, *args, limits=None, timeout=120, bochs=True):
+        """plerig with the fake Bochs as PLERIG_BOCHS (bochs=False: the one it finds itself)."""
         self.write(os.path.join(self.fake, "mode"), mode, 0o644)
-        env = dict(os.environ, PLERIG=PLERIG, PLERIG_BOCHS=os.path.join(self.fake, "bochs-bin"),
-                   PLERIG_L1_DIR=self.l1, TMPDIR=self.tmpdir, **(limits or {}))
+        env = dict(os.environ, PLERIG=PLERIG, PLERIG_L1_DIR=self.l1, FAKE_BOCHS_DIR=self.fake,
+                   TMPDIR=self.tmpdir, **(limits or {}))
+        env.pop("PLERIG_BOCHS", None)
+        if bochs:
+            env["PLERIG_BOCHS"] = os.path.join(self.fake, "bochs-bin")
         t0 = time.monotonic()
         # the cache first: a sweep's options end at --
         p = subprocess.run([PLERIG, args[0], "--cache-dir", self.cache, *args[1:]],
@@ -285,11 +299,7 @@ class Emulated(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         (old,) = self.states()
         # another Bochs (its version is in the key, as the kernel, plerig and the CPU are)
-        fake = os.path.join(self.fake, "bochs-bin")
-        with open(fake) as f:
-            text = f.read()
-        self.write(fake, text.replace("Bochs x86 Emulator 2.7", "Bochs x86 Emulator 2.7.1"),
-                   0o755)
+        self.write(os.path.join(self.fake, "version"), "2.7.1\n", 0o644)
         p = self.plerig("serve", *RUN)
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertNotIn("from its saved state", p.stderr)
@@ -325,6 +335,71 @@ class Emulated(unittest.TestCase):
         self.assertIn(f"plerig run: emulated host: no Bochs here ({env_bochs}", p.stderr)
         self.assertIn("scripts/setup ple-test", p.stderr)
         self.assertEqual(self.builds(), 0, "nothing built for a host that cannot run")
+
+    def test_emulated_amd_boots_its_vendors_cpu_and_medium(self):
+        """--connect emulated:amd: Bochs' Ryzen (images/l1/vendors.cfg), a medium of its own
+        (L1 loads kvm_amd), and the rows and identity of that host."""
+        self.write(os.path.join(self.fake, "version"), "3.1\n", 0o644)
+        out = os.path.join(self.dir, "r.json")
+        p = self.plerig("serve", *AMD_RUN, "--json", out)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(os.path.join(self.fake, "bochsrc.seen")) as f:
+            rc = f.read()
+        self.assertRegex(rc, r"(?m)^cpu: model=ryzen, count=2, ips=100000000,")
+        with open(os.path.join(self.l1, "vendor")) as f:
+            self.assertEqual(f.read(), "amd\n", "the medium is built for kvm_amd")
+        self.assertRegex(p.stderr, r"plerig run: emulated AMD Ryzen \(Bochs' ryzen model\) "
+                                   r"\(Bochs 3\.1\), kernel \S+, .*times in emulated seconds")
+        with open(out) as f:
+            doc = json.load(f)
+        self.assertEqual(doc["host"]["name"], "emulated:amd")
+        self.assertIn("Bochs 3.1: an emulated AMD Ryzen (Bochs' ryzen model), 2 CPUs, SVM with "
+                      "the pause filter and its threshold", doc["host"]["hypervisor"])
+        self.assertEqual([v["host"] for v in doc["variants"]], ["emulated:amd"] * 2)
+        # Intel's is another medium (its key holds the vendor), on Intel's CPU
+        p = self.plerig("serve", *RUN)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(self.builds(), 2)
+        with open(os.path.join(self.l1, "vendor")) as f:
+            self.assertEqual(f.read(), "intel\n")
+        with open(os.path.join(self.fake, "bochsrc.seen")) as f:
+            self.assertRegex(f.read(), r"(?m)^cpu: model=corei7_haswell_4770, ")
+
+    def test_emulated_amd_needs_bochs_3_1_and_says_how_to_get_it(self):
+        # a Bochs of the user's that is too old: 2.7 has no pause filter threshold
+        p = self.plerig("serve", *AMD_RUN, timeout=60)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn(f"emulated host (amd): PLERIG_BOCHS={self.fake}/bochs-bin is Bochs 2.7; it "
+                      f"needs 3.1 or later (SVM with the pause filter and its threshold): "
+                      f"scripts/setup ple-test-amd CACHE puts one in CACHE", p.stderr)
+        # none named: the cache holds none (a 2.7 there does not count)
+        os.makedirs(os.path.join(self.cache, "bochs-2.7", "bin"))
+        shutil.copy(os.path.join(self.fake, "bochs-bin"),
+                    os.path.join(self.cache, "bochs-2.7", "bin", "bochs"))
+        p = self.plerig("serve", *AMD_RUN, timeout=60, bochs=False)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn(f"emulated host (amd): it needs Bochs 3.1 or later (SVM with the pause filter "
+                      f"and its threshold; Debian 12's 2.7 lacks what it needs) and {self.cache} has "
+                      f"none: scripts/setup ple-test-amd {self.cache} puts one there", p.stderr)
+        self.assertEqual(self.builds(), 0, "nothing built for a host that cannot run")
+        # an emulated vendor that does not exist: bad input
+        p = self.plerig("serve", "check", "--connect", "emulated:arm", timeout=60)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("emulated:arm: no such emulated vendor; there are: intel amd", p.stderr)
+        # the one scripts/setup ple-test-amd put in the cache, with its own BIOS
+        if not os.path.exists("/usr/share/vgabios/vgabios.bin"):
+            self.skipTest("no /usr/share/vgabios/vgabios.bin (package vgabios): a Bochs found "
+                          "in the cache is checked for it")
+        top = os.path.join(self.cache, "bochs-3.1+dfsg-1")
+        os.makedirs(os.path.join(top, "bin"))
+        os.makedirs(os.path.join(top, "share"))
+        shutil.copy(os.path.join(self.fake, "bochs-bin"), os.path.join(top, "bin", "bochs"))
+        self.write(os.path.join(top, "share", "BIOS-bochs-latest"), "bios", 0o644)
+        self.write(os.path.join(self.fake, "version"), "3.1\n", 0o644)
+        p = self.plerig("serve", *AMD_RUN, bochs=False)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(os.path.join(self.fake, "bochsrc.seen")) as f:
+            self.assertIn(f"romimage: file={top}/share/BIOS-bochs-latest\n", f.read())
 
     def failed(self, p):
         """The one error line of a run whose only host failed to come up."""

@@ -288,7 +288,7 @@ class Inputs(unittest.TestCase):
                          ({"PLE_TEST_WALL": "1e9"}, "PLE_TEST_WALL=1e9: a number of seconds"),
                          ({"PLE_TEST_CPUS": "0"}, "PLE_TEST_CPUS=0"),
                          ({"RECORD": "yes"}, "RECORD=yes"),
-                         ({"VENDOR": "arm"}, "VENDOR=arm: no vendor 'arm'; the emulated vendors are intel amd (tests/ple/vendors.cfg)"),
+                         ({"VENDOR": "arm"}, "VENDOR=arm: no vendor 'arm'; the emulated vendors are intel amd (images/l1/vendors.cfg)"),
                          ({"VENDOR": "intel,arm"}, "VENDOR=intel,arm: no vendor 'arm'; the emulated vendors are"),
                          ({"VENDOR": "intel amd intel"}, "VENDOR=intel amd intel: intel named twice"),
                          ({"VENDOR": " , "}, "VENDOR=' , ': names no vendor"),
@@ -340,7 +340,8 @@ class Inputs(unittest.TestCase):
         self.assertEqual(p.stdout, "enable_apicv=N\nple_gap=128\n--\nple_gap=128\n", p.stderr)
 
     def l1_function(self, name):
-        with open(os.path.join(ROOT, "tests/ple/l1-init")) as f:
+        """A function of images/l1/vendor-checks, which both L1 inits source."""
+        with open(os.path.join(ROOT, "images/l1/vendor-checks")) as f:
             text = f.read()
         m = re.search(rf"^{name}\(\) {{\n.*?^}}\n", text, re.M | re.S)
         self.assertIsNotNone(m, name)
@@ -370,6 +371,53 @@ class Inputs(unittest.TestCase):
         p = subprocess.run(["sh", "-c", script], capture_output=True, text=True, timeout=30)
         self.assertEqual(p.stdout, "[pfthreshold ] [kvm_amd.pause_filter_thresh=0 (asked 128) ]\n[]\n"
                                    "[] [kvm_amd.pause_filter_thresh=0 (asked its default) ]\n", p.stderr)
+
+    def test_both_l1_inits_stop_for_the_same_reasons(self):
+        """images/l1/vendor-checks' vendor_unfit, sourced by plerig's L1 (images/l1/init)
+        and make ple-test's (tests/ple/l1-init): one line saying why nothing may run, or
+        none; each init says how a bzImage gets its modules."""
+        for init, how in (("images/l1/init", "--kernel bzImage needs --modules DIR"),
+                          ("tests/ple/l1-init", "KERNEL=bzImage needs MODULES=DIR")):
+            with open(os.path.join(ROOT, init)) as f:
+                text = f.read()
+            self.assertIn(". /vendor-checks\n", text, init)
+            self.assertIn(f'vendor_unfit "{how}"', text, init)
+        cpuinfo, sysfs = os.path.join(self.d, "cpuinfo"), os.path.join(self.d, "parameters")
+        device, modprobe = os.path.join(self.d, "kvm"), os.path.join(self.d, "modprobe.out")
+        os.makedirs(sysfs)
+        with open(cpuinfo, "w") as f:
+            f.write("flags\t\t: fpu svm npt pausefilter pfthreshold\n")
+        for name, value in (("pause_filter_count", "3000"), ("pause_filter_thresh", "128")):
+            with open(os.path.join(sysfs, name), "w") as f:
+                f.write(value + "\n")
+        with open(modprobe, "w") as f:
+            f.write("modprobe: FATAL: Module kvm_amd not found\n")
+        with open(os.path.join(ROOT, "images/l1/vendor-checks")) as f:
+            checks = f.read()
+        env = (f"CPUINFO={cpuinfo} PARAMS={sysfs} KVM_DEVICE={device} KVM_MODULE=kvm_amd\n"
+               'CPU_FLAGS="svm npt pausefilter pfthreshold" NONZERO="pause_filter_count pause_filter_thresh"\n'
+               'KVM_ARGS="pause_filter_count=3000 pause_filter_thresh=128"\n')
+        script = (env + checks.replace("/tmp/modprobe.out", modprobe) +
+                  'echo "1[$(vendor_unfit HOW)]"\n'
+                  f': > {device}\n'
+                  'echo "2[$(vendor_unfit HOW)]"\n'
+                  f'echo 0 > {sysfs}/pause_filter_thresh\n'
+                  'echo "3[$(vendor_unfit HOW)]"\n'
+                  'CPU_FLAGS="svm npt pausefilter pfthreshold vmx"\n'
+                  'echo "4[$(vendor_unfit HOW)]"\n')
+        p = subprocess.run(["sh", "-c", script], capture_output=True, text=True, timeout=30)
+        lines = p.stdout.splitlines()
+        self.assertEqual(len(lines), 4, p.stdout + p.stderr)
+        self.assertRegex(lines[0], r"^1\[no kvm_amd in L1's kernel \S+( \(not built in, and no "
+                                   r"modules were given with it: HOW unless CONFIG_KVM_AMD=y\))?: "
+                                   r"modprobe kvm_amd pause_filter_count=3000 pause_filter_thresh=128 "
+                                   r"says: modprobe: FATAL: Module kvm_amd not found \]$")
+        self.assertEqual(lines[1:], [
+            "2[]",
+            "3[kvm_amd.pause_filter_thresh=0 (asked 128) : this CPU lacks what they need, and "
+            "kvm_amd would intercept no PAUSE]",
+            "4[L1's CPU lacks vmx  in /proc/cpuinfo (wanted: svm npt pausefilter pfthreshold vmx): "
+            "kvm_amd would intercept no PAUSE here; kvm_amd.pause_filter_thresh=0 (asked 128) ]"])
 
     def test_links_in_a_package_or_modules_directory_are_not_followed(self):
         secret = os.path.join(self.d, "secret")
@@ -482,13 +530,14 @@ class Inputs(unittest.TestCase):
 
 
 class Vendors(unittest.TestCase):
-    """tests/ple/vendors.cfg through tests/ple/read-vendor: each emulated vendor says
+    """images/l1/vendors.cfg through images/l1/read-vendor: each emulated vendor says
     everything scripts/ple-test and L1 need; Intel's is what the gate always ran."""
-    KEYS = ("cpu", "bochs", "module", "params", "prefix", "flags", "nonzero", "hlt_exit", "suite")
+    KEYS = ("cpu", "bochs", "module", "params", "prefix", "flags", "nonzero", "hlt_exit", "suite",
+            "cpu_name", "virt")
 
     def read(self, script, vendor=""):
         p = subprocess.run(["bash", "-c", f"set -euo pipefail; ROOT={ROOT}; VENDOR={vendor}\n"
-                            f"source {ROOT}/tests/ple/read-vendor\n{script}"],
+                            f"source {ROOT}/images/l1/read-vendor\n{script}"],
                            capture_output=True, text=True, timeout=30)
         return p
 
@@ -523,7 +572,9 @@ class Vendors(unittest.TestCase):
         got = {k: self.read(f"vendor_key {k}", "intel").stdout.strip() for k in self.KEYS}
         self.assertEqual(got, {"cpu": "corei7_haswell_4770", "bochs": "system", "module": "kvm_intel",
                                "params": "ple_gap=128 ple_window=4096", "prefix": "ple_", "flags": "vmx",
-                               "nonzero": "ple_gap", "hlt_exit": "12", "suite": "suites/ple.cfg"})
+                               "nonzero": "ple_gap", "hlt_exit": "12", "suite": "suites/ple.cfg",
+                               "cpu_name": "Intel Core i7-4770 (Haswell)",
+                               "virt": "VMX with PAUSE-loop exiting"})
         self.assertEqual(self.read("vendor_env", "amd").stdout,
                          "KVM_MODULE=kvm_amd PLE_PREFIX=pause_filter_ HLT_EXIT=120\n"
                          'CPU_FLAGS="svm npt pausefilter pfthreshold" NONZERO="pause_filter_count pause_filter_thresh"\n')

@@ -18,6 +18,8 @@
 #include "util/spawn.h"
 #include "util/strfmt.h"
 
+#define BOCHS_BIOS "/usr/share/bochs/BIOS-bochs-latest"
+
 /* A path Bochs' configuration parser takes as one value. */
 static bool plain_path(const char *p)
 {
@@ -40,7 +42,7 @@ static int write_bochsrc(const struct bochs_config *c, char *err, size_t errlen)
 	printable_printf(f,
 			 "memory: guest=1024, host=1024\n"
 			 "cpu: model=%s, count=%u, ips=%llu, reset_on_triple_fault=0\n"
-			 "romimage: file=/usr/share/bochs/BIOS-bochs-latest\n"
+			 "romimage: file=%s\n"
 			 "vgaromimage: file=/usr/share/vgabios/vgabios.bin\n"
 			 "pci: enabled=1, chipset=i440fx\n"
 			 "ata0: enabled=1, ioaddr1=0x1f0, ioaddr2=0x3f0, irq=14\n"
@@ -55,7 +57,8 @@ static int write_bochsrc(const struct bochs_config *c, char *err, size_t errlen)
 			 "error: action=report\n"
 			 "info: action=report\n"
 			 "debug: action=ignore\n",
-			 BOCHS_CPU_MODEL, BOCHS_CPUS, BOCHS_IPS, c->iso, c->dir, c->dir, c->dir);
+			 c->cpu_model ? c->cpu_model : BOCHS_CPU_MODEL, BOCHS_CPUS, BOCHS_IPS,
+			 c->bios ? c->bios : BOCHS_BIOS, c->iso, c->dir, c->dir, c->dir);
 	if (fclose(f))
 		return errbuf_printf(err, errlen, "writing %s: %s", path, strerror(errno));
 	/* the debugger stops before the first instruction: continue */
@@ -165,7 +168,7 @@ int bochs_start(struct bochs *b, const struct bochs_config *c, char *err, size_t
 	b->tty = b->com2 = b->stop[0] = b->stop[1] = -1;
 	b->pid = -1;
 	str_copy(b->dir, sizeof(b->dir), c->dir);
-	if (!plain_path(c->dir) || !plain_path(c->iso))
+	if (!plain_path(c->dir) || !plain_path(c->iso) || (c->bios && !plain_path(c->bios)))
 		return errbuf_printf(err, errlen,
 				     "%s: Bochs' configuration cannot hold a path with blanks, "
 				     "quotes, commas, '#' or '=' (choose another --cache-dir)",

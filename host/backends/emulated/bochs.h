@@ -17,7 +17,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* The emulated machine: also part of a saved state's key. */
+/* The emulated machine (Intel's; struct bochs_config names another): also part of a saved state's
+ * key. */
 #define BOCHS_CPU_MODEL "corei7_haswell_4770"
 #define BOCHS_CPU_NAME	"Intel Core i7-4770 (Haswell)"
 #define BOCHS_CPUS	2u
@@ -31,6 +32,9 @@ struct bochs_config {
 	const char *preload; /* LD_PRELOAD: fixed-time.so, save-state.so; NULL: none */
 	const char *restore; /* a saved state to start from (-r); NULL: boot the medium */
 	const char *save;    /* where SIGUSR2 saves the state (bochs_save); NULL: never */
+	const char
+	    *cpu_model;	  /* Bochs' cpu: model= (images/l1/vendors.cfg); NULL: BOCHS_CPU_MODEL */
+	const char *bios; /* its BIOS; NULL: Debian's, /usr/share/bochs/BIOS-bochs-latest */
 };
 
 struct bochs {

@@ -10,7 +10,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <dirent.h>
+
 #include "backends/emulated/bochs.h"
+#include "backends/emulated/emulated_vendor.h"
 #include "backends/emulated/l1_blob.h"
 #include "backends/emulated/l1_medium.h"
 #include "backends/emulated/l1_session.h"
@@ -31,7 +34,10 @@ struct emulated_host {
 	struct l1_session l1;
 	struct l1_medium medium;
 	struct host_info host; /* L1's identity, as this host names it */
+	struct emulated_vendor vendor;
+	char name[32]; /* emulated, emulated:amd: as --connect named it */
 	char bochs_version[32];
+	char bios[PATH_MAX]; /* "": Debian's */
 	char run_dir[PATH_MAX];
 	unsigned requests;
 	bool failed; /* keep the run's directory: the messages point into it */
@@ -63,10 +69,10 @@ static bool on_path(const char *prog)
 }
 
 /* Bochs, its BIOS and its VGA BIOS: the packages, not a fake of the tests (PLERIG_BOCHS). */
-static int check_bochs(const char *prog, char *err, size_t errlen)
+static int check_bochs(const char *prog, const char *bios, char *err, size_t errlen)
 {
-	static const char *const need[] = {"/usr/share/bochs/BIOS-bochs-latest",
-					   "/usr/share/vgabios/vgabios.bin"};
+	const char *const need[] = {bios[0] ? bios : "/usr/share/bochs/BIOS-bochs-latest",
+				    "/usr/share/vgabios/vgabios.bin"};
 	bool ok = on_path(prog);
 	for (size_t i = 0; ok && !getenv("PLERIG_BOCHS") && i < 2; i++)
 		ok = access(need[i], R_OK) == 0;
@@ -77,6 +83,42 @@ static int check_bochs(const char *prog, char *err, size_t errlen)
 				     "packages bochs bochsbios vgabios bochs-term (scripts/setup "
 				     "ple-test installs them, or apt-get install them)",
 				     prog);
+	return 0;
+}
+
+/*
+ * A vendor whose Bochs is not Debian's (vendors.cfg: bochs = VERSION): the
+ * newest CACHE/bochs-V/bin/bochs, V at least VERSION, that scripts/setup
+ * ple-test-VENDOR CACHE put there (its BIOS in CACHE/bochs-V/share/).
+ */
+static int cached_bochs(const struct emulated_vendor *v, const char *cache, char *prog, size_t len,
+			char *bios, size_t bios_len, char *err, size_t errlen)
+{
+	char best[NAME_MAX + 1] = "", path[PATH_MAX];
+	DIR *d = opendir(cache);
+	for (struct dirent *e; d && (e = readdir(d));) {
+		if (strncmp(e->d_name, "bochs-", 6) ||
+		    !emulated_vendor_version_ok(e->d_name + 6, v->bochs) ||
+		    pathf(path, sizeof(path), "%s/%s/bin/bochs", cache, e->d_name) ||
+		    access(path, X_OK))
+			continue;
+		/* the newer of two: 3.10 after 3.9 */
+		if (!best[0] || (emulated_vendor_version_ok(e->d_name + 6, best + 6) &&
+				 strcmp(e->d_name, best)))
+			str_copy(best, sizeof(best), e->d_name);
+	}
+	if (d)
+		closedir(d);
+	if (!best[0])
+		return errbuf_printf(
+		    err, errlen,
+		    WHO " (%s): it needs Bochs %s or later (%s; Debian 12's 2.7 "
+			"lacks what it needs) and %s has none: scripts/setup "
+			"ple-test-%s %s puts one there (or name one with PLERIG_BOCHS)",
+		    v->name, v->bochs, v->virt, cache, v->name, cache);
+	if (pathf(prog, len, "%s/%s/bin/bochs", cache, best) ||
+	    pathf(bios, bios_len, "%s/%s/share/BIOS-bochs-latest", cache, best))
+		return errbuf_printf(err, errlen, WHO ": %s: path too long", cache);
 	return 0;
 }
 
@@ -277,19 +319,19 @@ static int identity(struct emulated_host *h, const struct l1_file *hello, char *
 	if (l1_blob_read_host(hello->data, hello->len, &h->host, e, sizeof(e)))
 		return errbuf_printf(err, errlen, WHO ": L1's identity: %s", e);
 	struct host_info *i = &h->host;
-	str_copy(i->name, sizeof(i->name), CONNECT_EMULATED);
-	str_copy(i->connection, sizeof(i->connection), CONNECT_EMULATED);
-	snprintf(i->hypervisor, sizeof(i->hypervisor),
-		 "Bochs %s: an emulated %s, %u CPUs, VMX with PAUSE-loop exiting",
-		 h->bochs_version[0] ? h->bochs_version : "(version unknown)", BOCHS_CPU_NAME,
-		 BOCHS_CPUS);
+	str_copy(i->name, sizeof(i->name), h->name);
+	str_copy(i->connection, sizeof(i->connection), h->name);
+	/* a longer name is cut, never refused: it only describes */
+	(void)!pathf(i->hypervisor, sizeof(i->hypervisor), "Bochs %s: an emulated %s, %u CPUs, %s",
+		     h->bochs_version[0] ? h->bochs_version : "(version unknown)",
+		     h->vendor.cpu_name, BOCHS_CPUS, h->vendor.virt);
 	snprintf(i->clock, sizeof(i->clock),
 		 "emulated seconds: Bochs' instruction clock, %llu instructions a second, "
 		 "whatever this machine's speed",
 		 BOCHS_IPS);
 	snprintf(h->description, sizeof(h->description),
 		 "emulated %s (Bochs %s), kernel %s, %s (%s), times in emulated seconds",
-		 BOCHS_CPU_NAME, h->bochs_version, i->kernel, i->kvm_module,
+		 h->vendor.cpu_name, h->bochs_version, i->kernel, i->kvm_module,
 		 i->ple_params[0] ? i->ple_params : "no PLE parameters");
 	return 0;
 }
@@ -424,7 +466,7 @@ static int start_cold(struct emulated_host *h, const struct bochs_config *proto,
 		    "emulated host: booting L1 (kernel %s) under Bochs %s, an emulated %s; "
 		    "its console: %s/serial.log\n",
 		    h->medium.kernel_release[0] ? h->medium.kernel_release : "?", h->bochs_version,
-		    BOCHS_CPU_NAME, h->run_dir);
+		    h->vendor.cpu_name, h->run_dir);
 	if (boot(h, &c, "hello", false, progress, e, sizeof(e))) {
 		if (saving)
 			l1_state_remove(save);
@@ -468,8 +510,11 @@ static int start_l1(struct emulated_host *h, const struct emulated_options *o, c
 	const struct bochs_config c = {.program = program,
 				       .dir = h->run_dir,
 				       .iso = h->medium.iso,
-				       .preload = preload[0] ? preload : NULL};
+				       .preload = preload[0] ? preload : NULL,
+				       .cpu_model = h->vendor.cpu,
+				       .bios = h->bios[0] ? h->bios : NULL};
 	FILE *progress = o->quiet ? NULL : stderr;
+	/* (the medium's key holds the vendor, so a state of another CPU model is another key) */
 	l1_state_key(h->medium.key, h->bochs_version, key);
 	int rc = start_warm(h, &c, key, cache, progress, err, errlen);
 	return rc <= 0 ? rc : start_cold(h, &c, key, cache, progress, err, errlen);
@@ -478,27 +523,13 @@ static int start_l1(struct emulated_host *h, const struct emulated_options *o, c
 struct emulated_host *emulated_host_open(const struct emulated_options *o,
 					 enum emulated_failure *why, char *err, size_t errlen)
 {
-	char cache[PATH_MAX], scripts[PATH_MAX], e[ERRBUF_SIZE];
+	char cache[PATH_MAX], top[PATH_MAX], scripts[PATH_MAX], cfg[PATH_MAX], e[ERRBUF_SIZE];
+	char own[PATH_MAX];
 	const char *program = getenv("PLERIG_BOCHS");
 	enum emulated_failure dummy;
 	if (!why)
 		why = &dummy;
 	*why = EMULATED_BROKEN;
-	if (!program || !*program)
-		program = "bochs-bin";
-	if (check_bochs(program, err, errlen))
-		return NULL;
-	if (o->cache_dir)
-		str_copy(cache, sizeof(cache), o->cache_dir);
-	else if (cache_dir_default(cache, sizeof(cache), e, sizeof(e))) {
-		errbuf_printf(err, errlen, WHO ": %s", e);
-		return NULL;
-	}
-	if (strlen(cache) + 10 >= sizeof(cache) || !strcat(cache, "/emulated") ||
-	    mkdir_p(cache, e, sizeof(e))) {
-		errbuf_printf(err, errlen, WHO ": %s", e);
-		return NULL;
-	}
 	/* images/l1/: beside the binary in a build tree, else installed (PLERIG_L1_DIR: tests) */
 	const char *dir = getenv("PLERIG_L1_DIR");
 	if (dir && *dir) {
@@ -512,12 +543,68 @@ struct emulated_host *emulated_host_open(const struct emulated_options *o,
 		errbuf_printf(err, errlen, WHO ": out of memory");
 		return NULL;
 	}
-	bochs_version(program, h->bochs_version, sizeof(h->bochs_version));
+	int vr = pathf(cfg, sizeof(cfg), "%s/vendors.cfg", scripts)
+		     ? errbuf_printf(e, sizeof(e), "%s: path too long", scripts)
+		     : emulated_vendor_read(cfg, o->vendor, &h->vendor, e, sizeof(e));
+	if (vr) {
+		errbuf_printf(err, errlen, WHO ": %s", e);
+		*why = vr == EMULATED_VENDOR_UNKNOWN ? EMULATED_USAGE : EMULATED_BROKEN;
+		free(h);
+		return NULL;
+	}
+	snprintf(h->name, sizeof(h->name), "%s%s%s", CONNECT_EMULATED, o->vendor ? ":" : "",
+		 o->vendor ? o->vendor : "");
+	if (o->cache_dir)
+		str_copy(top, sizeof(top), o->cache_dir);
+	else if (cache_dir_default(top, sizeof(top), e, sizeof(e))) {
+		errbuf_printf(err, errlen, WHO ": %s", e);
+		free(h);
+		return NULL;
+	}
+	if (program && *program) {
+		/* the user's Bochs: it must be one the vendor can run on */
+		if (strcmp(h->vendor.bochs, "system")) {
+			bochs_version(program, h->bochs_version, sizeof(h->bochs_version));
+			if (!emulated_vendor_version_ok(h->bochs_version, h->vendor.bochs)) {
+				errbuf_printf(
+				    err, errlen,
+				    WHO " (%s): PLERIG_BOCHS=%s is Bochs %s; it needs %s or "
+					"later (%s): scripts/setup ple-test-%s CACHE puts one "
+					"in CACHE",
+				    h->vendor.name, program,
+				    h->bochs_version[0] ? h->bochs_version : "(no version)",
+				    h->vendor.bochs, h->vendor.virt, h->vendor.name);
+				free(h);
+				return NULL;
+			}
+		}
+	} else if (strcmp(h->vendor.bochs, "system")) {
+		if (cached_bochs(&h->vendor, top, own, sizeof(own), h->bios, sizeof(h->bios), err,
+				 errlen)) {
+			free(h);
+			return NULL;
+		}
+		program = own;
+	} else {
+		program = "bochs-bin";
+	}
+	if (check_bochs(program, h->bios, err, errlen)) {
+		free(h);
+		return NULL;
+	}
+	if (pathf(cache, sizeof(cache), "%s/emulated", top) || mkdir_p(cache, e, sizeof(e))) {
+		errbuf_printf(err, errlen, WHO ": %s", e);
+		free(h);
+		return NULL;
+	}
+	if (!h->bochs_version[0])
+		bochs_version(program, h->bochs_version, sizeof(h->bochs_version));
 	const struct l1_medium_inputs in = {.kernel = o->kernel,
 					    .modules = o->modules,
 					    .cache = cache,
 					    .guest = o->guest_path,
 					    .scripts = scripts,
+					    .vendor = h->vendor.name,
 					    .progress = o->quiet ? NULL : stderr};
 	bool refused = false;
 	if (l1_medium_get(&in, &h->medium, &refused, e, sizeof(e))) {

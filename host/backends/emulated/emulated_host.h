@@ -24,12 +24,14 @@ struct emulated_options {
 	const char *modules;	/* --modules: a bzImage's INSTALL_MOD_PATH; NULL: none */
 	const char *cache_dir;	/* --cache-dir; NULL: ~/.cache/plerig */
 	const char *guest_path; /* the guest image L1's plerig boots */
-	bool quiet;		/* no progress on stderr while L1 boots */
+	const char *vendor; /* emulated:VENDOR, a section of images/l1/vendors.cfg; NULL: intel */
+	bool quiet;	    /* no progress on stderr while L1 boots */
 };
 
 /* Why the emulated host could not come up: the kernel's fault, or not. */
 enum emulated_failure {
 	EMULATED_BROKEN,	  /* Bochs missing, a stall, ...: nothing said about the kernel */
+	EMULATED_USAGE,		  /* emulated:VENDOR names no vendor */
 	EMULATED_KERNEL_UNUSABLE, /* no kvm_intel, no serial console, panics, not a kernel */
 };
 

@@ -121,12 +121,14 @@ static int script(const struct l1_medium_inputs *in, const char *name, char *out
 static int medium_key(const struct l1_medium_inputs *in, const char *kernel, char key[65],
 		      char *err, size_t errlen)
 {
-	static const char *const scripts[] = {"build-medium", "init", "unpack-kernel",
-					      "boot-shim.S"};
+	static const char *const scripts[] = {"build-medium", "init",	     "unpack-kernel",
+					      "boot-shim.S",  "vendors.cfg", "read-vendor",
+					      "vendor-checks"};
 	struct sha256_ctx c;
 	char path[PATH_MAX];
 	sha256_init(&c);
 	hash_text(&c, MEDIUM_FORMAT);
+	hash_text(&c, in->vendor);
 	if (hash_content(&c, "plerig", "/proc/self/exe", err, errlen) ||
 	    hash_content(&c, "guest", in->guest, err, errlen) ||
 	    hash_content(&c, "kernel", kernel, err, errlen))
@@ -273,10 +275,18 @@ static int build(const struct l1_medium_inputs *in, const char *kernel, const ch
 		return errbuf_printf(err, errlen, "/proc/self/exe: %s", strerror(errno));
 	}
 	self[n] = '\0';
-	char *const argv[] = {
-	    prog, "build",	     tmp,  (char *)kernel, (char *)(in->modules ? in->modules : ""),
-	    self, (char *)in->guest, init, kcache,	   "",
-	    NULL};
+	char *const argv[] = {prog,
+			      "build",
+			      tmp,
+			      (char *)kernel,
+			      (char *)(in->modules ? in->modules : ""),
+			      self,
+			      (char *)in->guest,
+			      init,
+			      kcache,
+			      "",
+			      (char *)in->vendor,
+			      NULL};
 	int rc = spawn_capture(argv, out, sizeof(out), BUILD_TIMEOUT_MS, e, sizeof(e));
 	if (rc) {
 		char why[2048];

@@ -19,7 +19,9 @@ struct l1_medium_inputs {
 	const char *modules; /* with a bzImage: its INSTALL_MOD_PATH; NULL: none */
 	const char *cache;   /* CACHE/emulated */
 	const char *guest;   /* the guest image */
-	const char *scripts; /* the folder of build-medium, init, unpack-kernel, boot-shim.S */
+	const char *scripts; /* the folder of build-medium, init, unpack-kernel, boot-shim.S,
+				vendors.cfg, read-vendor, vendor-checks */
+	const char *vendor;  /* a section of vendors.cfg: the KVM module L1 loads */
 	FILE *progress;	     /* NULL: quiet */
 };
 
