@@ -348,12 +348,12 @@ class Emulated(unittest.TestCase):
         self.assertRegex(rc, r"(?m)^cpu: model=ryzen, count=2, ips=100000000,")
         with open(os.path.join(self.l1, "vendor")) as f:
             self.assertEqual(f.read(), "amd\n", "the medium is built for kvm_amd")
-        self.assertRegex(p.stderr, r"plerig run: emulated AMD Ryzen \(Bochs' ryzen model\) "
+        self.assertRegex(p.stderr, r"plerig run: emulated AMD Ryzen 7 1700 \(Zen\) "
                                    r"\(Bochs 3\.1\), kernel \S+, .*times in emulated seconds")
         with open(out) as f:
             doc = json.load(f)
         self.assertEqual(doc["host"]["name"], "emulated:amd")
-        self.assertIn("Bochs 3.1: an emulated AMD Ryzen (Bochs' ryzen model), 2 CPUs, SVM with "
+        self.assertIn("Bochs 3.1: an emulated AMD Ryzen 7 1700 (Zen), 2 CPUs, SVM with "
                       "the pause filter and its threshold", doc["host"]["hypervisor"])
         self.assertEqual([v["host"] for v in doc["variants"]], ["emulated:amd"] * 2)
         # Intel's is another medium (its key holds the vendor), on Intel's CPU

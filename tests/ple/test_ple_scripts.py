@@ -173,7 +173,7 @@ def run_ple_test(d, env, args=None, cwd=None, timeout=60):
 
 class KernelUnderTest(unittest.TestCase):
     """scripts/ple-test refuses a kernel it cannot test before Bochs, and
-    before it installs anything (exit 2, the reason and the fix)."""
+    before it installs anything (exit 125, git bisect's "skip": the reason and the fix)."""
 
     def ple_test(self, modules_tree):
         with tempfile.TemporaryDirectory() as d:
@@ -185,7 +185,9 @@ class KernelUnderTest(unittest.TestCase):
 
     def test_modules_without_kvm_intel_are_refused(self):
         p = self.ple_test(["lib/modules/6.1.0-test/kernel/fs"])
-        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(p.returncode, 125, p.stderr)
+        self.assertEqual(p.stderr.splitlines()[-1],
+                         "ple-test: exit status 125: this kernel cannot be tested (git bisect: skip)")
         self.assertIn("kernel 6.1.0-test has no kvm_intel: no kvm-intel.ko under", p.stderr)
         self.assertIn("CONFIG_KVM_INTEL=m", p.stderr)
 
@@ -197,7 +199,7 @@ class KernelUnderTest(unittest.TestCase):
                           ["ple_gap"])
             p = run_ple_test(d, {"KERNEL": kernel_image(os.path.join(d, "bzImage")), "MODULES": mods,
                                  "VENDOR": "amd"})
-        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(p.returncode, 125, p.stderr)
         self.assertIn("kernel 6.1.0-test has no kvm_amd: no kvm-amd.ko under", p.stderr)
         self.assertIn("CONFIG_KVM_AMD=m", p.stderr)
 
@@ -210,22 +212,27 @@ class KernelUnderTest(unittest.TestCase):
             p = run_ple_test(d, {"KERNEL": kernel_image(os.path.join(d, "bzImage")), "MODULES": mods,
                                  "VENDOR": "intel,amd"})
             work = os.path.join(d, "work")
-            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertEqual(p.returncode, 125, p.stderr)
             intel, amd = (p.stderr.index(f"ple-test: VENDOR={v} (work directory {work}/{v})")
                           for v in ("intel", "amd"))
             self.assertLess(intel, p.stderr.index("has no kvm_intel"))
             self.assertLess(p.stderr.index("has no kvm_intel"), amd)
             self.assertLess(amd, p.stderr.index("has no kvm_amd"))
             self.assertIn("ple-test: VENDOR=intel,amd: ", p.stderr)
-            self.assertTrue(p.stderr.rstrip().endswith("exit status 2"), p.stderr)
+            self.assertRegex(p.stderr, r"ple-test: VENDOR=intel,amd: \d+s in all, exit status 125\n"
+                                       r"ple-test: exit status 125: this kernel cannot be tested "
+                                       r"\(git bisect: skip\)\n$")
             self.assertEqual(sorted(os.listdir(work)), ["amd", "intel"])
 
     def test_modules_of_another_kernel_or_none_are_refused(self):
         p = self.ple_test(["lib/modules/6.2.0-other"])
-        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(p.returncode, 125, p.stderr)
         self.assertIn("the modules are not those of kernel 6.1.0-test", p.stderr)
+        # a MODULES directory that is not one is the user's mistake: the harness's status
         p = self.ple_test([])
         self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(p.stderr.splitlines()[-1], "ple-test: exit status 2: the harness could "
+                                                    "not set up: not the kernel's fault")
         self.assertIn("no lib/modules in it", p.stderr)
 
 
@@ -244,9 +251,10 @@ class Inputs(unittest.TestCase):
                                 ["ple_gap", "ple_window", "enable_apicv"])
         self.kernel = kernel_image(os.path.join(self.d, "bzImage"))
 
-    def refused(self, env, *needles, cwd=None):
+    def refused(self, env, *needles, cwd=None, status=2):
+        """Refused before anything is built: 2 bad input, 125 a kernel that cannot be tested."""
         p = run_ple_test(self.d, {"KERNEL": self.kernel, "MODULES": self.mods, **env}, cwd=cwd)
-        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+        self.assertEqual(p.returncode, status, p.stdout + p.stderr)
         for n in needles:
             self.assertIn(n, p.stderr)
         self.assertFalse(os.path.exists(os.path.join(self.work, "rootfs")), "the initrd was begun")
@@ -455,11 +463,11 @@ class Inputs(unittest.TestCase):
                              (b"6.1.0/x #1", "version string '6.1.0/x'")):
             with self.subTest(version=version):
                 kernel_image(self.kernel, version)
-                self.refused({}, why)
+                self.refused({}, why, status=125)
         image = bytearray(bzimage(b"\0" * 64))  # no kernel_version offset
         with open(self.kernel, "wb") as f:
             f.write(image)
-        self.refused({}, "its setup header has no kernel_version string")
+        self.refused({}, "its setup header has no kernel_version string", status=125)
 
     def test_a_kernel_named_like_an_option_is_a_file(self):
         os.rename(self.kernel, os.path.join(self.d, "-x.bin"))
@@ -467,7 +475,7 @@ class Inputs(unittest.TestCase):
                      cwd=self.d)
         os.makedirs(os.path.join(self.d, "other/lib/modules/6.2.0-other"))
         self.refused({"KERNEL": "-x.bin", "MODULES": "other"}, "the modules are not those of kernel 6.1.0-test",
-                     cwd=self.d)
+                     cwd=self.d, status=125)
 
     def test_amds_parameters_are_kvm_amds(self):
         """VENDOR=amd: PLE_MODPARAMS is held to kvm_amd's parameters, not kvm_intel's."""
@@ -629,7 +637,7 @@ for i in $INSTANCES; do
 done
 follow
 rc=0
-report_failures || rc=1
+report_failures || rc=$?
 for i in $INSTANCES; do
 	pgrep -f "bochs-bin .*$WORK/$i/bochsrc" > /dev/null && echo "$i still running"
 done
@@ -736,7 +744,7 @@ class FollowL1(unittest.TestCase):
         idle = self.follow({"idle": (boot, [], "sleep")}, idle=1)
         wall = self.follow({"wall": (boot, [], "sleep")}, wall=1)
         out, err = self.finish(proc)
-        self.assertIn("report_failures: 1", out)
+        self.assertIn("report_failures: 3", out)  # a stall, Bochs gone: the harness's
 
         why, step, lines = self.failure(err, "panic")
         self.assertEqual(why, "L1's kernel panicked: Kernel panic - not syncing: Attempted to kill init! "
@@ -787,12 +795,35 @@ class FollowL1(unittest.TestCase):
         self.assertRegex(err, r"L1 panic: Bochs ran \d+s, \d+s of CPU \(stopped: L1's kernel panicked: ")
 
         out, err = self.finish(idle)
-        self.assertIn("report_failures: 1", out)
+        self.assertIn("report_failures: 3", out)
         self.assertEqual(self.failure(err, "idle"), ("Bochs took no CPU for 1s of wall clock",
                                                      "none, L1 did not reach /init", boot))
         out, err = self.finish(wall)
-        self.assertIn("report_failures: 1", out)
+        self.assertIn("report_failures: 3", out)
         self.assertEqual(self.failure(err, "wall")[0], "wall-clock limit of 1s reached")
+
+    def test_a_kernel_that_cannot_be_tested_is_125_and_the_harness_its_own(self):
+        """git bisect run's statuses: L1s that failed only for the kernel (it panics, has
+        no KVM module, isolinux cannot load it) are 125, "skip this one"; an L1 whose CPU
+        lacks the vendor's PLE is Bochs', the harness's (3), whatever the other L1 did."""
+        boot = ["Linux version 6.1.0-test (nobody) #1 SMP", "Run /init as init process"]
+        nokvm = ["@@ple step modules begin uptime=3.0",
+                 "@@ple fatal no kvm_amd in L1's kernel 6.1.0-test: modprobe kvm_amd says: not found",
+                 "@@ple done uptime=4.0"]
+        nopf = ["@@ple step modules begin uptime=3.0",
+                "@@ple fatal L1's CPU lacks pfthreshold  in /proc/cpuinfo (wanted: svm npt pausefilter "
+                "pfthreshold): kvm_amd would intercept no PAUSE here; ", "@@ple done uptime=4.0"]
+        kernel = self.follow({
+            "panic": (boot + ["Kernel panic - not syncing: VFS: Unable to mount root fs"], [], "sleep"),
+            "isolinux": ([], BIOS + ["Booting kernel failed: Invalid argument", "boot:"], "sleep"),
+            "nokvm": (boot + nokvm, [], "sleep")})
+        harness = self.follow({"nokvm": (boot + nokvm, [], "sleep"), "nopf": (boot + nopf, [], "sleep")})
+        out, err = self.finish(kernel)
+        self.assertIn("report_failures: 125", out)
+        self.assertEqual(len(re.findall(r"^ple-test: L1 \w+ FAILED", err, re.M)), 3, err)
+        out, err = self.finish(harness)
+        self.assertIn("report_failures: 3", out)
+        self.assertIn("ple-test: L1 nopf FAILED: L1's CPU lacks pfthreshold", err)
 
     def test_l1s_that_were_all_done_pass(self):
         proc = self.follow({"a": (["@@ple step gate begin uptime=3.0", "@@ple done uptime=9.1"], [], "sleep"),

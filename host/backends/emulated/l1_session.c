@@ -62,7 +62,7 @@ static void note_boot(struct l1_session *s)
 	char line[160];
 	snprintf(line, sizeof(line),
 		 "L1 still booting%s (a cold boot takes ~%d s of Bochs CPU to L1's plerig)",
-		 s->step[0] ? ", loading kvm_intel" : "", BOOT_CPU_S);
+		 s->step[0] ? ", loading its KVM module" : "", BOOT_CPU_S);
 	note(s, line);
 }
 
