@@ -63,7 +63,8 @@ static const struct opt_entry check_table[] = {
 	     "unreachable host is a failed case. Or emulated, alone: the whole check inside "
 	     "L1, the kernel --kernel booted under Bochs' emulated Intel CPU with VMX and "
 	     "PAUSE-loop exiting, the real kvm_intel loaded (params = reload it there); times "
-	     "in emulated seconds; exit 125 when that kernel cannot be tested"},
+	     "in emulated seconds; exit 125 when that kernel cannot be tested. emulated:amd: "
+	     "the same on Bochs 3.1's emulated AMD CPU with kvm_amd's pause filter"},
     {.name = "kernel",
      .metavar = "FILE",
      OPT_PATH_FIELD(struct check_options, kernel_path),

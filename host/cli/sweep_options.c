@@ -113,12 +113,12 @@ static const struct opt_entry sweep_table[] = {
      OPT_FLAG_FIELD(struct sweep_options, restore),
      .help = "only restore the values a crashed sweep left changed"},
     {.name = "connect",
-     .metavar = "emulated",
+     .metavar = "emulated[:amd]",
      OPT_PATH_FIELD(struct sweep_options, connect),
      .help = "sweep on the emulated host: the whole sweep inside L1, --kernel booted under "
 	     "Bochs' emulated Intel CPU with VMX and PAUSE-loop exiting, whose real kvm_intel "
-	     "it reloads with each value (times in emulated seconds); a libvirt host sweeps "
-	     "with a plerig of its own"},
+	     "it reloads with each value (times in emulated seconds); emulated:amd: Bochs 3.1's "
+	     "AMD CPU and kvm_amd; a libvirt host sweeps with a plerig of its own"},
     {.name = "kernel",
      .metavar = "FILE",
      OPT_PATH_FIELD(struct sweep_options, kernel_path),

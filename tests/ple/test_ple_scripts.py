@@ -236,6 +236,58 @@ class KernelUnderTest(unittest.TestCase):
         self.assertIn("no lib/modules in it", p.stderr)
 
 
+class GateByPlerig(unittest.TestCase):
+    """PLE_TEST_GATE=plerig: the gate step is the host's plerig check --connect emulated
+    (here a fake plerig that says what it was given and exits as told), and its status
+    is read as git bisect run reads the harness's: 0, 1, 125 as they are, anything else
+    (77: nothing ran) the harness's 3. PLE_TEST_ONLY=gate: no L1 of the harness's own."""
+
+    def test_the_gate_is_plerig_checks_and_so_is_its_status(self):
+        missing = [p for p in ("bochs", "busybox-static", "cpio", "isolinux", "xorriso")
+                   if subprocess.run(["dpkg-query", "-W", "-f=${Status}", p], capture_output=True,
+                                     text=True).stdout != "install ok installed"]
+        if missing:
+            self.skipTest(f"scripts/setup ple-test's packages missing here ({' '.join(missing)}): "
+                          "scripts/ple-test stops before the gate without them")
+        with tempfile.TemporaryDirectory() as d:
+            mods = os.path.join(d, "mods")
+            kernel_module(os.path.join(mods, "lib/modules/6.1.0-test/kernel/arch/x86/kvm/kvm-intel.ko"),
+                          ["ple_gap", "ple_window"])
+            kernel = kernel_image(os.path.join(d, "bzImage"))
+            run_ple_test(d, {"KERNEL": kernel, "MODULES": mods, "PLE_TEST_MEDIUM_ONLY": "0",
+                             "PLE_TEST_ONLY": "nosuch"})  # makes the stub build
+            args = os.path.join(d, "args")
+            with open(os.path.join(d, "build", "plerig"), "w") as f:
+                f.write(f'#!/bin/sh\nprintf "%s\\n" "$@" > {args}\necho "gate summary"\n'
+                        'echo "plerig check: L1 relayed" >&2\nexit $FAKE_STATUS\n')
+            for status, want, line in ((0, 0, "good: every check passed"),
+                                       (1, 1, "bad: a regression or a failed check (git bisect: bad)"),
+                                       (125, 125, "this kernel cannot be tested (git bisect: skip)"),
+                                       (77, 3, "the harness broke (a stall, Bochs, a limit, the "
+                                               "judging): not the kernel's fault")):
+                with self.subTest(status=status):
+                    p = run_ple_test(d, {"KERNEL": kernel, "MODULES": mods, "PLE_TEST_MEDIUM_ONLY": "0",
+                                         "PLE_TEST_ONLY": "gate", "PLE_TEST_GATE": "plerig",
+                                         "RECORD": "1" if status == 0 else "",
+                                         "PLERIG_BASELINES": os.path.join(d, "store"),
+                                         "FAKE_STATUS": str(status)}, timeout=240)
+                    self.assertEqual(p.returncode, want, p.stderr)
+                    self.assertEqual(p.stderr.splitlines()[-1], f"ple-test: exit status {want}: {line}")
+                    self.assertNotIn("Bochs started", p.stderr, "no L1 of the harness's own")
+                    self.assertIn(f"the gate by plerig: exit status {status} after", p.stderr)
+                    self.assertIn("gate summary\n", p.stdout)
+                    with open(args) as f:
+                        got = f.read().split("\n")[:-1]
+                    work = os.path.join(d, "work", "results")
+                    self.assertEqual(got, ["check", "--connect", "emulated", "--suite",
+                                           os.path.join(ROOT, "suites/ple.cfg"), "--kernel", kernel,
+                                           "--cache-dir", os.path.join(d, "cache"),
+                                           "--baselines", os.path.join(d, "store"),
+                                           "--tap", f"{work}/gate.tap", "--junit", f"{work}/gate-junit.xml",
+                                           "--modules", mods,
+                                           *(["--record"] if status == 0 else ["--threshold", "2"])])
+
+
 class Inputs(unittest.TestCase):
     """Issue 25, items 4, 5, 6 and 9: what make ple-test is given (its variables, a .deb,
     a MODULES directory, what L1 sends back) is checked before anything is built or
@@ -296,6 +348,9 @@ class Inputs(unittest.TestCase):
                          ({"PLE_TEST_WALL": "1e9"}, "PLE_TEST_WALL=1e9: a number of seconds"),
                          ({"PLE_TEST_CPUS": "0"}, "PLE_TEST_CPUS=0"),
                          ({"RECORD": "yes"}, "RECORD=yes"),
+                         ({"PLE_TEST_GATE": "qemu"}, "PLE_TEST_GATE=qemu: shell (L1's own plan, the default) or plerig"),
+                         ({"PLE_TEST_GATE": "plerig", "PLE_MODPARAMS": "ple_window=1"},
+                          "PLE_MODPARAMS with PLE_TEST_GATE=plerig: not yet"),
                          ({"VENDOR": "arm"}, "VENDOR=arm: no vendor 'arm'; the emulated vendors are intel amd (images/l1/vendors.cfg)"),
                          ({"VENDOR": "intel,arm"}, "VENDOR=intel,arm: no vendor 'arm'; the emulated vendors are"),
                          ({"VENDOR": "intel amd intel"}, "VENDOR=intel amd intel: intel named twice"),
