@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """A libvirt URI's credentials reach no output of plerig: run's table, stderr,
-JSON, CSV and HTML; check's summary, TAP, JUnit, HTML and --list, for a
+JSON, CSV and HTML, libvirt's own log in the cache dir (libvirt.log, which
+quotes ssh); check's summary, TAP, JUnit, HTML and --list, for a
 scenario's own --connect and for check --connect; the errors of a mistyped
 option; plerig report on a results file that holds them (an older plerig's).
 
@@ -89,10 +90,15 @@ class Redaction(unittest.TestCase):
                             "--json", out["json"], "--csv", out["csv"], "--report",
                             out["html"])
             self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
-            texts = self.assert_hidden(r, *out.values())
-            # ssh ran, and its words were redacted too
+            # libvirt's own log in the cache dir too (issue 25, item 3)
+            log = os.path.join(self.dir, "cache", "plerig", "libvirt.log")
+            texts = self.assert_hidden(r, *out.values(), log)
+            # ssh ran, and its words were redacted too, in the log as well
             if shutil.which("ssh"):
                 self.assertIn("Identity file *** not accessible", r.stderr)
+                self.assertIn("Identity file *** not accessible", texts["libvirt.log"])
+            # what libvirt wrote before plerig redacted it is gone with plerig
+            self.assertEqual(sorted(os.listdir(os.path.dirname(log))), ["libvirt.log"])
             # the run got as far as the unreachable host and said so, redacted
             self.assertIn("x.invalid", r.stdout)
             self.assertIn(SHOWN, r.stderr)

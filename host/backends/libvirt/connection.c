@@ -13,6 +13,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "backends/libvirt/lv_log.h"
 #include "backends/libvirt/run_dir.h"
 #include "backends/libvirt/state_in_memory.h"
 #include "util/cache_dir.h"
@@ -103,6 +104,8 @@ static void loop_put(void)
 		/* a timer that fires at once: the loop returns and sees the flag */
 		virEventAddTimeout(0, wake_loop, NULL, NULL);
 		pthread_join(loop_thread, NULL);
+		/* no libvirt thread runs or forks now: its log can be copied */
+		lv_log_copy(0);
 	}
 	pthread_mutex_unlock(&loop_lock);
 }
@@ -277,31 +280,6 @@ static int open_embedded(struct lv_connection *c, const char *cache_dir, char *e
 	return 0;
 }
 
-/*
- * libvirt's own log (the embedded driver warns about "security_driver =
- * none" on every connect) goes to a file, unless the user asked for it
- * elsewhere. libvirt reads it once, at its first connection: set once,
- * before any, as hosts open at once and setenv beside another thread's
- * getenv (libvirt's, or its ssh child's environment) is not safe.
- */
-static void choose_log(const char *cache_dir)
-{
-	static bool chosen;
-	char log[PATH_MAX + 32], err[ERRBUF_SIZE];
-	if (!cache_dir)
-		return;
-	pthread_mutex_lock(&loop_lock);
-	/* a cache directory another user could change gets no log of root's */
-	const int fd = chosen ? -1 : safe_dir_open(cache_dir, SAFE_DIR_CREATE, err, sizeof(err));
-	if (fd >= 0 &&
-	    snprintf(log, sizeof(log), "3:file:%s/libvirt.log", cache_dir) < (int)sizeof(log))
-		setenv("LIBVIRT_LOG_OUTPUTS", log, 0);
-	if (fd >= 0)
-		close(fd);
-	chosen = true;
-	pthread_mutex_unlock(&loop_lock);
-}
-
 int lv_connection_open(struct lv_connection *c, const char *uri, const char *cache_dir, char *err,
 		       size_t errlen)
 {
@@ -318,7 +296,8 @@ int lv_connection_open(struct lv_connection *c, const char *uri, const char *cac
 					    : "?no_tty=1");
 		c->local = !lv_uri_is_remote(uri);
 	}
-	choose_log(cache_dir);
+	lv_log_hide(uri);
+	lv_log_choose(cache_dir);
 	uri_redact(c->uri, c->shown, sizeof(c->shown));
 	if (loop_get(err, errlen))
 		return -1;
