@@ -129,8 +129,25 @@ static void params_spans(const char *t, size_t q, size_t e, const struct walk *w
 	}
 }
 
-/* The word @t[@s, @e). */
-static void word_spans(const char *t, size_t s, size_t e, const struct walk *w)
+/*
+ * Where a userinfo cut by a ' ' or ',' at @t[@e] (a password with one in
+ * it: "u:p w@h", "u:p,w@h") ends: its last '@' before a '/', '?', '#', '"',
+ * a control character or the end of the text (@n bytes), or 0 when none.
+ */
+static size_t userinfo_runs_on(const char *t, size_t e, size_t n)
+{
+	size_t at = 0;
+	if (e >= n || (t[e] != ' ' && t[e] != ','))
+		return 0;
+	for (size_t i = e;
+	     i < n && !strchr("/?#\"", t[i]) && (unsigned char)t[i] >= 0x20 && t[i] != 0x7f; i++)
+		if (t[i] == '@')
+			at = i;
+	return at;
+}
+
+/* The word @t[@s, @e) of a text of @n bytes; where the walk goes on (past @e: see above). */
+static size_t word_spans(const char *t, size_t s, size_t e, size_t n, const struct walk *w)
 {
 	const char *sep = memmem(t + s, e - s, "://", 3);
 	size_t q = s; /* where its query may start */
@@ -142,18 +159,25 @@ static void word_spans(const char *t, size_t s, size_t e, const struct walk *w)
 		const char *at = memrchr(t + a, '@', end - a);
 		const char *query = memchr(t + end, '?', e - end);
 		const size_t path_end = query ? (size_t)(query - t) : e;
+		const size_t on = !at && end == e && end > a ? userinfo_runs_on(t, e, n) : 0;
+		if (on) {
+			/* the rest, host on, is read as a word of its own */
+			w->fn(w->ctx, a, on - a);
+			return on + 1;
+		}
 		if (at && at > t + a) {
 			w->fn(w->ctx, a, (size_t)(at - t) - a);
 		} else if (!at && end > a &&
 			   (not_a_host(t + a, end - a) || memchr(t + end, '@', path_end - end))) {
 			w->fn(w->ctx, a, e - a);
-			return;
+			return e;
 		}
 		q = end;
 	}
 	const char *query = memchr(t + q, '?', e - q);
 	if (query)
 		params_spans(t, (size_t)(query - t) + 1, e, w);
+	return e;
 }
 
 static void text_spans(const char *t, size_t n, const struct walk *w)
@@ -165,8 +189,11 @@ static void text_spans(const char *t, size_t n, const struct walk *w)
 		while (e < n && !ends_word((unsigned char)t[e]))
 			e++;
 		/* "connecting to URI: why": the colon after a URI is the sentence's */
-		if (e > i)
-			word_spans(t, i, e - (e - i > 1 && t[e - 1] == ':'), w);
+		if (e > i) {
+			const size_t next =
+			    word_spans(t, i, e - (e - i > 1 && t[e - 1] == ':'), n, w);
+			e = next > e ? next : e;
+		}
 		i = e;
 	}
 }

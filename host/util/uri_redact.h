@@ -9,7 +9,10 @@
  * control character: a --connect list's items are separated by commas,
  * which a URI writes %2C; less a colon that ends it, "URI: why") with
  * "://" or a '?' in it. Hidden, each as "***":
- *  - its userinfo, user[:password] (user@hostA shows as ***@hostA);
+ *  - its userinfo, user[:password] (user@hostA shows as ***@hostA), also
+ *    where a ' ' or ',' in it ended the word: "u:p w@h" and "u:p,w@h" run
+ *    on to their last '@' before a '/', '?', '#', '"' or control character
+ *    (what follows may be hidden too, never less);
  *  - a whole URI whose authority is no host[:port] (a password with a raw
  *    '/', '?' or '#' in it: qemu+ssh://u:p#w@h keeps only its scheme);
  *  - the value of every query parameter whose name, percent-decoded as

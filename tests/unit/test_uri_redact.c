@@ -136,6 +136,27 @@ START_TEST(odd_userinfo)
 }
 END_TEST
 
+/* a ' ' or ',' in a password ends the word, not the userinfo: it runs on to its '@' */
+START_TEST(a_password_with_a_space_or_a_comma)
+{
+	ck_assert_str_eq(redact("qemu+ssh://u:pa ss@h/system?keyfile=/k"),
+			 "qemu+ssh://***@h/system?keyfile=***");
+	ck_assert_str_eq(redact("qemu+ssh://u:pa,ss@h/system"), "qemu+ssh://***@h/system");
+	ck_assert_str_eq(redact("--connect test:///default,qemu+ssh://u:a b,c d@h/s --vcpus 2"),
+			 "--connect test:///default,qemu+ssh://***@h/s --vcpus 2");
+	ck_assert_str_eq(redact("connecting to qemu+ssh://al ice:p w@h:22/system: failed"),
+			 "connecting to qemu+ssh://***@h:22/system: failed");
+	/* a list's next URI, a host's port or the sentence after it is no userinfo */
+	ck_assert_str_eq(redact("qemu+ssh://h1,qemu+ssh://u@h2/s"),
+			 "qemu+ssh://h1,qemu+ssh://***@h2/s");
+	ck_assert_str_eq(redact("qemu+ssh://h:22 is down\nssh: a@b"),
+			 "qemu+ssh://h:22 is down\nssh: a@b");
+	char out[256];
+	uri_redact_text("qemu+ssh://u:p w,x@h/system", "ssh: u:p w,x@h: denied", out, sizeof(out));
+	ck_assert_str_eq(out, "ssh: ***@h: denied");
+}
+END_TEST
+
 START_TEST(the_whole_text_fits_a_copy_of_its_own)
 {
 	char in[4096] = "qemu+ssh://a@h/s?", expect[8192] = "qemu+ssh://***@h/s?";
@@ -192,6 +213,7 @@ int main(void)
 	tcase_add_test(tc, a_uri_inside_a_value);
 	tcase_add_test(tc, every_uri_of_a_text);
 	tcase_add_test(tc, odd_userinfo);
+	tcase_add_test(tc, a_password_with_a_space_or_a_comma);
 	tcase_add_test(tc, the_whole_text_fits_a_copy_of_its_own);
 	tcase_add_test(tc, a_short_buffer_is_cut_and_terminated);
 	tcase_add_test(tc, a_message_loses_the_uris_secrets_and_its_line_breaks);
