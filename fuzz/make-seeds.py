@@ -142,6 +142,10 @@ write("ple_state", "kvm_intel", (STATE.format(pid=4242, root="/sys", module="kvm
                                  "param ple_gap 128\nparam ple_window 4096\nparam ple_window_grow 2\n"
                                  "param ple_window_shrink 0\nparam ple_window_max 4294967295\n"
                                  ).encode())
+# the module's other parameters, kept for a restore that has to load it
+write("ple_state", "kept", (STATE.format(pid=4243, root="/sys", module="kvm_intel") +
+                            "param ple_gap 128\nparam ple_window 4096\nkeep enable_apicv N\n"
+                            "keep pt_mode -1\nkeep nested Y\n").encode())
 write("ple_state", "kvm_amd", (STATE.format(pid=1, root="/tmp/fake sys", module="kvm_amd") +
                                "param pause_filter_count 3000\nparam pause_filter_thresh 128\n"
                                ).encode())

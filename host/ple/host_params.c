@@ -400,7 +400,7 @@ struct kept_params {
 	bool passed[MODULE_MAX_PARAMS];
 };
 
-static bool passes_back(const char *v)
+bool ple_value_passes_back(const char *v)
 {
 	if (!strcmp(v, "Y") || !strcmp(v, "N"))
 		return true;
@@ -439,11 +439,22 @@ static void read_kept(const struct ple_host *h, struct kept_params *k)
 		    !pathf(path, sizeof(path), "%s/%s", dir, names[i]->d_name) &&
 		    text_file_read(path, s->value, sizeof(s->value)) >= 0) {
 			str_copy(s->name, sizeof(s->name), names[i]->d_name);
-			k->passed[k->n++] = passes_back(s->value);
+			k->passed[k->n++] = ple_value_passes_back(s->value);
 		}
 		free(names[i]);
 	}
 	free(names);
+}
+
+unsigned ple_host_kept_params(const struct ple_host *h, struct ple_setting *out, unsigned max)
+{
+	static struct kept_params k; /* 4 KiB: not on a caller's stack */
+	unsigned n = 0;
+	read_kept(h, &k);
+	for (unsigned i = 0; i < k.n && n < max; i++)
+		if (k.passed[i])
+			out[n++] = k.p[i];
+	return n;
 }
 
 static int verify_kept(const struct ple_host *h, const struct kept_params *k, char *err,

@@ -110,6 +110,20 @@ const char *ple_method_name(enum ple_method m);
 bool ple_value_valid(const char *value);
 
 /*
+ * A value of one of the module's other parameters that modprobe takes back
+ * as sysfs shows it: a decimal int (pt_mode=-1) or a bool's Y or N.
+ */
+bool ple_value_passes_back(const char *value);
+
+/*
+ * The module's parameters that are not PLE's, as they read now, that a
+ * reload passes again (ple_value_passes_back: enable_apicv=N given when
+ * the module was loaded would otherwise go back to its default), at most
+ * @max of them into @out, by name; their number.
+ */
+unsigned ple_host_kept_params(const struct ple_host *h, struct ple_setting *out, unsigned max);
+
+/*
  * Set @n parameters: runtime writes where allowed, one module reload for
  * the rest (passing every PLE parameter, with its current value unless it
  * is being set, so a reload changes nothing else of the PLE set); every

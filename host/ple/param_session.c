@@ -131,6 +131,8 @@ static int begin_locked(struct ple_session *s, const char *const *names, unsigne
 		str_copy(o->name, sizeof(o->name), p.name);
 		str_copy(o->value, sizeof(o->value), p.value);
 	}
+	/* and the module's others, for a restore that has to load it (load_with_originals) */
+	s->state.nk = ple_host_kept_params(&s->host, s->state.kept, PLE_MAX_KEPT);
 	return ple_state_save(&s->state, err, errlen);
 }
 
@@ -227,17 +229,22 @@ int ple_session_restore(struct ple_session *s, char *err, size_t errlen)
 
 /*
  * The module is not loaded at all: a sweep died between rmmod and
- * modprobe. Load it with the saved values of its own parameters (kvm's
+ * modprobe. Load it with the saved values of its own parameters, PLE's
+ * and the others it had (enable_apicv=N: as a reload passes them; kvm's
  * halt polling is restored as any restore does it), then check them.
  */
+_Static_assert(PLE_MAX_PARAMS + PLE_MAX_KEPT <= MODULE_MAX_PARAMS, "one modprobe takes them all");
+
 static int load_with_originals(struct ple_host *h, const struct ple_state *st, char *err,
 			       size_t errlen)
 {
-	struct ple_setting vendor[PLE_MAX_PARAMS];
+	struct ple_setting vendor[PLE_MAX_PARAMS + PLE_MAX_KEPT];
 	unsigned nv = 0;
 	for (unsigned i = 0; i < st->n; i++)
 		if (!ple_param_is_core(st->orig[i].name))
 			vendor[nv++] = st->orig[i];
+	for (unsigned i = 0; i < st->nk && i < PLE_MAX_KEPT; i++)
+		vendor[nv++] = st->kept[i];
 	int rc = module_load(st->module, vendor, nv, err, errlen);
 	if (rc)
 		return rc;
@@ -296,12 +303,18 @@ static int restore_locked(char *msg, size_t msglen)
 		snprintf(msg, msglen, "%s", err);
 		return rc;
 	}
-	if (loaded)
+	if (loaded) {
+		char kept[PLE_MAX_KEPT * 16] = "";
+		size_t used = 0;
+		for (unsigned i = 0; i < st.nk && used < sizeof(kept); i++)
+			used += (size_t)snprintf(kept + used, sizeof(kept) - used, " %s=%s",
+						 st.kept[i].name, st.kept[i].value);
 		snprintf(msg, msglen,
 			 "%s: it was not loaded (a sweep stopped between rmmod and modprobe); "
-			 "loaded it with the saved values%s%s",
-			 st.module, done[0] ? "; then " : "", done);
-	else
+			 "loaded it with the saved values%s%s%s%s%s",
+			 st.module, kept[0] ? " (with the others it had:" : "", kept,
+			 kept[0] ? ")" : "", done[0] ? "; then " : "", done);
+	} else
 		snprintf(msg, msglen, "%s: %s", st.module,
 			 done[0] ? done : "every parameter already had its original value");
 	return 1;

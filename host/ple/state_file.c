@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "ple/state_file.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -16,6 +17,8 @@
 
 #define STATE_MAGIC "plerig-ple-state 1"
 #define STATE_NAME  "ple-params.state"
+/* the header, 12 PLE parameters and 48 kept, each at most "keep " 39 + 1 + 23 + 1 bytes */
+#define STATE_MAX_TEXT (PATH_MAX + 8192)
 
 const char *ple_state_dir(void)
 {
@@ -47,6 +50,13 @@ int ple_state_format(const struct ple_state *s, char *buf, size_t len)
 			return -1;
 		used += (size_t)w;
 	}
+	for (unsigned i = 0; i < s->nk; i++) {
+		w = snprintf(buf + used, len - used, "keep %s %s\n", s->kept[i].name,
+			     s->kept[i].value);
+		if (w < 0 || (size_t)w >= len - used)
+			return -1;
+		used += (size_t)w;
+	}
 	return 0;
 }
 
@@ -56,6 +66,40 @@ static int copy_word(char *dst, size_t len, const char *src, char *err, size_t e
 	if (!*src || strlen(src) >= len)
 		return errbuf_printf(err, errlen, "line %u: empty or too long value", line);
 	memcpy(dst, src, strlen(src) + 1);
+	return 0;
+}
+
+/* A module parameter's name as sysfs has it: what modprobe is given as NAME=VALUE. */
+static bool param_name_valid(const char *name)
+{
+	if (!*name)
+		return false;
+	for (const char *c = name; *c; c++)
+		if (!isalnum((unsigned char)*c) && *c != '_')
+			return false;
+	return true;
+}
+
+/* "keep NAME VALUE": one of the module's other parameters, passed back on a load. */
+static int parse_kept(char *val, unsigned no, struct ple_state *s, char *err, size_t errlen)
+{
+	char *v = strchr(val, ' ');
+	if (!v || s->nk >= PLE_MAX_KEPT)
+		return errbuf_printf(err, errlen, "line %u: keep needs NAME VALUE (at most %d)", no,
+				     PLE_MAX_KEPT);
+	*v++ = '\0';
+	struct ple_setting *p = &s->kept[s->nk];
+	if (copy_word(p->name, sizeof(p->name), val, err, errlen, no) ||
+	    copy_word(p->value, sizeof(p->value), v, err, errlen, no))
+		return -1;
+	if (!param_name_valid(p->name) || !ple_value_passes_back(p->value))
+		return errbuf_printf(err, errlen, "line %u: keep %s has a bad name or value \"%s\"",
+				     no, p->name, p->value);
+	for (unsigned i = 0; i < s->nk; i++)
+		if (!strcmp(s->kept[i].name, p->name))
+			return errbuf_printf(err, errlen, "line %u: keep %s given twice", no,
+					     p->name);
+	s->nk++;
 	return 0;
 }
 
@@ -83,6 +127,8 @@ static int parse_line(char *line, unsigned no, struct ple_state *s, char *err, s
 		return copy_word(s->root, sizeof(s->root), val, err, errlen, no);
 	if (!strcmp(line, "module"))
 		return copy_word(s->module, sizeof(s->module), val, err, errlen, no);
+	if (!strcmp(line, "keep"))
+		return parse_kept(val, no, s, err, errlen);
 	if (!strcmp(line, "param")) {
 		char *v = strchr(val, ' ');
 		if (!v || s->n >= PLE_MAX_PARAMS)
@@ -161,7 +207,7 @@ int ple_state_dir_make(char *err, size_t errlen)
 
 int ple_state_save(const struct ple_state *s, char *err, size_t errlen)
 {
-	char text[4096];
+	char text[STATE_MAX_TEXT + 1];
 	if (ple_state_format(s, text, sizeof(text)))
 		return errbuf_errno(err, errlen, -E2BIG, "state file text too long");
 	const int fd = state_dir_open(SAFE_DIR_CREATE, err, errlen);
@@ -181,8 +227,8 @@ int ple_state_load(struct ple_state *s, char *err, size_t errlen)
 	const int fd = state_dir_open(0, err, errlen);
 	if (fd < 0)
 		return fd;
-	const int n =
-	    regular_file_read(fd, STATE_NAME, O_NOFOLLOW, 4095, &text, &len, why, sizeof(why));
+	const int n = regular_file_read(fd, STATE_NAME, O_NOFOLLOW, STATE_MAX_TEXT, &text, &len,
+					why, sizeof(why));
 	close(fd);
 	if (n == -ENOENT)
 		return -ENOENT;

@@ -2,7 +2,10 @@
 /*
  * The original PLE parameter values, on disk before the first change, so
  * that `plerig sweep --restore` can put them back after a crash or a kill
- * -9. Written atomically; removed once the originals are back.
+ * -9. Written atomically; removed once the originals are back. With them
+ * the module's other parameters that a reload passes again (enable_apicv=N,
+ * pt_mode=-1: ple_host_kept_params), so that a restore that has to load
+ * the module (a sweep killed between rmmod and modprobe) loads it as it was.
  */
 #ifndef PLERIG_STATE_FILE_H
 #define PLERIG_STATE_FILE_H
@@ -13,12 +16,17 @@
 
 #include "ple/host_params.h"
 
+/* The most of a module's other parameters kept: with the PLE ones, one modprobe's worth. */
+#define PLE_MAX_KEPT 48
+
 struct ple_state {
 	pid_t pid;		     /* the sweep that wrote it */
 	char root[PATH_MAX];	     /* its sysfs root */
 	char module[PLE_MODULE_LEN]; /* the module whose parameters it changed */
 	unsigned n;
 	struct ple_setting orig[PLE_MAX_PARAMS];
+	unsigned nk;
+	struct ple_setting kept[PLE_MAX_KEPT]; /* the module's other parameters, as they were */
 };
 
 /* $PLERIG_STATE_DIR, or /var/lib/plerig. */

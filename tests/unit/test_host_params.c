@@ -524,6 +524,17 @@ START_TEST(test_state_text)
 	ck_assert_uint_eq(r.n, 2);
 	ck_assert_str_eq(r.orig[1].name, "pause_filter_thresh");
 	ck_assert_str_eq(r.orig[1].value, "128");
+	ck_assert_uint_eq(r.nk, 0);
+	/* the module's other parameters, for a restore that loads it */
+	s.nk = 2;
+	s.kept[0] = (struct ple_setting){"avic", "Y"};
+	s.kept[1] = (struct ple_setting){"nested", "-1"};
+	ck_assert_int_eq(ple_state_format(&s, text, sizeof(text)), 0);
+	ck_assert_msg(strstr(text, "\nkeep avic Y\nkeep nested -1\n"), "%s", text);
+	ck_assert_int_eq(ple_state_parse(text, &r, err, sizeof(err)), 0);
+	ck_assert_uint_eq(r.nk, 2);
+	ck_assert_str_eq(r.kept[1].name, "nested");
+	ck_assert_str_eq(r.kept[1].value, "-1");
 
 	static const char *const bad[] = {
 	    "",
@@ -538,6 +549,11 @@ START_TEST(test_state_text)
 	    "plerig-ple-state 1\npid 1\nroot /sys\nmodule kvm_intel\nparam ple_gap\n",
 	    "plerig-ple-state 1\npid 1\nroot /sys\nmodule kvm_intel\nparam ple_gap -1\n",
 	    "plerig-ple-state 1\npid 1\nroot /sys\nmodule kvm_intel\ncolour blue\n",
+	    /* a kept value modprobe would not take back, a name it would read as more */
+	    "plerig-ple-state 1\npid 1\nroot /sys\nmodule kvm_intel\nkeep flush never\n",
+	    "plerig-ple-state 1\npid 1\nroot /sys\nmodule kvm_intel\nkeep a=b 1\n",
+	    "plerig-ple-state 1\npid 1\nroot /sys\nmodule kvm_intel\nkeep avic\n",
+	    "plerig-ple-state 1\npid 1\nroot /sys\nmodule kvm_intel\nkeep avic Y\nkeep avic N\n",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		ck_assert_msg(ple_state_parse(bad[i], &r, err, sizeof(err)) == -1, "accepted: %s",
@@ -785,11 +801,18 @@ START_TEST(test_crash_restore_refused_keeps_state)
 }
 END_TEST
 
-/* kill -9 between rmmod and modprobe: --restore loads the module with the saved values */
+/*
+ * kill -9 between rmmod and modprobe: --restore loads the module with the
+ * saved values, PLE's and the others it was loaded with (enable_apicv=N,
+ * pt_mode=-1), as a reload passes them
+ */
 START_TEST(test_restore_unloaded_module)
 {
 	char msg[1024], cmd[PATH_MAX + 32];
 	fake_kvm_intel(0444, "0");
+	set_param("kvm_intel", "enable_apicv", "N", 0444);
+	set_param("kvm_intel", "pt_mode", "-1", 0444);
+	set_param("kvm_intel", "vmentry_l1d_flush", "never", 0644); /* a text: not passed */
 	crash_after_apply("1024");
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s/module/kvm_intel'", sys_root);
 	ck_assert_int_eq(system(cmd), 0);
@@ -799,11 +822,16 @@ START_TEST(test_restore_unloaded_module)
 	ck_assert_str_eq(get_param("kvm_intel", "ple_gap"), "128");
 	ck_assert_str_eq(get_param("kvm_intel", "ple_window_max"), "4294967295");
 	ck_assert(!state_exists());
+	ck_assert_str_eq(get_param("kvm_intel", "enable_apicv"), "N");
+	ck_assert_str_eq(get_param("kvm_intel", "pt_mode"), "-1");
+	ck_assert_msg(strstr(msg, "enable_apicv=N pt_mode=-1"), "%s", msg);
 	ck_assert_msg(strstr(modprobe_log(),
 			     "kvm_intel ple_gap=0 ple_window=1024 ple_window_grow=2 "
-			     "ple_window_shrink=0 ple_window_max=4294967295\n"
+			     "ple_window_shrink=0 ple_window_max=4294967295 enable_apicv=N "
+			     "pt_mode=-1\n"
 			     "kvm_intel ple_gap=128 ple_window=4096 ple_window_grow=2 "
-			     "ple_window_shrink=0 ple_window_max=4294967295\n"),
+			     "ple_window_shrink=0 ple_window_max=4294967295 enable_apicv=N "
+			     "pt_mode=-1\n"),
 		      "%s", modprobe_log());
 }
 END_TEST
