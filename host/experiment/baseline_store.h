@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Per-host baselines of `plerig check`: a directory with one JSON file per
+ * Per-host baselines of `plerig check` (the store on disk here in
+ * baseline_store.c, a file's text read in baseline_parse.c, the entries
+ * in memory in baseline_entries.c): a directory with one JSON file per
  * machine (schema "plerig-baseline" 1), named by the hardware key: CPU
  * model, CPU count, SMT, KVM module. Kernel version and PLE parameters
  * are not in the key (they are what one compares across) but are recorded
@@ -20,6 +22,9 @@
 
 #include "experiment/baseline_key.h"
 #include "measure/host_info.h"
+
+#define BASELINE_SCHEMA	 "plerig-baseline"
+#define BASELINE_VERSION 1
 
 /* A baseline file of the default suite is some 20 KiB: these are far above any real one. */
 #define BASELINE_FILE_MAX    (4u << 20)
@@ -97,5 +102,9 @@ int baseline_put(struct baseline *b, const char *scenario, const char *variant, 
 /* Drop every entry of @scenario (before recording it anew). */
 void baseline_drop_scenario(struct baseline *b, const char *scenario);
 void baseline_free(struct baseline *b);
+/* Room for one more entry (baseline_parse adds them unsorted, then sorts). 0, or -1. */
+int baseline_grow(struct baseline *b);
+/* qsort's order of two entries: scenario, variant, metric. */
+int baseline_entry_cmp(const void *a, const void *b);
 
 #endif

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Charts as inline SVG for the HTML report. The geometry (axis ranges,
- * ticks, pixel positions, row layout, series styles) is pure functions,
- * unit-tested on their edge cases (no value, one value, zero, huge
- * outliers); the drawing functions only print what they computed.
+ * ticks, pixel positions, row layout, series styles) and the numbers
+ * written on a chart are pure functions (svg_geometry.c), unit-tested on
+ * their edge cases (no value, one value, zero, huge outliers); the drawing
+ * functions (svg_chart.c) only print what they computed.
  *
  * Every chart has labelled axes with units and a legend; series differ
  * in dash and marker as well as in colour, so that a grey-scale print
