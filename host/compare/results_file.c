@@ -530,7 +530,8 @@ int results_file_check(const char *path, json_object *root, const struct metric 
 		if (out->nr_hosts > 1) {
 			char label[sizeof(lv->label)];
 			snprintf(label, sizeof(label), "%s", lv->label);
-			(void)pathf(lv->label, sizeof(lv->label), "%.60s: %s", lv->host, label);
+			(void)pathf(lv->label, sizeof(lv->label), "%.*s: %s",
+				    (int)printable_cut(lv->host, 60), lv->host, label);
 		}
 	}
 	return 0;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/printable.h"
 #include "util/strfmt.h"
 
 unsigned series_values(const struct series *s, const struct metric *m, double *out)
@@ -70,9 +71,11 @@ void run_hosts_label(struct run_host *hosts, unsigned n)
 		for (unsigned j = 0; j < n; j++)
 			shared |= j != i && !strcmp(hosts[j].info.name, hosts[i].info.name);
 		if (shared || !hosts[i].info.name[0])
-			snprintf(hosts[i].label, sizeof(hosts[i].label), "%.50s(%u)", name, i + 1);
+			snprintf(hosts[i].label, sizeof(hosts[i].label), "%.*s(%u)",
+				 (int)printable_cut(name, 50), name, i + 1);
 		else
-			str_copy(hosts[i].label, sizeof(hosts[i].label), name);
+			snprintf(hosts[i].label, sizeof(hosts[i].label), "%.*s",
+				 (int)printable_cut(name, sizeof(hosts[i].label) - 1), name);
 	}
 }
 

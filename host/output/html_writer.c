@@ -16,6 +16,7 @@
 #include "util/atomic_file.h"
 #include "util/cpulist.h"
 #include "util/errbuf.h"
+#include "util/printable.h"
 
 #define MAX_VARIANTS 4096
 
@@ -429,10 +430,11 @@ static void per_vcpu_charts(FILE *out, json_object *v, unsigned index, unsigned 
 	unsigned m = 0;
 	static char rows[2 * MAXV][72];
 	for (unsigned k = 0; k < n && m + 2 <= 2 * MAXV; k++) {
-		snprintf(rows[m], sizeof(rows[m]), "%.47s run-queue delay", names[k]);
+		const int cut = (int)printable_cut(names[k], 47);
+		snprintf(rows[m], sizeof(rows[m]), "%.*s run-queue delay", cut, names[k]);
 		bars[m] = (struct bar){.label = rows[m], .value = delay[k]};
 		m++;
-		snprintf(rows[m], sizeof(rows[m]), "%.47s stalled", names[k]);
+		snprintf(rows[m], sizeof(rows[m]), "%.*s stalled", cut, names[k]);
 		bars[m] = (struct bar){.label = rows[m], .value = stalled[k], .alt = true};
 		m++;
 	}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "util/printable.h"
 
+#include <ctype.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,8 +64,14 @@ void printable_fputs(FILE *f, const char *s)
 	printable_write(f, s, NULL);
 }
 
-/* How many bytes of @s, at most @max, end on a character boundary. */
-static size_t cut_at(const char *s, size_t max)
+/* Is @s[@i..] a whole escape of the rule, \xHH? */
+static bool escape_at(const char *s, size_t i)
+{
+	return s[i] == '\\' && s[i + 1] == 'x' && isxdigit((unsigned char)s[i + 2]) &&
+	       isxdigit((unsigned char)s[i + 3]);
+}
+
+size_t printable_cut(const char *s, size_t max)
 {
 	size_t used = 0;
 
@@ -76,6 +83,10 @@ static size_t cut_at(const char *s, size_t max)
 			break;
 		used += len;
 	}
+	/* a text the rule made already: never half of one of its escapes */
+	for (size_t back = 1; back < 4 && back <= used; back++)
+		if (s[used] && escape_at(s, used - back))
+			return used - back;
 	return used;
 }
 
@@ -92,7 +103,7 @@ static void put_arg(FILE *f, const char *arg, int prec, int width, bool left,
 	printable_special special = style ? style->special : NULL;
 	char *owned = NULL;
 	const char *s = style && style->rewrite ? style->rewrite(arg, &owned) : arg;
-	size_t n = prec < 0 ? strlen(s) : cut_at(s, (size_t)prec);
+	size_t n = prec < 0 ? strlen(s) : printable_cut(s, (size_t)prec);
 	char *text = NULL;
 	size_t len = 0;
 	FILE *m = width > 0 ? open_memstream(&text, &len) : NULL;

@@ -62,6 +62,14 @@ int printable_fprintf_(FILE *f, const char *fmt, ...) __attribute__((format(prin
 /* The format must be a literal: a format from data would be text too. */
 #define printable_printf(f, fmt, ...) printable_fprintf_(f, "" fmt "", ##__VA_ARGS__)
 
+/*
+ * How many bytes of @s, at most @max, make a cut that ends on a character
+ * boundary and, where @s is a text the rule made already, not inside one
+ * of its \xHH escapes: a label cut to a field's width never ends in "\x1".
+ * Precision (%.Ns) in printable_printf cuts there too.
+ */
+size_t printable_cut(const char *s, size_t max);
+
 /* Has @s nothing the rule would escape? */
 bool printable_plain(const char *s);
 /* @src into @dst (@len bytes, NUL-terminated), by the rule; false when it had to be cut. */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/outcome.h"
 #include "output/html_text.h"
 #include "support/check_main.h"
 #include "util/errbuf.h"
@@ -87,6 +88,39 @@ START_TEST(test_copy_cut_at_an_escape)
 	char buf[8];
 	ck_assert(!printable_copy(buf, sizeof(buf), "ab\x1b\x1b"));
 	ck_assert_str_eq(buf, "ab\\x1b"); /* never half an escape */
+}
+END_TEST
+
+/*
+ * A label the rule made already ("\\x1b" as four characters: a host name,
+ * a results file's string), cut to a field's width: never in an escape.
+ */
+START_TEST(test_a_cut_never_ends_in_half_an_escape)
+{
+	static const char made[] = "ab\\x1bcd";
+	for (size_t max = 2; max < 6; max++)
+		ck_assert_uint_eq(printable_cut(made, max), 2);
+	ck_assert_uint_eq(printable_cut(made, 6), 6);
+	ck_assert_uint_eq(printable_cut(made, 100), strlen(made));
+	/* a backslash that starts no escape is a character like any */
+	ck_assert_uint_eq(printable_cut("a\\xz\\x4", 3), 3);
+	ck_assert_uint_eq(printable_cut("a\\xz\\x4", 7), 7);
+	ck_assert_uint_eq(printable_cut("\xe6\x97\xa5z", 2), 0); /* nor half a character */
+	char *text = NULL;
+	CAPTURE(text, printable_printf(f, "[%.4s|%.6s]", made, made));
+	ck_assert_str_eq(text, "[ab|ab\\x1b]");
+	free(text);
+	/* hosts sharing a name that the rule made: labelled name(N), cut whole */
+	struct run_host hosts[2];
+	memset(hosts, 0, sizeof(hosts));
+	for (unsigned i = 0; i < 2; i++)
+		snprintf(hosts[i].info.name, sizeof(hosts[i].info.name), "%048d\\x1b[31m", 0);
+	run_hosts_label(hosts, 2);
+	ck_assert_str_eq(hosts[1].label, "000000000000000000000000000000000000000000000000(2)");
+	snprintf(hosts[0].info.name, sizeof(hosts[0].info.name), "%061d\\x1b", 1);
+	run_hosts_label(hosts, 2);
+	ck_assert_str_eq(hosts[0].label,
+			 "0000000000000000000000000000000000000000000000000000000000001");
 }
 END_TEST
 
@@ -170,6 +204,7 @@ static Suite *printable_suite(void)
 	tcase_add_test(t, test_controls_escaped);
 	tcase_add_test(t, test_invalid_utf8_escaped);
 	tcase_add_test(t, test_copy_cut_at_an_escape);
+	tcase_add_test(t, test_a_cut_never_ends_in_half_an_escape);
 	tcase_add_test(t, test_printf_escapes_arguments_only);
 	tcase_add_test(t, test_printf_numbers_and_stars);
 	tcase_add_test(t, test_errbuf_messages_by_the_rule);
