@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,9 +32,22 @@ void ple_state_path(char *buf, size_t len)
 	snprintf(buf, len, "%s/" STATE_NAME, ple_state_dir());
 }
 
+/* "@key NAME VALUE" lines of @set after @used bytes of @buf; false when they do not fit. */
+static bool format_settings(char *buf, size_t len, size_t *used, const char *key,
+			    const struct ple_setting *set, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		const int w = snprintf(buf + *used, len - *used, "%s %s %s\n", key, set[i].name,
+				       set[i].value);
+		if (w < 0 || (size_t)w >= len - *used)
+			return false;
+		*used += (size_t)w;
+	}
+	return true;
+}
+
 int ple_state_format(const struct ple_state *s, char *buf, size_t len)
 {
-	size_t used = 0;
 	int w = snprintf(buf, len,
 			 STATE_MAGIC "\n"
 				     "# original KVM PLE parameters: `plerig sweep --restore` puts "
@@ -42,22 +56,11 @@ int ple_state_format(const struct ple_state *s, char *buf, size_t len)
 			 (int)s->pid, s->root, s->module);
 	if (w < 0 || (size_t)w >= len)
 		return -1;
-	used = (size_t)w;
-	for (unsigned i = 0; i < s->n; i++) {
-		w = snprintf(buf + used, len - used, "param %s %s\n", s->orig[i].name,
-			     s->orig[i].value);
-		if (w < 0 || (size_t)w >= len - used)
-			return -1;
-		used += (size_t)w;
-	}
-	for (unsigned i = 0; i < s->nk; i++) {
-		w = snprintf(buf + used, len - used, "keep %s %s\n", s->kept[i].name,
-			     s->kept[i].value);
-		if (w < 0 || (size_t)w >= len - used)
-			return -1;
-		used += (size_t)w;
-	}
-	return 0;
+	size_t used = (size_t)w;
+	return format_settings(buf, len, &used, "param", s->orig, s->n) &&
+		       format_settings(buf, len, &used, "keep", s->kept, s->nk)
+		   ? 0
+		   : -1;
 }
 
 static int copy_word(char *dst, size_t len, const char *src, char *err, size_t errlen,

@@ -26,37 +26,13 @@ import sys
 import tempfile
 import unittest
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from hostile import (CONTROLS, CONTROLS_SHOWN, RAW, SHORT_CONTROLS,  # noqa: E402
+                     SHORT_SHOWN, poison, shown)
+
 PLERIG = None
 TMP = None
 RESULTS = None
-
-# what a terminal would obey: ESC (CSI, OSC), BEL, and C1's CSI as UTF-8
-CONTROLS = "\x1b]0;owned\x07\x1b[2J\u009b31m"
-CONTROLS_SHOWN = "\\x1b]0;owned\\x07\\x1b[2J\\xc2\\x9b31m"
-RAW = (b"\x1b", b"\x07", b"\xc2\x9b")
-
-
-# the short one for what a variant is matched on (its identity has a size limit)
-SHORT_CONTROLS, SHORT_SHOWN = "\x1b\x07\u009b", "\\x1b\\x07\\xc2\\x9b"
-
-
-def hostile(mark, short=False):
-    """A string that is markup, an attribute breakout, a CDATA end and terminal
-    commands at once; @mark tells which field it was."""
-    if short:
-        return f"<img src=x onerror=alert('{mark}')>\"]]>{SHORT_CONTROLS}"
-    return (f"<script>alert('{mark}')</script><img src=x onerror=alert(1)>"
-            f"\"' onmouseover=\"alert(2)]]>{CONTROLS}")
-
-
-def shown(mark, short=False):
-    """hostile(@mark) as the report writes it: text, and the controls as \\xHH."""
-    if short:
-        return f"&lt;img src=x onerror=alert(&#39;{mark}&#39;)&gt;&quot;]]&gt;" + SHORT_SHOWN
-    return (f"&lt;script&gt;alert(&#39;{mark}&#39;)&lt;/script&gt;&lt;img src=x "
-            f"onerror=alert(1)&gt;&quot;&#39; onmouseover=&quot;alert(2)]]&gt;"
-            + CONTROLS_SHOWN)
-
 
 def plerig(*args, **kw):
     return subprocess.run([PLERIG, *args], capture_output=True, timeout=300, **kw)
@@ -118,7 +94,7 @@ class Report(unittest.TestCase):
         one = load()
         cls.marks = {}
         doc = cls.two_hosts(one)
-        cls.poison(doc, [], cls.marks)
+        poison(doc, cls.marks, cls.KEEP, cls.IDENTITY, {"ple_params"})
         cls.path = os.path.join(TMP, "hostile.json")
         with open(cls.path, "w") as f:
             json.dump(doc, f)
@@ -168,24 +144,6 @@ class Report(unittest.TestCase):
     # structure the reader checks, or that chooses what is drawn: kept as it is
     KEEP = {"schema", "metric", "better", "test", "unit"}
     IDENTITY = {"backend", "lock", "relax", "ring", "pcpus", "pin", "ple"}
-
-    @classmethod
-    def poison(cls, node, path, marks):
-        """Every string of @node hostile, and the keys of ple_params too."""
-        items = node.items() if isinstance(node, dict) else enumerate(node)
-        for key, value in list(items):
-            where = path + [key]
-            if isinstance(value, str) and key not in cls.KEEP:
-                mark = f"F{len(marks)}"
-                marks[mark] = ".".join(map(str, where))
-                node[key] = hostile(mark, key in cls.IDENTITY)
-            elif isinstance(value, (dict, list)):
-                cls.poison(value, where, marks)
-        if path and path[-1] == "ple_params" and isinstance(node, dict):
-            for key in list(node):
-                mark = f"F{len(marks)}"
-                marks[mark] = ".".join(map(str, path)) + " (a key)"
-                node[hostile(mark)] = node.pop(key)
 
     def test_report_written(self):
         self.assertEqual(self.result.returncode, 0, self.result.stderr)

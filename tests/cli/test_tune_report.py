@@ -25,7 +25,8 @@ sys.path.insert(0, os.path.join(HERE, "..", "support"))
 import browser  # noqa: E402
 import test_hostile_text  # noqa: E402  (its hostile strings and HTML tokenizer, not its tests)
 import test_ple_cli  # noqa: E402  (its fake sysfs host, not its tests)
-from test_hostile_text import RAW, hostile, markup, shown  # noqa: E402
+from hostile import RAW, poison, shown  # noqa: E402
+from test_hostile_text import markup  # noqa: E402
 
 PLERIG = GUEST = TMP = TUNE = TUNE_PAGE = None
 FIGURES = ["wait_p99_ns", "holder_preemptions_per_s"]  # what host threads measure
@@ -200,22 +201,10 @@ class Hostile(unittest.TestCase):
     KEEP = {"schema"}
 
     @classmethod
-    def poison(cls, node, path, marks):
-        items = node.items() if isinstance(node, dict) else enumerate(node)
-        for key, value in list(items):
-            where = path + [key]
-            if isinstance(value, str) and key not in cls.KEEP:
-                mark = f"F{len(marks)}"
-                marks[mark] = ".".join(map(str, where))
-                node[key] = hostile(mark)
-            elif isinstance(value, (dict, list)):
-                cls.poison(value, where, marks)
-
-    @classmethod
     def setUpClass(cls):
         doc, cls.marks = with_references(load()), {}
         _, cls.clean, _ = report(doc, "clean")
-        cls.poison(doc, [], cls.marks)
+        poison(doc, cls.marks, cls.KEEP)
         _, cls.text, cls.raw = report(doc, "hostile")
 
     def test_no_markup_from_the_file(self):

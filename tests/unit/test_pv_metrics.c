@@ -69,6 +69,23 @@ static double value(const char *name, const char **why)
 	return v;
 }
 
+/* @name is n/a for @reason (NULL: whatever the reason). */
+static void assert_na(const char *name, const char *reason)
+{
+	const char *why;
+	ck_assert_msg(isnan(value(name, &why)), "%s has a value", name);
+	ck_assert_ptr_nonnull(why);
+	if (reason)
+		ck_assert_str_eq(why, reason);
+}
+
+/* Each of @names n/a for @reason. */
+static void assert_all_na(const char *const *names, unsigned n, const char *reason)
+{
+	for (unsigned i = 0; i < n; i++)
+		assert_na(names[i], reason);
+}
+
 START_TEST(the_halt_path_is_judged_with_its_direction)
 {
 	static const struct {
@@ -109,11 +126,9 @@ START_TEST(the_ticket_lock_has_no_halt_path_but_kvm_counts)
 {
 	const char *why;
 	run_of(BACKEND_KVM, PLERIG_LOCK_TICKET);
-	ck_assert(isnan(value("kick_latency_p50_ns", &why)));
-	ck_assert_str_eq(why, "only lock pvqspin halts");
-	ck_assert(isnan(value("kick_latency_p99_ns", &why)));
-	ck_assert(isnan(value("halts_per_acq", &why)));
-	ck_assert_str_eq(why, "only lock pvqspin halts");
+	assert_na("kick_latency_p50_ns", "only lock pvqspin halts");
+	assert_na("kick_latency_p99_ns", NULL);
+	assert_na("halts_per_acq", "only lock pvqspin halts");
 	/* KVM's stats are the VM's whatever the lock: counted, and 0 is a count here */
 	ck_assert_double_eq(value("halt_exits_per_acq", &why), 0.0);
 	ck_assert_double_eq(value("halt_wakeups_per_acq", &why), 0.0);
@@ -125,10 +140,8 @@ START_TEST(native_has_no_kvm_halt_stats)
 	const char *why;
 	run_of(BACKEND_NATIVE, PLERIG_LOCK_PVQSPIN);
 	ck_assert_double_eq_tol(value("halts_per_acq", &why), 0.1, 1e-12);
-	ck_assert(isnan(value("halt_exits_per_acq", &why)));
-	ck_assert_str_eq(why, "no VM: no KVM halt stats");
-	ck_assert(isnan(value("halt_wakeups_per_acq", &why)));
-	ck_assert_str_eq(why, "no VM: no KVM halt stats");
+	static const char *const kvm_stats[] = {"halt_exits_per_acq", "halt_wakeups_per_acq"};
+	assert_all_na(kvm_stats, 2, "no VM: no KVM halt stats");
 }
 END_TEST
 
@@ -138,41 +151,35 @@ START_TEST(a_stat_one_vcpu_lacks_is_na)
 	const char *why;
 	run_of(BACKEND_KVM, PLERIG_LOCK_PVQSPIN);
 	res.records[2].kvm.valid[KVM_STAT_HALT_WAKEUP] = false;
-	ck_assert(isnan(value("halt_wakeups_per_acq", &why)));
-	ck_assert_str_eq(why, "not among this host's KVM binary stats (KVM_GET_STATS_FD)");
+	assert_na("halt_wakeups_per_acq",
+		  "not among this host's KVM binary stats (KVM_GET_STATS_FD)");
 	ck_assert_double_eq_tol(value("halt_exits_per_acq", &why), 0.101, 1e-12);
 }
 END_TEST
 
 START_TEST(no_kick_no_latency_and_no_acquisition_no_ratio)
 {
-	const char *why;
 	run_of(BACKEND_KVM, PLERIG_LOCK_PVQSPIN);
 	for (unsigned i = 0; i < res.nr_records; i++) {
 		memset(res.records[i].guest.hist_kick, 0, sizeof(res.records[i].guest.hist_kick));
 		res.records[i].guest.acquisitions = 0;
 	}
-	ck_assert(isnan(value("kick_latency_p50_ns", &why)));
-	ck_assert_str_eq(why, "no kick received: no latency to time");
-	ck_assert(isnan(value("halts_per_acq", &why)));
-	ck_assert(isnan(value("halt_exits_per_acq", &why)));
+	assert_na("kick_latency_p50_ns", "no kick received: no latency to time");
+	assert_na("halts_per_acq", NULL);
+	assert_na("halt_exits_per_acq", NULL);
 	res.tsc_khz = 0;
-	ck_assert(isnan(value("kick_latency_p99_ns", &why)));
-	ck_assert_str_eq(why, "no TSC rate: the run ended before it was calibrated");
+	assert_na("kick_latency_p99_ns", "no TSC rate: the run ended before it was calibrated");
 }
 END_TEST
 
 /* pvqspin that ran as test-and-set (no PV_UNHALT): n/a with the run's own reason. */
 START_TEST(pvqspin_without_unhalt_says_why)
 {
-	const char *why;
+	static const char *const halt_path[] = {"kick_latency_p50_ns", "halts_per_acq"};
 	run_of(BACKEND_KVM, PLERIG_LOCK_PVQSPIN);
 	res.pv_unhalt = false;
 	strcpy(res.pv_why, "no PV_UNHALT in KVM's CPUID: ran as test-and-set");
-	ck_assert(isnan(value("kick_latency_p50_ns", &why)));
-	ck_assert_str_eq(why, "no PV_UNHALT in KVM's CPUID: ran as test-and-set");
-	ck_assert(isnan(value("halts_per_acq", &why)));
-	ck_assert_str_eq(why, "no PV_UNHALT in KVM's CPUID: ran as test-and-set");
+	assert_all_na(halt_path, 2, "no PV_UNHALT in KVM's CPUID: ran as test-and-set");
 }
 END_TEST
 
