@@ -191,7 +191,10 @@ static int collect(const char *path, const struct stat *st, int flag, struct FTW
 	return 0;
 }
 
-/* Each file under @dir/out as "ID/out/RELPATH", then stdout, then the status (ID.exec). */
+/*
+ * Each file under @dir/out as "ID/out/RELPATH", then stdout, then the
+ * status (ID.exec); @dir is removed before the status.
+ */
 static void send_outputs(struct server *s, const char *id, const char *dir, int status)
 {
 	char outdir[PATH_MAX], path[PATH_MAX], name[L1_NAME_MAX * 2], err[ERRBUF_SIZE];
@@ -220,6 +223,11 @@ static void send_outputs(struct server *s, const char *id, const char *dir, int 
 				 id, name, data ? err : strerror(errno));
 		free(data);
 	}
+	/*
+	 * gone before the status that ends the request: the controller stops
+	 * Bochs once it has it, and L1 with it (a fake L1's TMPDIR outlives it)
+	 */
+	remove_tree(dir);
 	char text[16];
 	snprintf(text, sizeof(text), "%d\n", status);
 	snprintf(name, sizeof(name), "%s.exec", id);
@@ -325,7 +333,6 @@ static void run_exec(struct server *s, const struct l1_request *q)
 		     : WIFEXITED(st)			    ? WEXITSTATUS(st)
 							    : 128 + WTERMSIG(st);
 	send_outputs(s, q->id, dir, status);
-	remove_tree(dir);
 	l1_exec_request_free(&x);
 }
 
