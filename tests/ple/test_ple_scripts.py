@@ -490,6 +490,11 @@ class Inputs(unittest.TestCase):
         os.unlink(self.ko)
         os.symlink(secret, self.ko)
         self.refused({}, f"{self.ko} is not a regular file (a symbolic link, device or FIFO): refused")
+        # kvm-intel.ko a second name of a file elsewhere (a hard link)
+        os.unlink(self.ko)
+        kernel_module(secret, ["ple_gap"])
+        os.link(secret, self.ko)
+        self.refused({}, f"{self.ko} has 2 names (hard links), so it may be a file of someone else's: refused")
         # a directory on the way a link out of MODULES
         os.unlink(self.ko)
         release = os.path.join(self.mods, "lib/modules/6.1.0-test")
