@@ -37,13 +37,30 @@ static const char *same_or(const char *then, const char *now)
 static void describe_baseline(const char *path, const struct baseline *b,
 			      const struct host_info *now, char *buf, size_t len)
 {
-	(void)pathf(buf, len,
-		    "baseline %s, recorded %s (plerig %s)\n"
-		    "  kernel: %s then, %s now (%s)\n"
-		    "  PLE parameters: '%s' then, '%s' now (%s)",
-		    path, b->recorded_at, b->plerig_version, b->host.kernel, now->kernel,
-		    same_or(b->host.kernel, now->kernel), b->host.ple_params, now->ple_params,
-		    same_or(b->host.ple_params, now->ple_params));
+	/* the file's fields are untrusted: made printable here, so that the
+	 * note's only line breaks are its own (the summary prints it by lines) */
+	char *f[] = {printable_dup(path),
+		     printable_dup(b->recorded_at),
+		     printable_dup(b->plerig_version),
+		     printable_dup(b->host.kernel),
+		     printable_dup(now->kernel),
+		     printable_dup(b->host.ple_params),
+		     printable_dup(now->ple_params)};
+	enum { NF = sizeof(f) / sizeof(f[0]) };
+	bool ok = true;
+	for (size_t i = 0; i < NF; i++)
+		ok &= f[i] != NULL;
+	if (ok)
+		(void)pathf(buf, len,
+			    "baseline %s, recorded %s (plerig %s)\n"
+			    "  kernel: %s then, %s now (%s)\n"
+			    "  PLE parameters: '%s' then, '%s' now (%s)",
+			    f[0], f[1], f[2], f[3], f[4], same_or(b->host.kernel, now->kernel),
+			    f[5], f[6], same_or(b->host.ple_params, now->ple_params));
+	else
+		str_copy(buf, len, "baseline loaded (out of memory describing it)");
+	for (size_t i = 0; i < NF; i++)
+		free(f[i]);
 }
 
 struct baselines {
@@ -88,15 +105,19 @@ static int open_baselines(const struct check_options *o, struct check_result *re
 		describe_baseline(bl->path, &bl->b, &res->host, res->baseline_note,
 				  sizeof(res->baseline_note));
 	} else if (!o->record) {
+		char dir[PATH_MAX];
+		printable_copy(dir, sizeof(dir), bl->dir);
 		(void)pathf(bl->no_baseline, sizeof(bl->no_baseline),
 			    "no baseline for this machine (%s) in %s: record one with --record",
-			    res->baseline_key, bl->dir);
+			    res->baseline_key, dir);
 		str_copy(res->baseline_note, sizeof(res->baseline_note), bl->no_baseline);
 	} else {
 		/* the recording starts empty: what is in the file then is merged in at the end */
 		baseline_free(&bl->b);
+		char path[PATH_MAX];
+		printable_copy(path, sizeof(path), bl->path);
 		(void)pathf(res->baseline_note, sizeof(res->baseline_note),
-			    "recording this machine's baseline into %s", bl->path);
+			    "recording this machine's baseline into %s", path);
 	}
 	return 0;
 }

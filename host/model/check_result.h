@@ -40,9 +40,11 @@ struct check_result {
 	unsigned nr_cases, cap;
 	struct host_info host;
 	char suite[512];
-	char baseline_key[256];	  /* this machine's key in the store; "" without one */
-	char baseline_note[1024]; /* which baseline, and what differs from it */
-	char mode[64];		  /* "expectations", "+ baseline", "+ A/A", "recording" */
+	char baseline_key[256]; /* this machine's key in the store; "" without one */
+	/* which baseline, and what differs from it: lines split at '\n', their
+	 * fields made printable (util/printable) when the note was composed */
+	char baseline_note[1024];
+	char mode[64]; /* "expectations", "+ baseline", "+ A/A", "recording" */
 	unsigned scenarios_run, scenarios_skipped;
 	double seconds;
 	bool interrupted;

@@ -40,8 +40,12 @@ void verdicts_summary_print(FILE *out, const struct check_result *r)
 	else
 		printable_printf(out, "plerig check: %s; host %s, %u CPUs, %s, kernel %s\n",
 				 r->suite, r->host.cpu_model, r->host.cpus, module, r->host.kernel);
-	if (r->baseline_note[0])
-		printable_printf(out, "%s\n", r->baseline_note);
+	/* each line of the note by the rule, its line breaks kept: "\x0a" said nothing */
+	for (const char *line = r->baseline_note; *line;) {
+		const size_t n = strcspn(line, "\n");
+		printable_printf(out, "%.*s\n", (int)n, line);
+		line += n + (line[n] == '\n');
+	}
 	for (unsigned i = 0; i < r->nr_cases;) {
 		unsigned end = i;
 		bool all_skipped = true;

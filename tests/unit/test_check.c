@@ -826,7 +826,9 @@ START_TEST(test_summary_header_hostile_host)
 	snprintf(r.host.cpu_model, sizeof(r.host.cpu_model), "Xeon" TERMINAL_HOSTILE);
 	snprintf(r.host.kernel, sizeof(r.host.kernel), "6.1" TERMINAL_HOSTILE);
 	snprintf(r.host.kvm_module, sizeof(r.host.kvm_module), "kvm" TERMINAL_HOSTILE);
-	snprintf(r.baseline_note, sizeof(r.baseline_note), "note" TERMINAL_HOSTILE);
+	/* a note's fields come made printable (check_host.c); its line breaks are its own */
+	snprintf(r.baseline_note, sizeof(r.baseline_note),
+		 "note" TERMINAL_HOSTILE "\n  second line");
 	for (int with_connection = 1; with_connection >= 0; with_connection--) {
 		if (!with_connection)
 			r.host.connection[0] = '\0';
@@ -839,7 +841,7 @@ START_TEST(test_summary_header_hostile_host)
 		ck_assert_msg(strstr(s, "Xeon" TERMINAL_ESCAPED ", 0 CPUs, kvm" TERMINAL_ESCAPED
 					", kernel 6.1" TERMINAL_ESCAPED "\n"),
 			      "%s", s);
-		ck_assert_msg(strstr(s, "\nnote" TERMINAL_ESCAPED "\n"), "%s", s);
+		ck_assert_msg(strstr(s, "\nnote" TERMINAL_ESCAPED "\n  second line\n"), "%s", s);
 		if (with_connection)
 			ck_assert_msg(strstr(s, "host node" TERMINAL_ESCAPED
 						" (qemu+ssh://n" TERMINAL_ESCAPED "/)"),
