@@ -42,7 +42,8 @@ vm-test: build
 # plerig against the real kvm_intel with PAUSE-loop exiting, under Bochs' emulated
 # VMX CPU: no /dev/kvm needed. KERNEL=FILE (.deb, or bzImage + MODULES=DIR) puts
 # that kernel under test; RECORD=1 records its gate figures as the baseline;
-# PLE_MODPARAMS="ple_window=16384" sets kvm_intel parameters in L1. VENDOR=amd: the
+# PLE_MODPARAMS="ple_window=16384 kvm.halt_poll_ns=0" sets kvm_intel parameters in
+# L1 (kvm.NAME: kvm.ko's). VENDOR=amd: the
 # same against kvm_amd's pause filter, under Bochs 3.1's emulated Ryzen with SVM;
 # VENDOR="intel amd": both in turn, their gate figures side by side.
 # Its variables reach scripts/ple-test through the environment as they were

@@ -385,7 +385,35 @@ class Inputs(unittest.TestCase):
         p = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=30)
         self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
         self.assertEqual(p.stdout, "module ok\nbuilt-in ok\nPLE_MODPARAMS: kvm_intel has no parameter "
-                                   "'halt_poll_ns'; it has: ple_gap enable_apicv\n")
+                                   "'halt_poll_ns' (kvm.ko's are named kvm.NAME: kvm.halt_poll_ns); "
+                                   "it has: ple_gap enable_apicv\n")
+
+    def test_kvm_dot_names_are_kvm_kos_parameters(self):
+        """PLE_MODPARAMS' kvm.NAME=VALUE goes to kvm.ko (its prefix dropped), held to kvm's
+        own parameters; the vendor module gets the others."""
+        builtin = os.path.join(self.d, "modules.builtin.modinfo")
+        with open(builtin, "wb") as f:
+            f.write(b"kvm.parmtype=halt_poll_ns:uint\0kvm.parmtype=halt_poll_ns_grow:uint\0"
+                    b"kvm_intel.parmtype=ple_window:uint\0")
+        mp = "kvm.halt_poll_ns=0 ple_window=16384 kvm.halt_poll_ns_grow=0"
+        script = (f"set -euo pipefail\nROOT={ROOT}\ndie() {{ echo \"$*\"; exit 2; }}\n"
+                  f"source {ROOT}/tests/ple/check-inputs\n"
+                  f"check_modparams_syntax '{mp}'\n"
+                  f"echo \"kvm=[$(modparams_of '{mp}' kvm)] vendor=[$(modparams_of '{mp}' vendor)]\"\n"
+                  f"check_modparams_names '{mp}' '' {builtin} kvm_intel; echo vendor ok\n"
+                  f"check_modparams_names '{mp}' '' {builtin} kvm; echo kvm ok\n"
+                  f"check_modparams_names 'kvm.ple_window=1' '' {builtin} kvm; echo not reached\n")
+        p = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+        self.assertEqual(p.stdout, "kvm=[halt_poll_ns=0 halt_poll_ns_grow=0] vendor=[ple_window=16384]\n"
+                                   "vendor ok\nkvm ok\nPLE_MODPARAMS: kvm has no parameter 'ple_window'; "
+                                   "it has: halt_poll_ns halt_poll_ns_grow\n")
+        for bad in ("kvm_amd.pause_filter_count=1", "kvm..x=1", ".halt_poll_ns=1"):
+            p = subprocess.run(["bash", "-c", f"ROOT={ROOT}; die() {{ echo \"$*\"; exit 2; }}; "
+                                f"source {ROOT}/tests/ple/check-inputs; check_modparams_syntax '{bad}'"],
+                               capture_output=True, text=True, timeout=30)
+            self.assertEqual(p.returncode, 2, bad)
+            self.assertIn(f"'{bad}' is not NAME=VALUE", p.stdout)
 
     def test_l1_reports_every_parameter_of_kvm_intel(self):
         """l1-init's params: every parameter for l1.txt (what judge_modules holds
@@ -1050,6 +1078,25 @@ class CheckResults(unittest.TestCase):
         for what in ("kvm_intel reloaded for each ple_window", "kvm stayed loaded",
                      "original kvm_intel parameters back"):
             self.assertRegex(p.stdout, r"not ok \d+ - gate: " + what)
+
+    def test_kvms_halt_poll_ns_asked_is_loaded_and_kept_through_the_gate(self):
+        """PLE_MODPARAMS=kvm.halt_poll_ns=0: l1.txt shows kvm's parameters as param_kvm.NAME,
+        and the gate keeps the asked value (not 12345) through its reloads of kvm_intel."""
+        log = ("rmmod kvm_intel\nmodprobe kvm_intel ple_gap=128 ple_window=1024\nrmmod kvm_intel\n"
+               "modprobe kvm_intel ple_gap=128 ple_window=16384\n")
+        for l1, kvm, ok in ((L1_TXT + "param_kvm.halt_poll_ns=0\n", "halt_poll_ns set=0 after=0\n", True),
+                            (L1_TXT + "param_kvm.halt_poll_ns=200000\n", "halt_poll_ns set=0 after=0\n", False),
+                            (L1_TXT + "param_kvm.halt_poll_ns=0\n", "halt_poll_ns set=0 after=200000\n", False)):
+            with self.subTest(l1=l1[-30:], kvm=kvm):
+                p, _ = self.judge({"b": ("gate", console([("modules", 0, {"l1.txt": l1}),
+                                                          self.swept_gate(log, kvm=kvm)]))},
+                                  modparams="kvm.halt_poll_ns=0")
+                self.assertEqual(p.returncode, 0 if ok else 1, p.stdout + p.stderr)
+                self.assertIn("'kvm.halt_poll_ns': '0'", p.stdout)
+        # without kvm.halt_poll_ns asked, the gate's own 12345 is what must survive
+        p, _ = self.judge({"b": ("gate", console([("modules", 0, {"l1.txt": L1_TXT}),
+                                                  self.swept_gate(log, kvm="halt_poll_ns set=0 after=0\n")]))})
+        self.assertRegex(p.stdout, r"not ok \d+ - gate: kvm stayed loaded")
 
     AMD = {"name": "amd", "cpu": "ryzen", "module": "kvm_amd", "prefix": "pause_filter_",
            "params": "pause_filter_count=3000 pause_filter_thresh=128"}
