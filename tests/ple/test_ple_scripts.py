@@ -1087,7 +1087,7 @@ class CheckResults(unittest.TestCase):
              "[window-16384]\nparams = ple_window=16384\n")
     PARAMS = "ple_gap=128\nple_window=4096\nple_window_grow=2\n"
 
-    def swept_gate(self, log, after=PARAMS, kvm="halt_poll_ns set=12345 after=12345\n"):
+    def swept_gate(self, log, after=PARAMS, kvm="halt_poll_ns loaded=200000 set=200001 after=200001\n"):
         return ("gate", 0, {"gate.txt": "7 passed\n", "ple.cfg": self.SUITE, "modprobe.log": log,
                             "params-before.txt": self.PARAMS, "params-after.txt": after,
                             "kvm-params.txt": kvm})
@@ -1105,7 +1105,7 @@ class CheckResults(unittest.TestCase):
         # a point the suite names but L1 never loaded, kvm reloaded, parameters left changed: each fails
         p, _ = self.judge({"b": ("gate", console([mods, self.swept_gate(
             log.replace("ple_window=16384", "ple_window=8192"), after=self.PARAMS.replace("4096", "1024"),
-            kvm="halt_poll_ns set=12345 after=200000\n")]))})
+            kvm="halt_poll_ns loaded=200000 set=200001 after=200000\n")]))})
         self.assertEqual(p.returncode, 1)
         for what in ("kvm_intel reloaded for each ple_window", "kvm stayed loaded",
                      "original kvm_intel parameters back"):
@@ -1113,21 +1113,22 @@ class CheckResults(unittest.TestCase):
 
     def test_kvms_halt_poll_ns_asked_is_loaded_and_kept_through_the_gate(self):
         """PLE_MODPARAMS=kvm.halt_poll_ns=0: l1.txt shows kvm's parameters as param_kvm.NAME,
-        and the gate keeps the asked value (not 12345) through its reloads of kvm_intel."""
+        and the gate keeps the asked value (not its own) through its reloads of kvm_intel."""
         log = ("rmmod kvm_intel\nmodprobe kvm_intel ple_gap=128 ple_window=1024\nrmmod kvm_intel\n"
                "modprobe kvm_intel ple_gap=128 ple_window=16384\n")
-        for l1, kvm, ok in ((L1_TXT + "param_kvm.halt_poll_ns=0\n", "halt_poll_ns set=0 after=0\n", True),
-                            (L1_TXT + "param_kvm.halt_poll_ns=200000\n", "halt_poll_ns set=0 after=0\n", False),
-                            (L1_TXT + "param_kvm.halt_poll_ns=0\n", "halt_poll_ns set=0 after=200000\n", False)):
+        for l1, kvm, ok in ((L1_TXT + "param_kvm.halt_poll_ns=0\n", "halt_poll_ns loaded=0 set=0 after=0\n", True),
+                            (L1_TXT + "param_kvm.halt_poll_ns=200000\n", "halt_poll_ns loaded=0 set=0 after=0\n", False),
+                            (L1_TXT + "param_kvm.halt_poll_ns=0\n", "halt_poll_ns loaded=0 set=0 after=200000\n", False)):
             with self.subTest(l1=l1[-30:], kvm=kvm):
                 p, _ = self.judge({"b": ("gate", console([("modules", 0, {"l1.txt": l1}),
                                                           self.swept_gate(log, kvm=kvm)]))},
                                   modparams="kvm.halt_poll_ns=0")
                 self.assertEqual(p.returncode, 0 if ok else 1, p.stdout + p.stderr)
                 self.assertIn("'kvm.halt_poll_ns': '0'", p.stdout)
-        # without kvm.halt_poll_ns asked, the gate's own 12345 is what must survive
+        # without kvm.halt_poll_ns asked, the gate's own (the loaded value + 1) is what must survive
         p, _ = self.judge({"b": ("gate", console([("modules", 0, {"l1.txt": L1_TXT}),
-                                                  self.swept_gate(log, kvm="halt_poll_ns set=0 after=0\n")]))})
+                                                  self.swept_gate(log, kvm="halt_poll_ns loaded=200000 "
+                                                                  "set=200000 after=200000\n")]))})
         self.assertRegex(p.stdout, r"not ok \d+ - gate: kvm stayed loaded")
 
     AMD = {"name": "amd", "cpu": "ryzen", "module": "kvm_amd", "prefix": "pause_filter_",
@@ -1147,7 +1148,7 @@ class CheckResults(unittest.TestCase):
         def gate(log):
             return ("gate", 0, {"gate.txt": "9 passed\n", "ple.cfg": suite, "modprobe.log": log,
                                 "params-before.txt": params, "params-after.txt": params,
-                                "kvm-params.txt": "halt_poll_ns set=12345 after=12345\n"})
+                                "kvm-params.txt": "halt_poll_ns loaded=200000 set=200001 after=200001\n"})
         p, junit = self.judge({"b": ("gate", console([("modules", 0, {"l1.txt": l1}), gate(log)]))},
                               vendor=self.AMD)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
