@@ -402,19 +402,25 @@ class Inputs(unittest.TestCase):
                      "kvm_intel has no parameter 'nosuch'; it has: ple_gap ple_window enable_apicv")
         self.assertFalse(os.path.exists(os.path.join(self.work, "results")))
 
+    def check_inputs(self, builtin_modinfo, body):
+        """@body run by bash after tests/ple/check-inputs, die() printing its message;
+        @builtin_modinfo (bytes) written as a modules.builtin.modinfo, its path in $B."""
+        builtin = os.path.join(self.d, "modules.builtin.modinfo")
+        with open(builtin, "wb") as f:
+            f.write(builtin_modinfo)
+        script = (f"set -euo pipefail\nROOT={ROOT}\nB={builtin}\ndie() {{ echo \"$*\"; exit 2; }}\n"
+                  f"source {ROOT}/tests/ple/check-inputs\n{body}")
+        return subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=30)
+
     def test_parameters_of_the_module_pass_non_ple_ones_too(self):
         """enable_apicv=0 is a parameter of kvm_intel: the module's list, or a built-in
         kvm_intel's modules.builtin.modinfo, is what PLE_MODPARAMS is held to."""
-        builtin = os.path.join(self.d, "modules.builtin.modinfo")
-        with open(builtin, "wb") as f:
-            f.write(b"kvm.parmtype=halt_poll_ns:uint\0kvm_intel.parmtype=ple_gap:uint\0"
-                    b"kvm_intel.parmtype=enable_apicv:bool\0")
-        script = (f"set -euo pipefail\nROOT={ROOT}\ndie() {{ echo \"$*\"; exit 2; }}\n"
-                  f"source {ROOT}/tests/ple/check-inputs\n"
-                  f"check_modparams_names 'ple_window=16384 enable_apicv=0' {self.ko} '' kvm_intel; echo module ok\n"
-                  f"check_modparams_names 'enable_apicv=0' '' {builtin} kvm_intel; echo built-in ok\n"
-                  f"check_modparams_names 'halt_poll_ns=0' '' {builtin} kvm_intel; echo not reached\n")
-        p = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=30)
+        p = self.check_inputs(b"kvm.parmtype=halt_poll_ns:uint\0kvm_intel.parmtype=ple_gap:uint\0"
+                              b"kvm_intel.parmtype=enable_apicv:bool\0",
+                              f"check_modparams_names 'ple_window=16384 enable_apicv=0' {self.ko} '' kvm_intel; "
+                              "echo module ok\n"
+                              "check_modparams_names 'enable_apicv=0' '' $B kvm_intel; echo built-in ok\n"
+                              "check_modparams_names 'halt_poll_ns=0' '' $B kvm_intel; echo not reached\n")
         self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
         self.assertEqual(p.stdout, "module ok\nbuilt-in ok\nPLE_MODPARAMS: kvm_intel has no parameter "
                                    "'halt_poll_ns' (kvm.ko's are named kvm.NAME: kvm.halt_poll_ns); "
@@ -423,27 +429,20 @@ class Inputs(unittest.TestCase):
     def test_kvm_dot_names_are_kvm_kos_parameters(self):
         """PLE_MODPARAMS' kvm.NAME=VALUE goes to kvm.ko (its prefix dropped), held to kvm's
         own parameters; the vendor module gets the others."""
-        builtin = os.path.join(self.d, "modules.builtin.modinfo")
-        with open(builtin, "wb") as f:
-            f.write(b"kvm.parmtype=halt_poll_ns:uint\0kvm.parmtype=halt_poll_ns_grow:uint\0"
-                    b"kvm_intel.parmtype=ple_window:uint\0")
         mp = "kvm.halt_poll_ns=0 ple_window=16384 kvm.halt_poll_ns_grow=0"
-        script = (f"set -euo pipefail\nROOT={ROOT}\ndie() {{ echo \"$*\"; exit 2; }}\n"
-                  f"source {ROOT}/tests/ple/check-inputs\n"
-                  f"check_modparams_syntax '{mp}'\n"
-                  f"echo \"kvm=[$(modparams_of '{mp}' kvm)] vendor=[$(modparams_of '{mp}' vendor)]\"\n"
-                  f"check_modparams_names '{mp}' '' {builtin} kvm_intel; echo vendor ok\n"
-                  f"check_modparams_names '{mp}' '' {builtin} kvm; echo kvm ok\n"
-                  f"check_modparams_names 'kvm.ple_window=1' '' {builtin} kvm; echo not reached\n")
-        p = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=30)
+        p = self.check_inputs(b"kvm.parmtype=halt_poll_ns:uint\0kvm.parmtype=halt_poll_ns_grow:uint\0"
+                              b"kvm_intel.parmtype=ple_window:uint\0",
+                              f"check_modparams_syntax '{mp}'\n"
+                              f"echo \"kvm=[$(modparams_of '{mp}' kvm)] vendor=[$(modparams_of '{mp}' vendor)]\"\n"
+                              f"check_modparams_names '{mp}' '' $B kvm_intel; echo vendor ok\n"
+                              f"check_modparams_names '{mp}' '' $B kvm; echo kvm ok\n"
+                              "check_modparams_names 'kvm.ple_window=1' '' $B kvm; echo not reached\n")
         self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
         self.assertEqual(p.stdout, "kvm=[halt_poll_ns=0 halt_poll_ns_grow=0] vendor=[ple_window=16384]\n"
                                    "vendor ok\nkvm ok\nPLE_MODPARAMS: kvm has no parameter 'ple_window'; "
                                    "it has: halt_poll_ns halt_poll_ns_grow\n")
         for bad in ("kvm_amd.pause_filter_count=1", "kvm..x=1", ".halt_poll_ns=1"):
-            p = subprocess.run(["bash", "-c", f"ROOT={ROOT}; die() {{ echo \"$*\"; exit 2; }}; "
-                                f"source {ROOT}/tests/ple/check-inputs; check_modparams_syntax '{bad}'"],
-                               capture_output=True, text=True, timeout=30)
+            p = self.check_inputs(b"", f"check_modparams_syntax '{bad}'\n")
             self.assertEqual(p.returncode, 2, bad)
             self.assertIn(f"'{bad}' is not NAME=VALUE", p.stdout)
 
