@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/metric_options.h"
+#include "cli/emulated_cli.h"
 #include "cli/option_table.h"
 #include "experiment/check.h"
 #include "model/connect_list.h"
@@ -65,22 +66,7 @@ static const struct opt_entry check_table[] = {
 	     "PAUSE-loop exiting, the real kvm_intel loaded (params = reload it there); times "
 	     "in emulated seconds; exit 125 when that kernel cannot be tested. emulated:amd: "
 	     "the same on Bochs 3.1's emulated AMD CPU with kvm_amd's pause filter"},
-    {.name = "kernel",
-     .metavar = "FILE",
-     OPT_PATH_FIELD(struct check_options, kernel_path),
-     .def = "the kernel Debian's linux-image-amd64 depends on",
-     .help = "--connect emulated: L1's kernel, a linux-image *.deb or a bzImage (then "
-	     "--modules, unless KVM is built in)"},
-    {.name = "modules",
-     .metavar = "DIR",
-     OPT_PATH_FIELD(struct check_options, modules_path),
-     .help = "--connect emulated with a bzImage: its modules (make modules_install's "
-	     "INSTALL_MOD_PATH)"},
-    {.name = "cache-dir",
-     .metavar = "DIR",
-     OPT_PATH_FIELD(struct check_options, cache_dir),
-     .def = "~/.cache/plerig",
-     .help = "--connect emulated: where its kernels and L1 media are kept"},
+    EMULATED_CLI_ENTRIES(struct check_options),
     {.name = "tap",
      .metavar = "FILE",
      OPT_PATH_FIELD(struct check_options, tap_path),
@@ -223,14 +209,6 @@ int check_options_parse(int argc, char **argv, struct check_options *o, char *er
 		    err, errlen,
 		    "--connect: the emulated host runs the whole check inside L1: "
 		    "name it alone (check the other hosts in a check of their own)");
-	if ((o->kernel_path || o->modules_path || o->cache_dir) && !emulated)
-		return errbuf_printf(err, errlen, "%s: only for --connect emulated",
-				     o->kernel_path    ? "--kernel"
-				     : o->modules_path ? "--modules"
-						       : "--cache-dir");
-	if (o->modules_path && !o->kernel_path)
-		return errbuf_printf(err, errlen,
-				     "--modules: the modules of which kernel? (give --kernel "
-				     "bzImage with them)");
-	return 0;
+	return emulated_cli_check(emulated, o->kernel_path, o->modules_path, o->cache_dir, err,
+				  errlen);
 }

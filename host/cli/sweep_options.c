@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/emulated_cli.h"
 #include "cli/option_table.h"
 #include "cli/option_values.h"
 #include "model/connect_list.h"
@@ -119,20 +120,7 @@ static const struct opt_entry sweep_table[] = {
 	     "Bochs' emulated Intel CPU with VMX and PAUSE-loop exiting, whose real kvm_intel "
 	     "it reloads with each value (times in emulated seconds); emulated:amd: Bochs 3.1's "
 	     "AMD CPU and kvm_amd; a libvirt host sweeps with a plerig of its own"},
-    {.name = "kernel",
-     .metavar = "FILE",
-     OPT_PATH_FIELD(struct sweep_options, kernel_path),
-     .help = "--connect emulated: L1's kernel, a linux-image *.deb or a bzImage (then "
-	     "--modules) (Debian's)"},
-    {.name = "modules",
-     .metavar = "DIR",
-     OPT_PATH_FIELD(struct sweep_options, modules_path),
-     .help = "--connect emulated with a bzImage: its modules (make modules_install's "
-	     "INSTALL_MOD_PATH)"},
-    {.name = "cache-dir",
-     .metavar = "DIR",
-     OPT_PATH_FIELD(struct sweep_options, cache_dir),
-     .help = "--connect emulated: where its kernels and L1 media are kept (~/.cache/plerig)"},
+    EMULATED_CLI_ENTRIES(struct sweep_options),
     OPT_HELP_ENTRY,
     {.kind = OPT_END},
 };

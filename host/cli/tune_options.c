@@ -3,9 +3,11 @@
 
 #include <string.h>
 
+#include "cli/emulated_cli.h"
 #include "cli/metric_options.h"
 #include "cli/option_table.h"
 #include "cli/option_values.h"
+#include "model/connect_list.h"
 #include "model/tune_space.h"
 #include "util/errbuf.h"
 #include "util/strfmt.h"
@@ -26,6 +28,7 @@ static int parse_param(const struct opt_entry *e, const char *arg, void *target,
 				     arg, SEE_HELP);
 	memcpy(o->param, arg, n);
 	o->param[n] = '\0';
+	o->param_arg = arg;
 	if (!tune_param_info(o->param))
 		return errbuf_printf(err, errlen, "--param %s: tune searches %s", o->param,
 				     tune_params_known());
@@ -140,6 +143,15 @@ static const struct opt_entry tune_table[] = {
      .letter = 'q',
      OPT_FLAG_FIELD(struct tune_options, quiet),
      .help = "no progress on stderr"},
+    {.name = "connect",
+     .metavar = "emulated[:amd]",
+     OPT_PATH_FIELD(struct tune_options, connect),
+     .help = "tune on the emulated host: the whole tune inside L1, --kernel booted under "
+	     "Bochs' emulated Intel CPU with VMX and PAUSE-loop exiting, whose real kvm_intel "
+	     "it reloads with each value; its times (--budget, the seconds) are emulated "
+	     "seconds, and its answer the same on every run; emulated:amd: Bochs 3.1's AMD CPU "
+	     "and kvm_amd"},
+    EMULATED_CLI_ENTRIES(struct tune_options),
     OPT_HELP_ENTRY,
     {.kind = OPT_END},
 };
@@ -173,7 +185,20 @@ enum tune_options_status tune_options_parse(int argc, char **argv, struct tune_o
 		    argv[next], SEE_HELP);
 	o->run_argc = argc - next;
 	o->run_argv = argv + next;
+	if (o->connect && !connect_is_emulated(o->connect))
+		return errbuf_printf(
+		    err, errlen,
+		    "--connect %s: tune sets the parameters of the machine it runs "
+		    "on: only the emulated host runs one for this plerig (run "
+		    "plerig tune on that host)",
+		    o->connect);
+	if (emulated_cli_check(o->connect != NULL, o->kernel_path, o->modules_path, o->cache_dir,
+			       err, errlen))
+		return TUNE_OPTIONS_ERROR;
 	if (o->restore) {
+		if (o->connect)
+			return errbuf_printf(
+			    err, errlen, "--restore: L1 keeps nothing between boots to restore");
 		if (argc > 2 || o->run_argc)
 			return errbuf_printf(err, errlen, "--restore takes nothing else");
 		return TUNE_OPTIONS_OK;
@@ -207,6 +232,7 @@ void tune_options_usage(FILE *out)
 	defaults(&d);
 	fputs("usage: plerig tune [OPTIONS] [-- RUN OPTIONS]\n"
 	      "       plerig tune --suite FILE [--scenario NAME] [OPTIONS]\n"
+	      "       plerig tune --connect emulated [--kernel FILE] [OPTIONS] [-- RUN OPTIONS]\n"
 	      "       plerig tune --restore\n"
 	      "\n"
 	      "What should I set for guests like mine? The guests are the run options after\n"

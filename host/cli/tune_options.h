@@ -28,7 +28,10 @@ struct tune_options {
 	uint64_t seed;
 	bool restore; /* only put back what a killed sweep or tune changed */
 	bool quiet;
-	int run_argc; /* the run options after --: the shapes */
+	/* --connect emulated: the whole tune inside L1, which boots kernel_path */
+	const char *connect, *kernel_path, *modules_path, *cache_dir;
+	const char *param_arg; /* --param as given: L1's tune gets it */
+	int run_argc;	       /* the run options after --: the shapes */
 	char **run_argv;
 };
 

@@ -160,9 +160,10 @@ int check_emulated(const struct check_options *o, const char *suite_path, const 
 	}
 	struct args a = {0};
 	l1_args(o, store != NULL, &a);
-	const struct proxy_out outs[] = {{o->tap_path, "check.tap", "TAP"},
-					 {o->junit_path, "check-junit.xml", "JUnit XML"},
-					 {o->report_path, "check-report.html", "HTML report"}};
+	const struct proxy_out outs[] = {
+	    {o->tap_path, "check.tap", "TAP", "--tap"},
+	    {o->junit_path, "check-junit.xml", "JUnit XML", "--junit"},
+	    {o->report_path, "check-report.html", "HTML report", "--report"}};
 	struct emulated_exec x;
 	status = proxy_exec("plerig check", h, a.v, a.n, ins, nr_ins, outs, 3, summary, &x);
 	(void)pathf(name, sizeof(name), "baselines/%s.json", key);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "commands/emulated_proxy.h"
 
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands/commands.h"
@@ -56,5 +58,41 @@ int proxy_exec(const char *who, struct emulated_host *h, const char *const *argv
 				status = EXIT_FAILED;
 		}
 	}
+	return status;
+}
+
+int proxy_command(const char *who, const struct emulated_options *o, const struct proxy_command *c)
+{
+	const char **args = calloc(c->nr_head + 2 * c->nr_outs + c->nr_tail + 1, sizeof(*args));
+	char(*files)[L1_NAME_MAX] = calloc(c->nr_outs + 1, sizeof(*files));
+	bool stdout_taken = false;
+	unsigned n = 0;
+	int status = EXIT_FAILED;
+	if (!args || !files) {
+		printable_printf(stderr, "%s: out of memory\n", who);
+		goto out;
+	}
+	for (unsigned i = 0; i < c->nr_head; i++)
+		args[n++] = c->head[i];
+	for (unsigned i = 0; i < c->nr_outs; i++)
+		if (c->outs[i].path) {
+			snprintf(files[i], sizeof(files[i]), "out/%s", c->outs[i].file);
+			args[n++] = c->outs[i].opt;
+			args[n++] = files[i];
+			stdout_taken |= !strcmp(c->outs[i].path, "-");
+		}
+	for (unsigned i = 0; i < c->nr_tail; i++)
+		args[n++] = c->tail[i];
+	struct emulated_host *h = proxy_open(who, o, &status);
+	if (h) {
+		struct emulated_exec x;
+		status = proxy_exec(who, h, args, n, c->ins, c->nr_ins, c->outs, c->nr_outs,
+				    stdout_taken ? stderr : stdout, &x);
+		emulated_exec_free(&x);
+		emulated_host_close(h);
+	}
+out:
+	free(args);
+	free(files);
 	return status;
 }

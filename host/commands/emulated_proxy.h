@@ -3,7 +3,7 @@
  * A whole command on the emulated host (check, sweep --connect emulated):
  * L1 booted, the command run there by the plerig inside, its stdout and
  * files brought back where this command line names them, its exit status
- * passed on. Shared by commands/check_emulated.c and commands/sweep.c.
+ * passed on. Shared by commands/check_emulated.c, sweep.c and tune.c.
  */
 #ifndef PLERIG_EMULATED_PROXY_H
 #define PLERIG_EMULATED_PROXY_H
@@ -17,6 +17,7 @@ struct proxy_out {
 	const char *path; /* NULL: not asked for */
 	const char *file; /* its name under out/ */
 	const char *what; /* "TAP", "JSON", ...: for messages */
+	const char *opt;  /* proxy_command: the option that asks for it ("--json") */
 };
 
 /*
@@ -35,6 +36,24 @@ struct emulated_host *proxy_open(const char *who, const struct emulated_options 
 int proxy_exec(const char *who, struct emulated_host *h, const char *const *argv, unsigned argc,
 	       const struct emulated_file *ins, unsigned nr_ins, const struct proxy_out *outs,
 	       unsigned nr_outs, FILE *summary, struct emulated_exec *x);
+
+/*
+ * A command whose files are all named on its command line (sweep, tune):
+ * `plerig HEAD... [OPT out/FILE]... TAIL...`, each output asked for here
+ * asked for there by its opt; the table onto stdout unless an output took
+ * it. Boot, run, close: the exit status as proxy_open and proxy_exec give it.
+ */
+struct proxy_command {
+	const char *const *head;
+	unsigned nr_head;
+	const struct emulated_file *ins;
+	unsigned nr_ins;
+	const struct proxy_out *outs;
+	unsigned nr_outs;
+	const char *const *tail; /* "--" and the run options */
+	unsigned nr_tail;
+};
+int proxy_command(const char *who, const struct emulated_options *o, const struct proxy_command *c);
 
 /* The file @name (under out/) of @x, or NULL. */
 const struct emulated_file *proxy_find(const struct emulated_exec *x, const char *name);

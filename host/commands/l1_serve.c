@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "backends/backend.h"
+#include "backends/emulated/bochs.h"
 #include "backends/emulated/l1_blob.h"
 #include "backends/emulated/l1_protocol.h"
 #include "backends/kvm/kvm_backend.h"
@@ -459,6 +460,13 @@ int cmd_l1_serve(int argc, char **argv, const char *guest_path)
 		printable_printf(stderr, "plerig l1-serve: %s\n", strerror(errno));
 		return EXIT_FAILED;
 	}
+	/* every command run here says what its seconds are (host_info's clock) */
+	char clock_text[160];
+	snprintf(clock_text, sizeof(clock_text),
+		 "emulated seconds: Bochs' instruction clock, %llu instructions a second, "
+		 "whatever this machine's speed",
+		 BOCHS_IPS);
+	setenv("PLERIG_CLOCK", clock_text, 1);
 	pthread_t t;
 	if (hello(&s) || pthread_create(&t, NULL, heartbeat, &s)) {
 		fprintf(stderr, "plerig l1-serve: cannot start\n");

@@ -67,54 +67,41 @@ static int write_outputs(const struct sweep_options *o, const struct sweep_curve
  */
 static int sweep_emulated(const struct sweep_options *o, const char *guest_path)
 {
-	const char *args[3 * PLE_MAX_PARAMS + 16 + o->run_argc];
+	const char *head[2 * PLE_MAX_PARAMS + 8], *tail[1 + o->run_argc];
 	char rounds[16], seed[32];
 	unsigned n = 0;
-	args[n++] = "sweep";
+	head[n++] = "sweep";
 	for (unsigned i = 0; i < o->nr_param_args; i++) {
-		args[n++] = "--param";
-		args[n++] = o->param_args[i];
+		head[n++] = "--param";
+		head[n++] = o->param_args[i];
 	}
 	snprintf(rounds, sizeof(rounds), "%u", o->rounds);
-	args[n++] = "--rounds";
-	args[n++] = rounds;
+	head[n++] = "--rounds";
+	head[n++] = rounds;
 	if (o->seed_given) {
 		snprintf(seed, sizeof(seed), "%llu", o->seed);
-		args[n++] = "--seed";
-		args[n++] = seed;
+		head[n++] = "--seed";
+		head[n++] = seed;
 	}
-	const struct proxy_out outs[] = {{o->json_path, "sweep.json", "JSON"},
-					 {o->csv_path, "sweep.csv", "CSV"},
-					 {o->report_path, "sweep.html", "HTML report"}};
-	/* the same option in L1, its file under out/ */
-	const char *opts[][2] = {{"--json", "out/sweep.json"},
-				 {"--csv", "out/sweep.csv"},
-				 {"--report", "out/sweep.html"}};
-	bool stdout_taken = false;
-	for (unsigned i = 0; i < 3; i++)
-		if (outs[i].path) {
-			args[n++] = opts[i][0];
-			args[n++] = opts[i][1];
-			stdout_taken |= !strcmp(outs[i].path, "-");
-		}
-	args[n++] = "--";
+	tail[0] = "--";
 	for (int i = 0; i < o->run_argc; i++)
-		args[n++] = o->run_argv[i];
+		tail[i + 1] = o->run_argv[i];
+	/* the same option in L1, its file under out/ */
+	const struct proxy_out outs[] = {{o->json_path, "sweep.json", "JSON", "--json"},
+					 {o->csv_path, "sweep.csv", "CSV", "--csv"},
+					 {o->report_path, "sweep.html", "HTML report", "--report"}};
 	const struct emulated_options eo = {.kernel = o->kernel_path,
 					    .vendor = connect_emulated_vendor(o->connect),
 					    .modules = o->modules_path,
 					    .cache_dir = o->cache_dir,
 					    .guest_path = guest_path};
-	int status;
-	struct emulated_host *h = proxy_open("plerig sweep", &eo, &status);
-	if (!h)
-		return status;
-	struct emulated_exec x;
-	status = proxy_exec("plerig sweep", h, args, n, NULL, 0, outs, 3,
-			    stdout_taken ? stderr : stdout, &x);
-	emulated_exec_free(&x);
-	emulated_host_close(h);
-	return status;
+	const struct proxy_command c = {.head = head,
+					.nr_head = n,
+					.outs = outs,
+					.nr_outs = 3,
+					.tail = tail,
+					.nr_tail = 1 + (unsigned)o->run_argc};
+	return proxy_command("plerig sweep", &eo, &c);
 }
 
 int cmd_sweep(int argc, char **argv, const char *guest_path)

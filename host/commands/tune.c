@@ -9,6 +9,8 @@
 
 #include "cli/suite_file.h"
 #include "cli/tune_options.h"
+#include "commands/emulated_proxy.h"
+#include "model/connect_list.h"
 #include "experiment/tune.h"
 #include "output/html_writer.h"
 #include "output/sweep_writer.h"
@@ -16,6 +18,7 @@
 #include "util/errbuf.h"
 #include "util/interrupt.h"
 #include "util/printable.h"
+#include "util/text_file.h"
 
 #define WHO "plerig tune"
 
@@ -122,6 +125,82 @@ static int write_outputs(const struct tune_options *o, const struct tune_result 
 	return rc;
 }
 
+/*
+ * tune --connect emulated: the whole tune inside L1, whose kvm_intel it
+ * reloads with each value (times there are emulated seconds, and L1's
+ * plerig says so); its table, JSON and report come back here.
+ */
+static int tune_emulated(const struct tune_options *o, const char *guest_path)
+{
+	static char suite[1 << 20];
+	const char *head[32], *tail[1 + o->run_argc];
+	char budget[32], visits[16], tolerance[32], seed[32];
+	unsigned n = 0, nr_tail = 0;
+	struct emulated_file in = {.name = "in/suite.cfg"};
+	head[n++] = "tune";
+	if (o->param_arg) {
+		head[n++] = "--param";
+		head[n++] = o->param_arg;
+	}
+	snprintf(budget, sizeof(budget), "%.17g", o->budget_s);
+	snprintf(tolerance, sizeof(tolerance), "%.17g", o->tolerance_pct);
+	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)o->seed);
+	head[n++] = "--budget";
+	head[n++] = budget;
+	head[n++] = "--tolerance";
+	head[n++] = tolerance;
+	head[n++] = "--metric";
+	head[n++] = o->metrics[0]->name;
+	head[n++] = "--seed";
+	head[n++] = seed;
+	if (o->max_visits) {
+		snprintf(visits, sizeof(visits), "%u", o->max_visits);
+		head[n++] = "--max-visits";
+		head[n++] = visits;
+	}
+	if (o->no_ple_off)
+		head[n++] = "--no-ple-off";
+	if (o->quiet)
+		head[n++] = "--quiet";
+	if (o->suite_path) {
+		ssize_t len = text_file_read(o->suite_path, suite, sizeof(suite));
+		if (len < 0) {
+			printable_printf(stderr, "%s: %s: %s\n", WHO, o->suite_path,
+					 strerror((int)-len));
+			return EXIT_USAGE;
+		}
+		in.data = suite;
+		in.len = (size_t)len;
+		head[n++] = "--suite";
+		head[n++] = "in/suite.cfg";
+		if (o->scenario) {
+			head[n++] = "--scenario";
+			head[n++] = o->scenario;
+		}
+	}
+	if (o->run_argc)
+		tail[nr_tail++] = "--";
+	for (int i = 0; i < o->run_argc; i++)
+		tail[nr_tail++] = o->run_argv[i];
+	const struct proxy_out outs[] = {{o->json_path, "tune.json", "JSON", "--json"},
+					 {o->report_path, "tune.html", "HTML report", "--report"}};
+	const struct emulated_options eo = {.kernel = o->kernel_path,
+					    .vendor = connect_emulated_vendor(o->connect),
+					    .modules = o->modules_path,
+					    .cache_dir = o->cache_dir,
+					    .guest_path = guest_path,
+					    .quiet = o->quiet};
+	const struct proxy_command c = {.head = head,
+					.nr_head = n,
+					.ins = &in,
+					.nr_ins = o->suite_path ? 1 : 0,
+					.outs = outs,
+					.nr_outs = 2,
+					.tail = tail,
+					.nr_tail = nr_tail};
+	return proxy_command(WHO, &eo, &c);
+}
+
 int cmd_tune(int argc, char **argv, const char *guest_path)
 {
 	static struct tune_options o;
@@ -143,6 +222,11 @@ int cmd_tune(int argc, char **argv, const char *guest_path)
 	}
 	if (o.restore)
 		return host_params_restore(WHO);
+	/* the shapes are L1's to check: the CPUs named are L1's */
+	if (o.connect)
+		return check_outputs(WHO, "--json", o.json_path, "--report", o.report_path)
+			   ? EXIT_USAGE
+			   : tune_emulated(&o, guest_path);
 	if (o.suite_path) {
 		st = plan_from_suite(&o, &suite, &plan);
 	} else if (o.run_argc) {

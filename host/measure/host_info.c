@@ -3,6 +3,7 @@
 
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -86,6 +87,10 @@ void host_info_collect(struct host_info *h, const char *kvm_module)
 		     ? (smt[0] == '1')
 		     : -1;
 	describe_ple_params(h->ple_params, sizeof(h->ple_params));
+	/* plerig l1-serve sets it for what runs in L1: there a second is an emulated one */
+	const char *clock = getenv("PLERIG_CLOCK");
+	if (clock)
+		snprintf(h->clock, sizeof(h->clock), "%s", clock);
 }
 
 void host_kvm_module_text(const struct host_info *h, char *buf, size_t len)

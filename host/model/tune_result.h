@@ -31,7 +31,8 @@ struct tune_result {
 	struct host_info host;
 	struct pause_cost pause;
 	char command_line[1024];
-	double seconds; /* the whole tune, restoring included */
+	char date[32];	/* when it began, UTC (ISO 8601); "" unknown */
+	double seconds; /* the whole tune, restoring included, in the host's seconds (host.clock) */
 	unsigned failed_visits;
 };
 

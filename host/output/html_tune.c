@@ -430,6 +430,9 @@ static void about_table(FILE *out, json_object *doc, const char *file)
 	html_row(out, "kernel", jstr(prov, "kernel"));
 	html_row(out, "CPU", jstr(prov, "cpu_model"));
 	html_row(out, "plerig version", jstr(prov, "plerig_version"));
+	html_row(out, "date", jstr(prov, "date"));
+	if (jstr(prov, "clock"))
+		html_row(out, "its seconds", jstr(prov, "clock"));
 	html_row(out, "command line", jstr(prov, "command_line"));
 	html_row(out, "parameters before", jstr(prov, "params_before"));
 	html_row(out, "parameters after", jstr(prov, "params_after"));

@@ -234,6 +234,9 @@ static json_object *provenance_json(const struct tune_result *r)
 	json_add_str(o, "cpu_model", r->host_valid ? r->host.cpu_model : NULL);
 	json_add_str(o, "plerig_version", PLERIG_VERSION);
 	json_add_str(o, "command_line", r->command_line);
+	json_add_str(o, "date", r->date[0] ? r->date : NULL);
+	/* what its seconds are: null where they are this machine's */
+	json_add_str(o, "clock", r->host_valid && r->host.clock[0] ? r->host.clock : NULL);
 	json_add_str(o, "params_before", r->before);
 	json_add_str(o, "params_after", r->after);
 	json_add_double(o, "seconds", r->seconds);

@@ -350,9 +350,12 @@ void tune_result_print(FILE *out, const struct tune_result *r)
 	print_mix(out, r);
 	print_flips(out, r);
 	print_apply(out, r);
-	printable_printf(out, "\nprovenance: host %s, kernel %s, CPU %s, plerig %s, %.0f s\n",
+	printable_printf(out, "\nprovenance: host %s, kernel %s, CPU %s, plerig %s, %s, %.0f s\n",
 			 r->host_valid ? r->host.name : "n/a",
 			 r->host_valid ? r->host.kernel : "n/a",
-			 r->host_valid ? r->host.cpu_model : "n/a", PLERIG_VERSION, r->seconds);
+			 r->host_valid ? r->host.cpu_model : "n/a", PLERIG_VERSION,
+			 r->date[0] ? r->date : "date n/a", r->seconds);
+	if (r->host_valid && r->host.clock[0])
+		printable_printf(out, "  every time above is in %s\n", r->host.clock);
 	printable_printf(out, "  before: %s\n  after:  %s\n", r->before, r->after);
 }

@@ -22,6 +22,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_ple_cli  # noqa: E402  (its fake sysfs host, not its tests)
+import test_emulated  # noqa: E402  (its fake Bochs and L1 medium, not its tests)
 from test_ple_cli import ORIGINAL, FakeHost  # noqa: E402
 
 PLERIG = GUEST = None
@@ -276,6 +277,95 @@ class TuneSignals(Hosts):
             self.assertIn(f"ple_window {left} -> 4096", r.stdout)
             self.assertEqual(host.values(), ORIGINAL)
             self.assertFalse(os.path.exists(host.state))
+
+
+class TuneEmulated(Hosts):
+    """tune --connect emulated with test_emulated's fake Bochs: its L1 is this plerig's
+    l1-serve, whose tune runs on the fake sysfs host (the environment reaches it, as
+    the real L1's own sysfs would be its); the table, JSON and report come back."""
+
+    def setUp(self):
+        self.host_ = self.host(mode=0o444)  # kvm_intel reloaded for each value, as in L1
+        d = self.host_.dir
+        fake, self.l1 = os.path.join(d, "fake"), os.path.join(d, "l1")
+        os.makedirs(fake)
+        os.makedirs(self.l1)
+        for path, text, mode in ((os.path.join(fake, "bochs-bin"), test_emulated.FAKE_BOCHS,
+                                  0o755),
+                                 (os.path.join(fake, "mode"), "serve", 0o644),
+                                 (os.path.join(self.l1, "build-medium"),
+                                  test_emulated.FAKE_BUILD_MEDIUM, 0o755)):
+            with open(path, "w") as f:
+                f.write(text)
+            os.chmod(path, mode)
+        for f in ("init", "unpack-kernel", "boot-shim.S", "linux-image-6.1.0-fake.deb"):
+            with open(os.path.join(self.l1, f), "w") as fh:
+                fh.write(f + "\n")
+        self.env = {**self.host_.env, "PLERIG": PLERIG,
+                    "PLERIG_BOCHS": os.path.join(fake, "bochs-bin"), "PLERIG_L1_DIR": self.l1,
+                    "PLERIG_KVM_DEVICE": os.path.join(d, "no-kvm")}
+        self.cache = os.path.join(d, "cache")
+
+    def tune(self, *args):
+        return subprocess.run([PLERIG, "tune", "--connect", "emulated", "--cache-dir",
+                               self.cache, *args], capture_output=True, text=True,
+                              timeout=300, env=self.env)
+
+    def test_answer_table_json_report_come_back(self):
+        d = self.host_.dir
+        out, report = os.path.join(d, "tune.json"), os.path.join(d, "tune.html")
+        r = self.tune("--max-visits", "14", "--seed", "7", "--json", out, "--report", report,
+                      "--", *SHAPES)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        # who the emulated host is, and that its seconds are emulated ones
+        self.assertRegex(r.stderr, r"plerig tune: emulated Intel Core i7-4770 \(Haswell\) "
+                                   r"\(Bochs 2\.7\), kernel \S+, .*times in emulated seconds")
+        # L1's progress relayed, its table on stdout, the parameter back there
+        self.assertRegex(r.stderr, r"plerig tune: \[1\] stage \d+, round 1: ple_window=\d+: ")
+        self.assertIn("best", r.stdout)
+        self.assertRegex(r.stdout, r"(?m)^provenance: host .*, kernel .*, CPU .*, plerig .*, "
+                                   r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ, \d+ s$")
+        self.assertRegex(r.stdout, r"(?m)^  every time above is in emulated seconds: Bochs' "
+                                   r"instruction clock, 100000000 instructions a second")
+        self.assertEqual(self.host_.values(), ORIGINAL)
+        with open(out) as f:
+            doc = json.load(f)
+        self.assertEqual(doc["schema"], "plerig-tune")
+        self.assertEqual(doc["seed"], 7)
+        self.assertEqual(len(doc["visits"]), 14)
+        self.assertFalse(doc["param"]["runtime_writable"])  # reloaded in "L1"
+        prov = doc["provenance"]
+        self.assertTrue(prov["clock"].startswith("emulated seconds: Bochs' instruction clock"))
+        self.assertRegex(prov["date"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
+        self.assertIn("--json out/tune.json", prov["command_line"])  # L1's own command line
+        self.assertEqual(prov["params_before"], prov["params_after"])
+        with open(report) as f:
+            page = f.read()
+        self.assertIn("<html", page)
+        self.assertIn("emulated seconds: Bochs&#39; instruction clock", page)
+        self.assertIn("this tune&#39;s visits", page)
+        # the suite section goes in with it, and --json - takes stdout (the table: stderr)
+        suite = os.path.join(d, "shape.cfg")
+        with open(suite, "w") as f:
+            f.write("[defaults]\noptions = " + " ".join(SHAPES) + "\n\n[mine]\n"
+                    "options = --lock tas\n")
+        r = self.tune("--suite", suite, "--max-visits", "14", "-q", "--json", "-")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn(" tas ", json.loads(r.stdout)["shapes"][0]["label"])
+        self.assertIn("provenance:", r.stderr)
+
+    def test_bad_input_here_before_bochs(self):
+        r = self.tune("--json", "/nonexistent/dir/t.json", "--", *SHAPES)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertNotIn("emulated host", r.stderr)
+        for args, msg in ((["--connect", "qemu:///system"], "only the emulated host runs one"),
+                          (["--kernel", "/nonexistent"], "--kernel: only for --connect emulated"),
+                          (["--connect", "emulated", "--restore"],
+                           "L1 keeps nothing between boots")):
+            r = subprocess.run([PLERIG, "tune", *args], capture_output=True, text=True,
+                               timeout=60, env=self.env)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn(msg, r.stderr)
 
 
 if __name__ == "__main__":
