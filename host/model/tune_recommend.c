@@ -137,6 +137,39 @@ static unsigned value_candidates_with(const struct tune_search *s, unsigned shap
 	return n;
 }
 
+/*
+ * The best at an end of what was measured (0 and PLE off aside: settings of
+ * their own), where the curve is not flat everywhere: what lies beyond was
+ * not searched. The range to search next spans two coarse steps either side.
+ */
+static void edge(const struct tune_search *s, unsigned k, struct tune_shape_rec *r)
+{
+	const struct tune_space *sp = &s->cfg.space;
+	const struct tune_candidate *b = &s->cands[r->best];
+	bool least = true, greatest = true;
+	if (r->flat_everywhere || isnan(b->log2v))
+		return;
+	for (unsigned i = 0; i < s->nr_cands; i++) {
+		const struct tune_candidate *c = &s->cands[i];
+		struct tune_cell cell;
+		if (isnan(c->log2v))
+			continue;
+		tune_cell(s, i, k, 0, -1, &cell);
+		if (!cell.n)
+			continue;
+		least &= c->value >= b->value;
+		greatest &= c->value <= b->value;
+	}
+	if (least == greatest) /* neither, or the only value measured */
+		return;
+	r->edge = least ? -1 : 1;
+	if ((least && b->value <= 1) || (greatest && b->value >= sp->max))
+		return; /* the module takes nothing beyond */
+	double span = 2.0 * sp->coarse;
+	r->widen_lo = tune_space_value(sp, fmax(0.0, b->log2v - span));
+	r->widen_hi = tune_space_value(sp, b->log2v + span);
+}
+
 static void shape_rec(const struct tune_search *s, unsigned k, struct tune_shape_rec *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -168,6 +201,37 @@ static void shape_rec(const struct tune_search *s, unsigned k, struct tune_shape
 	else
 		compare(s, off, r->best, k, &r->ple_off);
 	flat_ranges(s, k, r);
+	edge(s, k, r);
+}
+
+void tune_edge_note(const struct tune_search *s, const struct tune_shape_rec *r, char *buf,
+		    size_t len)
+{
+	const struct tune_space *sp = &s->cfg.space;
+	buf[0] = '\0';
+	if (!r->resolved || !r->edge)
+		return;
+	const bool lower = r->edge < 0;
+	const uint64_t v = s->cands[r->best].value;
+	char range[160], widen[160];
+	if (sp->lo == sp->info->lo && sp->hi == sp->info->hi)
+		snprintf(range, sizeof(range), "2^%g..2^%g, tune's default range for %s", sp->lo,
+			 sp->hi, sp->param);
+	else
+		snprintf(range, sizeof(range), "%llu..%llu",
+			 (unsigned long long)tune_space_value(sp, sp->lo),
+			 (unsigned long long)tune_space_value(sp, sp->hi));
+	if (r->widen_lo)
+		snprintf(widen, sizeof(widen), "widen with --param %s=%llu..%llu", sp->param,
+			 (unsigned long long)r->widen_lo, (unsigned long long)r->widen_hi);
+	else
+		snprintf(widen, sizeof(widen), "%s takes no %s value", sp->info->module,
+			 lower ? "smaller" : "greater");
+	snprintf(buf, len,
+		 "best at the %s edge %llu of the range searched (%s): the optimum may lie %s "
+		 "it; %s",
+		 lower ? "lower" : "upper", (unsigned long long)v, range, lower ? "below" : "above",
+		 widen);
 }
 
 /* Holm over every test of the tune, then each claim: gain, as good, or too noisy. */

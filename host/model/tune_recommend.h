@@ -59,6 +59,13 @@ struct tune_shape_rec {
 	double spread_pct;    /* median relative stddev of the visits at one value */
 	bool too_noisy;	      /* no claim could be made for noise */
 	struct tune_diff mix; /* the mix's value against this shape's best */
+	/*
+	 * The best is the least (-1) or the greatest (+1) value measured, not
+	 * 0 nor PLE off, and the curve is not flat everywhere: the optimum may
+	 * lie beyond the range searched. 0: inside it.
+	 */
+	int edge;
+	uint64_t widen_lo, widen_hi; /* a range around it to search next; 0, 0: none is left */
 };
 
 /* Where the answer to "PLE off?" changes with the over-commit, per family of shapes. */
@@ -89,5 +96,13 @@ struct tune_recommendation {
 };
 
 void tune_recommend(const struct tune_search *s, struct tune_recommendation *out);
+
+/*
+ * "best at the lower edge 256 of the range searched (2^8..2^20, ...): the
+ * optimum may lie below it; widen with --param ple_window=16..4096", for a
+ * shape whose r->edge is set; "" when it is not.
+ */
+void tune_edge_note(const struct tune_search *s, const struct tune_shape_rec *r, char *buf,
+		    size_t len);
 
 #endif

@@ -178,6 +178,9 @@ static void recommendation_table(FILE *out, json_object *doc, const char *param)
 				    "<tr><td></td><td colspan=\"7\">too noisy: the visits at one "
 				    "value vary by %.1f %% (median stddev); no claim</td></tr>\n",
 				    jnum(s, "spread_pct"));
+		if (jstr(jget(s, "edge"), "note"))
+			html_printf(out, "<tr><td></td><td colspan=\"7\">%s</td></tr>\n",
+				    jstr(jget(s, "edge"), "note"));
 	}
 	html_printf(out, "</table>\n");
 }

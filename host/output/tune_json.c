@@ -94,6 +94,26 @@ static json_object *curve_json(const struct tune_result *r, unsigned k)
 	return a;
 }
 
+/* The best at an end of the range searched: null where it is not. */
+static json_object *edge_json(const struct tune_search *s, const struct tune_shape_rec *rec)
+{
+	char note[512];
+	tune_edge_note(s, rec, note, sizeof(note));
+	if (!note[0])
+		return NULL;
+	json_object *o = json_object_new_object(), *widen = NULL;
+	json_add_str(o, "side", rec->edge < 0 ? "lower" : "upper");
+	json_add_u64(o, "value", s->cands[rec->best].value);
+	if (rec->widen_lo) {
+		widen = json_object_new_array();
+		json_object_array_add(widen, json_object_new_uint64(rec->widen_lo));
+		json_object_array_add(widen, json_object_new_uint64(rec->widen_hi));
+	}
+	json_add(o, "widen", widen);
+	json_add_str(o, "note", note);
+	return o;
+}
+
 static json_object *shape_json(const struct tune_result *r, unsigned k)
 {
 	const struct tune_search *s = &r->search;
@@ -122,6 +142,7 @@ static json_object *shape_json(const struct tune_result *r, unsigned k)
 	}
 	json_add(o, "flat", flat);
 	json_add(o, "flat_everywhere", json_object_new_boolean(rec->flat_everywhere));
+	json_add(o, "edge", edge_json(s, rec));
 	json_add_double(o, "spread_pct", rec->spread_pct);
 	json_add(o, "too_noisy", json_object_new_boolean(rec->too_noisy));
 	json_add(o, "mix_loss", rec->resolved && r->rec.mix >= 0 ? diff_json(&rec->mix) : NULL);

@@ -191,6 +191,10 @@ static void print_shape(FILE *out, const struct tune_result *r, unsigned k)
 			 units_count(rec->best_cell.mean, num, sizeof(num)), r->metric->label,
 			 units_count(rec->best_cell.ci_low, lo, sizeof(lo)),
 			 units_count(rec->best_cell.ci_high, hi, sizeof(hi)), rec->best_cell.n);
+	char edge[512];
+	tune_edge_note(s, rec, edge, sizeof(edge));
+	if (edge[0])
+		printable_printf(out, "  edge         %s\n", edge);
 	print_claim(out, r, "vs current", &rec->vs_current, false);
 	print_claim(out, r, "vs default", &rec->vs_default, true);
 	fprintf(out, "  flat         ");

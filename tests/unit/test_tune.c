@@ -5,7 +5,9 @@
  * with seeded noise, on a clock that advances a second a visit. A clear
  * optimum is found and claimed; a flat curve claims nothing; a noisy one
  * says so; both modes of a bimodal one are refined; a budget too small
- * says nothing is resolvable; the same seed gives the same answer.
+ * says nothing is resolvable; the same seed gives the same answer; a best
+ * at an end of the range (a monotone curve) is flagged, with the range to
+ * search next.
  */
 #include <check.h>
 #include <gsl/gsl_randist.h>
@@ -98,6 +100,19 @@ static double bimodal(double e, unsigned shape)
 static double two_shapes(double e, unsigned shape)
 {
 	return 100.0 + 1000.0 * bump(e, shape ? 14.0 : 10.0, 1.5);
+}
+
+/* monotone: falling (the gate's shape under emulation), and rising */
+static double falling(double e, unsigned shape)
+{
+	(void)shape;
+	return 10000.0 * exp2(-(e - 8.0) / 2.0);
+}
+
+static double rising(double e, unsigned shape)
+{
+	(void)shape;
+	return 100.0 * exp2((e - 8.0) / 2.0);
 }
 
 static struct tune_config config(unsigned shapes, double budget)
@@ -457,6 +472,79 @@ START_TEST(test_probe_stops)
 }
 END_TEST
 
+START_TEST(test_best_at_an_edge_is_flagged)
+{
+	struct tune_search s;
+	struct tune_recommendation rec;
+	char note[512];
+
+	/* falling: the best is the least value, 2^8, the default range's lower end */
+	struct tune_config c = config(1, 300);
+	tune(&s, &c, falling, 0.01, &rec);
+	const struct tune_shape_rec *r = &rec.shapes[0];
+	ck_assert_msg(r->resolved, "%s", r->why);
+	ck_assert_uint_eq(s.cands[r->best].value, 256);
+	ck_assert_int_eq(r->edge, -1);
+	ck_assert_uint_eq(r->widen_lo, 16);
+	ck_assert_uint_eq(r->widen_hi, 4096);
+	tune_edge_note(&s, r, note, sizeof(note));
+	ck_assert_str_eq(note,
+			 "best at the lower edge 256 of the range searched (2^8..2^20, tune's "
+			 "default range for ple_window): the optimum may lie below it; widen "
+			 "with --param ple_window=16..4096");
+	tune_search_free(&s);
+
+	/* rising: the greatest, 2^20 */
+	c = config(1, 300);
+	tune(&s, &c, rising, 0.01, &rec);
+	r = &rec.shapes[0];
+	ck_assert_uint_eq(s.cands[r->best].value, 1048576);
+	ck_assert_int_eq(r->edge, 1);
+	ck_assert_uint_eq(r->widen_lo, 65536);
+	ck_assert_uint_eq(r->widen_hi, 16777216);
+	tune_edge_note(&s, r, note, sizeof(note));
+	ck_assert_ptr_nonnull(strstr(note, "upper edge 1048576"));
+	ck_assert_ptr_nonnull(strstr(note, "may lie above it"));
+	tune_search_free(&s);
+
+	/* a range of the user's: named as such */
+	char err[256];
+	c = config(1, 300);
+	ck_assert_int_eq(tune_space_set_range(&c.space, 1024, 16384, err, sizeof(err)), 0);
+	tune(&s, &c, falling, 0.01, &rec);
+	r = &rec.shapes[0];
+	ck_assert_uint_eq(s.cands[r->best].value, 1024);
+	tune_edge_note(&s, r, note, sizeof(note));
+	ck_assert_ptr_nonnull(strstr(note, "lower edge 1024 of the range searched (1024..16384)"));
+	ck_assert_ptr_nonnull(strstr(note, "--param ple_window=64..16384"));
+	tune_search_free(&s);
+
+	/* kvm_amd's count at its largest value: nothing beyond to search */
+	c = config(1, 300);
+	ck_assert_int_eq(tune_space_init(&c.space, "pause_filter_count", err, sizeof(err)), 0);
+	tune(&s, &c, rising, 0.01, &rec);
+	r = &rec.shapes[0];
+	ck_assert_uint_eq(s.cands[r->best].value, 65535);
+	ck_assert_int_eq(r->edge, 1);
+	ck_assert_uint_eq(r->widen_lo, 0);
+	tune_edge_note(&s, r, note, sizeof(note));
+	ck_assert_ptr_nonnull(strstr(note, "kvm_amd takes no greater value"));
+	tune_search_free(&s);
+
+	/* an optimum inside, and a flat curve: no edge */
+	c = config(1, 300);
+	tune(&s, &c, peaked, 0.01, &rec);
+	ck_assert_int_eq(rec.shapes[0].edge, 0);
+	tune_edge_note(&s, &rec.shapes[0], note, sizeof(note));
+	ck_assert_str_eq(note, "");
+	tune_search_free(&s);
+	c = config(1, 200);
+	tune(&s, &c, flat, 0.01, &rec);
+	ck_assert_int_eq(rec.shapes[0].edge, 0);
+	tune_search_free(&s);
+}
+END_TEST
+
 static Suite *tune_suite(void)
 {
 	Suite *s = suite_create("tune");
@@ -474,6 +562,7 @@ static Suite *tune_suite(void)
 	tcase_add_test(tc, test_lower_is_better);
 	tcase_add_test(tc, test_failed_visits_are_kept_out);
 	tcase_add_test(tc, test_probe_stops);
+	tcase_add_test(tc, test_best_at_an_edge_is_flagged);
 	suite_add_tcase(s, tc);
 	return s;
 }
