@@ -1081,6 +1081,40 @@ class CheckResults(unittest.TestCase):
         self.assertIn("no manifest (L1 did not finish)", p.stdout)
         self.assertIn("not ok 4 - step doctor exits 0: rc=never ended", p.stdout)
 
+    @staticmethod
+    def tune_doc(best, claim, figures):
+        """A plerig tune JSON as far as check-results reads it: one shape, its visits."""
+        return json.dumps({
+            "param": {"name": "ple_window"}, "resolved": True, "mix": {"value": best},
+            "apply": {"change": claim == "gain"},
+            "shapes": [{"label": "kvm ticket pause kernel 2/1", "resolved": True, "best": best,
+                        "vs_current": {"claim": claim}, "vs_default": {"claim": claim},
+                        "flat": [{"low": best, "high": best, "has_best": True}],
+                        "flat_everywhere": False,
+                        "edge": {"note": f"best at the lower edge {best} of the range searched"}}],
+            "visits": [{"value": v, "shapes": [{"objective": y}]} for v, y in figures],
+            "provenance": {"seconds": 31.5}})
+
+    def test_tune_twice_must_recommend_the_same(self):
+        figs = [(1024, 7300.0), (4096, 4300.0), (16384, 1600.0)]
+        mods = ("modules", 0, {"l1.txt": L1_TXT})
+        # the same answer from slightly other figures: passes, and says the figures differ
+        same = ("tune-twice", 0, {"tune-twice-1.json": self.tune_doc(1024, "gain", figs),
+                                  "tune-twice-2.json": self.tune_doc(1024, "gain", figs[:2] +
+                                                                     [(16384, 1601.0)])})
+        p, _ = self.judge({"a": ("tune-twice", console([mods, same]))})
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertRegex(p.stdout, r"ok \d+ - tune twice: the same recommendation .*: first: "
+                                   r"ple_window=1024 vs default gain, .*the second the same; "
+                                   r"the visits' figures differ; \[31.5, 31.5\] emulated s")
+        self.assertIn('"same_visits_and_figures": false', p.stdout)
+        # another best the second time: fails, with both answers
+        other = ("tune-twice", 0, {"tune-twice-1.json": self.tune_doc(1024, "gain", figs),
+                                   "tune-twice-2.json": self.tune_doc(4096, "same", figs)})
+        p, _ = self.judge({"a": ("tune-twice", console([mods, other]))})
+        self.assertEqual(p.returncode, 1)
+        self.assertRegex(p.stdout, r"not ok \d+ - tune twice: .*second: .*'best': 4096")
+
     SUITE = ("[pause]\noptions = --relax pause\nexpect = progress, ftrace-counts\n"
              "[window-1024]\nparams = ple_window=1024  # a sweep point\n"
              "[window-16384]\nparams = ple_window=16384\n")
