@@ -201,7 +201,6 @@ static void shape_rec(const struct tune_search *s, unsigned k, struct tune_shape
 	else
 		compare(s, off, r->best, k, &r->ple_off);
 	flat_ranges(s, k, r);
-	edge(s, k, r);
 }
 
 void tune_edge_note(const struct tune_search *s, const struct tune_shape_rec *r, char *buf,
@@ -402,6 +401,9 @@ void tune_recommend(const struct tune_search *s, struct tune_recommendation *out
 		out->nr_resolved += out->shapes[k].resolved;
 	}
 	claims(s, out);
+	for (unsigned k = 0; k < out->nr_shapes; k++)
+		if (out->shapes[k].resolved && !out->shapes[k].too_noisy)
+			edge(s, k, &out->shapes[k]);
 	mix(s, out);
 	flips(s, out);
 }

@@ -61,8 +61,8 @@ struct tune_shape_rec {
 	struct tune_diff mix; /* the mix's value against this shape's best */
 	/*
 	 * The best is the least (-1) or the greatest (+1) value measured, not
-	 * 0 nor PLE off, and the curve is not flat everywhere: the optimum may
-	 * lie beyond the range searched. 0: inside it.
+	 * 0 nor PLE off, and the curve is neither flat everywhere nor too noisy:
+	 * the optimum may lie beyond the range searched. 0: inside it.
 	 */
 	int edge;
 	uint64_t widen_lo, widen_hi; /* a range around it to search next; 0, 0: none is left */

@@ -116,7 +116,11 @@ class Page(unittest.TestCase):
         table = table[:table.index("</table>")]
         rows = table.split("<tr>")[2:]
         self.assertEqual(len(rows), len(self.doc["shapes"]) + sum(
-            s["too_noisy"] for s in self.doc["shapes"]), table)
+            s["too_noisy"] + bool(s.get("edge")) for s in self.doc["shapes"]), table)
+        for s in self.doc["shapes"]:
+            if s.get("edge"):
+                # the note after its range (which holds "tune's", escaped)
+                self.assertIn(s["edge"]["note"].split("): ", 1)[1], table)
         for k, s in enumerate(self.doc["shapes"]):
             row = next(r for r in rows if r.startswith(f"<td>S{k + 1}: "))
             self.assertIn(s["label"], row)
