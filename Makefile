@@ -2,7 +2,7 @@
 BUILD ?= build
 RUN_ARGS ?=
 
-.PHONY: all setup build run test unit-test vm-test ple-test sanitize-test fuzz bench format clean
+.PHONY: all setup build run test unit-test vm-test ple-test sanitize-test fuzz bench bench-tune format clean
 
 all: build
 
@@ -74,6 +74,10 @@ BENCH_WARM ?= 3
 bench: build
 	scripts/bench-startup $(BUILD)
 	scripts/bench-startup $(BUILD) $(BENCH_WARM) emulated
+
+# The gate's shape tuned on the emulated host (Bochs): wall, Bochs CPU, emulated s.
+bench-tune: build
+	scripts/bench-tune $(BUILD)
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
