@@ -284,27 +284,17 @@ class TuneEmulated(Hosts):
     l1-serve, whose tune runs on the fake sysfs host (the environment reaches it, as
     the real L1's own sysfs would be its); the table, JSON and report come back."""
 
+    write = staticmethod(test_emulated.Emulated.write)
+
     def setUp(self):
+        # test_emulated's fake Bochs, L1 medium, vendors and TMPDIR, made as it makes them
+        test_emulated.Emulated.setUp(self)
+        self.write(os.path.join(self.fake, "mode"), "serve", 0o644)
         self.host_ = self.host(mode=0o444)  # kvm_intel reloaded for each value, as in L1
-        d = self.host_.dir
-        fake, self.l1 = os.path.join(d, "fake"), os.path.join(d, "l1")
-        os.makedirs(fake)
-        os.makedirs(self.l1)
-        for path, text, mode in ((os.path.join(fake, "bochs-bin"), test_emulated.FAKE_BOCHS,
-                                  0o755),
-                                 (os.path.join(fake, "mode"), "serve", 0o644),
-                                 (os.path.join(self.l1, "build-medium"),
-                                  test_emulated.FAKE_BUILD_MEDIUM, 0o755)):
-            with open(path, "w") as f:
-                f.write(text)
-            os.chmod(path, mode)
-        for f in ("init", "unpack-kernel", "boot-shim.S", "linux-image-6.1.0-fake.deb"):
-            with open(os.path.join(self.l1, f), "w") as fh:
-                fh.write(f + "\n")
-        self.env = {**self.host_.env, "PLERIG": PLERIG,
-                    "PLERIG_BOCHS": os.path.join(fake, "bochs-bin"), "PLERIG_L1_DIR": self.l1,
-                    "PLERIG_KVM_DEVICE": os.path.join(d, "no-kvm")}
-        self.cache = os.path.join(d, "cache")
+        self.env = {**self.host_.env, "PLERIG": PLERIG, "PLERIG_L1_DIR": self.l1,
+                    "FAKE_BOCHS_DIR": self.fake, "TMPDIR": self.tmpdir,
+                    "PLERIG_BOCHS": os.path.join(self.fake, "bochs-bin"),
+                    "PLERIG_KVM_DEVICE": os.path.join(self.host_.dir, "no-kvm")}
 
     def tune(self, *args):
         return subprocess.run([PLERIG, "tune", "--connect", "emulated", "--cache-dir",
