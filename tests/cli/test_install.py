@@ -60,7 +60,7 @@ class Install(unittest.TestCase):
         for cmd in (["meson", "setup", build, SOURCE, "--prefix", cls.prefix,
                      "--buildtype=plain"],
                     ["ninja", "-C", build, "plerig", "images/plerig-guest.elf",
-                     "images/l1/fixed-time.so"],
+                     "images/l1/fixed-time.so", "images/l1/save-state.so"],
                     ["meson", "install", "-C", build, "--no-rebuild", "--quiet"]):
             r = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
             if r.returncode:
@@ -82,7 +82,9 @@ class Install(unittest.TestCase):
                   "share/plerig/suites/default.cfg", "share/plerig/suites/shape.cfg",
                   "share/plerig/l1/build-medium", "share/plerig/l1/init",
                   "share/plerig/l1/unpack-kernel", "share/plerig/l1/boot-shim.S",
-                  "share/plerig/l1/fixed-time.so", "share/man/man1/plerig.1"):
+                  "share/plerig/l1/fixed-time.so", "share/plerig/l1/save-state.so",
+                  "share/plerig/l1/vendors.cfg", "share/plerig/l1/read-vendor",
+                  "share/plerig/l1/vendor-checks", "share/man/man1/plerig.1"):
             self.assertTrue(os.path.exists(os.path.join(self.prefix, f)), f)
         for cmd in commands(PLERIG):
             self.assertTrue(os.path.exists(
