@@ -514,8 +514,7 @@ static int start_l1(struct emulated_host *h, const struct emulated_options *o, c
 				       .cpu_model = h->vendor.cpu,
 				       .bios = h->bios[0] ? h->bios : NULL};
 	FILE *progress = o->quiet ? NULL : stderr;
-	/* (the medium's key holds the vendor, so a state of another CPU model is another key) */
-	l1_state_key(h->medium.key, h->bochs_version, key);
+	l1_state_key(h->medium.key, h->bochs_version, c.cpu_model, key);
 	int rc = start_warm(h, &c, key, cache, progress, err, errlen);
 	return rc <= 0 ? rc : start_cold(h, &c, key, cache, progress, err, errlen);
 }

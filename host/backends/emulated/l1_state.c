@@ -26,11 +26,12 @@
 #define RUN_FILE     "plerig-run-dir" /* the run that saved it: its config names its paths */
 #define CONFIG_MAX   (1 << 20)
 
-void l1_state_key(const char *medium_key, const char *bochs_version, char key[65])
+void l1_state_key(const char *medium_key, const char *bochs_version, const char *cpu_model,
+		  char key[65])
 {
 	char text[512];
 	snprintf(text, sizeof(text), "%s\nmedium %s\nbochs %s\ncpu %s x%u ips %llu\n", STATE_FORMAT,
-		 medium_key, bochs_version, BOCHS_CPU_MODEL, BOCHS_CPUS, BOCHS_IPS);
+		 medium_key, bochs_version, cpu_model, BOCHS_CPUS, BOCHS_IPS);
 	l1_sha256_hex(text, strlen(text), key);
 }
 

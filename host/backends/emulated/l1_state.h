@@ -16,8 +16,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* The state's key for a medium's and a Bochs version. */
-void l1_state_key(const char *medium_key, const char *bochs_version, char key[65]);
+/* The state's key for a medium's, a Bochs version and the CPU model it emulates. */
+void l1_state_key(const char *medium_key, const char *bochs_version, const char *cpu_model,
+		  char key[65]);
 
 /* CACHE/emulated/states/KEY into @dir when a state of @key was saved whole: true. */
 bool l1_state_find(const char *cache, const char *key, char *dir, size_t len);
