@@ -468,8 +468,9 @@ class Emulated(unittest.TestCase):
         (recorded,) = os.listdir(store)
         self.assertIn(f"plerig check: baseline of the emulated host written to {store}/{recorded}",
                       p.stderr)
-        # judged against it: the baseline went in, the TAP came out
-        p = self.plerig("serve", *check, "--tap", tap)
+        # judged against it: the baseline went in, the TAP came out (host threads' throughput
+        # follows this machine's load: a threshold no drop can pass, so no timing is asserted)
+        p = self.plerig("serve", *check, "--threshold", "1000", "--tap", tap)
         self.assertEqual(p.returncode, 0, p.stderr)
         with open(tap) as f:
             text = f.read()
