@@ -1114,6 +1114,30 @@ class CheckResults(unittest.TestCase):
         p, _ = self.judge({"a": ("tune-twice", console([mods, other]))})
         self.assertEqual(p.returncode, 1)
         self.assertRegex(p.stdout, r"not ok \d+ - tune twice: .*second: .*'best': 4096")
+        # a claim too noisy the second time, because a round of 4096 fell into the second
+        # regime (issue 27): the same answer, passes and names the split visits
+        twice = figs + figs
+        odd = figs + [(1024, 7300.0), (4096, 8377.0), (16384, 1600.0)]
+        regime = ("tune-twice", 0, {"tune-twice-1.json": self.tune_doc(1024, "gain", twice),
+                                    "tune-twice-2.json": self.tune_doc(1024, "too noisy", odd)})
+        p, _ = self.judge({"a": ("tune-twice", console([mods, regime]))})
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertRegex(p.stdout, r"ok \d+ - tune twice: .*the second the same answer, claims "
+                                   r"differ: vs_current gain against too noisy: tune 2's visits "
+                                   r"\{4096: \[4300.0, 8377.0\]\} \(a round in the second regime")
+        # too noisy with every value's visits together: fails
+        noisy = ("tune-twice", 0, {"tune-twice-1.json": self.tune_doc(1024, "gain", twice),
+                                   "tune-twice-2.json": self.tune_doc(1024, "too noisy", twice)})
+        p, _ = self.judge({"a": ("tune-twice", console([mods, noisy]))})
+        self.assertEqual(p.returncode, 1)
+        self.assertRegex(p.stdout, r"not ok \d+ - tune twice: .*no value of tune 2 has a round in "
+                                   r"another regime")
+        # opposite decisions are never explained by a regime
+        loss = ("tune-twice", 0, {"tune-twice-1.json": self.tune_doc(1024, "gain", twice),
+                                  "tune-twice-2.json": self.tune_doc(1024, "loss", odd)})
+        p, _ = self.judge({"a": ("tune-twice", console([mods, loss]))})
+        self.assertEqual(p.returncode, 1)
+        self.assertRegex(p.stdout, r"not ok \d+ - tune twice: .*vs_current: gain against loss")
 
     SUITE = ("[pause]\noptions = --relax pause\nexpect = progress, ftrace-counts\n"
              "[window-1024]\nparams = ple_window=1024  # a sweep point\n"
