@@ -280,8 +280,9 @@ int apply_accel(struct run_plan *o, char *err, size_t errlen)
 	struct connect_list hosts;
 	if (connect_list_parse(o->connect_uri, &hosts, err, errlen))
 		return -1;
-	const bool emulated = connect_list_emulated(&hosts) > 0;
-	const unsigned libvirt_hosts = hosts.nr - (emulated ? 1 : 0);
+	const unsigned emulated_hosts = connect_list_emulated(&hosts);
+	const bool emulated = emulated_hosts > 0;
+	const unsigned libvirt_hosts = hosts.nr - emulated_hosts;
 	/* said, not silently ignored: the kvm and native backends have no use for them */
 	/* --connect auto may take --cache-dir for the emulated host it did not choose */
 	if (((libvirt_hosts && o->connect_uri) || (o->cache_dir && !o->connect_auto)) && !libvirt &&

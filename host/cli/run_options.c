@@ -57,7 +57,8 @@ static const struct opt_entry run_table[] = {
 	     "and emulated: an Intel CPU with VMX and PAUSE-loop exiting under Bochs, booting "
 	     "--kernel with the real kvm_intel, where the kvm and native variants run (no "
 	     "/dev/kvm needed; times in emulated seconds; emulated:amd: an AMD CPU with SVM and "
-	     "the pause filter under Bochs 3.1, kvm_amd). An axis of hosts, each running the "
+	     "the pause filter under Bochs 3.1, kvm_amd; emulated,emulated:amd: both side by "
+	     "side on one kernel, one Bochs at a time). An axis of hosts, each running the "
 	     "variants it can in its own schedule, all at once, with its own CPUs as the "
 	     "--pcpus and --vcpus defaults; a host that cannot be reached is a failed row. auto "
 	     "(alone, as make run gives it): this machine where /dev/kvm opens, else emulated",

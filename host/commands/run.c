@@ -9,6 +9,7 @@
 #include "cli/run_options.h"
 #include "experiment/experiment.h"
 #include "output/csv_writer.h"
+#include "output/hosts_table.h"
 #include "output/html_writer.h"
 #include "output/json_writer.h"
 #include "output/ple_notes.h"
@@ -94,6 +95,7 @@ int cmd_run(int argc, char **argv, const char *guest_path)
 		stats_table_print(tables, &rep);
 		comparison_table_print(tables, &rep);
 	}
+	hosts_table_print(tables, &rep);
 	status = write_outputs(&plan, &rep);
 	if (!plan.quiet && plan.repeat == 1) {
 		if (rep.nr_hosts > 1)

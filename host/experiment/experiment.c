@@ -46,6 +46,7 @@ struct host_run {
 	struct backend *backends[BACKEND_COUNT];
 	bool remote;	       /* its identity is another machine's: its CPUs size the defaults */
 	unsigned first, count; /* its variants in the engine's list */
+	int turn;	       /* an emulated host: its place among them in --connect; else -1 */
 };
 
 struct engine {
@@ -62,6 +63,16 @@ struct engine {
 	unsigned baseline_value;
 	char baseline[48];
 	pthread_mutex_t out_lock; /* progress and rows of hosts running at once */
+	/*
+	 * Several emulated hosts (emulated,emulated:amd) take turns, in their
+	 * --connect order: one Bochs runs at a time, the others held (each
+	 * takes a CPU and its own clock counts instructions, so a held one
+	 * loses nothing), while hosts of other kinds run as they would.
+	 */
+	unsigned nr_emulated;
+	unsigned turn; /* whose turn it is, of the emulated hosts */
+	pthread_mutex_t turn_lock;
+	pthread_cond_t turn_cond;
 };
 
 static bool verbose(const struct engine *e)
@@ -167,12 +178,58 @@ static int open_host(struct host_run *h, char *err, size_t errlen)
 	return 0;
 }
 
+static bool takes_turns(const struct host_run *h)
+{
+	return h->turn >= 0 && h->e->nr_emulated > 1;
+}
+
+static void turn_wait(struct host_run *h)
+{
+	struct engine *e = h->e;
+	pthread_mutex_lock(&e->turn_lock);
+	while (e->turn != (unsigned)h->turn)
+		pthread_cond_wait(&e->turn_cond, &e->turn_lock);
+	pthread_mutex_unlock(&e->turn_lock);
+}
+
+static void turn_done(struct host_run *h)
+{
+	struct engine *e = h->e;
+	pthread_mutex_lock(&e->turn_lock);
+	e->turn++;
+	pthread_cond_broadcast(&e->turn_cond);
+	pthread_mutex_unlock(&e->turn_lock);
+}
+
+/* Hold an emulated host's Bochs, or let it go on; where that fails, said (its runs say more). */
+static void hold(struct host_run *h, bool on)
+{
+	char err[ERRBUF_SIZE];
+	for (unsigned k = 0; k < BACKEND_COUNT; k++)
+		if (h->backends[k]) {
+			if (emulated_backend_hold(h->backends[k], on, err, sizeof(err)))
+				printable_printf(stderr, "%s: host %s: %s\n", h->e->out->who,
+						 h->e->connect.uris[h->index], err);
+			return; /* one L1 serves all its kinds */
+		}
+}
+
 static void *open_host_thread(void *arg)
 {
 	struct host_run *h = arg;
 	struct run_host *rh = &h->e->rep->hosts[h->index];
-	if (open_host(h, rh->error, sizeof(rh->error)))
+	if (takes_turns(h))
+		turn_wait(h);
+	int rc = interrupt_requested() && takes_turns(h)
+		     ? errbuf_printf(rh->error, sizeof(rh->error), "interrupted before it started")
+		     : open_host(h, rh->error, sizeof(rh->error));
+	if (rc)
 		host_identity_unreached(h->uri, &rh->info);
+	if (takes_turns(h)) {
+		if (!rc)
+			hold(h, true); /* until its turn to run */
+		turn_done(h);
+	}
 	return NULL;
 }
 
@@ -190,6 +247,7 @@ static int open_hosts(struct engine *e, char *err, size_t errlen)
 			return -1;
 	} else {
 		at_once(e->hosts, sizeof(e->hosts[0]), e->nr_hosts, open_host_thread);
+		e->turn = 0; /* the emulated hosts run in the order they opened */
 	}
 	e->rep->host = e->rep->hosts[0].info;
 	outcome_label_hosts(e->rep);
@@ -220,8 +278,10 @@ static int make_hosts(struct engine *e, char *err, size_t errlen)
 		return errbuf_printf(err, errlen, "out of memory");
 	e->rep->nr_hosts = e->nr_hosts;
 	for (unsigned i = 0; i < e->nr_hosts; i++) {
-		e->hosts[i] = (struct host_run){.e = e, .index = i};
+		e->hosts[i] = (struct host_run){.e = e, .index = i, .turn = -1};
 		e->hosts[i].uri = e->connect.nr ? connect_list_uri(&e->connect, i) : NULL;
+		if (connect_is_emulated(e->hosts[i].uri))
+			e->hosts[i].turn = (int)e->nr_emulated++;
 		/* this machine's identity unless the backend says the VMs run elsewhere */
 		e->rep->hosts[i].info = e->rep->host;
 	}
@@ -430,10 +490,20 @@ static int run_host(struct engine *e, unsigned h)
 static void *run_host_thread(void *arg)
 {
 	struct host_run *h = arg;
+	void *failed = NULL;
+	if (takes_turns(h))
+		turn_wait(h);
 	/* a host that was not reached has its failed rows already */
-	if (h->e->rep->hosts[h->index].error[0])
-		return NULL;
-	return run_host(h->e, h->index) ? h : NULL;
+	if (!h->e->rep->hosts[h->index].error[0]) {
+		if (takes_turns(h))
+			hold(h, false);
+		failed = run_host(h->e, h->index) ? h : NULL;
+	}
+	if (takes_turns(h)) {
+		close_host(h); /* its Bochs ends before the next one goes on */
+		turn_done(h);
+	}
+	return failed;
 }
 
 static int run_all(struct engine *e)
@@ -501,7 +571,9 @@ int experiment_run(const struct run_plan *plan, const char *guest_path, const ch
 			   .out = out,
 			   .guest_path = guest_path,
 			   .rep = rep,
-			   .out_lock = PTHREAD_MUTEX_INITIALIZER};
+			   .out_lock = PTHREAD_MUTEX_INITIALIZER,
+			   .turn_lock = PTHREAD_MUTEX_INITIALIZER,
+			   .turn_cond = PTHREAD_COND_INITIALIZER};
 	int rc = -1;
 
 	memset(rep, 0, sizeof(*rep));

@@ -38,13 +38,18 @@ int host_identity(const char *uri, struct host_info *h, char *err, size_t errlen
 void host_identity_unreached(const char *uri, struct host_info *h)
 {
 	memset(h, 0, sizeof(*h));
-	connect_uri_host(uri ? uri : "", h->name, sizeof(h->name));
+	/* an emulated host is named as --connect names it: emulated:amd is not emulated */
+	if (connect_is_emulated(uri))
+		str_copy(h->name, sizeof(h->name), uri);
+	else
+		connect_uri_host(uri ? uri : "", h->name, sizeof(h->name));
 	str_copy(h->kernel, sizeof(h->kernel), "unknown");
 	str_copy(h->kvm_module, sizeof(h->kvm_module), "unknown");
 	str_copy(h->cpu_model, sizeof(h->cpu_model), "unknown");
 	h->smt = -1;
 	str_copy(h->unknown_why, sizeof(h->unknown_why),
-		 "plerig could not reach the host (its error says why)");
+		 connect_is_emulated(uri) ? "the emulated host did not start (its error says why)"
+					  : "plerig could not reach the host (its error says why)");
 	if (uri)
 		uri_redact(uri, h->connection, sizeof(h->connection));
 	else

@@ -7,6 +7,13 @@
 #include "util/errbuf.h"
 #include "util/uri_redact.h"
 
+/* The emulated vendor @uri names ("intel" for plain emulated), or NULL: not emulated. */
+static const char *vendor_of(const char *uri)
+{
+	const char *v = connect_emulated_vendor(uri);
+	return v ? v : connect_is_emulated(uri) ? "intel" : NULL;
+}
+
 int connect_list_parse(const char *text, struct connect_list *out, char *err, size_t errlen)
 {
 	char shown[CONNECT_URI_MAX];
@@ -50,12 +57,6 @@ int connect_list_parse(const char *text, struct connect_list *out, char *err, si
 						     "once)",
 						     shown);
 			}
-		if (connect_is_emulated(uri) && connect_list_emulated(out))
-			return errbuf_printf(
-			    err, errlen,
-			    "--connect: %s: one emulated host at a time (each boots "
-			    "an L1 of its own under Bochs)",
-			    uri);
 		const char *vendor = connect_emulated_vendor(uri);
 		if (vendor &&
 		    (!*vendor ||
@@ -64,6 +65,16 @@ int connect_list_parse(const char *text, struct connect_list *out, char *err, si
 					     "--connect: %s: write emulated:VENDOR, VENDOR a name "
 					     "of images/l1/vendors.cfg (intel, amd)",
 					     uri);
+		/* emulated and emulated:intel are one emulated machine: twice is once too many */
+		for (unsigned i = 0; vendor_of(uri) && i < out->nr; i++)
+			if (vendor_of(out->uris[i]) &&
+			    !strcmp(vendor_of(out->uris[i]), vendor_of(uri)))
+				return errbuf_printf(
+				    err, errlen,
+				    "--connect: %s and %s are the same emulated "
+				    "host (each vendor once: emulated,emulated:amd "
+				    "puts Intel and AMD side by side)",
+				    out->uris[i], uri);
 		out->nr++;
 		p += n;
 		if (!*p)

@@ -48,7 +48,11 @@ const char *connect_list_uri(const struct connect_list *l, unsigned i);
 bool connect_is_emulated(const char *uri);
 /* The vendor of an emulated item: "amd" of emulated:amd; NULL for emulated (Intel's). */
 const char *connect_emulated_vendor(const char *uri);
-/* How many items of @l are the emulated host (0 or 1: one emulated host at a time). */
+/*
+ * How many items of @l are emulated hosts: one per vendor at most (emulated
+ * and emulated:intel are the same one), emulated,emulated:amd the two side by
+ * side, each under a Bochs of its own, which the experiment runs in turn.
+ */
 unsigned connect_list_emulated(const struct connect_list *l);
 
 /*

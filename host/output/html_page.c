@@ -112,8 +112,7 @@ void html_row(FILE *out, const char *name, const char *value)
 		    value && *value ? value : "not recorded in this file");
 }
 
-/* "ple_gap=128 ple_window=4096" of a host object, "" when none is readable. */
-static void ple_params_text(json_object *host, char *params, size_t len)
+void html_ple_params(json_object *host, char *params, size_t len)
 {
 	json_object *ple = jget(host, "ple_params");
 	size_t used = 0;
@@ -136,8 +135,7 @@ static void cell(FILE *out, const char *text)
 	html_printf(out, "<td>%s</td>", text && *text ? text : "-");
 }
 
-/* "kvm_intel", or with how it was inferred where libvirt named no module. */
-static const char *module_text(json_object *h, char *buf, size_t len)
+const char *html_module_text(json_object *h, char *buf, size_t len)
 {
 	const char *module = jstr(h, "kvm_module"), *source = jstr(h, "kvm_module_source");
 	if (!module || !source)
@@ -158,7 +156,7 @@ static void hosts_table(FILE *out, json_object *hosts)
 	for (size_t i = 0; i < json_object_array_length(hosts); i++) {
 		json_object *h = json_object_array_get_idx(hosts, i);
 		char params[512], cpus[32], module[256];
-		ple_params_text(h, params, sizeof(params));
+		html_ple_params(h, params, sizeof(params));
 		snprintf(cpus, sizeof(cpus), "%.0f", jnum(h, "cpus"));
 		fputs("<tr>", out);
 		cell(out, jstr(h, "label"));
@@ -167,7 +165,7 @@ static void hosts_table(FILE *out, json_object *hosts)
 		cell(out, jstr(h, "cpu_model"));
 		cell(out, jnum(h, "cpus") > 0 ? cpus : NULL);
 		cell(out, jstr(h, "kernel"));
-		cell(out, module_text(h, module, sizeof(module)));
+		cell(out, html_module_text(h, module, sizeof(module)));
 		cell(out, params[0] ? params : "not readable");
 		cell(out, jstr(h, "hypervisor"));
 		cell(out, jstr(h, "error"));
@@ -190,11 +188,11 @@ void html_host_table(FILE *out, json_object *root, const char *file)
 		hosts_table(out, hosts);
 		return;
 	}
-	ple_params_text(host, params, sizeof(params));
+	html_ple_params(host, params, sizeof(params));
 	fputs("<table class=\"host\">\n", out);
 	html_row(out, "results file", file);
 	html_row(out, "kernel", jstr(host, "kernel"));
-	html_row(out, "KVM module", module_text(host, module, sizeof(module)));
+	html_row(out, "KVM module", html_module_text(host, module, sizeof(module)));
 	html_row(out, "CPU", jstr(host, "cpu_model"));
 	html_row(out, "PLE parameters", params[0] ? params : "not readable (no hardware PLE?)");
 	html_row(out, "plerig version", jstr(root, "plerig_version"));

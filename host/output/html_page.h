@@ -21,6 +21,10 @@ void html_note(FILE *out, const char *text);
 void html_row(FILE *out, const char *name, const char *value);
 /* Kernel, KVM module, CPU, PLE parameters, plerig version, command line of a results document. */
 void html_host_table(FILE *out, json_object *root, const char *file);
+/* "ple_gap=128 ple_window=4096" of a host object into @params, "" when none is readable. */
+void html_ple_params(json_object *host, char *params, size_t len);
+/* "kvm_intel", or with how it was inferred where libvirt named no module (in @buf). */
+const char *html_module_text(json_object *host, char *buf, size_t len);
 
 /* Members of plerig's JSON, NULL or NaN when absent or of another type. */
 json_object *jget(json_object *o, const char *key);

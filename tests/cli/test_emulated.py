@@ -29,6 +29,17 @@ FAKE_BOCHS = r"""#!/bin/bash
 here=${FAKE_BOCHS_DIR:-$(dirname "$0")}
 if [ "$1" = --help ]; then echo "Bochs x86 Emulator $(cat "$here/version" 2>/dev/null || echo 2.7)"; exit 0; fi
 cp "$3" "$here/bochsrc.seen"
+# two emulated hosts in one run (emulated,emulated:amd): each CPU model may have a mode, a
+# sysfs (its L1's KVM module and PLE parameters) and a bochsrc of its own
+model=$(sed -n 's/^cpu: model=\([^,]*\).*/\1/p' "$3")
+cp "$3" "$here/bochsrc.$model.seen"
+mode=$(cat "$here/mode.$model" 2> /dev/null || cat "$here/mode")
+[ -d "$here/sys.$model" ] && export PLERIG_SYSFS_ROOT="$here/sys.$model"
+# the other models' Bochs as this one starts (ps state: T while held), then this one's pid
+for f in "$here"/pid.*; do
+	[ -f "$f" ] && echo "${f##*/pid.} $(ps -o stat= -p "$(cat "$f")" || echo gone)" >> "$here/others.$model"
+done
+echo $$ > "$here/pid.$model"
 # Bochs' clock preload is for Bochs alone: the plerig of the real L1 never sees it
 # (and under ASan a preloaded library before the runtime stops it, exit 86)
 unset LD_PRELOAD
@@ -62,14 +73,14 @@ deaf() {
 	stty -F "$com2" raw -echo  # as Bochs sets it
 	while :; do printf '^@' >> "$com1"; for i in {1..2000}; do :; done; done
 }
-case $(cat "$here/mode") in
+case $mode in
 serve|deaf-restore)
 	# save-state.so's part: SIGUSR2 saves the state (the devices' config as Bochs writes it)
 	trap '{ echo "plugin_ctrl: voodoo=false, biosdev=true, usb_uhci=true, busmouse=false, serial=true, unmapped=true"
 		grep "^com" "$3"; } > "$PLERIG_BOCHS_SAVE/config"; : > "$PLERIG_BOCHS_SAVE/memory"
 		: > "$PLERIG_BOCHS_SAVE/saved"' USR2
 	if [ "$4" = -r ]; then
-		{ timers_swapped || [ "$(cat "$here/mode")" = deaf-restore ]; } && deaf
+		{ timers_swapped || [ "$mode" = deaf-restore ]; } && deaf
 	else
 		boot; modules
 	fi

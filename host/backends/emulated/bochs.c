@@ -296,6 +296,15 @@ int bochs_send(struct bochs *b, const char *line, char *err, size_t errlen)
 	return 0;
 }
 
+int bochs_hold(struct bochs *b, bool hold, char *err, size_t errlen)
+{
+	/* the group: a wrapper's children (the tests' fake L1) too */
+	if (b->pid <= 0 || kill(-b->pid, hold ? SIGSTOP : SIGCONT))
+		return errbuf_printf(err, errlen, "%s Bochs: %s", hold ? "holding" : "resuming",
+				     strerror(b->pid <= 0 ? ESRCH : errno));
+	return 0;
+}
+
 void bochs_stop(struct bochs *b)
 {
 	if (b->pid > 0 && bochs_running(b)) {

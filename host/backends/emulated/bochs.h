@@ -64,6 +64,12 @@ int bochs_save(struct bochs *b, char *err, size_t errlen);
 bool bochs_com2_open(const struct bochs *b);
 /* Send @line to L1's COM2. 0, or -1 with @err. */
 int bochs_send(struct bochs *b, const char *line, char *err, size_t errlen);
+/*
+ * Hold it (SIGSTOP to its group) or let it go on (SIGCONT): a held Bochs
+ * takes no CPU, and L1 sees nothing of it (its clock counts instructions).
+ * 0, or -1 with @err.
+ */
+int bochs_hold(struct bochs *b, bool hold, char *err, size_t errlen);
 /* Stop it (if running) and everything it started; safe to call twice. */
 void bochs_stop(struct bochs *b);
 /* "exited with status 1", "killed by signal 9": how it ended. */

@@ -27,6 +27,11 @@ static void em_close(struct backend *base)
 	free(base);
 }
 
+int emulated_backend_hold(struct backend *base, bool hold, char *err, size_t errlen)
+{
+	return emulated_host_hold(((struct emulated_backend *)base)->host, hold, err, errlen);
+}
+
 struct backend *emulated_backend_open(const struct emulated_options *o, char *err, size_t errlen)
 {
 	struct emulated_backend *b = calloc(1, sizeof(*b));

@@ -8,6 +8,7 @@
 #ifndef PLERIG_EMULATED_BACKEND_H
 #define PLERIG_EMULATED_BACKEND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "backends/backend.h"
@@ -15,5 +16,12 @@
 
 /* Boot the emulated host (emulated_host_open). NULL with @err when it cannot. */
 struct backend *emulated_backend_open(const struct emulated_options *o, char *err, size_t errlen);
+
+/*
+ * Hold the Bochs of @b, a backend emulated_backend_open gave, or let it go
+ * on (emulated_host_hold): two emulated hosts of one run take turns, one
+ * Bochs running at a time. 0, or -1 with @err.
+ */
+int emulated_backend_hold(struct backend *b, bool hold, char *err, size_t errlen);
 
 #endif

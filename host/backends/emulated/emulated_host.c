@@ -36,6 +36,7 @@ struct emulated_host {
 	struct host_info host; /* L1's identity, as this host names it */
 	struct emulated_vendor vendor;
 	char name[32]; /* emulated, emulated:amd: as --connect named it */
+	char who[48];  /* its messages begin so: "emulated host", "emulated host (amd)" */
 	char bochs_version[32];
 	char bios[PATH_MAX]; /* "": Debian's */
 	char run_dir[PATH_MAX];
@@ -69,7 +70,8 @@ static bool on_path(const char *prog)
 }
 
 /* Bochs, its BIOS and its VGA BIOS: the packages, not a fake of the tests (PLERIG_BOCHS). */
-static int check_bochs(const char *prog, const char *bios, char *err, size_t errlen)
+static int check_bochs(const char *who, const char *prog, const char *bios, char *err,
+		       size_t errlen)
 {
 	const char *const need[] = {bios[0] ? bios : "/usr/share/bochs/BIOS-bochs-latest",
 				    "/usr/share/vgabios/vgabios.bin"};
@@ -78,11 +80,10 @@ static int check_bochs(const char *prog, const char *bios, char *err, size_t err
 		ok = access(need[i], R_OK) == 0;
 	if (!ok)
 		return errbuf_printf(err, errlen,
-				     WHO
-				     ": no Bochs here (%s, its BIOS and VGA BIOS): it needs the "
+				     "%s: no Bochs here (%s, its BIOS and VGA BIOS): it needs the "
 				     "packages bochs bochsbios vgabios bochs-term (scripts/setup "
 				     "ple-test installs them, or apt-get install them)",
-				     prog);
+				     who, prog);
 	return 0;
 }
 
@@ -158,7 +159,7 @@ int emulated_host_run(struct emulated_host *h, const struct variant *v, struct v
 	    request(h, "run", &req, "result", NULL, id, sizeof(id), &f, err, sizeof(err))) {
 		l1_blob_free(&req);
 		variant_result_init(r, v);
-		return run_fail(r, WHO ": %s", err);
+		return run_fail(r, "%s: %s", h->who, err);
 	}
 	l1_blob_free(&req);
 	int rc = l1_blob_read_result(f.data, f.len, r, err, sizeof(err));
@@ -166,7 +167,7 @@ int emulated_host_run(struct emulated_host *h, const struct variant *v, struct v
 	if (rc) {
 		h->failed = true;
 		variant_result_init(r, v);
-		return run_fail(r, WHO ": %s", err);
+		return run_fail(r, "%s: %s", h->who, err);
 	}
 	/* its place in this experiment (the host index) is this host's to say */
 	r->variant = *v;
@@ -239,7 +240,7 @@ int emulated_host_exec(struct emulated_host *h, const char *const *argv, unsigne
 	struct l1_file *files = calloc(nr_ins ? nr_ins : 1, sizeof(*files));
 	memset(res, 0, sizeof(*res));
 	if (!files)
-		return errbuf_printf(err, errlen, WHO ": out of memory");
+		return errbuf_printf(err, errlen, "%s: out of memory", h->who);
 	for (unsigned i = 0; i < nr_ins; i++) {
 		str_copy(files[i].name, sizeof(files[i].name), ins[i].name);
 		files[i].data = (uint8_t *)(uintptr_t)ins[i].data;
@@ -248,7 +249,7 @@ int emulated_host_exec(struct emulated_host *h, const char *const *argv, unsigne
 	int rc = l1_blob_exec(argv, argc, files, nr_ins, &req, e, sizeof(e));
 	free(files);
 	if (rc)
-		return errbuf_printf(err, errlen, WHO ": %s", e);
+		return errbuf_printf(err, errlen, "%s: %s", h->who, e);
 	/* the id is known once the request is made: the hooks match it from the first line */
 	struct exec_ctx c = {.id = id, .relay = relay, .res = res};
 	snprintf(id, sizeof(id), "exec-%u", h->requests + 1);
@@ -265,19 +266,19 @@ int emulated_host_exec(struct emulated_host *h, const char *const *argv, unsigne
 	l1_blob_free(&req);
 	if (rc) {
 		emulated_exec_free(res);
-		return errbuf_printf(err, errlen, WHO ": %s", e);
+		return errbuf_printf(err, errlen, "%s: %s", h->who, e);
 	}
 	rc = sscanf((const char *)f.data, "%d", &res->status) == 1 ? 0 : -1;
 	l1_file_free(&f);
 	if (rc || c.failed) {
 		emulated_exec_free(res);
-		return errbuf_printf(err, errlen, WHO ": %s",
+		return errbuf_printf(err, errlen, "%s: %s", h->who,
 				     c.failed ? "out of memory for the command's files"
 					      : "no exit status from L1's plerig");
 	}
 	if (!res->stdout_text && !(res->stdout_text = calloc(1, 1))) {
 		emulated_exec_free(res);
-		return errbuf_printf(err, errlen, WHO ": out of memory");
+		return errbuf_printf(err, errlen, "%s: out of memory", h->who);
 	}
 	return 0;
 }
@@ -289,6 +290,14 @@ void emulated_exec_free(struct emulated_exec *res)
 	free(res->outs);
 	free(res->stdout_text);
 	memset(res, 0, sizeof(*res));
+}
+
+int emulated_host_hold(struct emulated_host *h, bool hold, char *err, size_t errlen)
+{
+	char e[ERRBUF_SIZE];
+	if (l1_session_hold(&h->l1, hold, e, sizeof(e)))
+		return errbuf_printf(err, errlen, "%s: %s", h->who, e);
+	return 0;
 }
 
 const struct host_info *emulated_host_info(const struct emulated_host *h)
@@ -317,7 +326,7 @@ static int identity(struct emulated_host *h, const struct l1_file *hello, char *
 {
 	char e[ERRBUF_SIZE];
 	if (l1_blob_read_host(hello->data, hello->len, &h->host, e, sizeof(e)))
-		return errbuf_printf(err, errlen, WHO ": L1's identity: %s", e);
+		return errbuf_printf(err, errlen, "%s: L1's identity: %s", h->who, e);
 	struct host_info *i = &h->host;
 	str_copy(i->name, sizeof(i->name), h->name);
 	str_copy(i->connection, sizeof(i->connection), h->name);
@@ -342,12 +351,12 @@ static int make_run_dir(struct emulated_host *h, const char *cache, char *err, s
 	char runs[PATH_MAX];
 	if (pathf(runs, sizeof(runs), "%s/runs", cache) || mkdir_p(runs, err, errlen) ||
 	    pathf(h->run_dir, sizeof(h->run_dir), "%s/run-XXXXXX", runs))
-		return errbuf_printf(err, errlen, WHO ": %s: cannot hold a run", cache);
+		return errbuf_printf(err, errlen, "%s: %s: cannot hold a run", h->who, cache);
 	if (!mkdtemp(h->run_dir)) {
 		int en = errno;
 		h->run_dir[0] = '\0';
-		return errbuf_printf(err, errlen, WHO ": creating a run directory in %s: %s", runs,
-				     strerror(en));
+		return errbuf_printf(err, errlen, "%s: creating a run directory in %s: %s", h->who,
+				     runs, strerror(en));
 	}
 	return 0;
 }
@@ -377,7 +386,7 @@ static int boot(struct emulated_host *h, const struct bochs_config *c, const cha
 				      .wall_s = limit("PLERIG_L1_WALL", 1800)};
 	char e[ERRBUF_SIZE], id[32];
 	struct l1_file hello;
-	if (l1_session_start(&h->l1, c, &lim, progress, e, sizeof(e)))
+	if (l1_session_start(&h->l1, c, &lim, progress, h->who, e, sizeof(e)))
 		return errbuf_printf(err, errlen, "starting Bochs: %s", e);
 	/*
 	 * a restored L1 waits on COM2 already: it says who it is when asked,
@@ -406,22 +415,22 @@ static int start_warm(struct emulated_host *h, const struct bochs_config *proto,
 	if (!l1_state_find(cache, key, dir, sizeof(dir)))
 		return 1;
 	if (l1_state_stage(dir, h->run_dir, staged, sizeof(staged), e, sizeof(e)))
-		return errbuf_printf(err, errlen, WHO ": the saved state %s: %s", dir, e);
+		return errbuf_printf(err, errlen, "%s: the saved state %s: %s", h->who, dir, e);
 	if (progress)
-		printable_printf(
-		    progress,
-		    "emulated host: restoring L1 (kernel %s) from its saved state %.16s under "
-		    "Bochs %s; its console: %s/serial.log\n",
-		    h->medium.kernel_release[0] ? h->medium.kernel_release : "?", key,
-		    h->bochs_version, h->run_dir);
+		printable_printf(progress,
+				 "%s: restoring L1 (kernel %s) from its saved state %.16s under "
+				 "Bochs %s; its console: %s/serial.log\n",
+				 h->who,
+				 h->medium.kernel_release[0] ? h->medium.kernel_release : "?", key,
+				 h->bochs_version, h->run_dir);
 	struct bochs_config c = *proto;
 	c.restore = staged;
 	const uint64_t t0 = monotonic_ns();
 	if (!boot(h, &c, NULL, true, progress, e, sizeof(e)) &&
 	    !strcmp(h->host.kernel, h->medium.kernel_release)) {
 		if (progress)
-			fprintf(progress, "emulated host: L1 restored in %.1f s\n",
-				(double)(monotonic_ns() - t0) / 1e9);
+			printable_printf(progress, "%s: L1 restored in %.1f s\n", h->who,
+					 (double)(monotonic_ns() - t0) / 1e9);
 		h->l1.ready = true; /* no "@@ple ready" again: it was before the save */
 		return 0;
 	}
@@ -440,9 +449,9 @@ static int start_warm(struct emulated_host *h, const struct bochs_config *proto,
 	}
 	h->failed = true;
 	printable_printf(stderr,
-			 "emulated host: the saved state %s is unusable (%s): removed, booting L1 "
+			 "%s: the saved state %s is unusable (%s): removed, booting L1 "
 			 "(the restore's console and log: %s/restore.*)\n",
-			 dir, e, h->run_dir);
+			 h->who, dir, e, h->run_dir);
 	memset(&h->l1, 0, sizeof(h->l1));
 	h->requests = 0;
 	l1_state_remove(dir);
@@ -461,16 +470,16 @@ static int start_cold(struct emulated_host *h, const struct bochs_config *proto,
 	if (saving)
 		c.save = save;
 	if (progress)
-		printable_printf(
-		    progress,
-		    "emulated host: booting L1 (kernel %s) under Bochs %s, an emulated %s; "
-		    "its console: %s/serial.log\n",
-		    h->medium.kernel_release[0] ? h->medium.kernel_release : "?", h->bochs_version,
-		    h->vendor.cpu_name, h->run_dir);
+		printable_printf(progress,
+				 "%s: booting L1 (kernel %s) under Bochs %s, an emulated %s; "
+				 "its console: %s/serial.log\n",
+				 h->who,
+				 h->medium.kernel_release[0] ? h->medium.kernel_release : "?",
+				 h->bochs_version, h->vendor.cpu_name, h->run_dir);
 	if (boot(h, &c, "hello", false, progress, e, sizeof(e))) {
 		if (saving)
 			l1_state_remove(save);
-		return errbuf_printf(err, errlen, WHO ": L1 did not come up: %s", e);
+		return errbuf_printf(err, errlen, "%s: L1 did not come up: %s", h->who, e);
 	}
 	if (!saving)
 		return 0;
@@ -482,17 +491,20 @@ static int start_cold(struct emulated_host *h, const struct bochs_config *proto,
 		sleep_ns(200000000);
 		saved = l1_state_saved(save);
 	}
-	if (saved > 0 && !l1_state_commit(save, cache, key, h->run_dir, e, sizeof(e))) {
+	if (saved > 0 &&
+	    !l1_state_commit(save, cache, key, c.cpu_model ? c.cpu_model : BOCHS_CPU_MODEL,
+			     h->run_dir, e, sizeof(e))) {
 		if (progress)
-			fprintf(progress,
-				"emulated host: L1's state saved in %.1f s: later runs "
-				"restore it\n",
-				(double)(monotonic_ns() - t0) / 1e9);
+			printable_printf(progress,
+					 "%s: L1's state saved in %.1f s: later runs "
+					 "restore it\n",
+					 h->who, (double)(monotonic_ns() - t0) / 1e9);
 		return 0;
 	}
 	printable_printf(stderr,
-			 "emulated host: L1's state could not be saved (%s): the next run boots "
+			 "%s: L1's state could not be saved (%s): the next run boots "
 			 "L1 again\n",
+			 h->who,
 			 saved < 0 ? "Bochs said it failed"
 			 : e[0]	   ? e
 				   : "no answer");
@@ -553,10 +565,13 @@ struct emulated_host *emulated_host_open(const struct emulated_options *o,
 	}
 	snprintf(h->name, sizeof(h->name), "%s%s%s", CONNECT_EMULATED, o->vendor ? ":" : "",
 		 o->vendor ? o->vendor : "");
+	/* Intel's, the first, as it always was; another vendor's names it */
+	snprintf(h->who, sizeof(h->who), WHO "%s%s%s", o->vendor ? " (" : "",
+		 o->vendor ? o->vendor : "", o->vendor ? ")" : "");
 	if (o->cache_dir)
 		str_copy(top, sizeof(top), o->cache_dir);
 	else if (cache_dir_default(top, sizeof(top), e, sizeof(e))) {
-		errbuf_printf(err, errlen, WHO ": %s", e);
+		errbuf_printf(err, errlen, "%s: %s", h->who, e);
 		free(h);
 		return NULL;
 	}
@@ -587,12 +602,12 @@ struct emulated_host *emulated_host_open(const struct emulated_options *o,
 	} else {
 		program = "bochs-bin";
 	}
-	if (check_bochs(program, h->bios, err, errlen)) {
+	if (check_bochs(h->who, program, h->bios, err, errlen)) {
 		free(h);
 		return NULL;
 	}
 	if (pathf(cache, sizeof(cache), "%s/emulated", top) || mkdir_p(cache, e, sizeof(e))) {
-		errbuf_printf(err, errlen, WHO ": %s", e);
+		errbuf_printf(err, errlen, "%s: %s", h->who, e);
 		free(h);
 		return NULL;
 	}
@@ -604,10 +619,11 @@ struct emulated_host *emulated_host_open(const struct emulated_options *o,
 					    .guest = o->guest_path,
 					    .scripts = scripts,
 					    .vendor = h->vendor.name,
+					    .who = h->who,
 					    .progress = o->quiet ? NULL : stderr};
 	bool refused = false;
 	if (l1_medium_get(&in, &h->medium, &refused, e, sizeof(e))) {
-		errbuf_printf(err, errlen, WHO ": %s", e);
+		errbuf_printf(err, errlen, "%s: %s", h->who, e);
 		*why = refused ? EMULATED_KERNEL_UNUSABLE : EMULATED_BROKEN;
 		free(h);
 		return NULL;

@@ -46,6 +46,12 @@ struct emulated_host *emulated_host_open(const struct emulated_options *o,
 					 enum emulated_failure *why, char *err, size_t errlen);
 void emulated_host_close(struct emulated_host *h);
 
+/*
+ * Hold this host's Bochs (@hold: it takes no CPU, L1 notices nothing) while
+ * another emulated host runs, or let it go on. 0, or -1 with @err.
+ */
+int emulated_host_hold(struct emulated_host *h, bool hold, char *err, size_t errlen);
+
 /* L1's identity, as this host's outputs name it ("emulated"). */
 const struct host_info *emulated_host_info(const struct emulated_host *h);
 /* "emulated Intel Core i7-4770 (Haswell) (Bochs 2.7), kernel ..., times in emulated seconds" */

@@ -318,7 +318,8 @@ int l1_medium_get(const struct l1_medium_inputs *in, struct l1_medium *m, bool *
 		str_copy(kernel, sizeof(kernel), in->kernel);
 	} else {
 		if (in->progress)
-			fprintf(in->progress, "emulated host: which kernel Debian ships (apt)\n");
+			printable_printf(in->progress, "%s: which kernel Debian ships (apt)\n",
+					 in->who);
 		if (debian_kernel(in, kernel, sizeof(kernel), err, errlen))
 			return -1;
 	}
@@ -331,11 +332,10 @@ int l1_medium_get(const struct l1_medium_inputs *in, struct l1_medium *m, bool *
 		return errbuf_printf(err, errlen, "%s: path too long", media);
 	if (access(m->iso, R_OK)) {
 		if (in->progress)
-			printable_printf(
-			    in->progress,
-			    "emulated host: building L1's medium %.16s (once per kernel and "
-			    "plerig build): %s\n",
-			    m->key, kernel);
+			printable_printf(in->progress,
+					 "%s: building L1's medium %.16s (once per kernel and "
+					 "plerig build): %s\n",
+					 in->who, m->key, kernel);
 		const uint64_t t0 = monotonic_ns();
 		if (build(in, kernel, dir, media, kernel_refused, err, errlen))
 			return -1;

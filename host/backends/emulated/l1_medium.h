@@ -23,6 +23,7 @@ struct l1_medium_inputs {
 				vendors.cfg, read-vendor, vendor-checks */
 	const char *vendor;  /* a section of vendors.cfg: the KVM module L1 loads */
 	FILE *progress;	     /* NULL: quiet */
+	const char *who;     /* its progress lines begin so ("emulated host (amd)") */
 };
 
 struct l1_medium {

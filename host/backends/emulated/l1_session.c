@@ -17,13 +17,15 @@
 #define BOOT_CPU_S  115 /* Bochs CPU of a cold boot to L1's plerig: 114 s measured, kernel 6.1 */
 
 int l1_session_start(struct l1_session *s, const struct bochs_config *c,
-		     const struct l1_limits *limits, FILE *progress, char *err, size_t errlen)
+		     const struct l1_limits *limits, FILE *progress, const char *who, char *err,
+		     size_t errlen)
 {
 	char path[PATH_MAX];
 	memset(s, 0, sizeof(*s));
 	s->serial = -1;
 	s->limits = *limits;
 	s->progress = progress;
+	s->who = who;
 	/* created first and read from its start: Bochs truncates it, the same file */
 	if (pathf(path, sizeof(path), "%s/serial.log", c->dir))
 		return errbuf_printf(err, errlen, "%s: path too long", c->dir);
@@ -50,7 +52,7 @@ static void note(struct l1_session *s, const char *line)
 {
 	s->noted_ns = monotonic_ns();
 	if (s->progress)
-		printable_printf(s->progress, "emulated host [%.0f s, Bochs %.0f s CPU]: %s\n",
+		printable_printf(s->progress, "%s [%.0f s, Bochs %.0f s CPU]: %s\n", s->who,
 				 since(s->t0_ns), s->cpu, line);
 }
 
@@ -322,6 +324,18 @@ int l1_session_send(struct l1_session *s, const char *line, char *err, size_t er
 	    follow(s, NULL, NULL, NULL, NULL, com2_open, err, errlen) < 0)
 		return -1;
 	return bochs_send(&s->bochs, line, err, errlen);
+}
+
+int l1_session_hold(struct l1_session *s, bool hold, char *err, size_t errlen)
+{
+	if (!s->started || s->gone[0])
+		return 0; /* nothing runs: nothing to hold, and the next wait says why */
+	if (bochs_hold(&s->bochs, hold, err, errlen))
+		return -1;
+	/* held, it took no CPU on purpose: "Bochs took no CPU" counts from now */
+	if (!hold)
+		s->moved_ns = monotonic_ns();
+	return 0;
 }
 
 void l1_session_end(struct l1_session *s)

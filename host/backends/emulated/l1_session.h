@@ -39,9 +39,10 @@ struct l1_session {
 	struct bochs bochs;
 	bool started;
 	struct l1_limits limits;
-	FILE *progress; /* stderr, or NULL: quiet */
-	int serial;	/* serial.log, read as it grows */
-	char *pending;	/* the bytes after the last whole line */
+	FILE *progress;	 /* stderr, or NULL: quiet */
+	const char *who; /* its progress lines begin so: "emulated host", "emulated host (amd)" */
+	int serial;	 /* serial.log, read as it grows */
+	char *pending;	 /* the bytes after the last whole line */
 	size_t pending_len, pending_cap;
 	struct l1_frame_reader frames;
 	char tail[L1_TAIL_LINES][160]; /* the last console lines, frames left out */
@@ -58,9 +59,10 @@ struct l1_session {
 	bool kernel_fault; /* ... and it was the kernel's doing (fatal, panic, isolinux, silence) */
 };
 
-/* Start Bochs on @c. 0, or -1 with @err. */
+/* Start Bochs on @c, its progress on @progress as @who's. 0, or -1 with @err. */
 int l1_session_start(struct l1_session *s, const struct bochs_config *c,
-		     const struct l1_limits *limits, FILE *progress, char *err, size_t errlen);
+		     const struct l1_limits *limits, FILE *progress, const char *who, char *err,
+		     size_t errlen);
 
 /* What a wait hands on besides the file it waits for. */
 struct l1_hooks {
@@ -89,6 +91,12 @@ bool l1_session_kernel_unusable(const struct l1_session *s);
  * it seconds after it starts). 0, or -1 with @err.
  */
 int l1_session_send(struct l1_session *s, const char *line, char *err, size_t errlen);
+
+/*
+ * Hold Bochs while another emulated host runs (@hold), or let it go on: its
+ * limits count from then, not across the hold. 0, or -1 with @err.
+ */
+int l1_session_hold(struct l1_session *s, bool hold, char *err, size_t errlen);
 
 /* Stop Bochs, L1 with it. */
 void l1_session_end(struct l1_session *s);

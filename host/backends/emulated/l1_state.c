@@ -24,6 +24,7 @@
 #define STATE_FORMAT "plerig L1 state 2"
 #define KEY_FILE     "plerig-key"     /* the state's whole key: a state is taken only whole */
 #define RUN_FILE     "plerig-run-dir" /* the run that saved it: its config names its paths */
+#define CPU_FILE     "plerig-cpu"     /* the CPU model it emulates: pruned among its own only */
 #define CONFIG_MAX   (1 << 20)
 
 void l1_state_key(const char *medium_key, const char *bochs_version, const char *cpu_model,
@@ -161,12 +162,21 @@ int l1_state_saved(const char *save_dir)
 }
 
 /*
- * States of other keys go: another kernel, plerig or Bochs never restores
- * them, and each holds the memory L1 touched (~300 MB). So do saves that
- * never finished (".save-*", a plerig killed while Bochs saved) once a day
- * old: a younger one may be another plerig's, saving now.
+ * States of other keys of the same emulated CPU go: another kernel, plerig
+ * or Bochs never restores them, and each holds the memory L1 touched
+ * (~300 MB). Another CPU's stays (emulated:amd's beside Intel's: a run of
+ * both restores both); one that names none (an older plerig's) goes. So do
+ * saves that never finished (".save-*", a plerig killed while Bochs saved)
+ * once a day old: a younger one may be another plerig's, saving now.
  */
-static void prune(const char *states, const char *keep)
+static bool other_cpu(const char *dir, const char *cpu_model)
+{
+	char path[PATH_MAX], cpu[128];
+	return !pathf(path, sizeof(path), "%s/%s", dir, CPU_FILE) &&
+	       text_file_read(path, cpu, sizeof(cpu)) > 0 && strcmp(cpu, cpu_model);
+}
+
+static void prune(const char *states, const char *keep, const char *cpu_model)
 {
 	DIR *d = opendir(states);
 	char path[PATH_MAX];
@@ -179,7 +189,8 @@ static void prune(const char *states, const char *keep)
 		    !strcmp(e->d_name, keep) ||
 		    pathf(path, sizeof(path), "%s/%s", states, e->d_name) || lstat(path, &st))
 			continue;
-		if (e->d_name[0] != '.' || time(NULL) - st.st_mtime > 24 * 3600)
+		if (e->d_name[0] == '.' ? time(NULL) - st.st_mtime > 24 * 3600
+					: !other_cpu(path, cpu_model))
 			l1_state_remove(path);
 	}
 	closedir(d);
@@ -280,8 +291,8 @@ static int order_plugins(const char *save_dir, const char *run_dir, char *err, s
 	return write_file(save_dir, "config", text, err, errlen);
 }
 
-int l1_state_commit(const char *save_dir, const char *cache, const char *key, const char *run_dir,
-		    char *err, size_t errlen)
+int l1_state_commit(const char *save_dir, const char *cache, const char *key, const char *cpu_model,
+		    const char *run_dir, char *err, size_t errlen)
 {
 	char dir[PATH_MAX];
 	char e[ERRBUF_SIZE];
@@ -291,6 +302,7 @@ int l1_state_commit(const char *save_dir, const char *cache, const char *key, co
 	}
 	if (write_file(save_dir, RUN_FILE, run_dir, e, sizeof(e)) ||
 	    write_file(save_dir, KEY_FILE, key, e, sizeof(e)) ||
+	    write_file(save_dir, CPU_FILE, cpu_model, e, sizeof(e)) ||
 	    pathf(dir, sizeof(dir), "%s/states/%.16s", cache, key)) {
 		l1_state_remove(save_dir);
 		return errbuf_printf(err, errlen, "%s: cannot record the state's key: %s", save_dir,
@@ -309,6 +321,6 @@ int l1_state_commit(const char *save_dir, const char *cache, const char *key, co
 	char states[PATH_MAX], name[17];
 	str_copy(name, sizeof(name), key);
 	if (!pathf(states, sizeof(states), "%s/states", cache))
-		prune(states, name);
+		prune(states, name, cpu_model);
 	return 0;
 }

@@ -37,11 +37,13 @@ int l1_state_saved(const char *save_dir);
 
 /*
  * The state Bochs saved into @save_dir, made the one of @key (the run that
- * saved it was @run_dir). Another plerig that saved the same one first
- * wins. 0, or -1 with @err (the directory removed).
+ * saved it was @run_dir, emulating @cpu_model); the other states of that
+ * CPU model go, another model's stay (each vendor keeps its warm start).
+ * Another plerig that saved the same one first wins. 0, or -1 with @err
+ * (the directory removed).
  */
-int l1_state_commit(const char *save_dir, const char *cache, const char *key, const char *run_dir,
-		    char *err, size_t errlen);
+int l1_state_commit(const char *save_dir, const char *cache, const char *key, const char *cpu_model,
+		    const char *run_dir, char *err, size_t errlen);
 
 /*
  * A saved config's "plugin_ctrl: a=true, b=false, ..." line into @out with
