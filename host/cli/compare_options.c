@@ -62,8 +62,10 @@ static void usage(FILE *out)
 	fputs("\n"
 	      "\n"
 	      "Exit status: 0 nothing got worse; 1 something did, or NEW has more failed\n"
-	      "runs than BASE; 2 bad input (unreadable, malformed, wrong schema, nothing\n"
-	      "in common, or nothing testable: fewer than 2 ok runs on a side).\n",
+	      "runs than BASE (not where the files ran on different hardware: KVM modules\n"
+	      "kvm_intel and kvm_amd, whose verdicts say how they differ); 2 bad input\n"
+	      "(unreadable, malformed, wrong schema, nothing in common, or nothing\n"
+	      "testable: fewer than 2 ok runs on a side).\n",
 	      out);
 }
 

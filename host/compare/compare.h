@@ -12,7 +12,10 @@
  * percent in the metric's bad direction.
  *
  * Exit status: 0 nothing got worse; 1 something did (or NEW has more
- * failed runs than BASE); 2 bad input: unreadable or malformed files,
+ * failed runs than BASE), unless the two ran on different hardware (two
+ * KVM modules: kvm_intel and kvm_amd, as emulated and emulated:amd have):
+ * then the verdicts say how two PLE designs differ, and are no
+ * regression; 2 bad input: unreadable or malformed files,
  * wrong schema, bad options, no variant in common, or nothing testable
  * (every match has fewer than 2 ok runs on a side).
  */
@@ -68,6 +71,14 @@ struct comparison_set {
 	unsigned nr_tested;	/* rows with a p-value: the family Holm corrects over */
 	unsigned more_failures; /* matches where NEW failed more */
 };
+
+/*
+ * The KVM modules of two files that ran on different hardware ("kvm_intel",
+ * "kvm_amd") into @base and @cand: true; false where either is not known
+ * (unknown, none) or they are the same module.
+ */
+bool comparison_set_other_hardware(const struct comparison_set *c, const char **base,
+				   const char **cand);
 
 /* The process exit status for a finished comparison. */
 int comparison_set_status(const struct comparison_set *c);

@@ -204,11 +204,25 @@ static void print_host_note(FILE *f, const struct results_file *a, const struct 
 	fprintf(f, ": a difference may come from the host, not from the change under test\n");
 }
 
+/* Two vendors' KVM (emulated and emulated:amd): two PLE designs side by side, no regression. */
+static void print_hardware_note(FILE *f, const struct comparison_set *c)
+{
+	const char *a, *b;
+	if (comparison_set_other_hardware(c, &a, &b))
+		printable_printf(f,
+				 "note: different hardware: base ran %s, new %s: each verdict "
+				 "says how the two differ (their PLE designs, their CPUs), not "
+				 "that a change regressed, and no verdict makes the exit status "
+				 "1\n",
+				 a, b);
+}
+
 void compare_print_table(FILE *f, const struct comparison_set *c)
 {
 	print_file(f, "base", c->base);
 	print_file(f, "new ", c->cand);
 	print_host_note(f, c->base, c->cand);
+	print_hardware_note(f, c);
 	fprintf(f,
 		"Welch's t-test over the ok runs; worse/better: p < %.2f after Holm's correction "
 		"across the %u\ncomparisons with a p-value, and the whole 95%% CI of the change "
@@ -367,6 +381,9 @@ static json_object *compare_json(const struct comparison_set *c)
 	json_add(counts, "more_failures", json_object_new_int64(c->more_failures));
 	json_add(root, "counts", counts);
 	json_add(root, "exit_status", json_object_new_int(comparison_set_status(c)));
+	const char *a, *b;
+	json_add(root, "different_hardware",
+		 json_object_new_boolean(comparison_set_other_hardware(c, &a, &b)));
 	return root;
 }
 

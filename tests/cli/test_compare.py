@@ -423,6 +423,30 @@ class Compare(unittest.TestCase):
         self.assertEqual(doc["new"]["kvm_module"], "kvm_intel")
         self.assertIn("vmx", doc["new"]["kvm_module_source"])
 
+    def test_two_vendors_kvm_is_different_hardware_not_a_regression(self):
+        # the same storm on Intel's and AMD's emulated hosts (emulated, emulated:amd): AMD's
+        # stock pause filter count spins longer, fewer acquisitions; no regression of anything
+        base = document(variant("pause"), variant("nop"))
+        new = scaled(base, "acq_per_s", 0.2, variants=[0])
+        new["host"].update(kvm_module="kvm_amd", cpu_model="AMD Ryzen 7 1700",
+                           ple_params={"pause_filter_count": 3000, "pause_filter_thresh": 128})
+        out = os.path.join(self.tmp.name, "cmp.json")
+        r = self.compare(base, new, "--json", out)
+        self.assert_status(r, 0)
+        self.assertEqual(self.verdicts(r, "acq/s")[0], "worse")
+        self.assertIn("note: different hardware: base ran kvm_intel, new kvm_amd: each verdict "
+                      "says how the two differ", r.stdout)
+        with open(out) as f:
+            doc = json.load(f)
+        self.assertTrue(doc["different_hardware"])
+        self.assertEqual(doc["exit_status"], 0)
+        # one vendor's module on both sides: a regression is one, as always
+        r = self.compare(base, scaled(base, "acq_per_s", 0.2, variants=[0]), "--json", out)
+        self.assert_status(r, 1)
+        self.assertNotIn("different hardware", r.stdout)
+        with open(out) as f:
+            self.assertFalse(json.load(f)["different_hardware"])
+
     def test_nothing_in_common(self):
         r = self.compare(document(variant("pause")), document(variant("nop")))
         self.assert_bad_input(r, "no variant in common")
