@@ -20,6 +20,8 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import browser  # noqa: E402
 import test_emulated  # noqa: E402  (its fake Bochs and L1 medium, not its tests)
 
 PLERIG = None
@@ -155,6 +157,16 @@ class Both(unittest.TestCase):
             self.assertEqual(row.count("PAUSE-loop exits/acq n/a (no VM, so no PAUSE-loop "
                                        "exits)"), 2, row)
             self.assertEqual(row.count("window/count updates/acq n/a ("), 2, row)
+        # as a browser draws it (test_report's checks: the DOM, a screenshot not blank)
+        if not browser.chromium():
+            self.skipTest("no chromium (scripts/setup installs it): the page was checked as "
+                          "text only")
+        dom = browser.browse(html, self.dir, "--dump-dom")
+        for text in ("Hosts side by side", "Different hardware", "emulated:amd",
+                     "pause_filter_count=3000", "ple_window=4096",
+                     "times in emulated seconds", "PAUSE-loop exits/acq n/a"):
+            self.assertIn(text, dom, text)
+        browser.assert_screenshot_not_blank(self, html, self.dir)
 
     def test_a_host_that_cannot_start_keeps_the_others_results(self):
         # Debian 12's Bochs 2.7 for both: Intel's runs on it, AMD's needs 3.1
