@@ -151,3 +151,22 @@ void ple_counters_close(struct ple_counters *c)
 	trace_counter_close(&c->pause_exits);
 	trace_counter_close(&c->window_updates);
 }
+
+void ple_hold_open(struct ple_hold *h, const struct ple_probe *p)
+{
+	char why[ERRBUF_SIZE];
+	h->pause_exits.fd = h->window_updates.fd = -1;
+	/* this thread (0): it never runs a vCPU, and needs no filter */
+	if (p->pause_exits_ok)
+		(void)trace_counter_open(&h->pause_exits, p->tracefs, "kvm", "kvm_exit", 0, NULL,
+					 why, sizeof(why));
+	if (p->window_updates_ok)
+		(void)trace_counter_open(&h->window_updates, p->tracefs, "kvm",
+					 "kvm_ple_window_update", 0, NULL, why, sizeof(why));
+}
+
+void ple_hold_close(struct ple_hold *h)
+{
+	trace_counter_close(&h->pause_exits);
+	trace_counter_close(&h->window_updates);
+}

@@ -80,4 +80,23 @@ void ple_counts_delta(const struct ple_counts *before, const struct ple_counts *
 		      struct ple_counts *d);
 void ple_counters_close(struct ple_counters *c);
 
+/*
+ * The probe's tracepoints kept registered with perf while a backend lives:
+ * one counter of each on the calling thread (which runs no vCPU: it counts
+ * nothing), so that closing a run's counters never closes the last one.
+ * Closing the last perf event of a tracepoint unregisters its probe and
+ * waits for grace periods (perf_trace_event_unreg ->
+ * tracepoint_synchronize_unregister): in the emulated host's L1 (Linux 6.1
+ * under Bochs) closing a variant's counters took 2.0 emulated s, every
+ * variant, of the 2.7 s one took from request to result. Best effort: a
+ * tracepoint that cannot be held is left to the runs' own counters.
+ */
+struct ple_hold {
+	struct trace_counter pause_exits;
+	struct trace_counter window_updates;
+};
+void ple_hold_open(struct ple_hold *h, const struct ple_probe *p);
+/* Harmless on a hold that holds nothing. */
+void ple_hold_close(struct ple_hold *h);
+
 #endif

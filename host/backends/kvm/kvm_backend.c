@@ -30,7 +30,8 @@ struct kvm_backend {
 	cpu_set_t boot_cpus; /* every CPU this process may use: boot runs in parallel there */
 	struct guest_image image;
 	void *image_data;
-	struct ple_probe ple; /* where PAUSE-loop exit counts come from on this host */
+	struct ple_probe ple;	  /* where PAUSE-loop exit counts come from on this host */
+	struct ple_hold ple_hold; /* its tracepoints, registered from open to close */
 	char description[96];
 };
 
@@ -362,6 +363,7 @@ static int kvm_run_variant(struct backend *b, const struct variant *v, struct va
 static void kvm_close(struct backend *b)
 {
 	struct kvm_backend *kb = (struct kvm_backend *)b;
+	ple_hold_close(&kb->ple_hold);
 	kvm_system_close(&kb->sys);
 	free(kb->image_data);
 	free(kb);
@@ -399,6 +401,7 @@ struct backend *kvm_backend_open(const char *guest_path, char *err, size_t errle
 		errbuf_printf(err, errlen, "out of memory");
 		return NULL;
 	}
+	kb->ple_hold = (struct ple_hold){.pause_exits.fd = -1, .window_updates.fd = -1};
 	/* /dev/kvm first: without it, nothing about the image matters */
 	if (kvm_vcpu_install_kick_signal(err, errlen) || kvm_system_open(&kb->sys, err, errlen)) {
 		free(kb);
@@ -426,5 +429,6 @@ struct backend *kvm_backend_open(const char *guest_path, char *err, size_t errle
 		 kvm_device_path());
 	kb->base.description = kb->description;
 	ple_probe_init(&kb->ple);
+	ple_hold_open(&kb->ple_hold, &kb->ple);
 	return &kb->base;
 }
