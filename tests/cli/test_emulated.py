@@ -96,10 +96,10 @@ stall)
 	boot; modules
 	while [ $SECONDS -lt 300 ]; do :; done ;;
 dies)
-	# L1 answers its first request, then Bochs is gone
+	# L1 answers its first run request (and the warm-up before the save), then Bochs is gone
 	boot; modules
 	stty -F "$com2" raw -echo  # as Bochs sets it
-	head -n 1 "$com2" | "$PLERIG" l1-serve /dev/stdout /dev/stdin | sed -u '/^@@ple done/d' >> "$com1" &
+	sed -u '/^@@ple req run-/q' "$com2" | "$PLERIG" l1-serve /dev/stdout /dev/stdin | sed -u '/^@@ple done/d' >> "$com1" &
 	while kill -0 $! 2> /dev/null; do wait $!; done
 	exit 3 ;;
 cut)

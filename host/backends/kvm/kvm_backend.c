@@ -360,6 +360,16 @@ static int kvm_run_variant(struct backend *b, const struct variant *v, struct va
 	return r->ok ? 0 : -1;
 }
 
+int kvm_backend_warm_up(struct backend *b, char *err, size_t errlen)
+{
+	static const uint8_t hlt = 0xf4; /* never run */
+	struct kvm_vm vm;
+	if (kvm_vm_create_raw(&vm, &((struct kvm_backend *)b)->sys, &hlt, 1, err, errlen))
+		return -1;
+	kvm_vm_destroy(&vm);
+	return 0;
+}
+
 static void kvm_close(struct backend *b)
 {
 	struct kvm_backend *kb = (struct kvm_backend *)b;
