@@ -242,7 +242,8 @@ unsigned tune_search_refine(struct tune_search *s, double step)
  * Every decision made: for each shape each active candidate is shown
  * better or worse than its best (the CI excludes 0), or shown within the
  * tolerance of it (the CI narrower than the tolerance), over the
- * confirmation rounds.
+ * confirmation rounds; over every round where both had identical visits
+ * there by chance (tune_diff's chance_tie), since the spread is before.
  */
 bool tune_search_resolved(const struct tune_search *s)
 {
@@ -257,6 +258,8 @@ bool tune_search_resolved(const struct tune_search *s)
 				continue;
 			struct tune_diff d;
 			tune_diff(s, c, (unsigned)b, k, s->confirm_round, &d);
+			if (d.chance_tie) /* the spread is in the rounds before: judged there */
+				tune_diff(s, c, (unsigned)b, k, 0, &d);
 			if (!d.valid)
 				return false;
 			bool decided =

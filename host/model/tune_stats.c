@@ -47,6 +47,14 @@ void tune_cell(const struct tune_search *s, unsigned cand, unsigned shape, unsig
 	free(x);
 }
 
+/* Do @cand's visits for @shape over rounds >= @from differ at all? */
+static bool spread_from(const struct tune_search *s, unsigned cand, unsigned shape, unsigned from)
+{
+	struct tune_cell c;
+	tune_cell(s, cand, shape, from, -1, &c);
+	return c.n > 1 && c.sd > 0.0;
+}
+
 double tune_gain_pct(const struct tune_search *s, double a, double b)
 {
 	if (isnan(a) || isnan(b) || b == 0.0)
@@ -79,6 +87,13 @@ void tune_diff(const struct tune_search *s, unsigned a, unsigned b, unsigned sha
 		goto out;
 	}
 	const double scale = 100.0 * s->cfg.better / fabs(sb.mean);
+	if (sa.stddev == 0.0 && sb.stddev == 0.0 && from &&
+	    (spread_from(s, a, shape, 0) || spread_from(s, b, shape, 0))) {
+		out->chance_tie = true;
+		out->why = "identical visits in these rounds, not in the others: no spread by "
+			   "chance, not a deterministic host";
+		goto out;
+	}
 	if (sa.stddev == 0.0 && sb.stddev == 0.0) {
 		/* a deterministic host (the emulated one): every visit the same */
 		out->valid = out->exact = true;

@@ -29,6 +29,13 @@ void tune_cell(const struct tune_search *s, unsigned cand, unsigned shape, unsig
 struct tune_diff {
 	bool valid; /* n >= 2 on both sides, and a test (or no spread at all) */
 	bool exact; /* no spread on either side: the difference is the CI */
+	/*
+	 * no spread on either side in these rounds, but some in the others:
+	 * identical visits by chance (a bimodal value visited twice in one
+	 * mode), not a deterministic host; no test (not valid): the rounds
+	 * before have the spread
+	 */
+	bool chance_tie;
 	unsigned na, nb;
 	double gain_pct;  /* how much better @a is than @b, in % of |mean b| */
 	double low, high; /* its 95 % CI */
