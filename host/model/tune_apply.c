@@ -6,11 +6,19 @@
 
 static const char *also_of(const char *param)
 {
-	if (!strcmp(param, "ple_window") || !strcmp(param, "pause_filter_count"))
+	if (!strcmp(param, "ple_window"))
 		return "host-wide: every VM of the host starts from this window, and KVM grows it "
 		       "on each PAUSE-loop exit (the grow factor) up to its maximum, shrinking "
 		       "it back when the vCPU is scheduled in; a dedicated-CPU VM is better off "
 		       "with PAUSE exits off per VM than with any window";
+	if (!strcmp(param, "pause_filter_count"))
+		return "host-wide: a count of PAUSEs, not of cycles (each PAUSE within "
+		       "pause_filter_thresh cycles of the one before counts one down; a longer "
+		       "gap loads the count again); every VM of the host starts from it, and "
+		       "kvm_amd multiplies it by pause_filter_count_grow on each PAUSE exit, up "
+		       "to pause_filter_count_max (at most 65535), and puts it back when the vCPU "
+		       "is scheduled in; 0 turns PAUSE exiting off for every VM; a dedicated-CPU "
+		       "VM is better off with PAUSE exits off per VM than with any count";
 	if (!strcmp(param, "ple_gap") || !strcmp(param, "pause_filter_thresh"))
 		return "host-wide: decides which PAUSEs belong to one loop; 0 turns PAUSE-loop "
 		       "exiting off for every VM of the host";
