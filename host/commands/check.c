@@ -30,6 +30,7 @@
 #include "util/data_path.h"
 #include "util/printable.h"
 #include "util/strfmt.h"
+#include "util/wall_clock.h"
 
 /* $PLERIG_SUITE, else suites/default.cfg of the build tree, or the installed one. */
 static const char *default_suite_path(char *buf, size_t len)
@@ -133,7 +134,7 @@ static int import_baseline(const struct check_options *o)
 {
 	char err[ERRBUF_SIZE], key[256], path[1024];
 	const char *dir = baseline_store_dir(o->baselines_dir);
-	if (baseline_import(dir, o->import_path, time(NULL), stderr, key, sizeof(key), err,
+	if (baseline_import(dir, o->import_path, wall_clock_now(), stderr, key, sizeof(key), err,
 			    sizeof(err))) {
 		printable_printf(stderr, "plerig check: --import-baseline: %s\n", err);
 		return EXIT_USAGE;

@@ -23,6 +23,7 @@
 #include "util/output_path.h"
 #include "util/printable.h"
 #include "util/strfmt.h"
+#include "util/wall_clock.h"
 
 #ifndef PLERIG_VERSION
 #define PLERIG_VERSION "unknown"
@@ -126,7 +127,7 @@ static int save_baseline(struct baselines *bl, const struct check_result *res,
 			 const char *suite_path)
 {
 	char err[ERRBUF_SIZE];
-	baseline_stamp(&bl->b, time(NULL));
+	baseline_stamp(&bl->b, wall_clock_now());
 	snprintf(bl->b.key, sizeof(bl->b.key), "%s", res->baseline_key);
 	snprintf(bl->b.plerig_version, sizeof(bl->b.plerig_version), "%s", PLERIG_VERSION);
 	str_copy(bl->b.suite, sizeof(bl->b.suite), suite_path);

@@ -9,12 +9,11 @@
 #include "util/errbuf.h"
 #include "util/printable.h"
 #include "util/regular_file.h"
+#include "util/wall_clock.h"
 
 void baseline_stamp(struct baseline *b, time_t t)
 {
-	struct tm tm;
-	if (!gmtime_r(&t, &tm) ||
-	    !strftime(b->recorded_at, sizeof(b->recorded_at), "%Y-%m-%dT%H:%M:%SZ", &tm))
+	if (wall_clock_iso(t, b->recorded_at, sizeof(b->recorded_at)))
 		snprintf(b->recorded_at, sizeof(b->recorded_at), "unknown");
 }
 

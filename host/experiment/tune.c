@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "experiment/experiment.h"
 #include "model/tune_figures.h"
@@ -16,6 +15,7 @@
 #include "util/interrupt.h"
 #include "util/printable.h"
 #include "util/strfmt.h"
+#include "util/wall_clock.h"
 
 struct driver {
 	const struct tune_request *req;
@@ -287,11 +287,7 @@ int tune_run(const struct tune_request *req, struct tune_result *out, struct swe
 	d.out = out;
 	d.curve = curve;
 	d.t0 = monotonic_ns();
-	time_t now = time(NULL);
-	struct tm utc;
-	if (now == (time_t)-1 || !gmtime_r(&now, &utc) ||
-	    !strftime(out->date, sizeof(out->date), "%Y-%m-%dT%H:%M:%SZ", &utc))
-		out->date[0] = '\0';
+	wall_clock_iso(wall_clock_now(), out->date, sizeof(out->date));
 	out->metric = req->metric;
 	str_copy(out->command_line, sizeof(out->command_line),
 		 req->command_line ? req->command_line : "plerig tune");

@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 import xml.etree.ElementTree as ET
 
@@ -180,6 +181,30 @@ class Check(unittest.TestCase):
         r = self.check(env={"PLERIG_STATE_DIR": os.path.join(self.dir, "none")})
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertNotIn("ple-params", r.stdout)
+
+    def test_baseline_dated_by_the_controlling_hosts_clock(self):
+        """PLERIG_HOST_EPOCH, the controlling host's clock at this machine's boot (make
+        ple-test's L1, whose own clock starts at 2000-01-01): a baseline recorded here
+        is dated by it, that plus the time since boot."""
+        with open(self.suite, "w") as f:
+            f.write(SUITE.replace("--timeout 60", "--timeout 60 --backend native")
+                    .replace("--repeat 10", "--repeat 2"))
+        epoch = 1000000000  # 2001-09-09T01:46:40Z
+        with open("/proc/uptime") as f:
+            up0 = float(f.read().split()[0])
+        r = self.check("--baselines", self.store, "--record",
+                       env={"PLERIG_HOST_EPOCH": str(epoch)})
+        with open("/proc/uptime") as f:
+            up1 = float(f.read().split()[0])
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        (path,) = glob.glob(os.path.join(self.store, "*.json"))
+        with open(path) as f:
+            recorded = json.load(f)["recorded_at"]
+
+        def iso(t):
+            return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
+        self.assertLessEqual(iso(epoch + int(up0)), recorded)
+        self.assertLessEqual(recorded, iso(epoch + int(up1) + 1))
 
     def fake_host_params(self):
         """A sysfs tree with kvm_intel's ple_window (runtime-writable) and no ple_gap, and

@@ -37,6 +37,16 @@ def tune(host, *args, timeout=300):
                           timeout=timeout, env=env)
 
 
+def uptime():
+    """Seconds since boot (CLOCK_BOOTTIME, what PLERIG_HOST_EPOCH is added to)."""
+    with open("/proc/uptime") as f:
+        return float(f.read().split()[0])
+
+
+def iso(t):
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
+
+
 class Hosts(unittest.TestCase):
     def host(self, **kw):
         h = FakeHost(**kw)
@@ -87,6 +97,34 @@ class TuneRuns(Hosts):
             self.assertTrue(any("ple_window=256 " in c for c in calls), calls)
         else:
             self.assertEqual(host.modprobe_calls(), [])
+
+    def test_dated_by_the_controlling_hosts_clock(self):
+        """PLERIG_HOST_EPOCH, the controlling host's clock at this machine's boot (make
+        ple-test's L1, whose own clock starts at 2000-01-01): the provenance's date is
+        that plus the time since boot, not this machine's clock; malformed, it is said
+        and this machine's clock dates it."""
+        host = self.host()
+        out = os.path.join(host.dir, "tune.json")
+        epoch = 1000000000  # 2001-09-09T01:46:40Z
+        host.env["PLERIG_HOST_EPOCH"] = str(epoch)
+        up0 = uptime()
+        r = tune(host, "--max-visits", "2", "-q", "--json", out, "--", *SHAPES)
+        up1 = uptime()
+        self.assertIn(r.returncode, (0, 1), r.stderr)
+        with open(out) as f:
+            date = json.load(f)["provenance"]["date"]
+        self.assertLessEqual(iso(epoch + int(up0)), date)
+        self.assertLessEqual(date, iso(epoch + int(up1) + 1))
+        self.assertIn(f", {date}, ", r.stdout)  # the table's provenance line
+        host.env["PLERIG_HOST_EPOCH"] = "tomorrow"
+        before = iso(time.time())
+        r = tune(host, "--max-visits", "2", "-q", "--json", out, "--", *SHAPES)
+        self.assertIn("PLERIG_HOST_EPOCH=tomorrow is not a number of seconds since 1970: the "
+                      "dates recorded are this machine's clock", r.stderr)
+        with open(out) as f:
+            date = json.load(f)["provenance"]["date"]
+        self.assertLessEqual(before, date)
+        self.assertLessEqual(date, iso(time.time() + 1))
 
     def test_same_seed_same_first_grid(self):
         """The first stage's order depends on the seed alone: the same seed, the same visits

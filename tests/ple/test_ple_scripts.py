@@ -20,6 +20,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 ROOT = PLERIG = None
@@ -617,6 +618,27 @@ class Inputs(unittest.TestCase):
         self.refused({}, f"another make ple-test is running in {self.work}", "PLE_TEST_DIR=DIR")
         with open(log) as f:
             self.assertEqual(f.read(), "the first run's console\n")
+
+    def test_l1s_plerig_dates_by_this_hosts_clock(self):
+        """plan.env, which L1's /init sources before any plerig runs, exports
+        PLERIG_HOST_EPOCH, this host's clock as L1's boot is prepared: L1's plerig dates
+        a tune and a baseline by it (test_tune_cli and test_check hold plerig to it), not
+        by L1's own clock, which starts at 2000-01-01."""
+        with open(os.path.join(ROOT, "scripts/ple-test")) as f:
+            heredoc = re.search(r'^\tcat > "\$R/plan\.env" <<-PLAN\n.*?^\tPLAN\n', f.read(),
+                                re.M | re.S).group(0)
+        plan = os.path.join(self.d, "plan.env")
+        script = ("set -euo pipefail\nR=" + self.d + "\nV_PARAMS= GATE_ARGS=\n"
+                  "modparams_of() { :; }\nvendor_env() { :; }\n" + heredoc)
+        t0 = int(time.time())
+        p = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60)
+        t1 = int(time.time())
+        self.assertEqual(p.returncode, 0, p.stderr)
+        # as l1-init reads it (busybox sh there, a POSIX sh here), seen by what it starts
+        p = subprocess.run(["sh", "-c", '. "$1" && sh -c \'echo "$PLERIG_HOST_EPOCH"\'', "sh",
+                            plan], capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertTrue(t0 <= int(p.stdout) <= t1, (t0, p.stdout, t1))
 
     def test_a_baseline_from_l1_stays_in_the_store_and_is_dated_here(self):
         """store_baseline (RECORD=1) stores L1's baseline.json through plerig check
