@@ -129,9 +129,17 @@ static void flat_cell(FILE *out, json_object *shape, double tol)
 	html_printf(out, "</td>");
 }
 
+/* the unit a value is counted in (kvm_amd's count: PAUSEs, not cycles); "" for a factor */
+static const char *value_unit(json_object *doc)
+{
+	const char *unit = jstr(jget(doc, "param"), "unit");
+	return !unit || !strcmp(unit, "factor") || !strcmp(unit, "divisor") ? "" : unit;
+}
+
 static void recommendation_table(FILE *out, json_object *doc, const char *param)
 {
 	json_object *shapes = jget(doc, "shapes");
+	const char *unit = value_unit(doc);
 	double tol = jnum(doc, "tolerance_pct");
 	char num[UNITS_BUF_SIZE], lo[UNITS_BUF_SIZE], hi[UNITS_BUF_SIZE], buf[128];
 
@@ -158,7 +166,8 @@ static void recommendation_table(FILE *out, json_object *doc, const char *param)
 		if (isnan(jnum(s, "best")))
 			html_printf(out, "<td>PLE off per VM</td>");
 		else
-			html_printf(out, "<td><b>%s=%.0f</b></td>", param, jnum(s, "best"));
+			html_printf(out, "<td><b>%s=%.0f</b>%s%s</td>", param, jnum(s, "best"),
+				    unit[0] ? " " : "", unit);
 		html_printf(out, "<td>%s [%s, %s], %.0f visits</td>",
 			    units_count(jnum(cell, "mean"), num, sizeof(num)),
 			    units_count(jnum(cell, "ci95_low"), lo, sizeof(lo)),

@@ -134,7 +134,8 @@ class Page(unittest.TestCase):
             if not s["resolved"]:
                 self.assertIn("not resolved: ", row)
                 continue
-            self.assertIn(f"<b>ple_window={s['best']}</b>", row)
+            # with its unit: a window of cycles (kvm_amd's count says PAUSEs)
+            self.assertIn(f"<b>ple_window={s['best']}</b> TSC cycles", row)
             # every comparison with its gain and 95 % CI, or the best itself
             for cmp in ("vs_current", "vs_default"):
                 c = s[cmp]
@@ -174,6 +175,18 @@ class Page(unittest.TestCase):
         self.assertIn("Not drawn, no visit measured it: PAUSE-loop exits", self.text)
         self.assertNotIn('id="t0-ple_exits_per_s"', self.text)
         self.assertNotIn('id="t0-acq_per_s"', self.text)  # it is the objective
+
+    def test_kvm_amds_count_is_in_pauses(self):
+        """A tune of kvm_amd's pause_filter_count: its best says PAUSEs, not cycles (the
+        page of this file with the parameter renamed, as a kvm_amd host writes it)."""
+        doc = copy.deepcopy(self.doc)
+        doc["param"].update(name="pause_filter_count", module="kvm_amd", unit="PAUSEs")
+        _, text, _ = report(doc, "amd")
+        self.assertIn("pause_filter_count of kvm_amd, in PAUSEs", text)
+        for s in doc["shapes"]:
+            if s["resolved"] and s["best"] is not None:
+                self.assertIn(f"<b>pause_filter_count={s['best']}</b> PAUSEs", text)
+        self.assertNotIn("</b> TSC cycles", text)
 
     def test_tune_report_option(self):
         """plerig tune --report: the same section, then the visits as a sweep draws them."""
