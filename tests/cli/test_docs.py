@@ -170,7 +170,7 @@ class Counts(unittest.TestCase):
                 for suite, count in SUITE_COUNT.findall(flat(f.read())):
                     said.setdefault(suite, []).append((os.path.relpath(doc, ROOT), int(count)))
         # each suite CI runs is counted somewhere, so this test cannot pass by saying nothing
-        self.assertLessEqual({"default", "ple"}, set(said), f"counts found: {said}")
+        self.assertLessEqual({"default", "ple", "ple-amd"}, set(said), f"counts found: {said}")
         for suite, claims in said.items():
             n = scenario_count(suite)
             for doc, count in claims:
