@@ -1087,6 +1087,7 @@ class CheckResults(unittest.TestCase):
                                                       self.gate(0, "5 passed\n")]))})
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         self.assertIn("ok 3 - kvm_intel loads with the parameters asked", p.stdout)
+        self.assertRegex(p.stdout, r"ok \d+ - gate: plerig check of suites/ple.cfg \(against")
         self.assertIn('failures="0"', junit)
         self.assertIn('<property name="kernel_image_sha256" value="' + "ab" * 32 + '"/>', junit)
 
@@ -1211,7 +1212,7 @@ class CheckResults(unittest.TestCase):
         self.assertRegex(p.stdout, r"not ok \d+ - gate: kvm stayed loaded")
 
     AMD = {"name": "amd", "cpu": "ryzen", "module": "kvm_amd", "prefix": "pause_filter_",
-           "params": "pause_filter_count=3000 pause_filter_thresh=128"}
+           "params": "pause_filter_count=3000 pause_filter_thresh=128", "suite": "suites/ple-amd.cfg"}
 
     def test_amds_gate_is_judged_by_kvm_amds_parameters(self):
         """meta.json's vendor: kvm_amd's stock parameters, and the pause_filter_count sweep's
@@ -1237,6 +1238,8 @@ class CheckResults(unittest.TestCase):
         self.assertIn("kvm_amd reloaded for each pause_filter_count of the suite's params: suite asks "
                       "['750', '12000']", p.stdout)
         self.assertIn("kvm_amd stock)", p.stderr)
+        # the gate's check names the suite kvm_amd's gate ran, not Intel's
+        self.assertRegex(p.stdout, r"ok \d+ - gate: plerig check of suites/ple-amd.cfg \(against")
         p, _ = self.judge({"b": ("gate", console([("modules", 0, {"l1.txt": l1}),
                                                   gate(log.replace("=12000", "=6000"))]))}, vendor=self.AMD)
         self.assertEqual(p.returncode, 1)
