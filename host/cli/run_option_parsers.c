@@ -173,14 +173,14 @@ int parse_discard(const struct opt_entry *e, const char *value, void *target, ch
 }
 
 /* AXIS=VALUE: the value every compared variant is measured against. */
-int parse_baseline(const struct opt_entry *e, const char *value, void *target, char *err,
-		   size_t errlen)
+int parse_reference(const struct opt_entry *e, const char *value, void *target, char *err,
+		    size_t errlen)
 {
 	static const struct name_table *const values[] = {
-	    [BASELINE_BACKEND] = &backend_names,
-	    [BASELINE_LOCK] = &lock_names,
-	    [BASELINE_RELAX] = &relax_names,
-	    [BASELINE_PLE] = &ple_names,
+	    [REFERENCE_BACKEND] = &backend_names,
+	    [REFERENCE_LOCK] = &lock_names,
+	    [REFERENCE_RELAX] = &relax_names,
+	    [REFERENCE_PLE] = &ple_names,
 	};
 	struct run_plan *o = target;
 	char axis_name[16], allowed[128];
@@ -196,15 +196,15 @@ int parse_baseline(const struct opt_entry *e, const char *value, void *target, c
 		return errbuf_printf(err, errlen, "--reference: axis '%.*s' is not one of %s",
 				     (int)len, value,
 				     name_list(e->names, allowed, sizeof(allowed)));
-	o->baseline_axis = (enum baseline_axis)axis;
-	if (axis == BASELINE_VCPUS)
+	o->reference_axis = (enum reference_axis)axis;
+	if (axis == REFERENCE_VCPUS)
 		return opt_parse_unsigned("--reference vcpus", v, 1, PLERIG_MAX_VCPUS,
-					  &o->baseline_value, err, errlen);
+					  &o->reference_value, err, errlen);
 	int n = name_lookup(values[axis], v);
 	if (n < 0)
 		return errbuf_printf(err, errlen, "--reference: '%s' is not a value of %s", v,
 				     axis_name);
-	o->baseline_value = (unsigned)n;
+	o->reference_value = (unsigned)n;
 	return 0;
 }
 

@@ -14,11 +14,11 @@
 opt_parse_fn parse_vcpu_counts; /* min..max per item */
 opt_parse_fn parse_halt_polls;	/* "kept" (or "host") or min..max ns per item */
 opt_parse_fn parse_pcpus;
-opt_parse_fn parse_pin;	     /* names: pin_names */
-opt_parse_fn parse_seed;     /* min..max */
-opt_parse_fn parse_discard;  /* min..max */
-opt_parse_fn parse_baseline; /* names: the axes */
-opt_parse_fn parse_accel;    /* names: accel_names */
+opt_parse_fn parse_pin;	      /* names: pin_names */
+opt_parse_fn parse_seed;      /* min..max */
+opt_parse_fn parse_discard;   /* min..max */
+opt_parse_fn parse_reference; /* names: the axes */
+opt_parse_fn parse_accel;     /* names: accel_names */
 
 /*
  * --pcpus against this process's affinity mask, once the whole command line

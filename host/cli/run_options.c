@@ -241,8 +241,8 @@ static const struct opt_entry run_table[] = {
     {.name = "reference",
      .alias = "baseline",
      .metavar = "AXIS=VALUE",
-     CUSTOM(parse_baseline),
-     .names = &baseline_axis_names,
+     CUSTOM(parse_reference),
+     .names = &reference_axis_names,
      .help = "compare every variant with the one that differs only in AXIS ({names}) being "
 	     "VALUE",
      .def = "backend=native if both are run, else the first value of the first axis with "

@@ -73,7 +73,7 @@ static void answer(struct server *s, const char *id, int rc, const char *file, c
 {
 	char err[ERRBUF_SIZE];
 	pthread_mutex_lock(&s->lock);
-	printable_printf(s->console, "@@ple step %s end rc=%d uptime=%.2f\n", id, rc, uptime());
+	l1_step_end_print(s->console, id, rc, uptime());
 	if (l1_frame_write(s->console, file, data, len, err, sizeof(err)))
 		printable_printf(s->console, "@@ple fatal cannot send %s: %s\n", file, err);
 	fflush(s->console);
@@ -83,7 +83,7 @@ static void answer(struct server *s, const char *id, int rc, const char *file, c
 static void answer_error(struct server *s, const char *id, const char *msg)
 {
 	char name[L1_NAME_MAX + 8];
-	snprintf(name, sizeof(name), "%s.error", id);
+	(void)l1_answer_name(name, sizeof(name), id, "error");
 	answer(s, id, EXIT_USAGE, name, msg, strlen(msg));
 }
 
@@ -141,7 +141,7 @@ static void run_variant(struct server *s, const struct l1_request *q)
 		return;
 	}
 	variant_result_free(&r);
-	snprintf(name, sizeof(name), "%s.result", q->id);
+	(void)l1_answer_name(name, sizeof(name), q->id, "result");
 	answer(s, q->id, EXIT_OK, name, out.data, out.len);
 	l1_blob_free(&out);
 }
@@ -160,7 +160,7 @@ static void warm_up(struct server *s, const char *id)
 		snprintf(text, sizeof(text), "kvm: one VM created and destroyed\n");
 	else
 		snprintf(text, sizeof(text), "kvm: %s\n", err);
-	snprintf(name, sizeof(name), "%s.warm", id);
+	(void)l1_answer_name(name, sizeof(name), id, "warm");
 	answer(s, id, EXIT_OK, name, text, strlen(text));
 }
 
@@ -222,24 +222,24 @@ static void send_outputs(struct server *s, const char *id, const char *dir, int 
 	memset(&out_files, 0, sizeof(out_files));
 	(void)nftw(outdir, collect, 16, FTW_PHYS);
 	pthread_mutex_lock(&s->lock);
-	printable_printf(s->console, "@@ple step %s end rc=%d uptime=%.2f\n", id, status, uptime());
+	l1_step_end_print(s->console, id, status, uptime());
 	for (unsigned i = 0; i <= out_files.n; i++) {
 		const char *file = i < out_files.n ? out_files.paths[i] : NULL;
-		if (file)
-			snprintf(name, sizeof(name), "%s/out/%s", id, file + strlen(outdir) + 1);
-		else
-			snprintf(name, sizeof(name), "%s/stdout", id);
+		int too_long =
+		    l1_output_name(name, sizeof(name), id, file ? file + strlen(outdir) + 1 : NULL);
 		snprintf(path, sizeof(path), "%s/%s", dir,
 			 file ? file + strlen(dir) + 1 : "stdout");
 		uint8_t *data = slurp(path, &len);
-		if ((data || !errno) && strlen(name) < L1_NAME_MAX &&
+		if ((data || !errno) && !too_long && strlen(name) < L1_NAME_MAX &&
 		    !l1_frame_write(s->console, name, data ? data : (uint8_t *)"", data ? len : 0,
 				    err, sizeof(err))) {
 			free(data);
 			continue;
 		}
-		printable_printf(s->console, "@@ple err %s plerig l1-serve: cannot send %s: %s\n",
-				 id, name, data ? err : strerror(errno));
+		char text[L1_NAME_MAX * 2 + ERRBUF_SIZE + 64];
+		snprintf(text, sizeof(text), "plerig l1-serve: cannot send %s: %s", name,
+			 data ? err : strerror(errno));
+		l1_err_print(s->console, id, text);
 		free(data);
 	}
 	/*
@@ -249,7 +249,7 @@ static void send_outputs(struct server *s, const char *id, const char *dir, int 
 	remove_tree(dir);
 	char text[16];
 	snprintf(text, sizeof(text), "%d\n", status);
-	snprintf(name, sizeof(name), "%s.exec", id);
+	(void)l1_answer_name(name, sizeof(name), id, "exec");
 	if (l1_frame_write(s->console, name, text, strlen(text), err, sizeof(err)))
 		printable_printf(s->console, "@@ple fatal cannot send %s: %s\n", name, err);
 	fflush(s->console);
@@ -338,7 +338,7 @@ static void run_exec(struct server *s, const struct l1_request *q)
 	while (e && (n = getline(&line, &cap, e)) >= 0) {
 		line[strcspn(line, "\r\n")] = '\0';
 		pthread_mutex_lock(&s->lock);
-		printable_printf(s->console, "@@ple err %s %s\n", q->id, line);
+		l1_err_print(s->console, q->id, line);
 		fflush(s->console);
 		pthread_mutex_unlock(&s->lock);
 	}

@@ -20,86 +20,86 @@ static bool contains(const unsigned *list, unsigned n, unsigned value)
 }
 
 /* The axis' values in the matrix, as unsigned. */
-static unsigned axis_values(const struct run_plan *o, enum baseline_axis axis, unsigned *out)
+static unsigned axis_values(const struct run_plan *o, enum reference_axis axis, unsigned *out)
 {
 	unsigned n = 0;
 	switch (axis) {
-	case BASELINE_BACKEND:
+	case REFERENCE_BACKEND:
 		for (unsigned i = 0; i < o->nr_backends; i++)
 			out[n++] = o->backends[i];
 		break;
-	case BASELINE_LOCK:
+	case REFERENCE_LOCK:
 		for (unsigned i = 0; i < o->nr_locks; i++)
 			out[n++] = o->locks[i];
 		break;
-	case BASELINE_RELAX:
+	case REFERENCE_RELAX:
 		for (unsigned i = 0; i < o->nr_relaxes; i++)
 			out[n++] = o->relaxes[i];
 		break;
-	case BASELINE_VCPUS:
+	case REFERENCE_VCPUS:
 		for (unsigned i = 0; i < o->nr_vcpu_counts; i++)
 			out[n++] = o->vcpu_counts[i];
 		break;
-	case BASELINE_PLE:
+	case REFERENCE_PLE:
 		for (unsigned i = 0; i < o->nr_ples; i++)
 			out[n++] = o->ples[i];
 		break;
-	case BASELINE_AUTO:
+	case REFERENCE_AUTO:
 		break;
 	}
 	return n;
 }
 
-const char *baseline_describe(enum baseline_axis axis, unsigned value, char *buf, size_t len)
+const char *reference_describe(enum reference_axis axis, unsigned value, char *buf, size_t len)
 {
 	switch (axis) {
-	case BASELINE_BACKEND:
+	case REFERENCE_BACKEND:
 		snprintf(buf, len, "backend=%s", backend_name(value));
 		break;
-	case BASELINE_LOCK:
+	case REFERENCE_LOCK:
 		snprintf(buf, len, "lock=%s", lock_name(value));
 		break;
-	case BASELINE_RELAX:
+	case REFERENCE_RELAX:
 		snprintf(buf, len, "relax=%s", relax_name(value));
 		break;
-	case BASELINE_VCPUS:
+	case REFERENCE_VCPUS:
 		snprintf(buf, len, "vcpus=%u", value);
 		break;
-	case BASELINE_PLE:
+	case REFERENCE_PLE:
 		snprintf(buf, len, "ple=%s", ple_name(value));
 		break;
-	case BASELINE_AUTO:
+	case REFERENCE_AUTO:
 		snprintf(buf, len, "none");
 		break;
 	}
 	return buf;
 }
 
-int baseline_resolve(const struct run_plan *o, enum baseline_axis *axis, unsigned *value, char *err,
-		     size_t errlen)
+int reference_resolve(const struct run_plan *o, enum reference_axis *axis, unsigned *value,
+		      char *err, size_t errlen)
 {
 	unsigned values[PLAN_MAX_VCPU_COUNTS + PLERIG_RELAX_COUNT + BACKEND_COUNT + PLE_COUNT];
-	if (o->baseline_axis != BASELINE_AUTO) {
-		unsigned n = axis_values(o, o->baseline_axis, values);
+	if (o->reference_axis != REFERENCE_AUTO) {
+		unsigned n = axis_values(o, o->reference_axis, values);
 		char desc[48];
-		baseline_describe(o->baseline_axis, o->baseline_value, desc, sizeof(desc));
-		if (!contains(values, n, o->baseline_value))
+		reference_describe(o->reference_axis, o->reference_value, desc, sizeof(desc));
+		if (!contains(values, n, o->reference_value))
 			return errbuf_printf(err, errlen,
 					     "--reference %s: no variant has that value", desc);
-		*axis = o->baseline_axis;
-		*value = o->baseline_value;
+		*axis = o->reference_axis;
+		*value = o->reference_value;
 		return 0;
 	}
 	/* a VM against the bare metal is the comparison that says what virtualisation costs */
 	for (unsigned i = 0; o->nr_backends > 1 && i < o->nr_backends; i++) {
 		if (o->backends[i] == BACKEND_NATIVE) {
-			*axis = BASELINE_BACKEND;
+			*axis = REFERENCE_BACKEND;
 			*value = BACKEND_NATIVE;
 			return 0;
 		}
 	}
-	static const enum baseline_axis order[] = {BASELINE_RELAX, BASELINE_PLE, BASELINE_LOCK,
-						   BASELINE_VCPUS, BASELINE_BACKEND};
+	static const enum reference_axis order[] = {REFERENCE_RELAX, REFERENCE_PLE, REFERENCE_LOCK,
+						    REFERENCE_VCPUS, REFERENCE_BACKEND};
 	for (unsigned i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		if (axis_values(o, order[i], values) > 1) {
 			*axis = order[i];
@@ -107,24 +107,24 @@ int baseline_resolve(const struct run_plan *o, enum baseline_axis *axis, unsigne
 			return 0;
 		}
 	}
-	*axis = BASELINE_AUTO;
+	*axis = REFERENCE_AUTO;
 	return 0;
 }
 
-static unsigned axis_of(const struct variant *v, enum baseline_axis axis)
+static unsigned axis_of(const struct variant *v, enum reference_axis axis)
 {
 	switch (axis) {
-	case BASELINE_BACKEND:
+	case REFERENCE_BACKEND:
 		return v->backend;
-	case BASELINE_LOCK:
+	case REFERENCE_LOCK:
 		return v->lock;
-	case BASELINE_RELAX:
+	case REFERENCE_RELAX:
 		return v->relax;
-	case BASELINE_VCPUS:
+	case REFERENCE_VCPUS:
 		return v->vcpus;
-	case BASELINE_PLE:
+	case REFERENCE_PLE:
 		return v->ple;
-	case BASELINE_AUTO:
+	case REFERENCE_AUTO:
 		break;
 	}
 	return 0;
@@ -132,15 +132,15 @@ static unsigned axis_of(const struct variant *v, enum baseline_axis axis)
 
 /* On one host, equal in everything but @axis (the ring follows the backend, so it is ignored then).
  */
-static bool partners(const struct variant *a, const struct variant *b, enum baseline_axis axis)
+static bool partners(const struct variant *a, const struct variant *b, enum reference_axis axis)
 {
 	/* hosts are never compared with each other here: `plerig compare` can, when asked */
-	return a->host == b->host && (axis == BASELINE_BACKEND || a->backend == b->backend) &&
-	       (axis == BASELINE_LOCK || a->lock == b->lock) &&
-	       (axis == BASELINE_RELAX || a->relax == b->relax) &&
-	       (axis == BASELINE_VCPUS || a->vcpus == b->vcpus) &&
-	       (axis == BASELINE_PLE || a->ple == b->ple) && a->halt_poll_ns == b->halt_poll_ns &&
-	       (axis == BASELINE_BACKEND || a->ring == b->ring) && a->vms == b->vms;
+	return a->host == b->host && (axis == REFERENCE_BACKEND || a->backend == b->backend) &&
+	       (axis == REFERENCE_LOCK || a->lock == b->lock) &&
+	       (axis == REFERENCE_RELAX || a->relax == b->relax) &&
+	       (axis == REFERENCE_VCPUS || a->vcpus == b->vcpus) &&
+	       (axis == REFERENCE_PLE || a->ple == b->ple) && a->halt_poll_ns == b->halt_poll_ns &&
+	       (axis == REFERENCE_BACKEND || a->ring == b->ring) && a->vms == b->vms;
 }
 
 /* The value of @m in run @i of @s, NaN where that run has none. */
@@ -212,10 +212,10 @@ static int adjust_holm(struct outcome *rep)
 	return 0;
 }
 
-int comparisons_build(struct outcome *rep, enum baseline_axis axis, unsigned value)
+int comparisons_build(struct outcome *rep, enum reference_axis axis, unsigned value)
 {
 	rep->nr_comparisons = 0;
-	if (axis == BASELINE_AUTO)
+	if (axis == REFERENCE_AUTO)
 		return 0;
 	unsigned max_runs = 1;
 	for (unsigned i = 0; i < rep->nr_series; i++)
@@ -238,7 +238,7 @@ int comparisons_build(struct outcome *rep, enum baseline_axis axis, unsigned val
 				continue;
 			for (unsigned m = 0; m < nr_metrics; m++) {
 				struct comparison *cmp = &rep->comparisons[rep->nr_comparisons++];
-				cmp->baseline = s;
+				cmp->reference = s;
 				cmp->candidate = c;
 				compare_metric(cmp, rep, &rep->series[s], &rep->series[c],
 					       &metrics[m], a, b);

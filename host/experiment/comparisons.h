@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Which variant is compared with which: every variant against the one
- * that differs only in the baseline axis, which holds the baseline value.
+ * that differs only in the reference axis, which holds the reference value.
  */
 #ifndef PLERIG_COMPARISONS_H
 #define PLERIG_COMPARISONS_H
@@ -11,17 +11,17 @@
 #include "model/outcome.h"
 
 /*
- * Resolve --baseline (AUTO picks: backend=native when both native and a
+ * Resolve --reference (AUTO picks: backend=native when both native and a
  * VM backend run, else the first value of the first axis with several).
- * Returns 0 with *axis = BASELINE_AUTO when nothing varies (nothing to
+ * Returns 0 with *axis = REFERENCE_AUTO when nothing varies (nothing to
  * compare), -1 with @err when the requested value is not in the matrix.
  */
-int baseline_resolve(const struct run_plan *o, enum baseline_axis *axis, unsigned *value, char *err,
-		     size_t errlen);
+int reference_resolve(const struct run_plan *o, enum reference_axis *axis, unsigned *value,
+		      char *err, size_t errlen);
 /* "relax=pause" into @buf. */
-const char *baseline_describe(enum baseline_axis axis, unsigned value, char *buf, size_t len);
+const char *reference_describe(enum reference_axis axis, unsigned value, char *buf, size_t len);
 
 /* Fill rep->comparisons for every metric; 0 or -1 (out of memory). */
-int comparisons_build(struct outcome *rep, enum baseline_axis axis, unsigned value);
+int comparisons_build(struct outcome *rep, enum reference_axis axis, unsigned value);
 
 #endif

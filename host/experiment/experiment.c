@@ -59,9 +59,8 @@ struct engine {
 	struct variant *variants; /* host by host: host h's are hosts[h].first .. + count - 1 */
 	unsigned nr_variants;
 	struct outcome *rep;
-	enum baseline_axis baseline_axis; /* resolved once, before anything runs */
-	unsigned baseline_value;
-	char baseline[48];
+	enum reference_axis reference_axis; /* resolved once, before anything runs */
+	unsigned reference_value;
 	pthread_mutex_t out_lock; /* progress and rows of hosts running at once */
 	/*
 	 * Several emulated hosts (emulated,emulated:amd) take turns, in their
@@ -528,10 +527,11 @@ static int summarise(struct engine *e)
 	for (unsigned i = 0; i < rep->nr_series; i++)
 		if (series_compute_stats(&rep->series[i]))
 			return -1;
-	if (e->baseline_axis != BASELINE_AUTO) {
-		rep->baseline = baseline_describe(e->baseline_axis, e->baseline_value,
-						  rep->baseline_text, sizeof(rep->baseline_text));
-		if (comparisons_build(rep, e->baseline_axis, e->baseline_value))
+	if (e->reference_axis != REFERENCE_AUTO) {
+		rep->reference =
+		    reference_describe(e->reference_axis, e->reference_value, rep->reference_text,
+				       sizeof(rep->reference_text));
+		if (comparisons_build(rep, e->reference_axis, e->reference_value))
 			return -1;
 	}
 	return 0;
@@ -558,9 +558,9 @@ static void setup_report(struct engine *e, const char *command_line)
 
 int experiment_check(const struct run_plan *plan, char *err, size_t errlen)
 {
-	enum baseline_axis axis;
+	enum reference_axis axis;
 	unsigned value;
-	return baseline_resolve(plan, &axis, &value, err, errlen);
+	return reference_resolve(plan, &axis, &value, err, errlen);
 }
 
 int experiment_run(const struct run_plan *plan, const char *guest_path, const char *command_line,
@@ -579,7 +579,7 @@ int experiment_run(const struct run_plan *plan, const char *guest_path, const ch
 	memset(rep, 0, sizeof(*rep));
 	if (errlen)
 		err[0] = '\0';
-	if (baseline_resolve(plan, &e.baseline_axis, &e.baseline_value, err, errlen))
+	if (reference_resolve(plan, &e.reference_axis, &e.reference_value, err, errlen))
 		return -1;
 	setup_report(&e, command_line);
 	if (make_hosts(&e, err, errlen) || open_hosts(&e, err, errlen))

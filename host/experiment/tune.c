@@ -268,7 +268,7 @@ static void plans(struct driver *d)
 	d->on.json_path = d->on.csv_path = d->on.report_path = NULL;
 	d->on.nr_ples = 1;
 	d->on.ples[0] = PLE_ON;
-	d->on.baseline_axis = BASELINE_AUTO;
+	d->on.reference_axis = REFERENCE_AUTO;
 	d->off = d->on;
 	d->off.ples[0] = PLE_OFF;
 }

@@ -29,8 +29,8 @@ TABLE(order_names, "order", [ORDER_INTERLEAVE] = "interleave", [ORDER_SHUFFLE] =
 TABLE(inject_names, "injection", [PLERIG_INJECT_NONE] = "none", [PLERIG_INJECT_FAULT] = "fault",
       [PLERIG_INJECT_HANG] = "hang", [PLERIG_INJECT_GARBAGE] = "garbage");
 TABLE(accel_names, "accelerator", [ACCEL_KVM] = "kvm", [ACCEL_TCG] = "tcg");
-TABLE(baseline_axis_names, "axis", [BASELINE_BACKEND] = "backend", [BASELINE_LOCK] = "lock",
-      [BASELINE_RELAX] = "relax", [BASELINE_VCPUS] = "vcpus", [BASELINE_PLE] = "ple");
+TABLE(reference_axis_names, "axis", [REFERENCE_BACKEND] = "backend", [REFERENCE_LOCK] = "lock",
+      [REFERENCE_RELAX] = "relax", [REFERENCE_VCPUS] = "vcpus", [REFERENCE_PLE] = "ple");
 
 const char *name_of(const struct name_table *t, unsigned v)
 {

@@ -24,7 +24,7 @@ extern const struct name_table pin_names;	  /* --pin: each, float */
 extern const struct name_table order_names;	  /* --order */
 extern const struct name_table inject_names;	  /* --inject */
 extern const struct name_table accel_names;	  /* --accel: kvm, tcg */
-extern const struct name_table baseline_axis_names;
+extern const struct name_table reference_axis_names;
 
 /* "?" for a value out of range, so that a corrupt record still prints. */
 const char *name_of(const struct name_table *t, unsigned v);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Everything one `plerig run` measured: the runs of every variant, their
- * statistics, the comparisons against a baseline, and the conditions
+ * statistics, the comparisons against a reference, and the conditions
  * (host, order, seed) needed to judge them.
  */
 #ifndef PLERIG_OUTCOME_H
@@ -25,7 +25,7 @@ struct series {
 };
 
 struct comparison {
-	unsigned baseline;  /* series index */
+	unsigned reference; /* series index */
 	unsigned candidate; /* series index */
 	const struct metric *metric;
 	struct sample_stats base, cand;
@@ -66,9 +66,9 @@ struct outcome {
 	unsigned discard_rounds;
 	enum run_order order;
 	unsigned long long seed; /* meaningful for ORDER_SHUFFLE */
-	const char *baseline;	 /* "relax=pause", or NULL when nothing is compared */
+	const char *reference;	 /* "relax=pause", or NULL when nothing is compared */
 	double threshold_pct;	 /* the comparisons' verdicts: model/verdict.h's rule with it */
-	char baseline_text[48];	 /* what baseline points to */
+	char reference_text[48]; /* what reference points to */
 	unsigned planned_runs;	 /* variants x repeat: what an uninterrupted run does */
 	struct series *series;
 	unsigned nr_series;

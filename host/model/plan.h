@@ -26,14 +26,15 @@ enum run_order {
 	ORDER_SEQUENTIAL, /* A A A B B B ...: only to show what interleaving hides */
 };
 
-/* The axis a comparison holds fixed at one value: --baseline AXIS=VALUE. */
-enum baseline_axis {
-	BASELINE_AUTO = 0,
-	BASELINE_BACKEND,
-	BASELINE_LOCK,
-	BASELINE_RELAX,
-	BASELINE_VCPUS,
-	BASELINE_PLE
+/* The axis a comparison holds fixed at one value: --reference AXIS=VALUE (--baseline, its old
+ * name). */
+enum reference_axis {
+	REFERENCE_AUTO = 0,
+	REFERENCE_BACKEND,
+	REFERENCE_LOCK,
+	REFERENCE_RELAX,
+	REFERENCE_VCPUS,
+	REFERENCE_PLE
 };
 
 struct run_plan {
@@ -68,9 +69,9 @@ struct run_plan {
 	bool seed_given;
 
 	/* the comparison */
-	enum baseline_axis baseline_axis;
-	unsigned baseline_value; /* enum value of the axis, or the vCPU count */
-	double threshold_pct;	 /* smallest change a verdict counts (model/verdict.h) */
+	enum reference_axis reference_axis;
+	unsigned reference_value; /* enum value of the axis, or the vCPU count */
+	double threshold_pct;	  /* smallest change a verdict counts (model/verdict.h) */
 
 	/* where the VMs come from */
 	const char *guest_path;	    /* NULL: the installed or built image */

@@ -411,7 +411,7 @@ static json_object *comparison_json(const struct outcome *rep, const struct comp
 	/* the run's own comparisons: the one rule (model/verdict.h) with the run's --threshold */
 	verdict_judge(&c->base, &c->cand, w, c->metric->better, rep->threshold_pct, &welch);
 	comparison_judge(c, rep->threshold_pct, &j);
-	json_add(o, "reference", json_object_new_int64(c->baseline));
+	json_add(o, "reference", json_object_new_int64(c->reference));
 	json_add(o, "candidate", json_object_new_int64(c->candidate));
 	json_add_str(o, "metric", c->metric->name);
 	json_add_str(o, "better", metric_better_name(c->metric));
@@ -432,7 +432,7 @@ static json_object *comparison_json(const struct outcome *rep, const struct comp
 	json_add(o, "significant", json_object_new_boolean(j.significant));
 	json_add_str(o, "verdict", verdict_name(j.verdict));
 	/* the old names of reference and reference_mean, for readers of older files' shape */
-	json_add(o, "baseline", json_object_new_int64(c->baseline));
+	json_add(o, "baseline", json_object_new_int64(c->reference));
 	json_add_double(o, "baseline_mean", c->base.n ? c->base.mean : NAN);
 	return o;
 }
@@ -477,8 +477,8 @@ json_object *json_results_document(const struct outcome *rep)
 	/* only a shuffled order needs its seed to be reproduced */
 	json_add(root, "seed",
 		 rep->order == ORDER_SHUFFLE ? json_object_new_uint64(rep->seed) : NULL);
-	json_add_str(root, "reference", rep->baseline);
-	json_add_str(root, "baseline", rep->baseline); /* its old name, as "reference" */
+	json_add_str(root, "reference", rep->reference);
+	json_add_str(root, "baseline", rep->reference); /* its old name, as "reference" */
 	/* what the comparisons' verdicts were judged with (--threshold) */
 	json_add(root, "threshold_pct", json_double(rep->threshold_pct));
 	json_add(root, "interrupted", json_object_new_boolean(rep->interrupted));

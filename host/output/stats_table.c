@@ -141,7 +141,7 @@ void comparison_table_print(FILE *f, const struct outcome *rep)
 	if (!rep->nr_comparisons)
 		return;
 	printable_printf(
-	    f, "\n reference %s, %u run(s) per variant; %s\n", rep->baseline, rep->repeat,
+	    f, "\n reference %s, %u run(s) per variant; %s\n", rep->reference, rep->repeat,
 	    rep->order == ORDER_SEQUENTIAL
 		? "Welch's t-test"
 		: "paired t-test on the per-round differences (interleaved runs cancel drift)");
@@ -161,7 +161,7 @@ void comparison_table_print(FILE *f, const struct outcome *rep)
 		if (c->base.n == 0 || c->cand.n == 0 || !m->headline)
 			continue;
 		short_title(rep, &rep->series[c->candidate].variant, cand, sizeof(cand));
-		short_title(rep, &rep->series[c->baseline].variant, base, sizeof(base));
+		short_title(rep, &rep->series[c->reference].variant, base, sizeof(base));
 		struct judgement j;
 		comparison_judge(c, rep->threshold_pct, &j);
 		test_cells(c, &j, delta, p, ci, sizeof(delta));

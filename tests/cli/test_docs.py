@@ -123,6 +123,25 @@ class Glossary(unittest.TestCase):
                      "verdict", "check", "finding"):
             self.assertIn(f"| **{word}** |", text, word)
 
+    def test_the_code_calls_the_reference_a_reference(self):
+        """A run's compared-with variant is not check's baseline in the C code either."""
+        old = re.compile(r"\b(baseline_axis|parse_baseline|baseline_describe|baseline_resolve"
+                         r"|BASELINE_(AUTO|BACKEND|LOCK|RELAX|VCPUS|PLE))\b"
+                         r"|(?<![\w>.-])(c|cmp|comparison|rep)(->|\.)baseline\b")
+        found = []
+        for top in ("host", "tests", "fuzz"):
+            for d, _, names in os.walk(os.path.join(ROOT, top)):
+                for name in names:
+                    if name.endswith((".c", ".h")):
+                        path = os.path.join(d, name)
+                        with open(path, errors="replace") as f:
+                            for no, line in enumerate(f, 1):
+                                if old.search(line):
+                                    found.append(f"{os.path.relpath(path, ROOT)}:{no}: "
+                                                 f"{line.strip()}")
+        self.assertFalse(found, "the reference's old name in code (docs/glossary.md):\n"
+                         + "\n".join(found))
+
     def test_new_words_in_help_and_old_ones_accepted(self):
         run = subprocess.run([PLERIG, "run", "--help"], capture_output=True, text=True)
         self.assertIn("--reference AXIS=VALUE", run.stdout)

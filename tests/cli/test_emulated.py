@@ -440,12 +440,16 @@ class Emulated(unittest.TestCase):
         self.assertEqual(subprocess.run(["pgrep", "-f", self.fake], capture_output=True).stdout,
                          b"", "Bochs left running")
 
-    def test_l1_dying_mid_run_fails_the_rest_and_keeps_what_came(self):
+    def failed_runs(self, mode):
+        """The first run of each variant of a run that failed (exit 1) in L1's @mode."""
         out = os.path.join(self.dir, "r.json")
-        p = self.plerig("dies", *RUN, "--json", out, timeout=120)
+        p = self.plerig(mode, *RUN, "--json", out, timeout=120)
         self.assertEqual(p.returncode, 1, p.stderr)
         with open(out) as f:
-            runs = [v["runs"][0] for v in json.load(f)["variants"]]
+            return [v["runs"][0] for v in json.load(f)["variants"]]
+
+    def test_l1_dying_mid_run_fails_the_rest_and_keeps_what_came(self):
+        runs = self.failed_runs("dies")
         self.assertTrue(runs[0]["ok"], runs[0].get("error"))
         self.assertFalse(runs[1]["ok"])
         # L1 died before it began the second (the step it had begun last is the first's)
@@ -453,11 +457,7 @@ class Emulated(unittest.TestCase):
                                            r"L1 was done .*\(last step begun: run-1; ")
 
     def test_results_cut_short_are_refused(self):
-        out = os.path.join(self.dir, "r.json")
-        p = self.plerig("cut", *RUN, "--json", out, timeout=120)
-        self.assertEqual(p.returncode, 1, p.stderr)
-        with open(out) as f:
-            runs = [v["runs"][0] for v in json.load(f)["variants"]]
+        runs = self.failed_runs("cut")
         self.assertFalse(runs[0]["ok"])
         self.assertRegex(runs[0]["error"], r"^emulated host: a file from L1 came damaged: "
                                            r"run-1\.result: \d+ bytes, sha256 [0-9a-f]{12}, where "

@@ -324,25 +324,52 @@ class SweepRefused(unittest.TestCase):
             host.cleanup()
 
     def test_killed_between_rmmod_and_modprobe(self):
-        host = FakeHost(mode=0o444)
-        try:
-            rmmod = host.env["PLERIG_RMMOD"]
-            with open(rmmod, "w") as f:
-                f.write(KILLING_RMMOD)
-            r = sweep(host, "--param", "ple_window=1024", "--", *RUN)
-            self.assertEqual(r.returncode, -signal.SIGKILL, r.stderr)
-            self.assertFalse(os.path.exists(os.path.join(host.sys, "module", "kvm_intel")))
-            self.assertTrue(os.path.exists(host.state))
-            r = sweep(host, "--restore")
-            self.assertEqual(r.returncode, 0, r.stderr)
-            self.assertIn("loaded it with the saved values", r.stdout)
-            self.assertEqual(host.values(), ORIGINAL)
-            self.assertFalse(os.path.exists(host.state))
-            self.assertEqual(host.modprobe_calls()[-1],
-                             "kvm_intel ple_gap=128 ple_window=4096 ple_window_grow=2 "
-                             "ple_window_shrink=0 ple_window_max=4294967295")
-        finally:
-            host.cleanup()
+        """sweep, tune and check alike: killed with the module unloaded, the state file
+        they leave loads it as it was, PLE's values and the others it was loaded with
+        (enable_apicv=N: a load without it would turn APICv back on)."""
+        suite = ("[defaults]\noptions = --backend native --vcpus 2 --relax nop --duration 0.05"
+                 " --warmup 0.01 --repeat 1 --timeout 60\nmetrics = acq_per_s\n\n"
+                 "[window-1024]\nparams = ple_window=1024\nexpect = progress\n")
+        native = ["--backend", "native", "--vcpus", "2", "--relax", "pause", "--duration",
+                  "0.03", "--warmup", "0.01", "--timeout", "60"]
+        for cmd in (["sweep", "--param", "ple_window=1024", "--", *RUN],
+                    ["tune", "--", *native],
+                    ["check", "-q", "--suite", "SUITE"]):
+            with self.subTest(cmd[0]):
+                host = FakeHost(mode=0o444)
+                try:
+                    apicv = os.path.join(host.params, "enable_apicv")
+                    with open(apicv, "w") as f:
+                        f.write("N\n")
+                    os.chmod(apicv, 0o444)
+                    with open(host.env["PLERIG_RMMOD"], "w") as f:
+                        f.write(KILLING_RMMOD)
+                    with open(os.path.join(host.dir, "suite.cfg"), "w") as f:
+                        f.write(suite)
+                    args = [os.path.join(host.dir, "suite.cfg") if a == "SUITE" else a
+                            for a in cmd]
+                    env = {**host.env, "PLERIG_KVM_DEVICE": os.path.join(host.dir, "no-kvm"),
+                           "PLERIG_BASELINES": ""}
+                    r = subprocess.run([PLERIG, *args], capture_output=True, text=True,
+                                       timeout=300, env=env)
+                    self.assertEqual(r.returncode, -signal.SIGKILL, r.stderr)
+                    self.assertFalse(os.path.exists(os.path.join(host.sys, "module",
+                                                                 "kvm_intel")))
+                    with open(host.state) as f:
+                        self.assertIn("\nkeep enable_apicv N\n", f.read())
+                    r = sweep(host, "--restore")
+                    self.assertEqual(r.returncode, 0, r.stderr)
+                    self.assertIn("loaded it with the saved values (with the others it had: "
+                                  "enable_apicv=N)", r.stdout)
+                    self.assertEqual(host.values(), ORIGINAL)
+                    self.assertEqual(host.value("enable_apicv"), "N")
+                    self.assertFalse(os.path.exists(host.state))
+                    self.assertEqual(host.modprobe_calls()[-1],
+                                     "kvm_intel ple_gap=128 ple_window=4096 ple_window_grow=2 "
+                                     "ple_window_shrink=0 ple_window_max=4294967295 "
+                                     "enable_apicv=N")
+                finally:
+                    host.cleanup()
 
     def test_usage(self):
         host = FakeHost()

@@ -191,16 +191,16 @@ START_TEST(comparisons_stay_on_their_host)
 		fixture_series(&s[i], &v, 3);
 		ck_assert_int_eq(series_compute_stats(&s[i]), 0);
 	}
-	ck_assert_int_eq(comparisons_build(&rep, BASELINE_RELAX, PLERIG_RELAX_PAUSE), 0);
+	ck_assert_int_eq(comparisons_build(&rep, REFERENCE_RELAX, PLERIG_RELAX_PAUSE), 0);
 	ck_assert_uint_gt(rep.nr_comparisons, 0);
 	unsigned pairs = 0;
 	for (unsigned i = 0; i < rep.nr_comparisons; i++) {
 		const struct comparison *c = &rep.comparisons[i];
 		if (!c->metric)
 			continue;
-		ck_assert_uint_eq(s[c->baseline].variant.host, s[c->candidate].variant.host);
-		pairs += c->baseline == 0 && c->candidate == 1;
-		pairs += c->baseline == 2 && c->candidate == 3;
+		ck_assert_uint_eq(s[c->reference].variant.host, s[c->candidate].variant.host);
+		pairs += c->reference == 0 && c->candidate == 1;
+		pairs += c->reference == 2 && c->candidate == 3;
 	}
 	ck_assert_uint_gt(pairs, 1);
 	free(rep.comparisons);

@@ -89,7 +89,7 @@ static void setup(void)
 		 "vCPU 0: boot timed out");
 
 	memset(&comparison, 0, sizeof(comparison));
-	comparison.baseline = 0;
+	comparison.reference = 0;
 	comparison.candidate = 1;
 	comparison.metric = metric_by_name("acq_per_s");
 	ck_assert_ptr_nonnull(comparison.metric);
@@ -114,7 +114,7 @@ static void setup(void)
 	rep.discard_rounds = 1;
 	rep.order = ORDER_SHUFFLE;
 	rep.seed = 18446744073709551615ull;
-	rep.baseline = "relax=pause";
+	rep.reference = "relax=pause";
 	rep.threshold_pct = 2.0;
 	rep.series = series;
 	rep.nr_series = 2;
@@ -263,7 +263,7 @@ END_TEST
 START_TEST(test_nulls_when_not_applicable)
 {
 	rep.order = ORDER_INTERLEAVE;
-	rep.baseline = NULL;
+	rep.reference = NULL;
 	rep.command_line = NULL;
 	rep.host.ple_params[0] = '\0';
 	rep.host.cpus_online = -1;

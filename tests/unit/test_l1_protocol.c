@@ -119,6 +119,45 @@ START_TEST(test_a_request_line_round_trips)
 }
 END_TEST
 
+/* What L1 writes of an answer, plerig reads back with the same helpers, and only its own request's.
+ */
+START_TEST(test_an_answer_is_named_and_read_by_one_rule)
+{
+	char name[L1_NAME_MAX], line[512];
+	const char *rel = NULL;
+	ck_assert_int_eq(l1_answer_name(name, sizeof(name), "exec-3", "exec"), 0);
+	ck_assert_str_eq(name, "exec-3.exec");
+	ck_assert_int_eq(l1_answer_name(name, 8, "exec-3", "error"), -1);
+	ck_assert_int_eq(l1_output_name(name, sizeof(name), "exec-3", NULL), 0);
+	ck_assert_str_eq(name, "exec-3/stdout");
+	ck_assert_int_eq(l1_output_of(name, "exec-3", &rel), L1_OUTPUT_STDOUT);
+	ck_assert_int_eq(l1_output_of(name, "exec-", &rel), L1_OUTPUT_NONE);
+	ck_assert_int_eq(l1_output_name(name, sizeof(name), "exec-3", "baselines/k.json"), 0);
+	ck_assert_str_eq(name, "exec-3/out/baselines/k.json");
+	ck_assert_int_eq(l1_output_of(name, "exec-3", &rel), L1_OUTPUT_FILE);
+	ck_assert_str_eq(rel, "baselines/k.json");
+	ck_assert_int_eq(l1_output_of(name, "exec-31", &rel), L1_OUTPUT_NONE);
+	ck_assert_int_eq(l1_output_of("exec-3/out/", "exec-3", &rel), L1_OUTPUT_NONE);
+	ck_assert_int_eq(l1_output_of("exec-3/stdout2", "exec-3", &rel), L1_OUTPUT_NONE);
+
+	FILE *f = fmemopen(line, sizeof(line), "w");
+	ck_assert_ptr_nonnull(f);
+	l1_err_print(f, "exec-3", "check: pause \x1b[2J 1.2 s");
+	fclose(f);
+	*strchr(line, '\n') = '\0';
+	ck_assert_str_eq(line, "@@ple err exec-3 check: pause \\x1b[2J 1.2 s");
+	ck_assert_str_eq(l1_err_text(line, "exec-3"), "check: pause \\x1b[2J 1.2 s");
+	ck_assert_ptr_null(l1_err_text(line, "exec-"));
+	ck_assert_ptr_null(l1_err_text(line, "exec-31"));
+	ck_assert_ptr_null(l1_err_text("@@ple step exec-3 end rc=0", "exec-3"));
+
+	f = fmemopen(line, sizeof(line), "w");
+	l1_step_end_print(f, "run-1", 2, 12.345);
+	fclose(f);
+	ck_assert_str_eq(line, "@@ple step run-1 end rc=2 uptime=12.35\n");
+}
+END_TEST
+
 START_TEST(test_a_result_travels_whole)
 {
 	struct variant_result r, back;
@@ -216,6 +255,7 @@ static Suite *l1_protocol_suite(void)
 	tcase_add_test(t, test_a_frame_comes_back_whole);
 	tcase_add_test(t, test_lines_of_others_are_skipped_and_damage_is_caught);
 	tcase_add_test(t, test_a_request_line_round_trips);
+	tcase_add_test(t, test_an_answer_is_named_and_read_by_one_rule);
 	tcase_add_test(t, test_a_result_travels_whole);
 	tcase_add_test(t, test_gunzip_refuses_what_is_not_gzip_or_too_big);
 	tcase_add_test(t, test_a_state_lists_plugins_in_the_order_bochs_started_them);

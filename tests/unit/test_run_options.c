@@ -528,8 +528,8 @@ START_TEST(test_matrix_ple_axis)
 	ck_assert_uint_eq(opts.repeat, 5);
 	ck_assert_int_eq(opts.order, ORDER_SHUFFLE);
 	ck_assert_uint_eq(opts.seed, 42);
-	ck_assert_int_eq(opts.baseline_axis, BASELINE_PLE);
-	ck_assert_uint_eq(opts.baseline_value, PLE_ON);
+	ck_assert_int_eq(opts.reference_axis, REFERENCE_PLE);
+	ck_assert_uint_eq(opts.reference_value, PLE_ON);
 	ck_assert_int_eq(plan_expand(&opts, ring_user, &v, &nr), 0);
 	/* kvm: 2 PLE modes x 2 relaxes; native: PLE on only (no VM to switch it off in) */
 	ck_assert_uint_eq(nr, 4 + 2);
@@ -557,8 +557,8 @@ START_TEST(test_reference_and_its_old_name)
 				     ? parse("--relax", "pause,nop", names[i], NULL)
 				     : parse("--relax", "pause,nop", names[i], "relax=nop", NULL),
 				 RUN_OPTIONS_OK);
-		ck_assert_int_eq(opts.baseline_axis, BASELINE_RELAX);
-		ck_assert_uint_eq(opts.baseline_value, PLERIG_RELAX_NOP);
+		ck_assert_int_eq(opts.reference_axis, REFERENCE_RELAX);
+		ck_assert_uint_eq(opts.reference_value, PLERIG_RELAX_NOP);
 	}
 	char *text = NULL;
 	size_t len = 0;

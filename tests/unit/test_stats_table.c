@@ -164,7 +164,7 @@ static void pause_and_nop(struct outcome *rep, const uint64_t *pause, const uint
 	rep->nr_series = 2;
 	rep->repeat = n;
 	rep->order = ORDER_INTERLEAVE;
-	rep->baseline = "relax=pause";
+	rep->reference = "relax=pause";
 	for (unsigned i = 0; i < 2; i++) {
 		struct variant v = fixture_variant(BACKEND_KVM, 1, PLERIG_LOCK_TICKET, relax[i]);
 		fixture_series(&rep->series[i], &v, n);
@@ -175,7 +175,7 @@ static void pause_and_nop(struct outcome *rep, const uint64_t *pause, const uint
 	}
 	for (unsigned i = 0; i < 2; i++)
 		ck_assert_int_eq(series_compute_stats(&rep->series[i]), 0);
-	ck_assert_int_eq(comparisons_build(rep, BASELINE_RELAX, PLERIG_RELAX_PAUSE), 0);
+	ck_assert_int_eq(comparisons_build(rep, REFERENCE_RELAX, PLERIG_RELAX_PAUSE), 0);
 }
 
 /* The acq/s line of the comparison table (free() it). */

@@ -210,7 +210,7 @@ START_TEST(the_paired_test_keeps_rounds_of_zero_and_follows_the_means)
 	rep.nr_series = 2;
 	lhp_runs(&rep.series[0], &pause, base_lhp, 5);
 	lhp_runs(&rep.series[1], &nop, cand_lhp, 5);
-	ck_assert_int_eq(comparisons_build(&rep, BASELINE_RELAX, PLERIG_RELAX_PAUSE), 0);
+	ck_assert_int_eq(comparisons_build(&rep, REFERENCE_RELAX, PLERIG_RELAX_PAUSE), 0);
 	const struct comparison *c = lhp_comparison(&rep);
 	ck_assert_uint_eq(c->paired_n, 5);
 	comparison_judge(c, 0.0, &j);
@@ -219,7 +219,7 @@ START_TEST(the_paired_test_keeps_rounds_of_zero_and_follows_the_means)
 	/* a run of NEW failed: a base value without partner, so no pairing but Welch's */
 	rep.series[1].runs[2].ok = false;
 	free(rep.comparisons);
-	ck_assert_int_eq(comparisons_build(&rep, BASELINE_RELAX, PLERIG_RELAX_PAUSE), 0);
+	ck_assert_int_eq(comparisons_build(&rep, REFERENCE_RELAX, PLERIG_RELAX_PAUSE), 0);
 	c = lhp_comparison(&rep);
 	ck_assert_uint_eq(c->paired_n, 0);
 	ck_assert_uint_eq(c->cand.n, 4);

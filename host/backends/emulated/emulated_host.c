@@ -130,8 +130,8 @@ static int request(struct emulated_host *h, const char *kind, const struct l1_bl
 {
 	char *line = NULL, want[L1_NAME_MAX], refused[L1_NAME_MAX];
 	snprintf(id, idlen, "%s-%u", kind, ++h->requests);
-	snprintf(want, sizeof(want), "%s.%s", id, answer);
-	snprintf(refused, sizeof(refused), "%s.error", id);
+	(void)l1_answer_name(want, sizeof(want), id, answer);
+	(void)l1_answer_name(refused, sizeof(refused), id, "error");
 	int rc = l1_request_format(id, kind, (long long)time(NULL), blob->data, blob->len, &line,
 				   err, errlen) ||
 		 l1_session_send(&h->l1, line, err, errlen) ||
@@ -177,7 +177,6 @@ int emulated_host_run(struct emulated_host *h, const struct variant *v, struct v
 /* While a command runs in L1: its stderr lines to the relay, its files collected. */
 struct exec_ctx {
 	const char *id;
-	size_t id_len;
 	FILE *relay;
 	struct emulated_exec *res;
 	bool failed; /* out of memory */
@@ -186,10 +185,10 @@ struct exec_ctx {
 static void exec_line(void *arg, const char *line)
 {
 	struct exec_ctx *c = arg;
-	/* "@@ple err ID TEXT": a line the command wrote on its stderr */
-	if (c->relay && !strncmp(line, "@@ple err ", 10) && !strncmp(line + 10, c->id, c->id_len) &&
-	    line[10 + c->id_len] == ' ') {
-		printable_printf(c->relay, "%s\n", line + 11 + c->id_len);
+	/* a line the command wrote on its stderr */
+	const char *text = c->relay ? l1_err_text(line, c->id) : NULL;
+	if (text) {
+		printable_printf(c->relay, "%s\n", text);
 		fflush(c->relay);
 	}
 }
@@ -198,10 +197,9 @@ static void exec_file(void *arg, struct l1_file *f)
 {
 	struct exec_ctx *c = arg;
 	struct emulated_exec *res = c->res;
-	const char *rest = !strncmp(f->name, c->id, c->id_len) && f->name[c->id_len] == '/'
-			       ? f->name + c->id_len + 1
-			       : NULL;
-	if (rest && !strcmp(rest, "stdout")) {
+	const char *rel = NULL;
+	enum l1_output what = l1_output_of(f->name, c->id, &rel);
+	if (what == L1_OUTPUT_STDOUT) {
 		free(res->stdout_text);
 		res->stdout_text = realloc(f->data, f->len + 1);
 		if (!res->stdout_text) {
@@ -213,7 +211,7 @@ static void exec_file(void *arg, struct l1_file *f)
 		res->stdout_len = f->len;
 		return;
 	}
-	if (rest && !strncmp(rest, "out/", 4)) {
+	if (what == L1_OUTPUT_FILE) {
 		struct emulated_file *o =
 		    realloc(res->outs, (res->nr_outs + 1) * sizeof(*res->outs));
 		if (!o) {
@@ -222,7 +220,7 @@ static void exec_file(void *arg, struct l1_file *f)
 			return;
 		}
 		res->outs = o;
-		str_copy(o[res->nr_outs].name, sizeof(o->name), rest + 4);
+		str_copy(o[res->nr_outs].name, sizeof(o->name), rel);
 		o[res->nr_outs].data = f->data;
 		o[res->nr_outs++].len = f->len;
 		return;
@@ -253,7 +251,6 @@ int emulated_host_exec(struct emulated_host *h, const char *const *argv, unsigne
 	/* the id is known once the request is made: the hooks match it from the first line */
 	struct exec_ctx c = {.id = id, .relay = relay, .res = res};
 	snprintf(id, sizeof(id), "exec-%u", h->requests + 1);
-	c.id_len = strlen(id);
 	const struct l1_hooks hooks = {.file = exec_file, .line = exec_line, .ctx = &c};
 	/*
 	 * a whole check or sweep: as long as L1's console goes on (the stall and

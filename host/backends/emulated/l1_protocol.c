@@ -199,6 +199,53 @@ int l1_frame_write(FILE *out, const char *name, const void *data, size_t len, ch
 	return 0;
 }
 
+void l1_step_end_print(FILE *out, const char *id, int rc, double uptime)
+{
+	printable_printf(out, "@@ple step %s end rc=%d uptime=%.2f\n", id, rc, uptime);
+}
+
+int l1_answer_name(char *buf, size_t len, const char *id, const char *what)
+{
+	int n = snprintf(buf, len, "%s.%s", id, what);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+int l1_output_name(char *buf, size_t len, const char *id, const char *rel)
+{
+	int n =
+	    rel ? snprintf(buf, len, "%s/out/%s", id, rel) : snprintf(buf, len, "%s/stdout", id);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+enum l1_output l1_output_of(const char *name, const char *id, const char **rel)
+{
+	size_t n = strlen(id);
+	if (strncmp(name, id, n) || name[n] != '/')
+		return L1_OUTPUT_NONE;
+	name += n + 1;
+	if (!strcmp(name, "stdout"))
+		return L1_OUTPUT_STDOUT;
+	if (strncmp(name, "out/", 4) || !name[4])
+		return L1_OUTPUT_NONE;
+	*rel = name + 4;
+	return L1_OUTPUT_FILE;
+}
+
+#define ERR_LINE "@@ple err "
+
+void l1_err_print(FILE *out, const char *id, const char *text)
+{
+	printable_printf(out, ERR_LINE "%s %s\n", id, text);
+}
+
+const char *l1_err_text(const char *line, const char *id)
+{
+	size_t n = strlen(id), k = strlen(ERR_LINE);
+	if (strncmp(line, ERR_LINE, k) || strncmp(line + k, id, n) || line[k + n] != ' ')
+		return NULL;
+	return line + k + n + 1;
+}
+
 /* A name in the protocol: one word of printable characters. */
 static bool plain_name(const char *s)
 {

@@ -6,6 +6,7 @@
  *
  *   @@ple step ID begin ...             a request (or an init step) starts
  *   @@ple step ID end rc=N ...          it ended with status N; its files follow
+ *   @@ple err ID TEXT                   a line an exec'd command wrote on its stderr
  *   @@ple file NAME SIZE SHA256         a file: gzip, then base64 lines of 76
  *   @@ple file-end NAME                 ... until this line (SIZE, SHA256: the gzip)
  *   @@ple ready                         L1 waits for requests
@@ -47,6 +48,25 @@ void l1_sha256_hex(const void *data, size_t len, char hex[65]);
 /* Write @data as the frame of file @name on @out (the lines above). */
 int l1_frame_write(FILE *out, const char *name, const void *data, size_t len, char *err,
 		   size_t errlen);
+
+/*
+ * A request's answer, written by L1 and read by plerig with these alone:
+ * its end line ("@@ple step ID end rc=N uptime=S"), the one file that
+ * answers it, "ID.WHAT" (result, warm, exec; "ID.error" refuses it), and
+ * an exec's outputs before that, "ID/stdout" and "ID/out/RELPATH".
+ */
+void l1_step_end_print(FILE *out, const char *id, int rc, double uptime);
+/* "ID.WHAT" into @buf; -1 when it does not fit. */
+int l1_answer_name(char *buf, size_t len, const char *id, const char *what);
+/* "ID/out/REL", or "ID/stdout" for @rel NULL, into @buf; -1 when it does not fit. */
+int l1_output_name(char *buf, size_t len, const char *id, const char *rel);
+enum l1_output { L1_OUTPUT_NONE, L1_OUTPUT_STDOUT, L1_OUTPUT_FILE };
+/* Which output of request @id a file @name is; for L1_OUTPUT_FILE, @rel its RELPATH. */
+enum l1_output l1_output_of(const char *name, const char *id, const char **rel);
+/* "@@ple err ID TEXT": a line the command of request @id wrote on its stderr. */
+void l1_err_print(FILE *out, const char *id, const char *text);
+/* TEXT of such a line of request @id; NULL for any other line. */
+const char *l1_err_text(const char *line, const char *id);
 
 /* A request line into @line (malloc'ed): "@@ple req ID KIND EPOCH PAYLOAD". */
 int l1_request_format(const char *id, const char *kind, long long epoch, const void *blob,
