@@ -314,6 +314,16 @@ static void run_exec(struct server *s, const struct l1_request *q)
 		l1_exec_request_free(&x);
 		return;
 	}
+	/*
+	 * The command may reload the KVM module (sweep, tune), which rmmod
+	 * refuses while this process holds /dev/kvm (warm_up's kvm backend):
+	 * every backend is closed first, and opened again by the next run.
+	 */
+	for (unsigned k = 0; k < BACKEND_COUNT; k++)
+		if (s->backends[k]) {
+			s->backends[k]->close(s->backends[k]);
+			s->backends[k] = NULL;
+		}
 	char *argv[x.argc + 2];
 	argv[0] = "plerig";
 	for (unsigned i = 0; i < x.argc; i++)
