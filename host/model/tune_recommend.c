@@ -170,9 +170,23 @@ static void edge(const struct tune_search *s, unsigned k, struct tune_shape_rec 
 	r->widen_hi = tune_space_value(sp, b->log2v + span);
 }
 
+/* The values whose visits split by regime. */
+static void splits(const struct tune_search *s, unsigned k, struct tune_shape_rec *r)
+{
+	r->regime_rule = s->regime[k];
+	r->nr_split = 0;
+	for (unsigned c = 0; c < s->nr_cands && r->regime_rule; c++) {
+		struct tune_cell cell;
+		tune_cell(s, c, k, 0, -1, &cell);
+		if (cell.other_regime)
+			r->split[r->nr_split++] = (int)c;
+	}
+}
+
 static void shape_rec(const struct tune_search *s, unsigned k, struct tune_shape_rec *r)
 {
 	memset(r, 0, sizeof(*r));
+	splits(s, k, r);
 	r->best = tune_best(s, k, 0, 2);
 	r->spread_pct = spread(s, k);
 	if (r->best < 0 || value_candidates_with(s, k, 2) < 2) {

@@ -66,6 +66,14 @@ struct tune_shape_rec {
 	 */
 	int edge;
 	uint64_t widen_lo, widen_hi; /* a range around it to search next; 0, 0: none is left */
+	/*
+	 * Values (and PLE off) whose visits split: some in another throughput
+	 * regime than most (issue 27), left out of their figures; or no
+	 * majority yet, and no figure. Where the shape's visits agree only.
+	 */
+	bool regime_rule; /* the shape's visits at one value agree: the rule applies */
+	unsigned nr_split;
+	int split[TUNE_MAX_CANDIDATES];
 };
 
 /* Where the answer to "PLE off?" changes with the over-commit, per family of shapes. */

@@ -9,15 +9,70 @@
 
 #define CONFIDENCE 0.95
 
-/* The values of @cand for @shape from rounds >= @from, into @x (room for every visit). */
-static unsigned values(const struct tune_search *s, unsigned cand, unsigned shape, unsigned from,
-		       int fig, double *x)
+/* The objective of @cand's ok visits for @shape over every round, into @x. */
+static unsigned objectives(const struct tune_search *s, unsigned cand, unsigned shape, double *x)
 {
 	unsigned n = 0;
 	for (unsigned i = 0; i < s->nr_visits; i++) {
 		const struct tune_visit *v = &s->visits[i];
+		if (v->cand == cand && v->ok[shape] && !isnan(v->y[shape]))
+			x[n++] = v->y[shape];
+	}
+	return n;
+}
+
+bool tune_visit_other_regime(const struct tune_search *s, const struct tune_visit *v,
+			     unsigned shape)
+{
+	const double m = s->cands[v->cand].regime_median[shape];
+	if (!s->regime[shape] || isnan(m))
+		return false;
+	return fabs(v->y[shape] - m) > TUNE_REGIME_SPLIT_PCT / 100.0 * fabs(m);
+}
+
+void tune_search_regimes(struct tune_search *s)
+{
+	double *x = malloc((s->nr_visits ? s->nr_visits : 1) * sizeof(*x));
+	double rel[TUNE_MAX_CANDIDATES];
+	struct sample_stats st;
+	for (unsigned k = 0; k < s->cfg.nr_shapes && k < TUNE_MAX_SHAPES; k++) {
+		unsigned nr = 0;
+		s->regime[k] = false;
+		for (unsigned c = 0; c < s->nr_cands; c++) {
+			s->cands[c].regime_median[k] = NAN;
+			unsigned n = x ? objectives(s, c, k, x) : 0;
+			if (!n)
+				continue;
+			sample_stats_compute(x, n, &st);
+			s->cands[c].regime_median[k] = st.median;
+			if (n >= 2 && st.median != 0.0)
+				rel[nr++] = 100.0 * st.mad / fabs(st.median);
+		}
+		if (!nr)
+			continue;
+		/* the shape's ordinary spread: the median over its values */
+		sample_stats_compute(rel, nr, &st);
+		s->regime[k] = st.median <= TUNE_REGIME_QUIET_PCT;
+	}
+	free(x);
+}
+
+/* The values of @cand for @shape from rounds >= @from, into @x (room for every visit). */
+static unsigned values(const struct tune_search *s, unsigned cand, unsigned shape, unsigned from,
+		       int fig, double *x, unsigned *other)
+{
+	unsigned n = 0;
+	if (other)
+		*other = 0;
+	for (unsigned i = 0; i < s->nr_visits; i++) {
+		const struct tune_visit *v = &s->visits[i];
 		if (v->cand != cand || v->round < from || !v->ok[shape])
 			continue;
+		if (tune_visit_other_regime(s, v, shape)) {
+			if (other)
+				++*other;
+			continue;
+		}
 		double y = fig < 0 ? v->y[shape] : v->fig[shape][fig];
 		if (!isnan(y))
 			x[n++] = y;
@@ -34,7 +89,7 @@ void tune_cell(const struct tune_search *s, unsigned cand, unsigned shape, unsig
 	out->mean = out->sd = out->ci_low = out->ci_high = NAN;
 	if (!x)
 		return;
-	out->n = values(s, cand, shape, from, fig, x);
+	out->n = values(s, cand, shape, from, fig, x, &out->other_regime);
 	if (out->n) {
 		sample_stats_compute(x, out->n, &st);
 		out->mean = st.mean;
@@ -72,8 +127,8 @@ void tune_diff(const struct tune_search *s, unsigned a, unsigned b, unsigned sha
 	out->why = "fewer than 2 visits a side";
 	if (!xa || !xb)
 		goto out;
-	out->na = values(s, a, shape, from, -1, xa);
-	out->nb = values(s, b, shape, from, -1, xb);
+	out->na = values(s, a, shape, from, -1, xa, NULL);
+	out->nb = values(s, b, shape, from, -1, xb, NULL);
 	if (!out->na || !out->nb)
 		goto out;
 	struct sample_stats sa, sb;
@@ -120,16 +175,18 @@ out:
 	free(xb);
 }
 
-int tune_best(const struct tune_search *s, unsigned shape, unsigned from, unsigned min_n)
+static int best_of(const struct tune_search *s, unsigned shape, unsigned from, unsigned min_n,
+		   bool active_only)
 {
 	int best = -1;
 	double best_mean = NAN;
 	for (unsigned c = 0; c < s->nr_cands; c++) {
-		if (s->cands[c].roles & TUNE_ROLE_PLE_OFF)
+		if ((s->cands[c].roles & TUNE_ROLE_PLE_OFF) || (active_only && !s->cands[c].active))
 			continue;
 		struct tune_cell cell;
 		tune_cell(s, c, shape, from, -1, &cell);
-		if (cell.n < min_n || !cell.n)
+		/* a value whose visits split counts only where most of them agree */
+		if (cell.n < min_n || !cell.n || cell.n <= cell.other_regime)
 			continue;
 		if (best < 0 || s->cfg.better * (cell.mean - best_mean) > 0.0) {
 			best = (int)c;
@@ -137,4 +194,12 @@ int tune_best(const struct tune_search *s, unsigned shape, unsigned from, unsign
 		}
 	}
 	return best;
+}
+
+int tune_best(const struct tune_search *s, unsigned shape, unsigned from, unsigned min_n)
+{
+	/* a value eliminated was shown worse than a best: its few visits do not make it one later
+	 */
+	int best = best_of(s, shape, from, min_n, true);
+	return best >= 0 ? best : best_of(s, shape, from, min_n, false);
 }
