@@ -187,7 +187,7 @@ static void shape_rec(const struct tune_search *s, unsigned k, struct tune_shape
 {
 	memset(r, 0, sizeof(*r));
 	splits(s, k, r);
-	r->best = tune_best(s, k, 0, 2);
+	r->best = tune_best_chosen(s, k, 2);
 	r->spread_pct = spread(s, k);
 	if (r->best < 0 || value_candidates_with(s, k, 2) < 2) {
 		unsigned measured = 0;

@@ -372,17 +372,20 @@ static int measure(struct tune_search *s, const struct tune_probe *p, unsigned c
 
 /*
  * One round: every candidate visited now once, in a new shuffled order;
- * but the value the parameter holds first (the last round's last), so
- * that it needs no new setting (no reload). 0, or 1 when stopped.
+ * but the first round of a stage (@first) begins at the value the
+ * parameter holds (the last stage's last), so that it needs no new setting
+ * (no reload). Within a stage two visits of one value are never adjacent.
+ * 0, or 1 when stopped.
  */
-static int round_of_visits(struct tune_search *s, const struct tune_probe *p, gsl_rng *rng)
+static int round_of_visits(struct tune_search *s, const struct tune_probe *p, gsl_rng *rng,
+			   bool first)
 {
 	unsigned order[TUNE_MAX_CANDIDATES], n = 0;
 	for (unsigned c = 0; c < s->nr_cands; c++)
 		if (visited_now(s, c))
 			order[n++] = c;
 	gsl_ran_shuffle(rng, order, n, sizeof(order[0]));
-	for (unsigned i = 0; i < n && s->holding; i++) {
+	for (unsigned i = 0; i < n && s->holding && first; i++) {
 		const struct tune_candidate *c = &s->cands[order[i]];
 		if (!(c->roles & TUNE_ROLE_PLE_OFF) && c->value == s->held) {
 			const unsigned t = order[0];
@@ -429,7 +432,7 @@ int tune_search_run(struct tune_search *s, const struct tune_probe *p)
 	s->kind = TUNE_STAGE_SEARCH;
 	unsigned in_stage = 0;
 	for (;;) {
-		if (round_of_visits(s, p, rng))
+		if (round_of_visits(s, p, rng, in_stage == 0))
 			break;
 		if (!measured_anything(s)) {
 			s->stop = TUNE_STOP_ERROR;

@@ -74,6 +74,13 @@ void tune_diff(const struct tune_search *s, unsigned a, unsigned b, unsigned sha
  */
 int tune_best(const struct tune_search *s, unsigned shape, unsigned from, unsigned min_n);
 
+/*
+ * The best the answer names: by the rounds before the confirmation where
+ * there is one (so that the confirmation rounds, which claims come from,
+ * did not choose it), else by every round; as tune_best otherwise.
+ */
+int tune_best_chosen(const struct tune_search *s, unsigned shape, unsigned min_n);
+
 /* how much better @a's mean is than @b's, in % of |b| (point estimate; NaN without data) */
 double tune_gain_pct(const struct tune_search *s, double a, double b);
 

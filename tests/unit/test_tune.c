@@ -665,7 +665,7 @@ START_TEST(test_fewer_visits_and_reloads)
 	ck_assert(r->ple_off.from_confirm);
 	ck_assert_uint_eq(s.nr_visits, 30);
 	ck_assert_uint_eq(s.writes, writes_of(&s, 4096));
-	ck_assert_uint_eq(s.writes, 21);
+	ck_assert_uint_eq(s.writes, 22);
 	/* the default and PLE off: both coarse rounds, no refinement stage, both confirmations */
 	for (unsigned i = 0; i < s.nr_visits; i++) {
 		const struct tune_visit *v = &s.visits[i];
