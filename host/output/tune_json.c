@@ -104,7 +104,7 @@ static json_object *edge_json(const struct tune_search *s, const struct tune_sha
 		return NULL;
 	json_object *o = json_object_new_object(), *widen = NULL;
 	json_add_str(o, "side", rec->edge < 0 ? "lower" : "upper");
-	json_add_u64(o, "value", s->cands[rec->best].value);
+	json_add_u64(o, "value", rec->edge_value);
 	if (rec->widen_lo) {
 		widen = json_object_new_array();
 		json_object_array_add(widen, json_object_new_uint64(rec->widen_lo));

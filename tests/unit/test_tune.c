@@ -127,6 +127,13 @@ static double falling(double e, unsigned shape)
 	return 10000.0 * exp2(-(e - 8.0) / 2.0);
 }
 
+/* an optimum between 2^8 and 2^9, 2^8 within 5 % of it: the flat range reaches the lower edge */
+static double near_edge(double e, unsigned shape)
+{
+	(void)shape;
+	return 100.0 + 10000.0 * bump(e, 8.5, 2.0);
+}
+
 static double rising(double e, unsigned shape)
 {
 	(void)shape;
@@ -610,6 +617,20 @@ START_TEST(test_best_at_an_edge_is_flagged)
 	ck_assert_uint_eq(r->widen_lo, 0);
 	tune_edge_note(&s, r, note, sizeof(note));
 	ck_assert_ptr_nonnull(strstr(note, "kvm_amd takes no greater value"));
+	tune_search_free(&s);
+
+	/* the best inside, but its flat range reaching the edge: flagged at the edge's value */
+	c = config(1, 300);
+	tune(&s, &c, near_edge, 0.0, &rec);
+	r = &rec.shapes[0];
+	ck_assert_uint_eq(s.cands[r->best].value, 362);
+	ck_assert_int_eq(r->edge, -1);
+	ck_assert_uint_eq(r->edge_value, 256);
+	ck_assert_uint_eq(r->widen_lo, 16);
+	tune_edge_note(&s, r, note, sizeof(note));
+	ck_assert_msg(strstr(note, "best 362 within 5 % of the lower edge 256 of the range "
+				   "searched") != NULL,
+		      "%s", note);
 	tune_search_free(&s);
 
 	/* an optimum inside, and a flat curve: no edge */
