@@ -117,6 +117,15 @@ static struct backend *backend_for(struct server *s, enum backend_kind k, char *
 	return s->backends[k];
 }
 
+static void close_backends(struct server *s)
+{
+	for (unsigned k = 0; k < BACKEND_COUNT; k++)
+		if (s->backends[k]) {
+			s->backends[k]->close(s->backends[k]);
+			s->backends[k] = NULL;
+		}
+}
+
 static void run_variant(struct server *s, const struct l1_request *q)
 {
 	char err[ERRBUF_SIZE], name[L1_NAME_MAX + 8];
@@ -314,22 +323,18 @@ static void run_exec(struct server *s, const struct l1_request *q)
 		l1_exec_request_free(&x);
 		return;
 	}
-	/*
-	 * The command may reload the KVM module (sweep, tune), which rmmod
-	 * refuses while this process holds /dev/kvm (warm_up's kvm backend):
-	 * every backend is closed first, and opened again by the next run.
-	 */
-	for (unsigned k = 0; k < BACKEND_COUNT; k++)
-		if (s->backends[k]) {
-			s->backends[k]->close(s->backends[k]);
-			s->backends[k] = NULL;
-		}
 	char *argv[x.argc + 2];
 	argv[0] = "plerig";
 	for (unsigned i = 0; i < x.argc; i++)
 		argv[i + 1] = x.argv[i];
 	argv[x.argc + 1] = NULL;
 	snprintf(path, sizeof(path), "%s/stdout", dir);
+	/*
+	 * Its backends closed first (the next run request opens them again): the
+	 * warm-up's /dev/kvm would hold the vendor module, and a tune or sweep
+	 * that reloads it to set a parameter would be refused ("in use").
+	 */
+	close_backends(s);
 	pid_t pid = fork();
 	if (pid == 0) {
 		int o = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -503,8 +508,6 @@ int cmd_l1_serve(int argc, char **argv, const char *guest_path)
 		return EXIT_FAILED;
 	}
 	int rc = serve(&s, requests);
-	for (unsigned k = 0; k < BACKEND_COUNT; k++)
-		if (s.backends[k])
-			s.backends[k]->close(s.backends[k]);
+	close_backends(&s);
 	return rc;
 }

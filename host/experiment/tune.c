@@ -145,7 +145,8 @@ static int measure(void *ctx, const struct tune_search *s, const struct tune_can
 		snprintf(what, sizeof(what), "plerig tune at PLE off per VM");
 	else
 		snprintf(what, sizeof(what), "plerig tune at %s=%s", set.name, set.value);
-	if (!off && ple_session_apply(&d->session, &set, 1, err, errlen))
+	/* a value the parameter holds already (the last visit's) is not set again: no reload */
+	if (!off && v->write && ple_session_apply(&d->session, &set, 1, err, errlen))
 		return -1;
 	if (experiment_run(off ? &d->off : &d->on, d->req->guest_path, what, &out, &rep, rerr,
 			   sizeof(rerr))) {

@@ -138,17 +138,22 @@ static unsigned value_candidates_with(const struct tune_search *s, unsigned shap
 }
 
 /*
- * The best at an end of what was measured (0 and PLE off aside: settings of
- * their own), where the curve is not flat everywhere: what lies beyond was
- * not searched. The range to search next spans two coarse steps either side.
+ * The best, or the flat range around it, at an end of what was measured (0
+ * and PLE off aside: settings of their own), where the curve is not flat
+ * everywhere: what lies beyond was not searched, and a value there may be
+ * better still. The range to search next spans two coarse steps either side
+ * of that end.
  */
 static void edge(const struct tune_search *s, unsigned k, struct tune_shape_rec *r)
 {
 	const struct tune_space *sp = &s->cfg.space;
-	const struct tune_candidate *b = &s->cands[r->best];
-	bool least = true, greatest = true;
-	if (r->flat_everywhere || isnan(b->log2v))
+	const struct tune_flat *f = NULL;
+	int lo = -1, hi = -1;
+	if (r->flat_everywhere || isnan(s->cands[r->best].log2v))
 		return;
+	for (unsigned i = 0; i < r->nr_flat && !f; i++)
+		if (r->flat[i].has_best)
+			f = &r->flat[i];
 	for (unsigned i = 0; i < s->nr_cands; i++) {
 		const struct tune_candidate *c = &s->cands[i];
 		struct tune_cell cell;
@@ -157,23 +162,45 @@ static void edge(const struct tune_search *s, unsigned k, struct tune_shape_rec 
 		tune_cell(s, i, k, 0, -1, &cell);
 		if (!cell.n)
 			continue;
-		least &= c->value >= b->value;
-		greatest &= c->value <= b->value;
+		if (lo < 0 || c->value < s->cands[lo].value)
+			lo = (int)i;
+		if (hi < 0 || c->value > s->cands[hi].value)
+			hi = (int)i;
 	}
-	if (least == greatest) /* neither, or the only value measured */
+	if (!f || lo < 0 || lo == hi) /* the only value measured */
 		return;
+	const uint64_t lv = s->cands[lo].value, hv = s->cands[hi].value;
+	const bool least = f->lo <= lv && lv <= f->hi, greatest = f->lo <= hv && hv <= f->hi;
+	if (least == greatest) /* neither, or flat from end to end */
+		return;
+	const struct tune_candidate *e = &s->cands[least ? lo : hi];
 	r->edge = least ? -1 : 1;
-	if ((least && b->value <= 1) || (greatest && b->value >= sp->max))
+	r->edge_value = e->value;
+	if ((least && e->value <= 1) || (greatest && e->value >= sp->max))
 		return; /* the module takes nothing beyond */
 	double span = 2.0 * sp->coarse;
-	r->widen_lo = tune_space_value(sp, fmax(0.0, b->log2v - span));
-	r->widen_hi = tune_space_value(sp, b->log2v + span);
+	r->widen_lo = tune_space_value(sp, fmax(0.0, e->log2v - span));
+	r->widen_hi = tune_space_value(sp, e->log2v + span);
+}
+
+/* The values whose visits split by regime. */
+static void splits(const struct tune_search *s, unsigned k, struct tune_shape_rec *r)
+{
+	r->regime_rule = s->regime[k];
+	r->nr_split = 0;
+	for (unsigned c = 0; c < s->nr_cands && r->regime_rule; c++) {
+		struct tune_cell cell;
+		tune_cell(s, c, k, 0, -1, &cell);
+		if (cell.other_regime)
+			r->split[r->nr_split++] = (int)c;
+	}
 }
 
 static void shape_rec(const struct tune_search *s, unsigned k, struct tune_shape_rec *r)
 {
 	memset(r, 0, sizeof(*r));
-	r->best = tune_best(s, k, 0, 2);
+	splits(s, k, r);
+	r->best = tune_best_chosen(s, k, 2);
 	r->spread_pct = spread(s, k);
 	if (r->best < 0 || value_candidates_with(s, k, 2) < 2) {
 		unsigned measured = 0;
@@ -226,11 +253,16 @@ void tune_edge_note(const struct tune_search *s, const struct tune_shape_rec *r,
 	else
 		snprintf(widen, sizeof(widen), "%s takes no %s value", sp->info->module,
 			 lower ? "smaller" : "greater");
+	char at[96];
+	if (v == r->edge_value)
+		snprintf(at, sizeof(at), "best at the");
+	else
+		snprintf(at, sizeof(at), "best %llu within %g %% of the", (unsigned long long)v,
+			 s->cfg.tolerance_pct);
 	snprintf(buf, len,
-		 "best at the %s edge %llu of the range searched (%s): the optimum may lie %s "
-		 "it; %s",
-		 lower ? "lower" : "upper", (unsigned long long)v, range, lower ? "below" : "above",
-		 widen);
+		 "%s %s edge %llu of the range searched (%s): the optimum may lie %s it; %s", at,
+		 lower ? "lower" : "upper", (unsigned long long)r->edge_value, range,
+		 lower ? "below" : "above", widen);
 }
 
 /* Holm over every test of the tune, then each claim: gain, as good, or too noisy. */
@@ -307,7 +339,17 @@ static void mix(const struct tune_search *s, struct tune_recommendation *out)
 	out->mix = -1;
 	out->mix_worst_loss_pct = NAN;
 	double best_worst = INFINITY, best_sum = INFINITY;
-	for (unsigned c = 0; c < s->nr_cands && out->nr_resolved; c++) {
+	/* one value every shape's best: the mix loses nothing anywhere (whatever later rounds'
+	 * means say of a value as good) */
+	int same = -1;
+	for (unsigned k = 0; k < out->nr_shapes; k++)
+		if (out->shapes[k].resolved)
+			same = same == -1 || same == out->shapes[k].best ? out->shapes[k].best : -2;
+	if (same >= 0) {
+		out->mix = same;
+		best_worst = 0.0;
+	}
+	for (unsigned c = 0; c < s->nr_cands && out->nr_resolved && same < 0; c++) {
 		if (s->cands[c].roles & TUNE_ROLE_PLE_OFF)
 			continue;
 		double worst = -INFINITY, sum = 0.0;

@@ -60,12 +60,22 @@ struct tune_shape_rec {
 	bool too_noisy;	      /* no claim could be made for noise */
 	struct tune_diff mix; /* the mix's value against this shape's best */
 	/*
-	 * The best is the least (-1) or the greatest (+1) value measured, not
-	 * 0 nor PLE off, and the curve is neither flat everywhere nor too noisy:
-	 * the optimum may lie beyond the range searched. 0: inside it.
+	 * The best, or the flat range around it, reaches the least (-1) or the
+	 * greatest (+1) value measured, not 0 nor PLE off, and the curve is
+	 * neither flat everywhere nor too noisy: the optimum may lie beyond the
+	 * range searched. 0: inside it.
 	 */
 	int edge;
+	uint64_t edge_value;	     /* that end: the best, or the end of its flat range */
 	uint64_t widen_lo, widen_hi; /* a range around it to search next; 0, 0: none is left */
+	/*
+	 * Values (and PLE off) whose visits split: some in another throughput
+	 * regime than most (issue 27), left out of their figures; or no
+	 * majority yet, and no figure. Where the shape's visits agree only.
+	 */
+	bool regime_rule; /* the shape's visits at one value agree: the rule applies */
+	unsigned nr_split;
+	int split[TUNE_MAX_CANDIDATES];
 };
 
 /* Where the answer to "PLE off?" changes with the over-commit, per family of shapes. */

@@ -80,6 +80,8 @@ static int add_value(struct tune_search *s, uint64_t value, unsigned roles)
 	c->log2v = value && !(roles & TUNE_ROLE_PLE_OFF) ? log2((double)value) : NAN;
 	c->stage = s->stage;
 	c->active = true;
+	for (unsigned k = 0; k < TUNE_MAX_SHAPES; k++)
+		c->regime_median[k] = NAN;
 	return (int)s->nr_cands++;
 }
 
@@ -98,6 +100,8 @@ int tune_search_init(struct tune_search *s, const struct tune_config *cfg)
 	s->cfg = *cfg;
 	s->step = sp->coarse;
 	s->confirm_round = TUNE_NO_ROUND;
+	s->holding = sp->has_current;
+	s->held = sp->current;
 	if (cfg->nr_shapes == 0 || cfg->nr_shapes > TUNE_MAX_SHAPES || !(sp->coarse > 0.0) ||
 	    !(sp->fine > 0.0) || sp->hi < sp->lo)
 		return -1;
@@ -126,7 +130,10 @@ void tune_search_free(struct tune_search *s)
 	s->nr_visits = s->cap = 0;
 }
 
-/* Shown worse than the best of every shape by more than the tolerance: no more visits. */
+/*
+ * Shown worse than the best of every shape by more than the tolerance: no
+ * more visits; a kept candidate is parked instead, until the confirmation.
+ */
 void tune_search_eliminate(struct tune_search *s)
 {
 	int best[TUNE_MAX_SHAPES];
@@ -134,7 +141,7 @@ void tune_search_eliminate(struct tune_search *s)
 		best[k] = tune_best(s, k, 0, 2);
 	for (unsigned c = 0; c < s->nr_cands; c++) {
 		struct tune_candidate *cand = &s->cands[c];
-		if (!cand->active || (cand->roles & TUNE_ROLES_KEPT))
+		if (!cand->active)
 			continue;
 		bool worse_everywhere = true;
 		for (unsigned k = 0; k < s->cfg.nr_shapes && worse_everywhere; k++) {
@@ -146,7 +153,9 @@ void tune_search_eliminate(struct tune_search *s)
 			tune_diff(s, c, (unsigned)best[k], k, 0, &d);
 			worse_everywhere = d.valid && d.high < -s->cfg.tolerance_pct;
 		}
-		if (worse_everywhere)
+		if (worse_everywhere && (cand->roles & TUNE_ROLES_KEPT))
+			cand->parked = true;
+		else if (worse_everywhere)
 			cand->active = false;
 	}
 }
@@ -271,11 +280,17 @@ bool tune_search_resolved(const struct tune_search *s)
 	return true;
 }
 
-static unsigned nr_active(const struct tune_search *s)
+/* Active, and not parked in a search stage. */
+static bool visited_now(const struct tune_search *s, unsigned c)
+{
+	return s->cands[c].active && !(s->cands[c].parked && s->kind == TUNE_STAGE_SEARCH);
+}
+
+static unsigned nr_visited_now(const struct tune_search *s)
 {
 	unsigned n = 0;
 	for (unsigned c = 0; c < s->nr_cands; c++)
-		n += s->cands[c].active;
+		n += visited_now(s, c);
 	return n;
 }
 
@@ -328,6 +343,8 @@ static int measure(struct tune_search *s, const struct tune_probe *p, unsigned c
 	v->cand = c;
 	v->round = s->round;
 	v->stage = s->stage;
+	const bool off = s->cands[c].roles & TUNE_ROLE_PLE_OFF;
+	v->write = !off && !(s->holding && s->held == s->cands[c].value);
 	const double t0 = p->elapsed_s(p->ctx);
 	int rc = p->measure(p->ctx, s, &s->cands[c], v, s->error, sizeof(s->error));
 	s->elapsed_s = p->elapsed_s(p->ctx);
@@ -341,20 +358,42 @@ static int measure(struct tune_search *s, const struct tune_probe *p, unsigned c
 		s->status = rc;
 		return 1;
 	}
+	if (v->write) {
+		s->writes++;
+		s->holding = true;
+		s->held = s->cands[c].value;
+	}
 	s->nr_visits++;
+	tune_search_regimes(s);
 	if (p->progress)
 		p->progress(p->ctx, s, v);
 	return 0;
 }
 
-/* One round: every active candidate once, in a new shuffled order. 0, or 1 when stopped. */
-static int round_of_visits(struct tune_search *s, const struct tune_probe *p, gsl_rng *rng)
+/*
+ * One round: every candidate visited now once, in a new shuffled order;
+ * but the first round of a stage (@first) begins at the value the
+ * parameter holds (the last stage's last), so that it needs no new setting
+ * (no reload). Within a stage two visits of one value are never adjacent.
+ * 0, or 1 when stopped.
+ */
+static int round_of_visits(struct tune_search *s, const struct tune_probe *p, gsl_rng *rng,
+			   bool first)
 {
 	unsigned order[TUNE_MAX_CANDIDATES], n = 0;
 	for (unsigned c = 0; c < s->nr_cands; c++)
-		if (s->cands[c].active)
+		if (visited_now(s, c))
 			order[n++] = c;
 	gsl_ran_shuffle(rng, order, n, sizeof(order[0]));
+	for (unsigned i = 0; i < n && s->holding && first; i++) {
+		const struct tune_candidate *c = &s->cands[order[i]];
+		if (!(c->roles & TUNE_ROLE_PLE_OFF) && c->value == s->held) {
+			const unsigned t = order[0];
+			order[0] = order[i];
+			order[i] = t;
+			break;
+		}
+	}
 	for (unsigned i = 0; i < n; i++)
 		if (measure(s, p, order[i]))
 			return 1;
@@ -365,15 +404,17 @@ static int round_of_visits(struct tune_search *s, const struct tune_probe *p, gs
 /*
  * The next search stage (its candidates added, so active), if the budget
  * leaves room for it and for the confirmation after it: a refinement measured in fewer than two
- * rounds of confirmation would leave every claim to the rounds that chose it.
+ * rounds of confirmation would leave every claim to the rounds that chose it. The confirmation is
+ * counted as every candidate active now (the parked ones too): what the stage will eliminate is
+ * not known before it, and under noise it may be nothing.
  */
 static bool next_stage_fits(const struct tune_search *s)
 {
-	unsigned kept = 0;
+	unsigned active = 0;
 	for (unsigned c = 0; c < s->nr_cands; c++)
-		kept += s->cands[c].active && (s->cands[c].roles & TUNE_ROLES_KEPT);
-	unsigned stage = s->cfg.stage_rounds * nr_active(s);
-	unsigned confirm = s->cfg.min_confirm_rounds * (kept + s->cfg.nr_shapes);
+		active += s->cands[c].active;
+	unsigned stage = s->cfg.stage_rounds * nr_visited_now(s);
+	unsigned confirm = s->cfg.min_confirm_rounds * active;
 	if (s->cfg.max_visits && s->nr_visits + stage + confirm > s->cfg.max_visits)
 		return false;
 	return fits(s, stage + confirm);
@@ -391,7 +432,7 @@ int tune_search_run(struct tune_search *s, const struct tune_probe *p)
 	s->kind = TUNE_STAGE_SEARCH;
 	unsigned in_stage = 0;
 	for (;;) {
-		if (round_of_visits(s, p, rng))
+		if (round_of_visits(s, p, rng, in_stage == 0))
 			break;
 		if (!measured_anything(s)) {
 			s->stop = TUNE_STOP_ERROR;
@@ -416,7 +457,7 @@ int tune_search_run(struct tune_search *s, const struct tune_probe *p)
 			/* nothing new, or no room to measure it and confirm: confirm what there is
 			 */
 			s->nr_cands = before;
-			s->kind = TUNE_STAGE_CONFIRM;
+			s->kind = TUNE_STAGE_CONFIRM; /* the parked ones visited again */
 			s->confirm_round = s->round;
 			in_stage = 0;
 			continue;

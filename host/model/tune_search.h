@@ -61,6 +61,18 @@ struct tune_candidate {
 	double log2v;	/* NaN for 0 and for PLE off */
 	unsigned stage; /* the stage that added it */
 	bool active;	/* still visited */
+	/*
+	 * A kept candidate (TUNE_ROLES_KEPT) shown worse than every shape's
+	 * best by more than the tolerance: not visited in the refinement
+	 * stages, visited again in the confirmation rounds (the claims about
+	 * it come from there).
+	 */
+	bool parked;
+	/*
+	 * Per shape, the median of its objective over every visit, where the
+	 * shape's visits otherwise agree (tune_search_regimes); NaN elsewhere.
+	 */
+	double regime_median[TUNE_MAX_SHAPES];
 };
 
 /* A shape of guest: one variant of the run matrix. */
@@ -74,6 +86,7 @@ struct tune_shape {
 
 struct tune_visit {
 	unsigned cand, round, stage;
+	bool write;	/* the probe sets the value (false: the parameter holds it already) */
 	double seconds; /* what the visit took, by the probe's clock */
 	bool ok[TUNE_MAX_SHAPES];
 	double y[TUNE_MAX_SHAPES]; /* the objective */
@@ -121,6 +134,22 @@ struct tune_search {
 	int status; /* the probe's stop status (128+N), or 0 */
 	double elapsed_s;
 	char error[512]; /* TUNE_STOP_ERROR: why */
+	/*
+	 * Per shape: its visits at one value agree (the median relative MAD
+	 * at most TUNE_REGIME_QUIET_PCT), so a visit more than
+	 * TUNE_REGIME_SPLIT_PCT from its value's median is in another
+	 * throughput regime and left out of that value's statistics
+	 * (tune_search_regimes, after every visit).
+	 */
+	bool regime[TUNE_MAX_SHAPES];
+	/*
+	 * Visits that set another value than the one the parameter held (a
+	 * module reload where it is not writable at run time); the probe
+	 * leaves the value alone when it holds it already.
+	 */
+	unsigned writes;
+	bool holding; /* the parameter holds @held (the host's own value at first) */
+	uint64_t held;
 };
 
 struct tune_probe {

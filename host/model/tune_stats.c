@@ -9,15 +9,70 @@
 
 #define CONFIDENCE 0.95
 
-/* The values of @cand for @shape from rounds >= @from, into @x (room for every visit). */
-static unsigned values(const struct tune_search *s, unsigned cand, unsigned shape, unsigned from,
-		       int fig, double *x)
+/* The objective of @cand's ok visits for @shape over every round, into @x. */
+static unsigned objectives(const struct tune_search *s, unsigned cand, unsigned shape, double *x)
 {
 	unsigned n = 0;
 	for (unsigned i = 0; i < s->nr_visits; i++) {
 		const struct tune_visit *v = &s->visits[i];
-		if (v->cand != cand || v->round < from || !v->ok[shape])
+		if (v->cand == cand && v->ok[shape] && !isnan(v->y[shape]))
+			x[n++] = v->y[shape];
+	}
+	return n;
+}
+
+bool tune_visit_other_regime(const struct tune_search *s, const struct tune_visit *v,
+			     unsigned shape)
+{
+	const double m = s->cands[v->cand].regime_median[shape];
+	if (!s->regime[shape] || isnan(m))
+		return false;
+	return fabs(v->y[shape] - m) > TUNE_REGIME_SPLIT_PCT / 100.0 * fabs(m);
+}
+
+void tune_search_regimes(struct tune_search *s)
+{
+	double *x = malloc((s->nr_visits ? s->nr_visits : 1) * sizeof(*x));
+	double rel[TUNE_MAX_CANDIDATES];
+	struct sample_stats st;
+	for (unsigned k = 0; k < s->cfg.nr_shapes && k < TUNE_MAX_SHAPES; k++) {
+		unsigned nr = 0;
+		s->regime[k] = false;
+		for (unsigned c = 0; c < s->nr_cands; c++) {
+			s->cands[c].regime_median[k] = NAN;
+			unsigned n = x ? objectives(s, c, k, x) : 0;
+			if (!n)
+				continue;
+			sample_stats_compute(x, n, &st);
+			s->cands[c].regime_median[k] = st.median;
+			if (n >= 2 && st.median != 0.0)
+				rel[nr++] = 100.0 * st.mad / fabs(st.median);
+		}
+		if (!nr)
 			continue;
+		/* the shape's ordinary spread: the median over its values */
+		sample_stats_compute(rel, nr, &st);
+		s->regime[k] = st.median <= TUNE_REGIME_QUIET_PCT;
+	}
+	free(x);
+}
+
+/* The values of @cand for @shape from rounds >= @from, into @x (room for every visit). */
+static unsigned values(const struct tune_search *s, unsigned cand, unsigned shape, unsigned from,
+		       unsigned until, int fig, double *x, unsigned *other)
+{
+	unsigned n = 0;
+	if (other)
+		*other = 0;
+	for (unsigned i = 0; i < s->nr_visits; i++) {
+		const struct tune_visit *v = &s->visits[i];
+		if (v->cand != cand || v->round < from || v->round >= until || !v->ok[shape])
+			continue;
+		if (tune_visit_other_regime(s, v, shape)) {
+			if (other)
+				++*other;
+			continue;
+		}
 		double y = fig < 0 ? v->y[shape] : v->fig[shape][fig];
 		if (!isnan(y))
 			x[n++] = y;
@@ -25,8 +80,9 @@ static unsigned values(const struct tune_search *s, unsigned cand, unsigned shap
 	return n;
 }
 
-void tune_cell(const struct tune_search *s, unsigned cand, unsigned shape, unsigned from, int fig,
-	       struct tune_cell *out)
+/* tune_cell over rounds from <= round < until */
+static void cell_between(const struct tune_search *s, unsigned cand, unsigned shape, unsigned from,
+			 unsigned until, int fig, struct tune_cell *out)
 {
 	double *x = malloc((s->nr_visits ? s->nr_visits : 1) * sizeof(*x));
 	struct sample_stats st;
@@ -34,7 +90,7 @@ void tune_cell(const struct tune_search *s, unsigned cand, unsigned shape, unsig
 	out->mean = out->sd = out->ci_low = out->ci_high = NAN;
 	if (!x)
 		return;
-	out->n = values(s, cand, shape, from, fig, x);
+	out->n = values(s, cand, shape, from, until, fig, x, &out->other_regime);
 	if (out->n) {
 		sample_stats_compute(x, out->n, &st);
 		out->mean = st.mean;
@@ -45,6 +101,12 @@ void tune_cell(const struct tune_search *s, unsigned cand, unsigned shape, unsig
 		out->ci_high = out->mean + h;
 	}
 	free(x);
+}
+
+void tune_cell(const struct tune_search *s, unsigned cand, unsigned shape, unsigned from, int fig,
+	       struct tune_cell *out)
+{
+	cell_between(s, cand, shape, from, TUNE_NO_ROUND, fig, out);
 }
 
 /* Do @cand's visits for @shape over rounds >= @from differ at all? */
@@ -72,8 +134,8 @@ void tune_diff(const struct tune_search *s, unsigned a, unsigned b, unsigned sha
 	out->why = "fewer than 2 visits a side";
 	if (!xa || !xb)
 		goto out;
-	out->na = values(s, a, shape, from, -1, xa);
-	out->nb = values(s, b, shape, from, -1, xb);
+	out->na = values(s, a, shape, from, TUNE_NO_ROUND, -1, xa, NULL);
+	out->nb = values(s, b, shape, from, TUNE_NO_ROUND, -1, xb, NULL);
 	if (!out->na || !out->nb)
 		goto out;
 	struct sample_stats sa, sb;
@@ -120,16 +182,18 @@ out:
 	free(xb);
 }
 
-int tune_best(const struct tune_search *s, unsigned shape, unsigned from, unsigned min_n)
+static int best_of(const struct tune_search *s, unsigned shape, unsigned from, unsigned until,
+		   unsigned min_n, bool active_only)
 {
 	int best = -1;
 	double best_mean = NAN;
 	for (unsigned c = 0; c < s->nr_cands; c++) {
-		if (s->cands[c].roles & TUNE_ROLE_PLE_OFF)
+		if ((s->cands[c].roles & TUNE_ROLE_PLE_OFF) || (active_only && !s->cands[c].active))
 			continue;
 		struct tune_cell cell;
-		tune_cell(s, c, shape, from, -1, &cell);
-		if (cell.n < min_n || !cell.n)
+		cell_between(s, c, shape, from, until, -1, &cell);
+		/* a value whose visits split counts only where most of them agree */
+		if (cell.n < min_n || !cell.n || cell.n <= cell.other_regime)
 			continue;
 		if (best < 0 || s->cfg.better * (cell.mean - best_mean) > 0.0) {
 			best = (int)c;
@@ -137,4 +201,23 @@ int tune_best(const struct tune_search *s, unsigned shape, unsigned from, unsign
 		}
 	}
 	return best;
+}
+
+int tune_best(const struct tune_search *s, unsigned shape, unsigned from, unsigned min_n)
+{
+	/* a value eliminated was shown worse than a best: its few visits do not make it one later
+	 */
+	int best = best_of(s, shape, from, TUNE_NO_ROUND, min_n, true);
+	return best >= 0 ? best : best_of(s, shape, from, TUNE_NO_ROUND, min_n, false);
+}
+
+int tune_best_chosen(const struct tune_search *s, unsigned shape, unsigned min_n)
+{
+	int best = -1;
+	if (s->confirm_round != TUNE_NO_ROUND) {
+		best = best_of(s, shape, 0, s->confirm_round, min_n, true);
+		if (best < 0)
+			best = best_of(s, shape, 0, s->confirm_round, min_n, false);
+	}
+	return best >= 0 ? best : tune_best(s, shape, 0, min_n);
 }

@@ -12,8 +12,26 @@
 
 #include "model/tune_search.h"
 
+/*
+ * Issue 27's second throughput regime: where a shape's visits at one value
+ * otherwise agree (their median relative MAD, the median over the values,
+ * at most TUNE_REGIME_QUIET_PCT), a visit more than TUNE_REGIME_SPLIT_PCT
+ * from its value's median is in another regime: left out of that value's
+ * statistics and counted (tests/ple/check-results' REGIME_SPLIT is the same
+ * 10 %).
+ */
+#define TUNE_REGIME_SPLIT_PCT 10.0
+#define TUNE_REGIME_QUIET_PCT 2.0
+
+/* Find each shape's regimes again after a visit (the medians, and whether its visits agree). */
+void tune_search_regimes(struct tune_search *s);
+/* Is visit @v in another regime than most visits of its value, for @shape (left out)? */
+bool tune_visit_other_regime(const struct tune_search *s, const struct tune_visit *v,
+			     unsigned shape);
+
 struct tune_cell {
-	unsigned n; /* ok visits */
+	unsigned n;	       /* ok visits (in the value's main regime) */
+	unsigned other_regime; /* ok visits left out: in another regime */
 	double mean, sd;
 	double ci_low, ci_high; /* of the mean; NaN for n < 2 */
 	bool bimodal;		/* its visits fall into two tight groups (sample_stats) */
@@ -49,10 +67,19 @@ void tune_diff(const struct tune_search *s, unsigned a, unsigned b, unsigned sha
 
 /*
  * The best value candidate of @shape by its mean over rounds >= @from,
- * among those with at least @min_n visits there (never per-VM PLE off:
- * that is no value of the parameter); -1 when none.
+ * among those with at least @min_n visits there in their main regime and
+ * more there than in another (never per-VM PLE off: that is no value of
+ * the parameter); among the candidates still visited where one qualifies
+ * (an eliminated value was shown worse than a best); -1 when none.
  */
 int tune_best(const struct tune_search *s, unsigned shape, unsigned from, unsigned min_n);
+
+/*
+ * The best the answer names: by the rounds before the confirmation where
+ * there is one (so that the confirmation rounds, which claims come from,
+ * did not choose it), else by every round; as tune_best otherwise.
+ */
+int tune_best_chosen(const struct tune_search *s, unsigned shape, unsigned min_n);
 
 /* how much better @a's mean is than @b's, in % of |b| (point estimate; NaN without data) */
 double tune_gain_pct(const struct tune_search *s, double a, double b);

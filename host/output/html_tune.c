@@ -136,6 +136,30 @@ static const char *value_unit(json_object *doc)
 	return !unit || !strcmp(unit, "factor") || !strcmp(unit, "divisor") ? "" : unit;
 }
 
+/* The values whose visits split by regime (issue 27): left out of their figures. */
+static void regimes_row(FILE *out, json_object *s, const char *param)
+{
+	json_object *rg = jget(s, "regimes"), *split = jget(rg, "split");
+	if (!len_of(split))
+		return;
+	html_printf(out,
+		    "<tr><td></td><td colspan=\"7\">regimes: visits more than %g %% from their "
+		    "value's median left out (issue 27's second regime; the other visits agree):",
+		    jnum(rg, "split_pct"));
+	for (unsigned i = 0; i < len_of(split); i++) {
+		json_object *v = at(split, i);
+		if (isnan(jnum(v, "value")))
+			html_printf(out, "%s PLE off per VM", i ? "," : "");
+		else
+			html_printf(out, "%s %s=%.0f", i ? "," : "", param, jnum(v, "value"));
+		html_printf(
+		    out, " %.0f of %.0f%s", jnum(v, "other_regime"),
+		    jnum(v, "agree") + jnum(v, "other_regime"),
+		    jnum(v, "agree") > jnum(v, "other_regime") ? "" : " (no majority: no figure)");
+	}
+	html_printf(out, "</td></tr>\n");
+}
+
 static void recommendation_table(FILE *out, json_object *doc, const char *param)
 {
 	json_object *shapes = jget(doc, "shapes");
@@ -187,6 +211,7 @@ static void recommendation_table(FILE *out, json_object *doc, const char *param)
 				    "<tr><td></td><td colspan=\"7\">too noisy: the visits at one "
 				    "value vary by %.1f %% (median stddev); no claim</td></tr>\n",
 				    jnum(s, "spread_pct"));
+		regimes_row(out, s, param);
 		if (jstr(jget(s, "edge"), "note"))
 			html_printf(out, "<tr><td></td><td colspan=\"7\">%s</td></tr>\n",
 				    jstr(jget(s, "edge"), "note"));

@@ -84,6 +84,7 @@ static json_object *curve_json(const struct tune_result *r, unsigned k)
 		tune_cell(s, c, k, 0, -1, &cell);
 		json_add(o, "objective", cell_json(&cell));
 		json_add(o, "bimodal", json_object_new_boolean(cell.bimodal));
+		json_add_u64(o, "other_regime", cell.other_regime);
 		for (int f = 0; f < TUNE_FIG_COUNT; f++) {
 			tune_cell(s, c, k, 0, f, &cell);
 			json_add(figs, tune_fig_name(f), cell_json(&cell));
@@ -103,7 +104,7 @@ static json_object *edge_json(const struct tune_search *s, const struct tune_sha
 		return NULL;
 	json_object *o = json_object_new_object(), *widen = NULL;
 	json_add_str(o, "side", rec->edge < 0 ? "lower" : "upper");
-	json_add_u64(o, "value", s->cands[rec->best].value);
+	json_add_u64(o, "value", rec->edge_value);
 	if (rec->widen_lo) {
 		widen = json_object_new_array();
 		json_object_array_add(widen, json_object_new_uint64(rec->widen_lo));
@@ -111,6 +112,28 @@ static json_object *edge_json(const struct tune_search *s, const struct tune_sha
 	}
 	json_add(o, "widen", widen);
 	json_add_str(o, "note", note);
+	return o;
+}
+
+/* The regime rule for shape @k: whether it applied, and the values whose visits split. */
+static json_object *regimes_json(const struct tune_search *s, const struct tune_shape_rec *rec,
+				 unsigned k)
+{
+	json_object *o = json_object_new_object(), *a = json_object_new_array();
+	json_add(o, "applies", json_object_new_boolean(rec->regime_rule));
+	json_add_double(o, "split_pct", TUNE_REGIME_SPLIT_PCT);
+	json_add_double(o, "quiet_pct", TUNE_REGIME_QUIET_PCT);
+	for (unsigned i = 0; i < rec->nr_split; i++) {
+		json_object *v = json_object_new_object();
+		struct tune_cell cell;
+		tune_cell(s, (unsigned)rec->split[i], k, 0, -1, &cell);
+		json_add(v, "value", value_or_null(s, rec->split[i]));
+		json_add_u64(v, "agree", cell.n);
+		json_add_u64(v, "other_regime", cell.other_regime);
+		json_add_double(v, "median", s->cands[rec->split[i]].regime_median[k]);
+		json_object_array_add(a, v);
+	}
+	json_add(o, "split", a);
 	return o;
 }
 
@@ -145,6 +168,7 @@ static json_object *shape_json(const struct tune_result *r, unsigned k)
 	json_add(o, "edge", edge_json(s, rec));
 	json_add_double(o, "spread_pct", rec->spread_pct);
 	json_add(o, "too_noisy", json_object_new_boolean(rec->too_noisy));
+	json_add(o, "regimes", regimes_json(s, rec, k));
 	json_add(o, "mix_loss", rec->resolved && r->rec.mix >= 0 ? diff_json(&rec->mix) : NULL);
 	json_add(o, "curve", curve_json(r, k));
 	return o;
@@ -191,11 +215,15 @@ static json_object *visits_json(const struct tune_result *r)
 		json_add_u64(o, "round", v->round);
 		json_add_u64(o, "stage", v->stage);
 		json_add_double(o, "seconds", v->seconds);
+		json_add(o, "set", json_object_new_boolean(v->write));
 		json_add_str(o, "error", v->error[0] ? v->error : NULL);
 		for (unsigned k = 0; k < s->cfg.nr_shapes; k++) {
 			json_object *p = json_object_new_object();
 			json_add(p, "ok", json_object_new_boolean(v->ok[k]));
 			json_add_double(p, "objective", v->ok[k] ? v->y[k] : NAN);
+			json_add(
+			    p, "other_regime",
+			    json_object_new_boolean(v->ok[k] && tune_visit_other_regime(s, v, k)));
 			json_object_array_add(sh, p);
 		}
 		json_add(o, "shapes", sh);
@@ -290,6 +318,7 @@ json_object *tune_result_json(const struct tune_result *r)
 	json_add_u64(o, "seed", s->cfg.seed);
 	json_add_str(o, "stop", tune_stop_name(s->stop));
 	json_add_u64(o, "rounds", s->round);
+	json_add_u64(o, "writes", s->writes);
 	json_add(o, "confirm_round",
 		 s->confirm_round == TUNE_NO_ROUND ? NULL
 						   : json_object_new_uint64(s->confirm_round));

@@ -157,14 +157,41 @@ static void print_curve(FILE *out, const struct tune_result *r, unsigned k)
 				 col[TUNE_FIG_YIELDS_SUCCESSFUL_PER_S],
 				 col[TUNE_FIG_YIELDS_ATTEMPTED_PER_S]);
 		snprintf(ok, sizeof(ok), "%u/%u", y.n, visits);
+		char odd[80] = "";
+		if (y.other_regime)
+			snprintf(odd, sizeof(odd), "  (%u in another regime, left out)",
+				 y.other_regime);
 		value_text(s, (int)c, val, sizeof(val));
-		printable_printf(out, "  %-14s %6s %22s %9s %8s %11s %15s %8s %8s%s%s\n", val, ok,
+		printable_printf(out, "  %-14s %6s %22s %9s %8s %11s %15s %8s %8s%s%s%s\n", val, ok,
 				 acq, col[TUNE_FIG_WAIT_P99_NS], col[TUNE_FIG_LHP_PER_S],
 				 col[TUNE_FIG_PLE_EXITS_PER_S], yields, col[TUNE_FIG_HALTS_PER_S],
 				 col[TUNE_FIG_KICKS_PER_S],
 				 (int)c == r->rec.shapes[k].best ? "  <- best" : "",
-				 y.bimodal ? "  (two groups of visits)" : "");
+				 y.bimodal ? "  (two groups of visits)" : "", odd);
 	}
+}
+
+/* The values whose visits split by regime: left out, or no majority yet. */
+static void print_regimes(FILE *out, const struct tune_result *r, unsigned k)
+{
+	const struct tune_search *s = &r->search;
+	const struct tune_shape_rec *rec = &r->rec.shapes[k];
+	char val[32];
+	if (!rec->nr_split)
+		return;
+	printable_printf(out,
+			 "  regimes      visits more than %g %% from their value's median left "
+			 "out (issue 27's second regime; the other visits agree): ",
+			 TUNE_REGIME_SPLIT_PCT);
+	for (unsigned i = 0; i < rec->nr_split; i++) {
+		struct tune_cell cell;
+		tune_cell(s, (unsigned)rec->split[i], k, 0, -1, &cell);
+		printable_printf(out, "%s%s %u of %u%s", i ? ", " : "",
+				 value_text(s, rec->split[i], val, sizeof(val)), cell.other_regime,
+				 cell.n + cell.other_regime,
+				 cell.n > cell.other_regime ? "" : " (no majority: no figure)");
+	}
+	fprintf(out, "\n");
 }
 
 static void print_shape(FILE *out, const struct tune_result *r, unsigned k)
@@ -186,11 +213,15 @@ static void print_shape(FILE *out, const struct tune_result *r, unsigned k)
 	}
 	value_text(s, rec->best, val, sizeof(val));
 	window_here(r, s->cands[rec->best].value, here, sizeof(here));
-	printable_printf(out, "  best         %s=%s%s: %s %s [%s, %s], %u visits\n",
-			 s->cfg.space.param, val, here,
-			 units_count(rec->best_cell.mean, num, sizeof(num)), r->metric->label,
-			 units_count(rec->best_cell.ci_low, lo, sizeof(lo)),
-			 units_count(rec->best_cell.ci_high, hi, sizeof(hi)), rec->best_cell.n);
+	char odd[96] = "";
+	if (rec->best_cell.other_regime)
+		snprintf(odd, sizeof(odd), " (and %u in another regime, left out)",
+			 rec->best_cell.other_regime);
+	printable_printf(
+	    out, "  best         %s=%s%s: %s %s [%s, %s], %u visits%s\n", s->cfg.space.param, val,
+	    here, units_count(rec->best_cell.mean, num, sizeof(num)), r->metric->label,
+	    units_count(rec->best_cell.ci_low, lo, sizeof(lo)),
+	    units_count(rec->best_cell.ci_high, hi, sizeof(hi)), rec->best_cell.n, odd);
 	char edge[512];
 	tune_edge_note(s, rec, edge, sizeof(edge));
 	if (edge[0])
@@ -214,6 +245,7 @@ static void print_shape(FILE *out, const struct tune_result *r, unsigned k)
 			"  too noisy    the visits at one value vary by %.1f %% (median stddev): "
 			"no claim; a longer --budget or a quieter host\n",
 			rec->spread_pct);
+	print_regimes(out, r, k);
 	if (rec->ple_off.ref >= 0) {
 		char ci[96];
 		pct_ci(&rec->ple_off.d, ci, sizeof(ci));
@@ -326,10 +358,10 @@ void tune_result_print(FILE *out, const struct tune_result *r)
 			 r->param_why[0] ? ": " : "", r->param_why);
 	printable_printf(
 	    out,
-	    "  objective %s (%s is better), tolerance %g %%, %u visits in %u rounds, %.0f s of "
-	    "a %.0f s budget (%s), seed %llu\n",
+	    "  objective %s (%s is better), tolerance %g %%, %u visits in %u rounds (%u set a "
+	    "value), %.0f s of a %.0f s budget (%s), seed %llu\n",
 	    r->metric->name, metric_better_name(r->metric), s->cfg.tolerance_pct, s->nr_visits,
-	    s->round, r->seconds, s->cfg.budget_s, tune_stop_name(s->stop),
+	    s->round, s->writes, r->seconds, s->cfg.budget_s, tune_stop_name(s->stop),
 	    (unsigned long long)s->cfg.seed);
 	printable_printf(out, "  kernel default %llu (%s)", (unsigned long long)sp->kernel_default,
 			 sp->info->default_source);

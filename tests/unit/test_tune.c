@@ -31,7 +31,21 @@ struct synth {
 	gsl_rng *rng;
 	double clock;
 	unsigned fail_every; /* every n-th visit fails shape 0; 0 never */
+	/* issue 27's second regime: the n-th visit of @odd_value (bit n of @odd_visits) times
+	 * @odd_factor */
+	uint64_t odd_value;
+	unsigned odd_visits;
+	double odd_factor;
 };
+
+/* How many visits @c had before this one. */
+static unsigned visits_before(const struct tune_search *s, const struct tune_candidate *c)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < s->nr_visits; i++)
+		n += &s->cands[s->visits[i].cand] == c;
+	return n;
+}
 
 static int synth_measure(void *ctx, const struct tune_search *s, const struct tune_candidate *c,
 			 struct tune_visit *v, char *err, size_t errlen)
@@ -45,6 +59,10 @@ static int synth_measure(void *ctx, const struct tune_search *s, const struct tu
 			   : c->value == 0		  ? p->f(0.0, k)
 							  : p->f(c->log2v, k);
 		y *= 1.0 + (p->noise > 0.0 ? gsl_ran_gaussian(p->rng, p->noise) : 0.0);
+		if (p->odd_factor > 0.0 && !(c->roles & TUNE_ROLE_PLE_OFF) &&
+		    c->value == p->odd_value && visits_before(s, c) < 32 &&
+		    (p->odd_visits >> visits_before(s, c)) & 1u)
+			y *= p->odd_factor;
 		v->ok[k] = true;
 		v->y[k] = y;
 		for (int f = 0; f < TUNE_FIG_COUNT; f++)
@@ -107,6 +125,13 @@ static double falling(double e, unsigned shape)
 {
 	(void)shape;
 	return 10000.0 * exp2(-(e - 8.0) / 2.0);
+}
+
+/* an optimum between 2^8 and 2^9, 2^8 within 5 % of it: the flat range reaches the lower edge */
+static double near_edge(double e, unsigned shape)
+{
+	(void)shape;
+	return 100.0 + 10000.0 * bump(e, 8.5, 2.0);
 }
 
 static double rising(double e, unsigned shape)
@@ -461,15 +486,15 @@ END_TEST
 
 START_TEST(test_lower_is_better)
 {
-	/* wait p99: the valley is the optimum */
+	/* wait p99: the valley is the optimum (from 2^14 up the curve is within 0.1 % of its floor)
+	 */
 	struct tune_config c = config(1, 300);
 	struct tune_search s;
 	struct tune_recommendation rec;
 	c.better = -1;
 	tune(&s, &c, peaked, 0.01, &rec);
 	const uint64_t best = s.cands[rec.shapes[0].best].value;
-	ck_assert_msg(best == 1048576 || best <= 256 || best >= 65536, "best %llu",
-		      (unsigned long long)best);
+	ck_assert_msg(best >= 16384, "best %llu", (unsigned long long)best);
 	ck_assert_int_eq(rec.shapes[0].vs_default.claim, TUNE_CLAIM_GAIN);
 	ck_assert(rec.shapes[0].vs_default.d.low > 0.0); /* a gain is positive either way */
 	tune_search_free(&s);
@@ -594,6 +619,20 @@ START_TEST(test_best_at_an_edge_is_flagged)
 	ck_assert_ptr_nonnull(strstr(note, "kvm_amd takes no greater value"));
 	tune_search_free(&s);
 
+	/* the best inside, but its flat range reaching the edge: flagged at the edge's value */
+	c = config(1, 300);
+	tune(&s, &c, near_edge, 0.0, &rec);
+	r = &rec.shapes[0];
+	ck_assert_uint_eq(s.cands[r->best].value, 362);
+	ck_assert_int_eq(r->edge, -1);
+	ck_assert_uint_eq(r->edge_value, 256);
+	ck_assert_uint_eq(r->widen_lo, 16);
+	tune_edge_note(&s, r, note, sizeof(note));
+	ck_assert_msg(strstr(note, "best 362 within 5 % of the lower edge 256 of the range "
+				   "searched") != NULL,
+		      "%s", note);
+	tune_search_free(&s);
+
 	/* an optimum inside, and a flat curve: no edge */
 	c = config(1, 300);
 	tune(&s, &c, peaked, 0.01, &rec);
@@ -604,6 +643,150 @@ START_TEST(test_best_at_an_edge_is_flagged)
 	c = config(1, 200);
 	tune(&s, &c, flat, 0.01, &rec);
 	ck_assert_int_eq(rec.shapes[0].edge, 0);
+	tune_search_free(&s);
+}
+END_TEST
+
+/* The visits that set another value than the parameter held (reloads), from the visits alone. */
+static unsigned writes_of(const struct tune_search *s, uint64_t held)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < s->nr_visits; i++) {
+		const struct tune_candidate *c = &s->cands[s->visits[i].cand];
+		if ((c->roles & TUNE_ROLE_PLE_OFF) || c->value == held)
+			continue;
+		n++;
+		held = c->value;
+	}
+	return n;
+}
+
+/*
+ * The gate's shape under emulation, in likeness: throughput falls with the
+ * window, every visit the same figure, per-VM PLE off measured. Before the
+ * default and PLE off were parked in the refinement stages and a round
+ * began at the value the last one ended on, the search made 38 visits, 28
+ * of them setting a new value (the real one: 40 visits, one reload each);
+ * now 30, 21 (the values in the test, not bounds of taste: the search is
+ * deterministic).
+ */
+START_TEST(test_fewer_visits_and_reloads)
+{
+	struct tune_config c = config(1, 600);
+	struct tune_search s;
+	struct tune_recommendation rec;
+	c.space.ple_off = true;
+	tune(&s, &c, falling, 0.0, &rec);
+	const struct tune_shape_rec *r = &rec.shapes[0];
+	ck_assert_int_eq(s.stop, TUNE_STOP_RESOLVED);
+	ck_assert_uint_eq(s.cands[r->best].value, 256);
+	ck_assert_int_eq(r->vs_default.claim, TUNE_CLAIM_GAIN);
+	ck_assert(r->vs_default.from_confirm && r->vs_default.d.exact);
+	ck_assert_int_eq(r->ple_off.claim, TUNE_CLAIM_LOSS);
+	ck_assert(r->ple_off.from_confirm);
+	ck_assert_uint_eq(s.nr_visits, 30);
+	ck_assert_uint_eq(s.writes, writes_of(&s, 4096));
+	ck_assert_uint_eq(s.writes, 22);
+	/* the default and PLE off: both coarse rounds, no refinement stage, both confirmations */
+	for (unsigned i = 0; i < s.nr_visits; i++) {
+		const struct tune_visit *v = &s.visits[i];
+		if (s.cands[v->cand].roles & TUNE_ROLES_KEPT)
+			ck_assert(v->round < 2 || v->round >= s.confirm_round);
+	}
+	for (unsigned i = 0; i < s.nr_cands; i++)
+		if (s.cands[i].roles & TUNE_ROLES_KEPT) {
+			struct tune_cell cell;
+			tune_cell(&s, i, 0, 0, -1, &cell);
+			ck_assert_uint_eq(cell.n, 4);
+		}
+	tune_search_free(&s);
+}
+END_TEST
+
+/*
+ * Issue 27's second regime: on a host whose visits at one value agree, one
+ * value (65536, at 100 acq/s, far below the optimum 1100 at 1024) has its
+ * first visit 30 times higher. By the mean of its two coarse visits (1550)
+ * it would be the best; its visits split (no majority), so it is visited
+ * again, its figure is that of the visits that agree, and it is not named.
+ */
+START_TEST(test_split_visits_do_not_win)
+{
+	struct tune_config c = config(1, 600);
+	struct tune_search s;
+	struct tune_recommendation rec;
+	struct synth p = {.f = peaked, .odd_value = 65536, .odd_visits = 1u, .odd_factor = 30.0};
+	tune_with(&s, &c, &p, &rec);
+	const struct tune_shape_rec *r = &rec.shapes[0];
+	ck_assert_msg(r->resolved, "%s", r->why);
+	ck_assert(s.regime[0]);
+	ck_assert_uint_eq(s.cands[r->best].value, 1024);
+	ck_assert_int_eq(r->vs_default.claim, TUNE_CLAIM_GAIN);
+	ck_assert(r->vs_default.d.exact);
+	ck_assert(!in_flat(r, 65536));
+	ck_assert_uint_eq(r->nr_split, 1);
+	int odd = -1;
+	for (unsigned i = 0; i < s.nr_cands; i++)
+		if (s.cands[i].value == 65536)
+			odd = (int)i;
+	ck_assert_int_ge(odd, 0);
+	struct tune_cell cell;
+	tune_cell(&s, (unsigned)odd, 0, 0, -1, &cell);
+	ck_assert_uint_eq(cell.other_regime, 1);
+	ck_assert_uint_ge(cell.n, 2); /* visited again until most of its visits agreed */
+	ck_assert(fabs(cell.mean - peaked(16.0, 0)) < 1e-9);
+	ck_assert(!s.cands[odd].active); /* then shown far below the best */
+
+	/* by the mean of its two coarse visits, as the coarse stage saw it, it was the best */
+	double coarse = 0.0;
+	for (unsigned i = 0; i < s.nr_visits; i++)
+		if (s.visits[i].cand == (unsigned)odd && s.visits[i].round < 2)
+			coarse += s.visits[i].y[0] / 2.0;
+	ck_assert(coarse > r->best_cell.mean);
+	tune_search_free(&s);
+}
+END_TEST
+
+/*
+ * A genuine best with consistent visits still wins, and a best that has a
+ * visit in the other regime itself (kvm_amd's pause_filter_count=16, +574.7
+ * % from fast confirmation visits) is named by the visits that agree, the
+ * split said, its gain not inflated by the odd visit.
+ */
+START_TEST(test_split_best_is_judged_by_its_regime)
+{
+	struct tune_search s;
+	struct tune_recommendation rec;
+	const double exact = 100.0 * (falling(8.0, 0) - falling(12.0, 0)) / falling(12.0, 0);
+
+	/* another value (16384) splits: 256 still wins, its gain over 4096 exact */
+	struct tune_config c = config(1, 600);
+	struct synth p = {.f = falling, .odd_value = 16384, .odd_visits = 2u, .odd_factor = 4.2};
+	tune_with(&s, &c, &p, &rec);
+	const struct tune_shape_rec *r = &rec.shapes[0];
+	ck_assert_uint_eq(s.cands[r->best].value, 256);
+	ck_assert_int_eq(r->vs_default.claim, TUNE_CLAIM_GAIN);
+	ck_assert(r->vs_default.d.exact && r->vs_default.from_confirm);
+	ck_assert(fabs(r->vs_default.d.gain_pct - exact) < 1e-9);
+	ck_assert_uint_eq(r->best_cell.other_regime, 0);
+	ck_assert_uint_eq(r->nr_split, 1);
+	tune_search_free(&s);
+
+	/* the best's own 7th visit (the confirmation's first) 5 times higher: left out of its
+	 * figures */
+	c = config(1, 600);
+	p = (struct synth){
+	    .f = falling, .odd_value = 256, .odd_visits = 1u << 6, .odd_factor = 5.0};
+	tune_with(&s, &c, &p, &rec);
+	r = &rec.shapes[0];
+	ck_assert_msg(r->resolved, "%s", r->why);
+	ck_assert_uint_eq(s.cands[r->best].value, 256);
+	ck_assert_uint_eq(r->best_cell.other_regime, 1);
+	ck_assert(fabs(r->best_cell.mean - falling(8.0, 0)) < 1e-9);
+	ck_assert_int_eq(r->vs_default.claim, TUNE_CLAIM_GAIN);
+	ck_assert(r->vs_default.d.exact);
+	ck_assert(fabs(r->vs_default.d.gain_pct - exact) < 1e-9);
+	ck_assert_uint_eq(r->nr_split, 1);
 	tune_search_free(&s);
 }
 END_TEST
@@ -627,6 +810,9 @@ static Suite *tune_suite(void)
 	tcase_add_test(tc, test_failed_visits_are_kept_out);
 	tcase_add_test(tc, test_probe_stops);
 	tcase_add_test(tc, test_best_at_an_edge_is_flagged);
+	tcase_add_test(tc, test_fewer_visits_and_reloads);
+	tcase_add_test(tc, test_split_visits_do_not_win);
+	tcase_add_test(tc, test_split_best_is_judged_by_its_regime);
 	suite_add_tcase(s, tc);
 	return s;
 }
