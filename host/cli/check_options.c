@@ -209,6 +209,6 @@ int check_options_parse(int argc, char **argv, struct check_options *o, char *er
 		    err, errlen,
 		    "--connect: the emulated host runs the whole check inside L1: "
 		    "name it alone (check the other hosts in a check of their own)");
-	return emulated_cli_check(emulated, o->kernel_path, o->modules_path, o->cache_dir, err,
-				  errlen);
+	return emulated_cli_check(emulated, o->kernel_path, o->modules_path, o->cache_dir,
+				  o->module_params, err, errlen);
 }

@@ -11,11 +11,12 @@
 #define CHECK_MAX_GROUPS 16
 
 struct check_options {
-	const char *suite_path;	  /* NULL: the default suite */
-	const char *connect_list; /* --connect URI1,URI2; NULL: this machine */
-	const char *kernel_path;  /* --connect emulated: L1's kernel; NULL: Debian's */
-	const char *modules_path; /* its modules (a bzImage's INSTALL_MOD_PATH); NULL: none */
-	const char *cache_dir;	  /* L1's media; NULL: ~/.cache/plerig */
+	const char *suite_path;	   /* NULL: the default suite */
+	const char *connect_list;  /* --connect URI1,URI2; NULL: this machine */
+	const char *kernel_path;   /* --connect emulated: L1's kernel; NULL: Debian's */
+	const char *modules_path;  /* its modules (a bzImage's INSTALL_MOD_PATH); NULL: none */
+	const char *cache_dir;	   /* L1's media; NULL: ~/.cache/plerig */
+	const char *module_params; /* --module-params: L1's modules reloaded with them */
 	const char *groups[CHECK_MAX_GROUPS + 1]; /* NULL-terminated; groups[0] NULL: all */
 	char group_buf[512];
 	const char *tap_path, *junit_path; /* NULL: none; "-": stdout */

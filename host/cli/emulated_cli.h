@@ -10,9 +10,32 @@
 #include <stddef.h>
 
 #include "cli/option_table.h"
+#include "ple/module_params.h"
 #include "util/errbuf.h"
 
-/* The entries of a table whose struct @type has kernel_path, modules_path, cache_dir. */
+/* --module-params: checked as text here (exit 2), each name in L1 against its modules. */
+static inline int emulated_cli_module_params(const struct opt_entry *e, const char *value,
+					     void *target, char *err, size_t errlen)
+{
+	struct module_params p;
+	char why[ERRBUF_SIZE];
+	if (module_params_parse(value, &p, why, sizeof(why)))
+		return errbuf_printf(err, errlen, "--%s: %s", e->name, why);
+	*(const char **)((char *)target + e->off) = value;
+	return 0;
+}
+
+#define EMULATED_MODULE_PARAMS_HELP                                                                \
+	"--connect emulated: more parameters for L1's KVM modules, after the vendor's stock "      \
+	"ones (images/l1/vendors.cfg): NAME=VALUE of kvm_intel or kvm_amd, kvm.NAME=VALUE of "     \
+	"kvm.ko, separated by blanks; L1 reloads the modules with them once it is up (its "        \
+	"saved state stays stock), each name held to the module's own parameters, and the "        \
+	"results and baselines record them (host.module_params)"
+
+/*
+ * The entries of a table whose struct @type has kernel_path, modules_path,
+ * cache_dir and module_params.
+ */
 // clang-format off
 #define EMULATED_CLI_ENTRIES(type)                                                              \
 	{.name = "kernel",                                                                      \
@@ -30,19 +53,26 @@
 	 .metavar = "DIR",                                                                      \
 	 OPT_PATH_FIELD(type, cache_dir),                                                       \
 	 .def = "~/.cache/plerig",                                                              \
-	 .help = "--connect emulated: where its kernels and L1 media are kept"}
+	 .help = "--connect emulated: where its kernels and L1 media are kept"},                 \
+	{.name = "module-params",                                                               \
+	 .metavar = "'NAME=VALUE ...'",                                                         \
+	 .kind = OPT_CUSTOM,                                                                    \
+	 OPT_OFF(type, module_params, const char *),                                            \
+	 .parse = emulated_cli_module_params,                                                   \
+	 .help = EMULATED_MODULE_PARAMS_HELP}
 // clang-format on
 
 /* They go with --connect emulated (@emulated), and --modules with --kernel. 0, or -1 with @err. */
 static inline int emulated_cli_check(bool emulated, const char *kernel_path,
-				     const char *modules_path, const char *cache_dir, char *err,
-				     size_t errlen)
+				     const char *modules_path, const char *cache_dir,
+				     const char *module_params, char *err, size_t errlen)
 {
-	if ((kernel_path || modules_path || cache_dir) && !emulated)
+	if ((kernel_path || modules_path || cache_dir || module_params) && !emulated)
 		return errbuf_printf(err, errlen, "%s: only for --connect emulated",
 				     kernel_path    ? "--kernel"
 				     : modules_path ? "--modules"
-						    : "--cache-dir");
+				     : cache_dir    ? "--cache-dir"
+						    : "--module-params");
 	if (modules_path && !kernel_path)
 		return errbuf_printf(err, errlen,
 				     "--modules: the modules of which kernel? (give --kernel "

@@ -302,6 +302,15 @@ int apply_accel(struct run_plan *o, char *err, size_t errlen)
 				     "%s: only the emulated host boots a kernel of its own (add "
 				     "--connect emulated)",
 				     o->kernel_path ? "--kernel" : "--modules");
+	if (o->module_params && !emulated)
+		return errbuf_printf(err, errlen,
+				     "--module-params: only the emulated host reloads its KVM "
+				     "modules with them (add --connect emulated)");
+	if (o->module_params && emulated_hosts > 1)
+		return errbuf_printf(err, errlen,
+				     "--module-params with %u emulated hosts: each vendor's module "
+				     "has parameters of its own; name one emulated host",
+				     emulated_hosts);
 	if (o->modules_path && !o->kernel_path)
 		return errbuf_printf(err, errlen,
 				     "--modules: the modules of which kernel? (give --kernel "

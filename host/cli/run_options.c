@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
+#include "cli/emulated_cli.h"
 #include "cli/metric_options.h"
 #include "cli/option_table.h"
 #include "cli/run_option_parsers.h"
@@ -87,6 +88,11 @@ static const struct opt_entry run_table[] = {
      PATH(modules_path),
      .help = "--connect emulated with a bzImage: its modules, the INSTALL_MOD_PATH of make "
 	     "modules_install (DIR/lib/modules/VERSION)"},
+    {.name = "module-params",
+     .metavar = "'NAME=VALUE ...'",
+     CUSTOM(emulated_cli_module_params),
+     OPT_OFF(struct run_plan, module_params, const char *),
+     .help = EMULATED_MODULE_PARAMS_HELP},
     {.name = "vms",
      .metavar = "N",
      UNSIGNED(common.vms, 1, PLERIG_MAX_VMS),

@@ -166,11 +166,12 @@ enum sweep_options_status sweep_options_parse(int argc, char **argv, struct swee
 			    "only the emulated host runs one for this plerig (run plerig sweep on "
 			    "that host)",
 			    o->connect);
-	if ((o->kernel_path || o->modules_path || o->cache_dir) && !o->connect)
+	if ((o->kernel_path || o->modules_path || o->cache_dir || o->module_params) && !o->connect)
 		return fail(err, errlen, "%s: only for --connect emulated",
 			    o->kernel_path    ? "--kernel"
 			    : o->modules_path ? "--modules"
-					      : "--cache-dir");
+			    : o->cache_dir    ? "--cache-dir"
+					      : "--module-params");
 	if (o->modules_path && !o->kernel_path)
 		return fail(err, errlen,
 			    "--modules: the modules of which kernel? (give --kernel bzImage with "

@@ -20,6 +20,7 @@ struct sweep_options {
 	bool seed_given;	 /* else from the clock */
 	/* --connect emulated: the whole sweep inside L1, which boots kernel_path */
 	const char *connect, *kernel_path, *modules_path, *cache_dir;
+	const char *module_params; /* --module-params: L1's modules reloaded with them */
 	const char *param_args[PLE_MAX_PARAMS]; /* each --param as given: L1's sweep gets them */
 	unsigned nr_param_args;
 	int run_argc; /* the run options, after -- */

@@ -193,7 +193,7 @@ enum tune_options_status tune_options_parse(int argc, char **argv, struct tune_o
 		    "plerig tune on that host)",
 		    o->connect);
 	if (emulated_cli_check(o->connect != NULL, o->kernel_path, o->modules_path, o->cache_dir,
-			       err, errlen))
+			       o->module_params, err, errlen))
 		return TUNE_OPTIONS_ERROR;
 	if (o->restore) {
 		if (o->connect)

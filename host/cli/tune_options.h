@@ -30,8 +30,9 @@ struct tune_options {
 	bool quiet;
 	/* --connect emulated: the whole tune inside L1, which boots kernel_path */
 	const char *connect, *kernel_path, *modules_path, *cache_dir;
-	const char *param_arg; /* --param as given: L1's tune gets it */
-	int run_argc;	       /* the run options after --: the shapes */
+	const char *module_params; /* --module-params: L1's modules reloaded with them */
+	const char *param_arg;	   /* --param as given: L1's tune gets it */
+	int run_argc;		   /* the run options after --: the shapes */
 	char **run_argv;
 };
 

@@ -124,6 +124,7 @@ int check_emulated(const struct check_options *o, const char *suite_path, const 
 	const struct emulated_options eo = {.kernel = o->kernel_path,
 					    .vendor = connect_emulated_vendor(o->connect_list),
 					    .modules = o->modules_path,
+					    .module_params = o->module_params,
 					    .cache_dir = o->cache_dir,
 					    .guest_path = guest_path,
 					    .quiet = o->quiet};

@@ -46,18 +46,26 @@ static void describe_baseline(const char *path, const struct baseline *b,
 		     printable_dup(b->host.kernel),
 		     printable_dup(now->kernel),
 		     printable_dup(b->host.ple_params),
-		     printable_dup(now->ple_params)};
+		     printable_dup(now->ple_params),
+		     printable_dup(b->host.module_params),
+		     printable_dup(now->module_params)};
 	enum { NF = sizeof(f) / sizeof(f[0]) };
 	bool ok = true;
 	for (size_t i = 0; i < NF; i++)
 		ok &= f[i] != NULL;
+	/* the parameters given beyond the stock ones, where either run had some */
+	char given[2 * sizeof(now->module_params) + 80] = "";
+	if (ok && (f[7][0] || f[8][0]))
+		(void)pathf(given, sizeof(given),
+			    "\n  module parameters given: '%s' then, '%s' now (%s)", f[7], f[8],
+			    same_or(b->host.module_params, now->module_params));
 	if (ok)
 		(void)pathf(buf, len,
 			    "baseline %s, recorded %s (plerig %s)\n"
 			    "  kernel: %s then, %s now (%s)\n"
-			    "  PLE parameters: '%s' then, '%s' now (%s)",
+			    "  PLE parameters: '%s' then, '%s' now (%s)%s",
 			    f[0], f[1], f[2], f[3], f[4], same_or(b->host.kernel, now->kernel),
-			    f[5], f[6], same_or(b->host.ple_params, now->ple_params));
+			    f[5], f[6], same_or(b->host.ple_params, now->ple_params), given);
 	else
 		str_copy(buf, len, "baseline loaded (out of memory describing it)");
 	for (size_t i = 0; i < NF; i++)

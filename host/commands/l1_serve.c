@@ -31,6 +31,8 @@
 #include "backends/kvm/kvm_backend.h"
 #include "backends/native/native_backend.h"
 #include "measure/kvm_system.h"
+#include "ple/host_params.h"
+#include "ple/module_params.h"
 #include "util/cache_dir.h"
 #include "util/errbuf.h"
 #include "util/printable.h"
@@ -117,15 +119,6 @@ static struct backend *backend_for(struct server *s, enum backend_kind k, char *
 	return s->backends[k];
 }
 
-static void close_backends(struct server *s)
-{
-	for (unsigned k = 0; k < BACKEND_COUNT; k++)
-		if (s->backends[k]) {
-			s->backends[k]->close(s->backends[k]);
-			s->backends[k] = NULL;
-		}
-}
-
 static void run_variant(struct server *s, const struct l1_request *q)
 {
 	char err[ERRBUF_SIZE], name[L1_NAME_MAX + 8];
@@ -171,6 +164,69 @@ static void warm_up(struct server *s, const char *id)
 		snprintf(text, sizeof(text), "kvm: %s\n", err);
 	(void)l1_answer_name(name, sizeof(name), id, "warm");
 	answer(s, id, EXIT_OK, name, text, strlen(text));
+}
+
+static int identity(struct l1_blob *b, char *err, size_t errlen);
+
+/*
+ * This server's own backends closed (a run request opens them again): their
+ * fds on /dev/kvm (the warm-up's, a run's) hold the vendor module, and a
+ * reload, ours or a command's (check's params =, sweep, tune), needs it
+ * unused. Seen in L1: a gate's sweep points skipped, "kvm_intel is in use
+ * (refcnt 1): 123 plerig (1 fd)", l1-serve's own.
+ */
+static void close_backends(struct server *s)
+{
+	for (unsigned k = 0; k < BACKEND_COUNT; k++)
+		if (s->backends[k]) {
+			s->backends[k]->close(s->backends[k]);
+			s->backends[k] = NULL;
+		}
+}
+
+/*
+ * The controller's --module-params: L1's KVM modules reloaded with them,
+ * after the vendor's stock ones (the blob: "STOCK\nGIVEN\n"). Every later
+ * command here records them (PLERIG_MODULE_PARAMS, read by host_info), and
+ * ID.modparams is L1's identity with them; ID.error says why not.
+ */
+static void apply_module_params(struct server *s, const struct l1_request *q)
+{
+	char err[ERRBUF_SIZE] = "", text[2048], applied[512], name[L1_NAME_MAX + 16];
+	struct module_params stock = {0}, given;
+	char *nl = q->len < sizeof(text) ? memcpy(text, q->blob, q->len) : NULL;
+	if (nl) {
+		text[q->len] = '\0';
+		nl = strchr(text, '\n');
+	}
+	if (!nl) {
+		answer_error(s, q->id, "module parameters: not the stock line and the given one");
+		return;
+	}
+	*nl = '\0';
+	nl[1 + strcspn(nl + 1, "\n")] = '\0';
+	const char *module = ple_loaded_module(ple_sysfs_root());
+	if ((text[0] && module_params_parse(text, &stock, err, sizeof(err))) ||
+	    module_params_parse(nl + 1, &given, err, sizeof(err))) {
+		answer_error(s, q->id, err);
+		return;
+	}
+	if (!module[0]) {
+		answer_error(s, q->id,
+			     "no KVM vendor module is loaded in L1 to give parameters to");
+		return;
+	}
+	close_backends(s);
+	struct l1_blob b;
+	if (module_params_apply(module, &stock, &given, applied, sizeof(applied), err,
+				sizeof(err)) ||
+	    setenv("PLERIG_MODULE_PARAMS", applied, 1) || identity(&b, err, sizeof(err))) {
+		answer_error(s, q->id, err[0] ? err : "out of memory");
+		return;
+	}
+	snprintf(name, sizeof(name), "%s.modparams", q->id);
+	answer(s, q->id, EXIT_OK, name, b.data, b.len);
+	l1_blob_free(&b);
 }
 
 /* A whole file into memory; NULL (and errno) when it cannot be read. */
@@ -323,18 +379,14 @@ static void run_exec(struct server *s, const struct l1_request *q)
 		l1_exec_request_free(&x);
 		return;
 	}
+	/* the command opens KVM itself, and may reload the module */
+	close_backends(s);
 	char *argv[x.argc + 2];
 	argv[0] = "plerig";
 	for (unsigned i = 0; i < x.argc; i++)
 		argv[i + 1] = x.argv[i];
 	argv[x.argc + 1] = NULL;
 	snprintf(path, sizeof(path), "%s/stdout", dir);
-	/*
-	 * Its backends closed first (the next run request opens them again): the
-	 * warm-up's /dev/kvm would hold the vendor module, and a tune or sweep
-	 * that reloads it to set a parameter would be refused ("in use").
-	 */
-	close_backends(s);
 	pid_t pid = fork();
 	if (pid == 0) {
 		int o = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -460,6 +512,8 @@ static int serve(struct server *s, FILE *requests)
 			send_hello(s, q.id);
 		else if (!strcmp(q.kind, "warm"))
 			warm_up(s, q.id);
+		else if (!strcmp(q.kind, "modparams"))
+			apply_module_params(s, &q);
 		else
 			answer_error(s, q.id, "unknown request kind");
 		l1_request_free(&q);

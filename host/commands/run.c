@@ -85,8 +85,12 @@ int cmd_run(int argc, char **argv, const char *guest_path)
 	int status = EXIT_FAILED;
 	if (plan.connect_auto_why[0] && !plan.quiet)
 		printable_printf(stderr, "plerig run: %s\n", plan.connect_auto_why);
-	if (experiment_run(&plan, guest_path, command_line, &out, &rep, err, sizeof(err))) {
+	const int ran =
+	    experiment_run(&plan, guest_path, command_line, &out, &rep, err, sizeof(err));
+	if (ran) {
 		printable_printf(stderr, "plerig run: %s\n", err);
+		if (ran == -2)
+			status = EXIT_USAGE;
 		goto out;
 	}
 	if (!plan.quiet)		       /* the JSON keeps every reason */

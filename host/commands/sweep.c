@@ -93,6 +93,7 @@ static int sweep_emulated(const struct sweep_options *o, const char *guest_path)
 	const struct emulated_options eo = {.kernel = o->kernel_path,
 					    .vendor = connect_emulated_vendor(o->connect),
 					    .modules = o->modules_path,
+					    .module_params = o->module_params,
 					    .cache_dir = o->cache_dir,
 					    .guest_path = guest_path};
 	const struct proxy_command c = {.head = head,

@@ -187,6 +187,7 @@ static int tune_emulated(const struct tune_options *o, const char *guest_path)
 	const struct emulated_options eo = {.kernel = o->kernel_path,
 					    .vendor = connect_emulated_vendor(o->connect),
 					    .modules = o->modules_path,
+					    .module_params = o->module_params,
 					    .cache_dir = o->cache_dir,
 					    .guest_path = guest_path,
 					    .quiet = o->quiet};

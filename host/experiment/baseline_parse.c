@@ -113,6 +113,7 @@ static int host_of_baseline(const struct reader *r, json_object *o, const char *
 	make_printable(h->cpu_model, sizeof(h->cpu_model));
 	make_printable(h->kvm_module_source, sizeof(h->kvm_module_source));
 	make_printable(h->ple_params, sizeof(h->ple_params));
+	make_printable(h->module_params, sizeof(h->module_params));
 	return 0;
 }
 

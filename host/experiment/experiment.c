@@ -47,6 +47,7 @@ struct host_run {
 	bool remote;	       /* its identity is another machine's: its CPUs size the defaults */
 	unsigned first, count; /* its variants in the engine's list */
 	int turn;	       /* an emulated host: its place among them in --connect; else -1 */
+	bool bad_input;	       /* an emulated host refused what it was given (--module-params) */
 };
 
 struct engine {
@@ -92,7 +93,7 @@ static bool host_runs(const struct host_run *h, enum backend_kind kind)
 	return !h->e->connect.nr || !here;
 }
 
-static struct backend *open_backend(const struct host_run *h, enum backend_kind kind, char *err,
+static struct backend *open_backend(struct host_run *h, enum backend_kind kind, char *err,
 				    size_t errlen)
 {
 	const struct engine *e = h->e;
@@ -101,14 +102,18 @@ static struct backend *open_backend(const struct host_run *h, enum backend_kind 
 		for (unsigned k = 0; k < BACKEND_COUNT; k++)
 			if (h->backends[k])
 				return h->backends[k];
-		return emulated_backend_open(
+		enum emulated_failure why = EMULATED_BROKEN;
+		struct backend *b = emulated_backend_open(
 		    &(struct emulated_options){.kernel = e->plan->kernel_path,
 					       .vendor = connect_emulated_vendor(h->uri),
 					       .modules = e->plan->modules_path,
+					       .module_params = e->plan->module_params,
 					       .cache_dir = e->plan->cache_dir,
 					       .guest_path = e->guest_path,
 					       .quiet = e->plan->quiet},
-		    err, errlen);
+		    &why, err, errlen);
+		h->bad_input = !b && why == EMULATED_USAGE;
+		return b;
 	}
 	switch (kind) {
 	case BACKEND_KVM:
@@ -243,7 +248,7 @@ static int open_hosts(struct engine *e, char *err, size_t errlen)
 	orphans_sweep(stderr);
 	if (e->nr_hosts == 1) {
 		if (open_host(&e->hosts[0], err, errlen))
-			return -1;
+			return e->hosts[0].bad_input ? -2 : -1;
 	} else {
 		at_once(e->hosts, sizeof(e->hosts[0]), e->nr_hosts, open_host_thread);
 		e->turn = 0; /* the emulated hosts run in the order they opened */
@@ -582,8 +587,13 @@ int experiment_run(const struct run_plan *plan, const char *guest_path, const ch
 	if (reference_resolve(plan, &e.reference_axis, &e.reference_value, err, errlen))
 		return -1;
 	setup_report(&e, command_line);
-	if (make_hosts(&e, err, errlen) || open_hosts(&e, err, errlen))
+	if (make_hosts(&e, err, errlen))
 		goto out;
+	const int opened = open_hosts(&e, err, errlen);
+	if (opened) {
+		rc = opened;
+		goto out;
+	}
 	if (make_series(&e)) {
 		errbuf_printf(err, errlen, "out of memory");
 		goto out;

@@ -37,7 +37,9 @@ int experiment_check(const struct run_plan *plan, char *err, size_t errlen);
  * caller frees with report_free, also after a failure). Ctrl-C stops
  * between runs and leaves rep->interrupted set with what was measured.
  * Returns 0 when the schedule ran (single runs may have failed: see
- * experiment_status), -1 with @err when it could not start.
+ * experiment_status), -1 with @err when it could not start, -2 with @err
+ * when its only host refused what it was given (the emulated host's
+ * --module-params: bad input).
  */
 int experiment_run(const struct run_plan *plan, const char *guest_path, const char *command_line,
 		   const struct experiment_output *out, struct outcome *rep, char *err,

@@ -91,6 +91,10 @@ void host_info_collect(struct host_info *h, const char *kvm_module)
 	const char *clock = getenv("PLERIG_CLOCK");
 	if (clock)
 		snprintf(h->clock, sizeof(h->clock), "%s", clock);
+	/* and, once it reloaded L1's modules with --module-params, what they took */
+	const char *given = getenv("PLERIG_MODULE_PARAMS");
+	if (given)
+		snprintf(h->module_params, sizeof(h->module_params), "%s", given);
 }
 
 void host_kvm_module_text(const struct host_info *h, char *buf, size_t len)

@@ -18,6 +18,10 @@ struct host_info {
 	int smt; /* /sys/devices/system/cpu/smt/active: 1, 0, or -1 unknown */
 	/* PLE / pause-filter module parameters, "name=value" pairs, as found */
 	char ple_params[512];
+	/* the KVM module parameters this host was given beyond its stock ones, as its
+	 * modules read them: the emulated host's --module-params ("ple_window=16384
+	 * kvm.halt_poll_ns=0"); "" where none were */
+	char module_params[512];
 	/* where the VMs ran on another host: how plerig reached it (its URI without
 	 * credentials), its hypervisor, and why some fields say "unknown" */
 	char connection[256];

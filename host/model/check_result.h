@@ -43,7 +43,7 @@ struct check_result {
 	char baseline_key[256]; /* this machine's key in the store; "" without one */
 	/* which baseline, and what differs from it: lines split at '\n', their
 	 * fields made printable (util/printable) when the note was composed */
-	char baseline_note[1024];
+	char baseline_note[2048];
 	char mode[64]; /* "expectations", "+ baseline", "+ A/A", "recording" */
 	unsigned scenarios_run, scenarios_skipped;
 	double seconds;

@@ -81,6 +81,8 @@ struct run_plan {
 	const char *cache_dir;	  /* libvirt embedded driver state, L1's media; NULL: the default */
 	const char *kernel_path;  /* --connect emulated: the kernel L1 boots; NULL: Debian's */
 	const char *modules_path; /* its modules (a bzImage's INSTALL_MOD_PATH); NULL: none */
+	const char
+	    *module_params; /* --module-params: L1's modules reloaded with them; NULL: stock */
 	enum accel accel;
 	bool accel_given;
 

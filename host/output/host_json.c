@@ -56,6 +56,9 @@ json_object *host_json(const struct host_info *h)
 		 h->cpus_online > 0 ? json_object_new_int64(h->cpus_online) : NULL);
 	json_add(o, "smt", h->smt < 0 ? NULL : json_object_new_boolean(h->smt));
 	json_add(o, "ple_params", ple_params_json(h->ple_params));
+	/* parameters given beyond the stock ones (the emulated host's --module-params) */
+	if (h->module_params[0])
+		json_add(o, "module_params", ple_params_json(h->module_params));
 	if (h->name[0])
 		json_add_str(o, "name", h->name);
 	if (h->connection[0])
@@ -113,6 +116,9 @@ void host_from_json(json_object *o, struct host_info *h)
 		ple_params_text(v, h->ple_params, sizeof(h->ple_params));
 	else
 		copy_string(o, "ple_params", h->ple_params, sizeof(h->ple_params));
+	if (json_object_object_get_ex(o, "module_params", &v) &&
+	    json_object_is_type(v, json_type_object))
+		ple_params_text(v, h->module_params, sizeof(h->module_params));
 	if (json_object_object_get_ex(o, "cpus", &v) && json_object_is_type(v, json_type_int))
 		h->cpus = (unsigned)json_object_get_int64(v);
 	/* a count of 0 or below is no count: written back as null, so read as unknown */

@@ -77,20 +77,21 @@ int module_load(const char *module, const struct ple_setting *params, unsigned n
 	return run(argv, what, err, errlen);
 }
 
+int module_unload(const char *module, char *err, size_t errlen)
+{
+	char what[512];
+	char *argv[3] = {(char *)module_rmmod_command(), (char *)module, NULL};
+	snprintf(what, sizeof(what), "%s %s", argv[0], module);
+	return run(argv, what, err, errlen);
+}
+
 int module_reload(const char *module, const struct ple_setting *params, unsigned n, char *err,
 		  size_t errlen)
 {
-	char what[512];
-	char *argv[3];
-
 	if (n > MODULE_MAX_PARAMS)
 		return errbuf_errno(err, errlen, -E2BIG, "reloading %s: %u parameters, at most %d",
 				    module, n, MODULE_MAX_PARAMS);
-	argv[0] = (char *)module_rmmod_command();
-	argv[1] = (char *)module;
-	argv[2] = NULL;
-	snprintf(what, sizeof(what), "%s %s", argv[0], module);
-	int rc = run(argv, what, err, errlen);
+	int rc = module_unload(module, err, errlen);
 	if (rc) {
 		size_t len = strlen(err);
 		return errbuf_errno(err + len, errlen - len, rc,

@@ -30,6 +30,9 @@ const char *module_rmmod_command(void);
 int module_reload(const char *module, const struct ple_setting *params, unsigned n, char *err,
 		  size_t errlen);
 
+/* `rmmod @module` alone: 0, or -errno with @err saying what rmmod printed. */
+int module_unload(const char *module, char *err, size_t errlen);
+
 /*
  * `modprobe @module p1=v1 ...` alone, for a module that is not loaded (a
  * sweep killed between the two steps of a reload). 0, or -errno with @err.

@@ -509,6 +509,145 @@ class Emulated(unittest.TestCase):
         self.assertEqual(p.returncode, 2)
         self.assertIn("only the emulated host runs one for this plerig", p.stderr)
 
+    def fake_modules(self):
+        """L1's kvm_intel and kvm as a sysfs tree (the fake Bochs exports it to L1's plerig)
+        and modprobe and rmmod that log their calls and set what they are given there, as
+        the real ones do: an unknown parameter fails modprobe."""
+        sysfs = os.path.join(self.fake, "sys.corei7_haswell_4770", "module")
+        for module, params in (("kvm_intel", {"ple_gap": "128", "ple_window": "4096",
+                                              "ple_window_grow": "2", "ple_window_shrink": "0",
+                                              "ple_window_max": "4294967295",
+                                              "enable_apicv": "Y"}),
+                               ("kvm", {"halt_poll_ns": "200000", "halt_poll_ns_grow": "2"})):
+            os.makedirs(os.path.join(sysfs, module, "parameters"))
+            for k, v in params.items():
+                self.write(os.path.join(sysfs, module, "parameters", k), v + "\n", 0o644)
+        log = os.path.join(self.fake, "modprobe.log")
+        self.write(os.path.join(self.fake, "rmmod"),
+                   f'#!/bin/sh\necho "rmmod $*" >> {log}\n', 0o755)
+        self.write(os.path.join(self.fake, "modprobe"), f"""#!/bin/bash
+echo "modprobe $*" >> {log}
+d=$PLERIG_SYSFS_ROOT/module/$1/parameters
+shift
+for p in "$@"; do
+	[ -e "$d/${{p%%=*}}" ] || {{ echo "modprobe: ERROR: unknown parameter ${{p%%=*}}"; exit 1; }}
+	v=${{p#*=}}
+	case $(cat "$d/${{p%%=*}}"):$v in Y:0 | N:0) v=N ;; Y:1 | N:1) v=Y ;; esac
+	echo "$v" > "$d/${{p%%=*}}"
+done
+""", 0o755)
+        return {"PLERIG_MODPROBE": os.path.join(self.fake, "modprobe"),
+                "PLERIG_RMMOD": os.path.join(self.fake, "rmmod")}, log
+
+    def test_module_params_reload_l1s_modules_and_are_recorded(self):
+        """--module-params: L1's kvm_intel (and kvm, for kvm.NAME) reloaded with them after
+        the stock ones, once L1 is up, warm or cold; the baseline and results record them,
+        and check's summary says when they changed since the baseline."""
+        env, log = self.fake_modules()
+        suite = os.path.join(self.dir, "native.cfg")
+        self.write(suite, NATIVE_SUITE, 0o644)
+        store = os.path.join(self.dir, "store")
+        os.makedirs(store)
+        check = ["check", "--connect", "emulated", "--suite", suite, "--baselines", store]
+        given = ["--module-params", "ple_window=16384 kvm.halt_poll_ns=0 enable_apicv=0"]
+        p = self.plerig("serve", *check, "--record", *given, limits=env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(log) as f:
+            calls = f.read().splitlines()
+        # the stock parameters first (images/l1/vendors.cfg), then the ones given
+        self.assertEqual(calls, ["rmmod kvm_intel", "rmmod kvm", "modprobe kvm halt_poll_ns=0",
+                                 "modprobe kvm_intel ple_gap=128 ple_window=4096 "
+                                 "ple_window=16384 enable_apicv=0"])
+        self.assertIn("emulated host: L1's kvm_intel reloaded with the parameters given, now "
+                      "ple_window=16384 enable_apicv=N kvm.halt_poll_ns=0", p.stderr)
+        # (L1's module as this machine names it: the fake L1 is this machine)
+        self.assertRegex(p.stderr, r", \S+ \(ple_gap=128 ple_window=16384 .*; given "
+                                   r"ple_window=16384 enable_apicv=N kvm\.halt_poll_ns=0\)")
+        (recorded,) = os.listdir(store)
+        with open(os.path.join(store, recorded)) as f:
+            host = json.load(f)["host"]
+        self.assertEqual(host["module_params"], {"ple_window": 16384, "enable_apicv": "N",
+                                                 "kvm.halt_poll_ns": 0})
+        self.assertEqual(host["ple_params"]["ple_window"], 16384)
+        # warm: the saved state is the stock one (the key unchanged), reloaded again; a
+        # change of the given parameters since the baseline is said
+        p = self.plerig("serve", *check, "--threshold", "1000", "--module-params",
+                        "ple_window=8192", limits=env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("restoring L1", p.stderr)
+        self.assertEqual(self.builds(), 1)
+        self.assertIn("module parameters given: 'ple_window=16384 enable_apicv=N "
+                      "kvm.halt_poll_ns=0' then, 'ple_window=8192' now (CHANGED)", p.stdout)
+        with open(log) as f:
+            self.assertEqual(f.read().splitlines()[4:], [
+                "rmmod kvm_intel", "modprobe kvm_intel ple_gap=128 ple_window=4096 "
+                "ple_window=8192"])
+        # a run's results name them too
+        out = os.path.join(self.dir, "r.json")
+        p = self.plerig("serve", *RUN, "--json", out, "--module-params", "ple_gap=0", limits=env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(out) as f:
+            self.assertEqual(json.load(f)["host"]["module_params"], {"ple_gap": 0})
+        # without them: stock, nothing reloaded, nothing recorded
+        p = self.plerig("serve", *RUN, "--json", out, limits=env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(out) as f:
+            self.assertNotIn("module_params", json.load(f)["host"])
+        with open(log) as f:
+            self.assertEqual(len(f.read().splitlines()), 8)
+
+    def test_module_params_that_are_not_the_modules_are_refused(self):
+        env, log = self.fake_modules()
+        check = ["check", "--connect", "emulated", "--suite", os.path.join(self.dir, "s.cfg")]
+        self.write(check[-1], NATIVE_SUITE, 0o644)
+        # not NAME=VALUE: refused before anything boots
+        for bad in ("ple_window", "ple_window=1;reboot", "Ple_window=1", "kvm.=1", ""):
+            p = self.plerig("serve", *check, "--module-params", bad, limits=env)
+            self.assertEqual(p.returncode, 2, (bad, p.stderr))
+            self.assertIn("--module-params: ", p.stderr)
+        self.assertIn("'ple_window' is not NAME=VALUE", self.plerig(
+            "serve", *check, "--module-params", "ple_window", limits=env).stderr)
+        self.assertEqual(self.builds(), 0)
+        # a name the module does not have: refused in L1, before any module is unloaded
+        p = self.plerig("serve", *check, "--module-params", "ple_windo=1", limits=env)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("emulated host: --module-params 'ple_windo=1': L1's plerig refused it: "
+                      "L1's kvm_intel has no parameter 'ple_windo'; it has: enable_apicv "
+                      "ple_gap ple_window ple_window_grow ple_window_max ple_window_shrink",
+                      p.stderr)
+        p = self.plerig("serve", *RUN, "--module-params", "halt_poll_ns=0", limits=env)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("L1's kvm_intel has no parameter 'halt_poll_ns' (kvm.ko's are named "
+                      "kvm.NAME: kvm.halt_poll_ns)", p.stderr)
+        p = self.plerig("serve", *check, "--module-params", "kvm.halt_pol=0", limits=env)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("kvm.ko has no parameter 'halt_pol'; it has: halt_poll_ns "
+                      "halt_poll_ns_grow", p.stderr)
+        self.assertFalse(os.path.exists(log), "nothing was unloaded")
+        # a value the module does not take: its modprobe's word, then it is loaded back stock
+        fussy = os.path.join(self.fake, "fussy-modprobe")
+        self.write(fussy, f"""#!/bin/sh
+case " $* " in *" ple_gap=1 "*) echo "modprobe: ERROR: could not insert 'kvm_intel': Invalid argument"; exit 1 ;; esac
+exec {env["PLERIG_MODPROBE"]} "$@"
+""", 0o755)
+        p = self.plerig("serve", *check, "--module-params", "ple_gap=1",
+                        limits=dict(env, PLERIG_MODPROBE=fussy))
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertRegex(p.stderr, r"emulated host: --module-params 'ple_gap=1': L1's plerig "
+                                   r"refused it: \S+ kvm_intel ple_gap=128 ple_window=4096 "
+                                   r"ple_gap=1 failed \(exit status 1\): modprobe: ERROR: "
+                                   r"could not insert 'kvm_intel': Invalid argument; kvm_intel "
+                                   r"was loaded again as it was booted")
+        with open(log) as f:
+            self.assertEqual(f.read().splitlines(), [
+                "rmmod kvm_intel", "modprobe kvm_intel ple_gap=128 ple_window=4096"])
+        # only with the emulated host
+        for cmd in (["check"], ["run"], ["sweep", "--param", "ple_window=1"]):
+            p = subprocess.run([PLERIG, *cmd, "--module-params", "ple_window=1"],
+                               capture_output=True, text=True, timeout=30)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn("--module-params: only", p.stderr)
+
     def test_kernel_options_belong_to_the_emulated_host(self):
         p = subprocess.run([PLERIG, "run", "--kernel", "/nonexistent"], capture_output=True,
                            text=True, timeout=30)

@@ -32,10 +32,11 @@ int emulated_backend_hold(struct backend *base, bool hold, char *err, size_t err
 	return emulated_host_hold(((struct emulated_backend *)base)->host, hold, err, errlen);
 }
 
-struct backend *emulated_backend_open(const struct emulated_options *o, char *err, size_t errlen)
+struct backend *emulated_backend_open(const struct emulated_options *o, enum emulated_failure *why,
+				      char *err, size_t errlen)
 {
 	struct emulated_backend *b = calloc(1, sizeof(*b));
-	if (!b || !(b->host = emulated_host_open(o, NULL, err, errlen))) {
+	if (!b || !(b->host = emulated_host_open(o, why, err, errlen))) {
 		if (!b)
 			errbuf_printf(err, errlen, "emulated host: out of memory");
 		free(b);

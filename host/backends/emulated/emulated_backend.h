@@ -14,8 +14,12 @@
 #include "backends/backend.h"
 #include "backends/emulated/emulated_host.h"
 
-/* Boot the emulated host (emulated_host_open). NULL with @err when it cannot. */
-struct backend *emulated_backend_open(const struct emulated_options *o, char *err, size_t errlen);
+/*
+ * Boot the emulated host (emulated_host_open). NULL with @err when it
+ * cannot, and in @why (unless NULL) whose fault that is.
+ */
+struct backend *emulated_backend_open(const struct emulated_options *o, enum emulated_failure *why,
+				      char *err, size_t errlen);
 
 /*
  * Hold the Bochs of @b, a backend emulated_backend_open gave, or let it go

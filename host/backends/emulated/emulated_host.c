@@ -42,7 +42,7 @@ struct emulated_host {
 	char run_dir[PATH_MAX];
 	unsigned requests;
 	bool failed; /* keep the run's directory: the messages point into it */
-	char description[1024];
+	char description[2048];
 };
 
 /* A limit of the console watch: PLERIG_L1_NAME seconds, else @def. */
@@ -336,9 +336,10 @@ static int identity(struct emulated_host *h, const struct l1_file *hello, char *
 		 "whatever this machine's speed",
 		 BOCHS_IPS);
 	snprintf(h->description, sizeof(h->description),
-		 "emulated %s (Bochs %s), kernel %s, %s (%s), times in emulated seconds",
+		 "emulated %s (Bochs %s), kernel %s, %s (%s%s%s), times in emulated seconds",
 		 h->vendor.cpu_name, h->bochs_version, i->kernel, i->kvm_module,
-		 i->ple_params[0] ? i->ple_params : "no PLE parameters");
+		 i->ple_params[0] ? i->ple_params : "no PLE parameters",
+		 i->module_params[0] ? "; given " : "", i->module_params);
 	return 0;
 }
 
@@ -527,6 +528,42 @@ static int start_cold(struct emulated_host *h, const struct bochs_config *proto,
 	return 0;
 }
 
+/*
+ * --module-params: L1's modules reloaded with them, after the vendor's stock
+ * ones, once L1 is up (warm or cold: its saved state stays stock); L1's
+ * identity then names them. 0, or -1 with @err and whose fault it is.
+ */
+static int reload_modules(struct emulated_host *h, const char *given, FILE *progress,
+			  enum emulated_failure *why, char *err, size_t errlen)
+{
+	char text[1024], id[32], e[ERRBUF_SIZE];
+	struct l1_file f;
+	const int n = snprintf(text, sizeof(text), "%s\n%s\n", h->vendor.params, given);
+	*why = EMULATED_USAGE;
+	if (n < 0 || (size_t)n >= sizeof(text))
+		return errbuf_printf(err, errlen, "%s: --module-params: too long", h->who);
+	const uint64_t t0 = monotonic_ns();
+	if (request(h, "modparams", &(struct l1_blob){(uint8_t *)text, (size_t)n}, "modparams",
+		    NULL, id, sizeof(id), &f, e, sizeof(e))) {
+		/* refused by L1's plerig: the parameters' fault; anything else, the host's */
+		if (h->failed)
+			*why = EMULATED_BROKEN;
+		return errbuf_printf(err, errlen, "%s: --module-params '%s': %s", h->who, given, e);
+	}
+	int rc = identity(h, &f, err, errlen);
+	l1_file_free(&f);
+	if (rc) {
+		*why = EMULATED_BROKEN;
+		return rc;
+	}
+	if (progress)
+		printable_printf(
+		    progress, "%s: L1's %s reloaded with the parameters given, now %s (%.1f s)\n",
+		    h->who, h->vendor.module, h->host.module_params,
+		    (double)(monotonic_ns() - t0) / 1e9);
+	return 0;
+}
+
 static int start_l1(struct emulated_host *h, const struct emulated_options *o, const char *cache,
 		    const char *program, char *err, size_t errlen)
 {
@@ -647,6 +684,11 @@ struct emulated_host *emulated_host_open(const struct emulated_options *o,
 		*why =
 		    l1_session_kernel_unusable(&h->l1) ? EMULATED_KERNEL_UNUSABLE : EMULATED_BROKEN;
 		h->failed = true;
+		emulated_host_close(h);
+		return NULL;
+	}
+	if (o->module_params &&
+	    reload_modules(h, o->module_params, o->quiet ? NULL : stderr, why, err, errlen)) {
 		emulated_host_close(h);
 		return NULL;
 	}

@@ -25,7 +25,10 @@ struct emulated_options {
 	const char *cache_dir;	/* --cache-dir; NULL: ~/.cache/plerig */
 	const char *guest_path; /* the guest image L1's plerig boots */
 	const char *vendor; /* emulated:VENDOR, a section of images/l1/vendors.cfg; NULL: intel */
-	bool quiet;	    /* no progress on stderr while L1 boots */
+	/* --module-params: "ple_window=16384 kvm.halt_poll_ns=0", L1's modules reloaded with
+	 * them (after the vendor's stock ones) once it is up; NULL: stock */
+	const char *module_params;
+	bool quiet; /* no progress on stderr while L1 boots */
 };
 
 /* Why the emulated host could not come up: the kernel's fault, or not. */

@@ -67,7 +67,8 @@ int emulated_vendor_read(const char *path, const char *name, struct emulated_ven
 			      {"bochs", v->bochs, sizeof(v->bochs)},
 			      {"cpu_name", v->cpu_name, sizeof(v->cpu_name)},
 			      {"virt", v->virt, sizeof(v->virt)},
-			      {"module", v->module, sizeof(v->module)}};
+			      {"module", v->module, sizeof(v->module)},
+			      {"params", v->params, sizeof(v->params)}};
 		for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
 			if (!strcmp(key, fields[i].key))
 				str_copy(fields[i].dst, fields[i].len, val);

@@ -18,6 +18,7 @@ struct emulated_vendor {
 	char cpu_name[96]; /* Intel Core i7-4770 (Haswell) */
 	char virt[128];	   /* VMX with PAUSE-loop exiting */
 	char module[32];   /* kvm_intel */
+	char params[128];  /* its PLE parameters as L1 loads it: "ple_gap=128 ple_window=4096" */
 };
 
 #define EMULATED_VENDOR_UNKNOWN (-2)
