@@ -224,7 +224,7 @@ static void apply_module_params(struct server *s, const struct l1_request *q)
 		answer_error(s, q->id, err[0] ? err : "out of memory");
 		return;
 	}
-	snprintf(name, sizeof(name), "%s.modparams", q->id);
+	(void)l1_answer_name(name, sizeof(name), q->id, "modparams");
 	answer(s, q->id, EXIT_OK, name, b.data, b.len);
 	l1_blob_free(&b);
 }
