@@ -90,7 +90,7 @@ static __attribute__((noreturn)) void storm_entry(uint64_t vcpu)
 		__builtin_trap();
 	if (!alone) /* the host holds us here until every vCPU is up: nobody spins through boot */
 		notify(PLERIG_EVENT_READY);
-	else if (vcpu == 0) /* no host: vCPU 0 holds the gate */
+	else if (vcpu == 0) /* no host: vCPU 0 opens the start line */
 		standalone_open_storm(shared);
 	storm_run(shared, (unsigned)vcpu);
 	if (shared->config.inject == PLERIG_INJECT_GARBAGE)

@@ -94,7 +94,7 @@ static const struct opt_entry check_table[] = {
      OPT_PATH_FIELD(struct check_options, import_path),
      .help = "run nothing: store FILE, a baseline recorded elsewhere (make ple-test RECORD=1 "
 	     "records one inside an emulated machine), in DIR under the key of the machine it "
-	     "describes, after the checks a stored baseline gets, dated by this host's clock"},
+	     "describes, after the validation a stored baseline gets, dated by this host's clock"},
     {.name = "aa",
      OPT_FLAG_FIELD(struct check_options, aa),
      .help = "A/A self-check: each scenario's odd rounds against its even rounds; must report "

@@ -17,7 +17,7 @@
  * otherwise agree (their median relative MAD, the median over the values,
  * at most TUNE_REGIME_QUIET_PCT), a visit more than TUNE_REGIME_SPLIT_PCT
  * from its value's median is in another regime: left out of that value's
- * statistics and counted (tests/ple/check-results' REGIME_SPLIT is the same
+ * statistics and counted (tests/ple/assert-results' REGIME_SPLIT is the same
  * 10 %).
  */
 #define TUNE_REGIME_SPLIT_PCT 10.0

@@ -142,6 +142,27 @@ class Glossary(unittest.TestCase):
         self.assertFalse(found, "the reference's old name in code (docs/glossary.md):\n"
                          + "\n".join(found))
 
+    def test_make_ple_test_asserts_and_only_plerig_checks(self):
+        """make ple-test's judgements of a run are assertions (tests/ple/assert-results,
+        "N of N assertions passed"): "check" is the command's word alone."""
+        old = re.compile(r"check-results|\bof \d+ checks\b|checks? passed|every check\b"
+                         r"|failed check\b|cross-checks?\b|trace checks?\b|class Checks\b"
+                         r"|\bc\.check\(|checks around the gate")
+        paths = list(documents()) + [os.path.join(ROOT, p) for p in (
+            "Makefile", ".ci/run", "scripts/ple-test", "tests/meson.build")]
+        for top in ("tests/ple", "images/l1", "host"):
+            for d, _, names in os.walk(os.path.join(ROOT, top)):
+                paths += [os.path.join(d, n) for n in names]
+        found = []
+        for path in paths:
+            with open(path, errors="replace") as f:
+                for no, line in enumerate(f, 1):
+                    if old.search(line):
+                        found.append(f"{os.path.relpath(path, ROOT)}:{no}: {line.strip()}")
+        self.assertFalse(found, "make ple-test's assertions called checks (docs/glossary.md):\n"
+                         + "\n".join(found))
+        self.assertTrue(os.path.exists(os.path.join(ROOT, "tests/ple/assert-results")))
+
     def test_new_words_in_help_and_old_ones_accepted(self):
         run = subprocess.run([PLERIG, "run", "--help"], capture_output=True, text=True)
         self.assertIn("--reference AXIS=VALUE", run.stdout)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The host side of `make ple-test` without Bochs: images/l1/unpack-kernel on
 a small bzImage made here (an x86-64 ELF with two segments, XZ-compressed
-behind a setup header), tests/ple/check-results on consoles written
+behind a setup header), tests/ple/assert-results on consoles written
 here in L1's protocol (frames, manifest, the gate's exit status), and
 tests/ple/follow-l1, the console watch, on fake Bochs instances that write
 a console, then exit, sleep or burn CPU.
@@ -299,8 +299,8 @@ class GateByPlerig(unittest.TestCase):
             # a gate that skipped a scenario (L1 could not reload its module for a sweep
             # point) did not judge the kernel: the harness's 3, however check exited
             for status, want, line, summary in (
-                    (0, 0, "good: every check passed", ran),
-                    (1, 1, "bad: a regression or a failed check (git bisect: bad)", ran),
+                    (0, 0, "good: every assertion held", ran),
+                    (1, 1, "bad: a regression or a failed assertion (git bisect: bad)", ran),
                     (125, 125, "this kernel cannot be tested (git bisect: skip)", ""),
                     (77, 3, broke, ""),
                     (0, 3, broke, ran.replace("9 scenario(s) run, 0", "7 scenario(s) run, 2"))):
@@ -476,8 +476,8 @@ class Inputs(unittest.TestCase):
         self.assertEqual(p.stdout, "enable_apicv=N\nple_gap=128\n--\nple_gap=128\n", p.stderr)
 
     def l1_function(self, name):
-        """A function of images/l1/vendor-checks, which both L1 inits source."""
-        with open(os.path.join(ROOT, "images/l1/vendor-checks")) as f:
+        """A function of images/l1/vendor-fit, which both L1 inits source."""
+        with open(os.path.join(ROOT, "images/l1/vendor-fit")) as f:
             text = f.read()
         m = re.search(rf"^{name}\(\) {{\n.*?^}}\n", text, re.M | re.S)
         self.assertIsNotNone(m, name)
@@ -509,14 +509,14 @@ class Inputs(unittest.TestCase):
                                    "[] [kvm_amd.pause_filter_thresh=0 (asked its default) ]\n", p.stderr)
 
     def test_both_l1_inits_stop_for_the_same_reasons(self):
-        """images/l1/vendor-checks' vendor_unfit, sourced by plerig's L1 (images/l1/init)
+        """images/l1/vendor-fit's vendor_unfit, sourced by plerig's L1 (images/l1/init)
         and make ple-test's (tests/ple/l1-init): one line saying why nothing may run, or
         none; each init says how a bzImage gets its modules."""
         for init, how in (("images/l1/init", "--kernel bzImage needs --modules DIR"),
                           ("tests/ple/l1-init", "KERNEL=bzImage needs MODULES=DIR")):
             with open(os.path.join(ROOT, init)) as f:
                 text = f.read()
-            self.assertIn(". /vendor-checks\n", text, init)
+            self.assertIn(". /vendor-fit\n", text, init)
             self.assertIn(f'vendor_unfit "{how}"', text, init)
         cpuinfo, sysfs = os.path.join(self.d, "cpuinfo"), os.path.join(self.d, "parameters")
         device, modprobe = os.path.join(self.d, "kvm"), os.path.join(self.d, "modprobe.out")
@@ -528,12 +528,12 @@ class Inputs(unittest.TestCase):
                 f.write(value + "\n")
         with open(modprobe, "w") as f:
             f.write("modprobe: FATAL: Module kvm_amd not found\n")
-        with open(os.path.join(ROOT, "images/l1/vendor-checks")) as f:
-            checks = f.read()
+        with open(os.path.join(ROOT, "images/l1/vendor-fit")) as f:
+            fit = f.read()
         env = (f"CPUINFO={cpuinfo} PARAMS={sysfs} KVM_DEVICE={device} KVM_MODULE=kvm_amd\n"
                'CPU_FLAGS="svm npt pausefilter pfthreshold" NONZERO="pause_filter_count pause_filter_thresh"\n'
                'KVM_ARGS="pause_filter_count=3000 pause_filter_thresh=128"\n')
-        script = (env + checks.replace("/tmp/modprobe.out", modprobe) +
+        script = (env + fit.replace("/tmp/modprobe.out", modprobe) +
                   'echo "1[$(vendor_unfit HOW)]"\n'
                   f': > {device}\n'
                   'echo "2[$(vendor_unfit HOW)]"\n'
@@ -1073,7 +1073,7 @@ class SideBySide(unittest.TestCase):
             self.assertEqual(self.table().returncode, 2)
 
 
-class CheckResults(unittest.TestCase):
+class AssertResults(unittest.TestCase):
     def judge(self, consoles, modparams="", vendor=None):
         with tempfile.TemporaryDirectory() as d:
             plans = {}
@@ -1086,7 +1086,7 @@ class CheckResults(unittest.TestCase):
                 json.dump({"plans": plans, "ple_modparams": modparams,
                            "kernel": {"release": "6.1.0-test", "image_sha256": "ab" * 32},
                            **({"vendor": vendor} if vendor else {})}, f)
-            p = subprocess.run([os.path.join(ROOT, "tests/ple/check-results"), d],
+            p = subprocess.run([os.path.join(ROOT, "tests/ple/assert-results"), d],
                                capture_output=True, text=True)
             with open(os.path.join(d, "junit.xml")) as f:
                 junit = f.read()
@@ -1102,6 +1102,10 @@ class CheckResults(unittest.TestCase):
         self.assertIn("ok 3 - kvm_intel loads with the parameters asked", p.stdout)
         self.assertRegex(p.stdout, r"ok \d+ - gate: plerig check of suites/ple.cfg \(against")
         self.assertIn('failures="0"', junit)
+        # each TAP line is one of make ple-test's assertions: "check" is plerig check's word
+        n = len(re.findall(r"^ok \d+ - ", p.stdout, re.M))
+        self.assertIn(f"# ple-test: {n} of {n} assertions passed (results: ", p.stderr)
+        self.assertNotIn("checks", p.stderr)
         self.assertIn('<property name="kernel_image_sha256" value="' + "ab" * 32 + '"/>', junit)
 
     def test_a_regression_in_the_gate_fails_and_is_shown(self):
@@ -1110,6 +1114,7 @@ class CheckResults(unittest.TestCase):
         self.assertEqual(p.returncode, 1)
         self.assertIn("# gate | pause: acq_per_s vs baseline", p.stdout)
         self.assertRegex(p.stdout, r"not ok \d+ - gate: .*exit status 1; .*regression: -60.2 %")
+        self.assertRegex(p.stderr, r"# ple-test: (\d+) of \d+ assertions passed; failed: gate: ")
 
     def test_a_step_of_the_plan_that_never_ended_fails(self):
         p, _ = self.judge({"a": ("doctor", console([("modules", 0, {"l1.txt": L1_TXT})], manifest=False))})
@@ -1119,7 +1124,7 @@ class CheckResults(unittest.TestCase):
 
     @staticmethod
     def tune_doc(best, claim, figures):
-        """A plerig tune JSON as far as check-results reads it: one shape, its visits."""
+        """A plerig tune JSON as far as assert-results reads it: one shape, its visits."""
         return json.dumps({
             "param": {"name": "ple_window"}, "resolved": True, "mix": {"value": best},
             "apply": {"change": claim == "gain"},

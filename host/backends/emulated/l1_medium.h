@@ -20,7 +20,7 @@ struct l1_medium_inputs {
 	const char *cache;   /* CACHE/emulated */
 	const char *guest;   /* the guest image */
 	const char *scripts; /* the folder of build-medium, init, unpack-kernel, boot-shim.S,
-				vendors.cfg, read-vendor, vendor-checks */
+				vendors.cfg, read-vendor, vendor-fit */
 	const char *vendor;  /* a section of vendors.cfg: the KVM module L1 loads */
 	FILE *progress;	     /* NULL: quiet */
 	const char *who;     /* its progress lines begin so ("emulated host (amd)") */
