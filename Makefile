@@ -25,7 +25,7 @@ run: build
 test: build
 	scripts/run-tests $(BUILD)
 
-# The tests that boot no VM: every suite but vm, cli and slow (seconds).
+# The tests that boot no VM: every test group but vm, cli and slow (seconds).
 unit-test: build
 	scripts/run-tests $(BUILD) --no-suite=vm --no-suite=cli
 

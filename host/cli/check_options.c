@@ -97,7 +97,7 @@ static const struct opt_entry check_table[] = {
 	     "describes, after the validation a stored baseline gets, dated by this host's clock"},
     {.name = "aa",
      OPT_FLAG_FIELD(struct check_options, aa),
-     .help = "A/A self-check: each scenario's odd rounds against its even rounds; must report "
+     .help = "A/A test: each scenario's odd rounds against its even rounds; must report "
 	     "no regression"},
     {.name = "metric",
      .metavar = "LIST",

@@ -26,7 +26,7 @@ static void usage(FILE *out)
 	      "Draws `plerig run --json` results, `plerig sweep --json` curves and\n"
 	      "`plerig tune --json` answers as one self-contained HTML page (inline SVG\n"
 	      "and CSS: no network, no script): per variant throughput with stddev and\n"
-	      "95% CI, stalled share and run-queue delay with the baseline and\n"
+	      "95% CI, stalled share and run-queue delay with the reference and\n"
 	      "significant differences marked; wait-time distributions (histogram and\n"
 	      "CDF on a log axis, p50/p99/max marked); throughput and stalls against\n"
 	      "over-commit; per-vCPU throughput with Jain's fairness index and run-queue\n"

@@ -53,7 +53,8 @@ static const struct opt_entry run_table[] = {
     {.name = "connect",
      .metavar = "LIST",
      PATH(connect_uri),
-     .help = "the hosts: libvirt URIs for --backend libvirt, e.g. qemu:///system or "
+     .help = "the connections, each to a host: libvirt URIs for --backend libvirt, e.g. "
+	     "qemu:///system or "
 	     "qemu+ssh://root@hostA/system,embedded (embedded: plerig's own embedded driver), "
 	     "and emulated: an Intel CPU with VMX and PAUSE-loop exiting under Bochs, booting "
 	     "--kernel with the real kvm_intel, where the kvm and native variants run (no "

@@ -19,7 +19,7 @@
  * worse by a change either way, and never better.
  *
  * No exception for any threshold or command: with a threshold of 0 every
- * interval is wider than it, so a non-finding is too noisy (no runs can show
+ * interval is wider than it, so a change not shown significant is too noisy (no runs can show
  * that there is no change at all). A change from a mean of 0 is larger than
  * any threshold in %, so it needs significance only.
  */
@@ -51,7 +51,7 @@
 enum verdict {
 	VERDICT_UNTESTABLE, /* fewer than 2 runs on a side, or no spread to test */
 	VERDICT_NO_CHANGE,
-	VERDICT_TOO_NOISY, /* no finding, and the CI of the change wider than the threshold */
+	VERDICT_TOO_NOISY, /* not significant, and the CI of the change wider than the threshold */
 	VERDICT_BETTER,
 	VERDICT_WORSE, /* the last: arrays are indexed up to it */
 };

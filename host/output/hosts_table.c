@@ -75,7 +75,7 @@ static void hardware_note(FILE *f, const struct outcome *rep)
 		printable_printf(f,
 				 "  different hardware: each host's figures are its own CPU's and "
 				 "KVM module's, side by side, not a change of one host (no host is "
-				 "another's baseline)\n");
+				 "another's reference)\n");
 }
 
 /* A figure of @s (its mean over the ok runs) as the table shows it. */

@@ -257,7 +257,7 @@ void html_hosts_section(FILE *out, const struct html_input *in, unsigned n)
 		html_note(out,
 			  "Different hardware: these hosts differ in CPU or KVM module, so "
 			  "each one's figures are its own design's, side by side, not a change "
-			  "of one host: no host is another's baseline.");
+			  "of one host: no host is another's reference.");
 	fputs("<table class=\"hosts\"><tr><th>host</th>", out);
 	for (unsigned c = 0; c < columns.n; c++) {
 		html_printf(out, "<th>%s</th>", columns.name[c]);

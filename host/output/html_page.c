@@ -21,7 +21,7 @@
 	"svg .grid{stroke:#ddd;stroke-width:1}svg .axis{stroke:#333;stroke-width:1}"               \
 	"svg .bar{fill:#7a7a7a;stroke:#222;stroke-width:0.5}"                                      \
 	"svg .bar.alt{fill:#cfcfcf}svg "                                                           \
-	".bar.baseline{fill:url(#hatch);stroke:#000;stroke-width:1.5}"                             \
+	".bar.reference{fill:url(#hatch);stroke:#000;stroke-width:1.5}"                            \
 	"svg .sd{stroke:#000;stroke-width:4}svg .ci{stroke:#000;stroke-width:1;fill:none}"         \
 	"svg .vline{stroke:#000;stroke-dasharray:3 2}svg text.vlabel{font-weight:bold}"            \
 	"svg .span{fill:#888;fill-opacity:0.18}svg text.slabel{font-size:10px;fill:#444}"          \
@@ -35,7 +35,7 @@ void html_page_open(FILE *out, const char *title)
 		    "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>%s"
 		    "</title>\n<style>" CSS "</style></head>\n<body>\n",
 		    title);
-	/* the baseline's hatching, shared by every chart of the page */
+	/* the reference's hatching, shared by every chart of the page */
 	fputs("<svg width=\"0\" height=\"0\" style=\"position:absolute\"><defs>"
 	      "<pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
 	      "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#fff\"/>"

@@ -3,7 +3,7 @@
  * Machine-readable results ("plerig-results", schema_version 2): every
  * run of every variant with every figure, counter and non-empty histogram
  * bucket of every vCPU, the statistics over the runs, the comparisons
- * against the baseline, and the conditions needed to judge them (host,
+ * against the reference, and the conditions needed to judge them (host,
  * PLE parameters, repeat count, order, seed). docs/results.schema.json is
  * the contract; `plerig compare` reads these files.
  *
@@ -11,7 +11,8 @@
  *  host: {kernel, kvm_module, cpu_model, cpus, cpus_online,
  *         ple_params: {name: value}},
  *  repeat, discard_rounds, order, seed (null unless shuffle),
- *  baseline ("relax=pause" or null), interrupted,
+ *  reference ("relax=pause" or null; baseline, its old name, beside it),
+ *  interrupted,
  *  variants: [{backend, lock, relax, ring, vms, vcpus, pcpus, pin,
  *    cs_cycles, think_cycles, stall_us, warmup_s, duration_s,
  *    runs: [{repeat, ok, error (only when !ok), interval_s, tsc_khz,
@@ -19,7 +20,8 @@
  *            vm_results: [{vm, protected_counter, vcpus: [{...}]}]}],
  *    stats: {metric: {n, mean, stddev, rel, min, max, median, mad,
  *            outliers}}}],
- *  comparisons: [{baseline, candidate, metric, better, baseline_mean,
+ *  comparisons: [{reference, candidate, metric, better, reference_mean,
+ *    (baseline and baseline_mean, the old names, beside them)
  *    candidate_mean, delta, delta_pct, p_value, ci95_low, ci95_high,
  *    significant, verdict}]}
  *

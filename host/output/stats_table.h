@@ -2,7 +2,7 @@
 /*
  * Repeated runs for people: per variant and metric mean ± stddev (rel%),
  * the range and the outliers, in the spirit of `perf stat --repeat`; then
- * baseline against candidate with delta, Welch p-value and the 95%
+ * reference against candidate with delta, Welch p-value and the 95%
  * confidence interval of the delta, as in the seeds' tables.
  */
 #ifndef PLERIG_STATS_TABLE_H

@@ -182,7 +182,7 @@ void svg_bar_chart(FILE *out, const struct bar_chart *c)
 			    "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
 			    "class=\"bar%s\"/>\n",
 			    a.p0, y + 3, fmax(x1 - a.p0, 1.0), rl.row_h - 6,
-			    b->highlight ? " baseline"
+			    b->highlight ? " reference"
 			    : b->alt	 ? " alt"
 					 : "");
 		if (b->err_ci > 0) { /* thin whisker with caps: 95 % CI */
@@ -222,7 +222,7 @@ void svg_bar_chart(FILE *out, const struct bar_chart *c)
 	if (base) {
 		html_printf(out,
 			    "<rect x=\"%.1f\" y=\"%.1f\" width=\"20\" height=\"10\" "
-			    "class=\"bar baseline\"/>\n",
+			    "class=\"bar reference\"/>\n",
 			    lx, ly - 9);
 		text(out, lx + 26, ly, "start", "legend", "reference of the comparisons");
 	}

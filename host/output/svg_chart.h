@@ -75,8 +75,8 @@ struct bar {
 	double value;	  /* NaN: "n/a" */
 	double err_sd;	  /* ± stddev, 0 for none */
 	double err_ci;	  /* ± 95 % CI half-width, 0 for none */
-	const char *mark; /* short text right of the bar ("baseline", "worse p=0.01"), or NULL */
-	bool highlight;	  /* drawn hatched (the baseline) */
+	const char *mark; /* short text right of the bar ("reference", "worse p=0.01"), or NULL */
+	bool highlight;	  /* drawn hatched (the reference) */
 	bool alt;	  /* drawn lighter (the second figure of a pair of rows) */
 };
 

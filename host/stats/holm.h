@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Holm's step-down correction for testing many comparisons at once: with
- * 16 tests at p < 0.05 one of them is "significant" by chance on every
- * other check; Holm keeps the chance of any false finding in the family
+ * 16 tests at p < 0.05 one of them is "significant" by chance in about
+ * every other such family; Holm keeps the chance of any false positive in the family
  * at alpha, and is never less powerful than Bonferroni.
  */
 #ifndef PLERIG_HOLM_H

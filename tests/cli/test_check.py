@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """`plerig check` as a CI job sees it: exit statuses (0, 1, 2, 77), the
 baseline store (record, a regression against it, an unknown machine), the
-A/A self-check, TAP read back by `prove` and JUnit XML by xml.etree. Boots
+A/A test, TAP read back by `prove` and JUnit XML by xml.etree. Boots
 real VMs; nothing here asserts a timing, and every verdict holds with both
 CPUs busy (the scenarios judge acq/CPU-second of one vCPU alone).
 

@@ -127,7 +127,8 @@ class Glossary(unittest.TestCase):
         """A run's compared-with variant is not check's baseline in the C code either."""
         old = re.compile(r"\b(baseline_axis|parse_baseline|baseline_describe|baseline_resolve"
                          r"|BASELINE_(AUTO|BACKEND|LOCK|RELAX|VCPUS|PLE))\b"
-                         r"|(?<![\w>.-])(c|cmp|comparison|rep)(->|\.)baseline\b")
+                         r"|(?<![\w>.-])(c|cmp|comparison|rep)(->|\.)baseline\b"
+                         r"|another's baseline|bar\\?\.?\s?baseline\b")
         found = []
         for top in ("host", "tests", "fuzz"):
             for d, _, names in os.walk(os.path.join(ROOT, top)):
@@ -169,6 +170,12 @@ class Glossary(unittest.TestCase):
         self.assertIn("(--baseline, its old name, is still accepted)", flat(run.stdout))
         self.assertIn("(default: kept)", flat(run.stdout))
         self.assertNotIn("no-virtualisation baseline", flat(run.stdout))
+        self.assertIn("--connect LIST the connections, each to a host:", flat(run.stdout))
+        report = subprocess.run([PLERIG, "report", "--help"], capture_output=True, text=True)
+        self.assertIn("with the reference and", flat(report.stdout))
+        self.assertNotIn("baseline", report.stdout)
+        check = subprocess.run([PLERIG, "check", "--help"], capture_output=True, text=True)
+        self.assertNotRegex(check.stdout, r"self-check|the checks")
         doctor = subprocess.run([PLERIG, "doctor", "--help"], capture_output=True, text=True)
         self.assertIn("One finding per line", flat(doctor.stdout))
         self.assertNotIn("verdict", doctor.stdout)

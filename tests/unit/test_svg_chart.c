@@ -438,7 +438,7 @@ START_TEST(test_reference_and_its_old_name)
 	static const char *const docs[] = {DOC("reference"), DOC("baseline")};
 	for (unsigned i = 0; i < 2; i++) {
 		char *html = render(docs[i]);
-		ck_assert_msg(strstr(html, "class=\"bar baseline\"") &&
+		ck_assert_msg(strstr(html, "class=\"bar reference\"") &&
 				  strstr(html, " reference<") && strstr(html, "worse (p=0.01)"),
 			      "%s", docs[i]);
 		free(html);
