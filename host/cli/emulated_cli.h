@@ -11,6 +11,7 @@
 
 #include "cli/option_table.h"
 #include "ple/module_params.h"
+#include "util/cache_dir.h"
 #include "util/errbuf.h"
 
 /* --module-params: checked as text here (exit 2), each name in L1 against its modules. */
@@ -77,7 +78,7 @@ static inline int emulated_cli_check(bool emulated, const char *kernel_path,
 		return errbuf_printf(err, errlen,
 				     "--modules: the modules of which kernel? (give --kernel "
 				     "bzImage with them)");
-	return 0;
+	return cache_dir ? cache_dir_given(cache_dir, err, errlen) : 0;
 }
 
 #endif

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/cache_dir.h"
 #include "util/comma_list.h"
 #include "util/cpulist.h"
 #include "util/errbuf.h"
@@ -293,6 +294,8 @@ int apply_accel(struct run_plan *o, char *err, size_t errlen)
 				     o->connect_uri ? "--connect" : "--cache-dir",
 				     o->connect_uri ? "uses a libvirt URI"
 						    : "and --connect emulated use a cache dir");
+	if (o->cache_dir && cache_dir_given(o->cache_dir, err, errlen))
+		return -1;
 	if (libvirt_hosts && !libvirt)
 		return errbuf_printf(err, errlen,
 				     "--connect names libvirt hosts, where only --backend libvirt "

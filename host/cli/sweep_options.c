@@ -176,6 +176,8 @@ enum sweep_options_status sweep_options_parse(int argc, char **argv, struct swee
 		return fail(err, errlen,
 			    "--modules: the modules of which kernel? (give --kernel bzImage with "
 			    "them)");
+	if (o->cache_dir && cache_dir_given(o->cache_dir, err, errlen))
+		return SWEEP_OPTIONS_ERROR;
 	if (o->restore && o->connect)
 		return fail(err, errlen, "--restore: L1 keeps nothing between boots to restore");
 	if (o->restore) {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "util/cache_dir.h"
 
+#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,5 +35,23 @@ int mkdir_p(const char *path, char *err, size_t errlen)
 	if (fd < 0)
 		return -1;
 	close(fd);
+	return 0;
+}
+
+int cache_dir_given(const char *path, char *err, size_t errlen)
+{
+	char why[ERRBUF_SIZE];
+	const int fd = safe_dir_open(path, SAFE_DIR_CREATE, why, sizeof(why));
+	bool trusted = false;
+	if (fd >= 0) {
+		const int root = safe_dir_open_at(fd, path, "libvirt", 0, why, sizeof(why));
+		/* none yet: the embedded driver makes it when it first runs, by the same rules */
+		trusted = root >= 0 || errno == ENOENT;
+		if (root >= 0)
+			close(root);
+		close(fd);
+	}
+	if (!trusted)
+		return errbuf_printf(err, errlen, "--cache-dir %s: %s", path, why);
 	return 0;
 }

@@ -121,6 +121,22 @@ class OutputPathsChecked(Base):
         self.assert_usage(plerig("run", "--report", self.dir, env=env), "--report", "directory")
         self.assertFalse(os.path.exists(self.path("state")))
 
+    def test_a_cache_dir_others_may_change_is_bad_input(self):
+        """Issue 25 item 2: a --cache-dir that another user could point elsewhere is
+        refused as bad input (exit 2) by every command that takes it, before anything
+        runs; it was a failed run (exit 1) found when the libvirt backend opened."""
+        cache = self.path("cache")
+        os.mkdir(cache)
+        os.chmod(cache, 0o777)
+        for args in (["run", "--backend", "libvirt", "--accel", "tcg"],
+                     ["run", "--connect", "emulated"], ["check", "--connect", "emulated"],
+                     ["tune", "--connect", "emulated"],
+                     ["sweep", "--connect", "emulated", "--param", "ple_window=1024,4096"]):
+            r = plerig(*args, "--cache-dir", cache, timeout=60)
+            self.assert_usage(r, f"plerig {args[0]}: --cache-dir {cache}: the directory "
+                              f"{cache} is writable by others (mode 0777)", "chmod go-w")
+            self.assertEqual(os.listdir(cache), [], args)
+
     def test_both_on_stdout_is_refused(self):
         self.assert_usage(plerig("run", "--json", "-", "--csv", "-"), "--json -", "--csv -")
 

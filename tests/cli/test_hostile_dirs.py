@@ -72,11 +72,11 @@ class HostileDirs(unittest.TestCase):
         s = self.cache_tree()
         chown_tree(s, NOBODY)
         r = self.run_libvirt(s)
-        self.assertEqual(r.returncode, 1, r.stderr)
-        self.assertIn(f"the cache directory {s} cannot hold the embedded driver's state: "
-                      f"the directory {s} is owned by nobody (uid 65534), not by root",
-                      r.stderr)
-        self.assertIn("--cache-dir chooses another", r.stderr)
+        # bad input, refused before anything runs: exit 2, as every bad option
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn(f"plerig run: --cache-dir {s}: the directory {s} is owned by nobody "
+                      f"(uid 65534), not by root", r.stderr)
+        self.assertIn("use a directory of your own", r.stderr)
         self.untouched()
         self.assertEqual(sorted(os.listdir(os.path.join(s, "libvirt"))), ["etc", "run"])
 
@@ -84,7 +84,7 @@ class HostileDirs(unittest.TestCase):
         s = self.cache_tree()
         chown_tree(os.path.join(s, "libvirt"), NOBODY)
         r = self.run_libvirt(s)
-        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertEqual(r.returncode, 2, r.stderr)
         self.assertIn(f"the directory {s}/libvirt is owned by nobody", r.stderr)
         self.untouched()
 
@@ -92,7 +92,7 @@ class HostileDirs(unittest.TestCase):
         s = self.cache_tree()
         os.chmod(s, 0o777)
         r = self.run_libvirt(s)
-        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertEqual(r.returncode, 2, r.stderr)
         self.assertIn(f"the directory {s} is writable by others (mode 0777)", r.stderr)
         self.untouched()
 
