@@ -295,6 +295,10 @@ class GateByPlerig(unittest.TestCase):
                         'echo "$FAKE_SUMMARY"\n'
                         'echo "plerig check: L1 relayed" >&2\nexit $FAKE_STATUS\n')
             broke = "the harness broke (a stall, Bochs, a limit, the judging): not the kernel's fault"
+            os.makedirs(os.path.join(d, "store"))
+            for key, text in (("intel-kvm_intel", "intel's"), ("amd-kvm_amd", "amd's")):
+                with open(os.path.join(d, "store", key + ".json"), "w") as f:
+                    f.write(text)
             ran = "9 scenario(s) run, 0 skipped, in 57.7 s: 42 passed, 0 failed, 3 skipped"
             # a gate that skipped a scenario (L1 could not reload its module for a sweep
             # point) did not judge the kernel: the harness's 3, however check exited
@@ -334,6 +338,14 @@ class GateByPlerig(unittest.TestCase):
                     if want == 3 and status == 0:
                         self.assertIn("the gate by plerig skipped 2 scenario(s) (its summary "
                                       "says why): not judged", p.stderr)
+                    # for side-by-side: the gate's status, and this machine's baseline from
+                    # the store (not the other vendor's)
+                    with open(os.path.join(work, "gate.json")) as f:
+                        self.assertEqual(json.load(f), {
+                            "exit_status": want if summary.startswith("7") else status,
+                            "summary": [summary or "gate summary"]})
+                    with open(os.path.join(work, "gate", "l1", "baseline.json")) as f:
+                        self.assertEqual(f.read(), "intel's")
 
 
 class Inputs(unittest.TestCase):
@@ -1016,16 +1028,19 @@ class SideBySide(unittest.TestCase):
     """tests/ple/side-by-side: each vendor's gate figures (the baseline its L1 sent back)
     in one table, per scenario of either suite, and whether the kernel was the same."""
 
-    def results(self, d, vendor, module, sha, entries, record=True, rc=0):
+    def results(self, d, vendor, module, sha, entries, record=True, rc=0, by_plerig=False):
+        """A run's results; @by_plerig: the gate by this host's plerig, no L1 of the
+        harness's own (gate.json and the store's baseline in gate/l1/, no figures.json)."""
         out = os.path.join(d, vendor)
-        os.makedirs(os.path.join(out, "b", "l1"))
+        l1 = "gate" if by_plerig else "b"
+        os.makedirs(os.path.join(out, l1, "l1"))
         with open(os.path.join(out, "meta.json"), "w") as f:
             json.dump({"kernel": {"release": "6.1.0-test", "image_sha256": sha}, "record": record,
                        "bochs": "3.1", "vendor": {"name": vendor, "module": module, "params": "p=1",
                                                   "cpu": vendor + "-cpu"}}, f)
-        with open(os.path.join(out, "figures.json"), "w") as f:
-            json.dump({"figures": {"gate": {"exit_status": rc}}}, f)
-        with open(os.path.join(out, "b", "l1", "baseline.json"), "w") as f:
+        with open(os.path.join(out, "gate.json" if by_plerig else "figures.json"), "w") as f:
+            json.dump({"exit_status": rc} if by_plerig else {"figures": {"gate": {"exit_status": rc}}}, f)
+        with open(os.path.join(out, l1, "l1", "baseline.json"), "w") as f:
             json.dump({"entries": [{"scenario": sc, "variant": "v", "metric": m, "values": v}
                                    for sc, m, v in entries]}, f)
         return out
@@ -1043,7 +1058,7 @@ class SideBySide(unittest.TestCase):
                 ("window-1024", "acq_per_s", [5485.7, 29141.7, 5478.4])])
             amd = self.results(d, "amd", "kvm_amd", "a" * 64, [
                 ("pause", "acq_per_s", [704.2, 749.1, 731.0]),
-                ("count-750", "ple_exits_per_acq", [2.009])], record=False, rc=1)
+                ("count-750", "ple_exits_per_acq", [2.009])], record=False, rc=1, by_plerig=True)
             p = self.table(intel, amd)
             self.assertEqual(p.returncode, 0, p.stderr)
             lines = p.stdout.splitlines()
