@@ -16,6 +16,7 @@ import json
 import lzma
 import os
 import re
+import shutil
 import struct
 import subprocess
 import sys
@@ -270,10 +271,11 @@ class KernelUnderTest(unittest.TestCase):
 
 
 class GateByPlerig(unittest.TestCase):
-    """PLE_TEST_GATE=plerig: the gate step is the host's plerig check --connect emulated
-    (here a fake plerig that says what it was given and exits as told), and its status
-    is read as git bisect run reads the harness's: 0, 1, 125 as they are, anything else
-    (77: nothing ran) the harness's 3. PLE_TEST_ONLY=gate: no L1 of the harness's own."""
+    """PLE_TEST_GATE=plerig, the default: the gate step is the host's plerig check
+    --connect emulated (here a fake plerig that says what it was given and exits as
+    told), and its status is read as git bisect run reads the harness's: 0, 1, 125 as
+    they are, anything else (77: nothing ran) the harness's 3. PLE_TEST_ONLY=gate: no L1
+    of the harness's own. PLE_TEST_GATE=shell, the fallback: L1's own gate step."""
 
     def test_the_gate_is_plerig_checks_and_so_is_its_status(self):
         missing = [p for p in ("bochs", "busybox-static", "cpio", "isolinux", "xorriso")
@@ -310,7 +312,9 @@ class GateByPlerig(unittest.TestCase):
                     (0, 3, broke, ran.replace("9 scenario(s) run, 0", "7 scenario(s) run, 2"))):
                 with self.subTest(status=status, summary=summary):
                     p = run_ple_test(d, {"KERNEL": kernel, "MODULES": mods, "PLE_TEST_MEDIUM_ONLY": "0",
-                                         "PLE_TEST_ONLY": "gate", "PLE_TEST_GATE": "plerig",
+                                         "PLE_TEST_ONLY": "gate",
+                                         # the default, and said
+                                         **({"PLE_TEST_GATE": "plerig"} if status == 1 else {}),
                                          "RECORD": "1" if status == 0 else "",
                                          "PLE_MODPARAMS": "ple_window=16384" if status == 1 else "",
                                          "PLERIG_BASELINES": os.path.join(d, "store"),
@@ -346,6 +350,16 @@ class GateByPlerig(unittest.TestCase):
                             "summary": [summary or "gate summary"]})
                     with open(os.path.join(work, "gate", "l1", "baseline.json")) as f:
                         self.assertEqual(f.read(), "intel's")
+            # the fallback: the gate is L1's step again (the medium of L1's own,
+            # PLE_TEST_ONLY=gate: one L1), where the default builds none (a dynamic
+            # executable as plerig: the initrd takes its libraries)
+            shutil.copy("/bin/true", os.path.join(d, "build", "plerig"))
+            for gate, isos in (("shell", ["a/l1.iso"]), ("", [])):
+                with self.subTest(gate=gate):
+                    p = run_ple_test(d, {"KERNEL": kernel, "MODULES": mods, "PLE_TEST_ONLY": "gate",
+                                         "PLE_TEST_GATE": gate}, timeout=240)
+                    self.assertEqual(p.returncode, 0, p.stderr)
+                    self.assertEqual([l.split()[0] for l in p.stdout.splitlines()], isos)
 
 
 class Inputs(unittest.TestCase):
@@ -408,7 +422,7 @@ class Inputs(unittest.TestCase):
                          ({"PLE_TEST_WALL": "1e9"}, "PLE_TEST_WALL=1e9: a number of seconds"),
                          ({"PLE_TEST_CPUS": "0"}, "PLE_TEST_CPUS=0"),
                          ({"RECORD": "yes"}, "RECORD=yes"),
-                         ({"PLE_TEST_GATE": "qemu"}, "PLE_TEST_GATE=qemu: shell (L1's own plan, the default) or plerig"),
+                         ({"PLE_TEST_GATE": "qemu"}, "PLE_TEST_GATE=qemu: plerig (plerig check --connect emulated, the default) or shell (L1's own plan)"),
                          ({"VENDOR": "arm"}, "VENDOR=arm: no vendor 'arm'; the emulated vendors are intel amd (images/l1/vendors.cfg)"),
                          ({"VENDOR": "intel,arm"}, "VENDOR=intel,arm: no vendor 'arm'; the emulated vendors are"),
                          ({"VENDOR": "intel amd intel"}, "VENDOR=intel amd intel: intel named twice"),
