@@ -181,7 +181,8 @@ static int set_value(const char *where, struct section *sec, enum suite_key key,
 	case KEY_EXPECT:
 		return parse_names(where, key_names[key], value, expectation_by_name,
 				   "progress, no-stalls, stalls, ple-exits, no-ple-exits, "
-				   "directed-yields, halts, ftrace-counts",
+				   "directed-yields, halts, ftrace-counts, halt-stats, "
+				   "pv-fewer-ple-exits, module-params",
 				   &s->expects, err, errlen);
 	case KEY_METRICS:
 		return parse_metrics(where, value, s, err, errlen);
@@ -286,6 +287,12 @@ static int finish_section(const char *path, const struct section *defaults, stru
 			return errbuf_printf(err, errlen, "%s:%u: [%s] again (first at line %u)",
 					     path, sec->s.line, sec->s.name,
 					     out->scenarios[i].line);
+	if (sec->s.expects & (1u << EXPECT_MODULE_PARAMS) && !sec->s.nr_params)
+		return errbuf_printf(
+		    err, errlen,
+		    "%s:%u: [%s]: expect = module-params holds a scenario's params "
+		    "= to the modules: this one has none",
+		    path, sec->s.line, sec->s.name);
 	if (make_plan(path, defaults, sec, err, errlen)) {
 		section_free(sec);
 		return -1;

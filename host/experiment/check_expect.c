@@ -121,6 +121,7 @@ static void judge_run(const struct check_ctx *k, enum expectation e, const struc
 		expect_halt_stats(r, run, label, j);
 		return;
 	case EXPECT_PV_FEWER_PLE_EXITS: /* over the variants together: expect_pv_fewer_ple_exits */
+	case EXPECT_MODULE_PARAMS:	/* around the runs: check_params.c */
 	case EXPECT_COUNT:
 		break;
 	}
@@ -207,7 +208,8 @@ int check_judge_expectations(struct check_ctx *k, const struct scenario *s,
 {
 	char label[160], pass[512];
 	for (unsigned e = 0; e < EXPECT_COUNT; e++) {
-		if (!(s->expects & (1u << e)))
+		/* module-params: around the runs, not on them (check_params.c) */
+		if (!(s->expects & (1u << e)) || e == EXPECT_MODULE_PARAMS)
 			continue;
 		struct judging j = {0};
 		if (e == EXPECT_PV_FEWER_PLE_EXITS)

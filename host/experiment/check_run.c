@@ -10,6 +10,7 @@
 #include "experiment/check_ctx.h"
 #include "experiment/check_expect.h"
 #include "experiment/check_figures.h"
+#include "experiment/check_params.h"
 #include "experiment/experiment.h"
 #include "experiment/host_identity.h"
 #include "measure/kvm_system.h"
@@ -49,10 +50,12 @@ static bool move_to_host(const struct check_config *c, struct run_plan *p)
 	return n > 0;
 }
 
-static int skip_scenario(struct check_ctx *k, const struct scenario *s, const char *why)
+/* Every case of @s skipped, but the expectations in @judged (judged elsewhere). */
+static int skip_scenario_but(struct check_ctx *k, const struct scenario *s, const char *why,
+			     unsigned judged)
 {
 	for (unsigned e = 0; e < EXPECT_COUNT; e++)
-		if (s->expects & (1u << e) &&
+		if (s->expects & ~judged & (1u << e) &&
 		    check_result_add(k->out, s->name, expectation_name(e), CHECK_SKIP, "%s", why))
 			return -1;
 	unsigned nm;
@@ -62,6 +65,11 @@ static int skip_scenario(struct check_ctx *k, const struct scenario *s, const ch
 			return -1;
 	k->out->scenarios_skipped++;
 	return 0;
+}
+
+static int skip_scenario(struct check_ctx *k, const struct scenario *s, const char *why)
+{
+	return skip_scenario_but(k, s, why, 0);
 }
 
 static int keep_results(json_object *all, const char *name, const struct outcome *rep)
@@ -109,10 +117,12 @@ static const char *params_not_here(const struct check_place *p, char *buf, size_
 /*
  * The scenario's host PLE parameters (params =), set as plerig sweep sets
  * them. NULL with @session active, or why they could not be set (then
- * nothing changed, or the originals are back).
+ * nothing changed, or the originals are back): *@failed when they could
+ * be changed here but setting them failed (a reload, a value not read
+ * back), not when this host refused to change them at all.
  */
 static const char *set_params(const struct scenario *s, struct ple_session *session, char *why,
-			      size_t len)
+			      size_t len, bool *failed)
 {
 	const char *names[PLE_MAX_PARAMS];
 	char err[ERRBUF_SIZE];
@@ -123,6 +133,7 @@ static const char *set_params(const struct scenario *s, struct ple_session *sess
 		return why;
 	}
 	if (ple_session_apply(session, s->params, s->nr_params, err, sizeof(err))) {
+		*failed = true;
 		errbuf_printf(why, len, "setting its params: %s", err);
 		(void)ple_session_restore(session, err, sizeof(err));
 		return why;
@@ -151,6 +162,7 @@ static int run_scenario(struct check_ctx *k, const struct scenario *s)
 	const struct experiment_output out = {.rows = NULL, .who = "plerig check"};
 	uint64_t start = monotonic_ns();
 	struct ple_session *session = NULL;
+	struct check_params_watch *watch = NULL;
 	struct check_place place;
 	bool all_ok = true;
 	int rc = 0;
@@ -181,10 +193,23 @@ static int run_scenario(struct check_ctx *k, const struct scenario *s)
 			goto out;
 		}
 		skip = params_not_here(&place, why, sizeof(why));
+		bool failed = false;
+		if (!skip && s->expects & (1u << EXPECT_MODULE_PARAMS) &&
+		    !(watch = check_params_watch(s))) {
+			rc = -1;
+			goto out;
+		}
 		if (!skip)
-			skip = set_params(s, session, why, sizeof(why));
+			skip = set_params(s, session, why, sizeof(why), &failed);
+		/* a value the module would not take is the kernel's: module-params fails */
+		check_params_set(watch, failed ? why : NULL);
+		if (skip && !failed) { /* refused here: skipped as a whole, module-params too */
+			check_params_forget(watch);
+			watch = NULL;
+		}
 		if (skip) {
-			rc = skip_scenario(k, s, skip);
+			rc = skip_scenario_but(k, s, skip,
+					       watch && failed ? 1u << EXPECT_MODULE_PARAMS : 0);
 			if (k->c->progress)
 				printable_printf(k->c->progress, "check: %s%s%-24s skipped: %s\n",
 						 host, *host ? " " : "", s->name, skip);
@@ -242,7 +267,10 @@ static int run_scenario(struct check_ctx *k, const struct scenario *s)
 				 (double)(monotonic_ns() - start) * 1e-9);
 out:
 	check_trace_free(&k->trace);
+	check_params_ran(watch);
 	if (session && restore_params(k, s, session))
+		rc = -1;
+	if (check_params_judge(k, s, watch))
 		rc = -1;
 	free(session);
 	free(plan);

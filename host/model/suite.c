@@ -15,6 +15,7 @@ static const char *const expectation_names[EXPECT_COUNT] = {
     [EXPECT_FTRACE_COUNTS] = "ftrace-counts",
     [EXPECT_HALT_STATS] = "halt-stats",
     [EXPECT_PV_FEWER_PLE_EXITS] = "pv-fewer-ple-exits",
+    [EXPECT_MODULE_PARAMS] = "module-params",
 };
 
 static const char *const requirement_names[REQUIRE_COUNT] = {

@@ -30,6 +30,7 @@ enum expectation {
 	EXPECT_FTRACE_COUNTS,	/* each vCPU's exits, PAUSE-loop exits, window updates = ftrace's */
 	EXPECT_HALT_STATS,	/* KVM's halt_exits, halt_wakeup agree with the guest's */
 	EXPECT_PV_FEWER_PLE_EXITS, /* pvqspin's PLE exits/acq well below ticket's */
+	EXPECT_MODULE_PARAMS, /* params = read back as asked, the originals back, kvm.ko kept */
 	EXPECT_COUNT
 };
 

@@ -227,9 +227,21 @@ int module_params_apply(const char *module, const struct module_params *stock,
 		load_back(module, stock->vendor, stock->nr_vendor, err, errlen);
 		return -1;
 	}
+	/* the stock ones too, where none given replaced them: the module runs with all of them */
+	struct ple_setting kept[MODULE_PARAMS_MAX];
+	unsigned nk = 0;
+	char stock_read[512] = "";
+	for (unsigned i = 0; i < stock->nr_vendor; i++) {
+		bool replaced = false;
+		for (unsigned j = 0; j < given->nr_vendor; j++)
+			replaced |= !strcmp(stock->vendor[i].name, given->vendor[j].name);
+		if (!replaced)
+			kept[nk++] = stock->vendor[i];
+	}
 	return read_back(module, given->vendor, given->nr_vendor, "", applied, len, err, errlen) ||
 		       read_back(CORE, given->core, given->nr_core, CORE ".", applied, len, err,
-				 errlen)
+				 errlen) ||
+		       read_back(module, kept, nk, "", stock_read, sizeof(stock_read), err, errlen)
 		   ? -1
 		   : 0;
 }

@@ -36,7 +36,8 @@ int module_params_parse(const char *text, struct module_params *p, char *err, si
  * then @given's (the later of two values wins, as on modprobe's command line).
  * Every name is first held to the module's parameters under the sysfs root
  * (ple_sysfs_root(): refused, naming those it has, before anything is
- * unloaded), and every value read back after. @applied: the given parameters
+ * unloaded), and every value read back after, the stock ones too (those none
+ * given replaced). @applied: the given parameters
  * as the modules read them now ("ple_window=16384 kvm.halt_poll_ns=0"). 0, or
  * -1 with @err (then the modules are loaded as they were, where that can be).
  */

@@ -257,6 +257,88 @@ class Check(unittest.TestCase):
         self.assertEqual(r.stdout.count("2 hosts of --connect run on it at once"), 4,
                          r.stdout + r.stderr)
 
+    def fake_reloads(self, rmmod_extra=""):
+        """kvm_intel's PLE parameters read-only (set by a reload) and kvm.ko's halt polling,
+        in a sysfs tree, with modprobe and rmmod that load and unload there as the kernel
+        does: a load makes the module's directory anew (its old one kept aside, so another
+        inode), with its defaults and then the values given; halt_poll_ns written at run
+        time (200001, kvm's + 1, as make ple-test's L1 did)."""
+        sysfs = os.path.join(self.dir, "sys", "module")
+        gone = os.path.join(self.dir, "gone")
+        for d in (sysfs, gone):  # a tree of its own each time
+            shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(gone)
+        defaults = {"kvm_intel": "ple_gap=128 ple_window=4096 ple_window_grow=2 "
+                                 "ple_window_shrink=0 ple_window_max=4294967295",
+                    "kvm": "halt_poll_ns=200000 halt_poll_ns_grow=2"}
+        for name, text in (("rmmod", f'mv "{sysfs}/$1" "$(mktemp -d -p {gone})/"\n'
+                                     + rmmod_extra),
+                           ("modprobe", f"""m=$1; shift
+d={sysfs}/$m
+[ -d "$d" ] && exit 0  # loaded: as modprobe, nothing to do
+[ "$m" = kvm_intel ] && [ ! -d {sysfs}/kvm ] && {self.dir}/modprobe kvm
+mkdir -p "$d/parameters" "$d/holders" && echo 0 > "$d/refcnt"
+case $m in kvm_intel) set -- {defaults["kvm_intel"]} "$@" ;; *) set -- {defaults["kvm"]} "$@" ;; esac
+for p in "$@"; do echo "${{p#*=}}" > "$d/parameters/${{p%%=*}}"; done
+[ "$m" = kvm ] && chmod 644 "$d"/parameters/* || chmod 444 "$d"/parameters/*
+""")):
+            path = os.path.join(self.dir, name)
+            with open(path, "w") as f:
+                f.write("#!/bin/sh\n" + text)
+            os.chmod(path, 0o755)
+        for m in ("kvm", "kvm_intel"):
+            subprocess.run([os.path.join(self.dir, "modprobe"), m], check=True)
+        with open(os.path.join(sysfs, "kvm", "parameters", "halt_poll_ns"), "w") as f:
+            f.write("200001\n")
+        with open(self.suite, "w") as f:
+            f.write(SUITE.replace("--timeout 60", "--timeout 60 --backend native")
+                    .replace("--repeat 10", "--repeat 1")
+                    + "\n[window-1024]\noptions = --vcpus 1 --pcpus 0\nexpect = progress, "
+                    "module-params\nparams = ple_window=1024\n")
+        return {"PLERIG_SYSFS_ROOT": os.path.join(self.dir, "sys"),
+                "PLERIG_STATE_DIR": os.path.join(self.dir, "state"),
+                "PLERIG_MODPROBE": os.path.join(self.dir, "modprobe"),
+                "PLERIG_RMMOD": os.path.join(self.dir, "rmmod")}
+
+    def test_module_params_holds_a_sweep_point_to_the_modules(self):
+        """expect = module-params (make ple-test's checks around its gate, as a case): the
+        params = value read back, the originals back after, kvm.ko never reloaded."""
+        env = self.fake_reloads()
+        r = self.check("--tap", "-", env=env)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("message: 'ple_window=1024 set by a reload of kvm_intel, read "
+                      "back once set and after the runs; then ple_window=4096 again (all 5 "
+                      "parameters of kvm_intel as before); kvm.ko never reloaded (all 2 of its "
+                      "parameters as before, halt_poll_ns=200001)", r.stdout)
+        # an rmmod that takes kvm.ko with it (as modprobe -r does): kvm comes back with
+        # its defaults when kvm_intel is loaded, halt_poll_ns written at run time lost
+        env = self.fake_reloads(f'rmdir {self.dir}/sys/module/kvm/holders 2>/dev/null; '
+                                f'mv "{self.dir}/sys/module/kvm" "{self.dir}/gone/kvm-$$"\n')
+        r = self.check(env=env)
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("FAIL  module-params: kvm.ko not as before once the params were set: kvm "
+                      "was reloaded (its sysfs directory is another one now); halt_poll_ns "
+                      "200001 -> 200000", r.stdout)
+        # a kvm_intel that takes the value as another (the kernel clamps it): failed, not
+        # skipped, and the scenario's other cases say why they were not judged
+        env = self.fake_reloads()
+        with open(env["PLERIG_MODPROBE"], "a") as f:
+            f.write(f'[ -f "$d/parameters/ple_window" ] && chmod 644 "$d/parameters/ple_window" '
+                    f'&& echo 2048 > "$d/parameters/ple_window" && chmod 444 '
+                    f'"$d/parameters/ple_window"\n')
+        r = self.check(env=env)
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertRegex(r.stdout, r"FAIL  module-params: its params could not be set: setting "
+                                   r"its params: .*ple_window reads back 2048 instead of 1024")
+        self.assertIn("skip  progress: setting its params", r.stdout)
+        # a scenario that expects it has params = to hold to it
+        with open(self.suite, "a") as f:
+            f.write("\n[none]\noptions = --vcpus 1 --pcpus 0\nexpect = module-params\n")
+        r = self.check(env=env)
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("[none]: expect = module-params holds a scenario's params = to the "
+                      "modules: this one has none", r.stderr)
+
     def test_two_hosts_of_one_baseline_key_are_refused(self):
         # embedded and qemu:///session are this machine twice: one name, one kind of
         # machine, so one baseline file that each would record over the other's;

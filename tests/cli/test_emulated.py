@@ -595,6 +595,21 @@ done
             self.assertNotIn("module_params", json.load(f)["host"])
         with open(log) as f:
             self.assertEqual(len(f.read().splitlines()), 8)
+        # a sweep point of the check in L1 (make ple-test's gate): expect = module-params
+        # holds it to L1's modules, and kvm's halt_poll_ns given by --module-params survives
+        self.write(suite, NATIVE_SUITE.replace("--repeat 2", "--repeat 1") +
+                   "\n[window-1024]\noptions = --backend native --vcpus 2 --pcpus 0 --relax pause\n"
+                   "params = ple_window=1024\nexpect = progress, module-params\n", 0o644)
+        tap = os.path.join(self.dir, "gate.tap")
+        p = self.plerig("serve", "check", "--connect", "emulated", "--suite", suite, "--tap", tap,
+                        "--module-params", "kvm.halt_poll_ns=0", limits=env)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        with open(tap) as f:
+            self.assertRegex(f.read(), r"ok \d+ - window-1024: module-params\n  ---\n  message: "
+                             r"'ple_window=1024 written at run time to kvm_intel, read back once "
+                             r"set and after the runs; then ple_window=\d+ again \(all 6 parameters "
+                             r"of kvm_intel as before\); kvm.ko never reloaded \(all 2 of its "
+                             r"parameters as before, halt_poll_ns=0\)'")
 
     def test_module_params_that_are_not_the_modules_are_refused(self):
         env, log = self.fake_modules()

@@ -16,6 +16,7 @@ import json
 import lzma
 import os
 import re
+import shutil
 import struct
 import subprocess
 import sys
@@ -270,10 +271,11 @@ class KernelUnderTest(unittest.TestCase):
 
 
 class GateByPlerig(unittest.TestCase):
-    """PLE_TEST_GATE=plerig: the gate step is the host's plerig check --connect emulated
-    (here a fake plerig that says what it was given and exits as told), and its status
-    is read as git bisect run reads the harness's: 0, 1, 125 as they are, anything else
-    (77: nothing ran) the harness's 3. PLE_TEST_ONLY=gate: no L1 of the harness's own."""
+    """PLE_TEST_GATE=plerig, the default: the gate step is the host's plerig check
+    --connect emulated (here a fake plerig that says what it was given and exits as
+    told), and its status is read as git bisect run reads the harness's: 0, 1, 125 as
+    they are, anything else (77: nothing ran) the harness's 3. PLE_TEST_ONLY=gate: no L1
+    of the harness's own. PLE_TEST_GATE=shell, the fallback: L1's own gate step."""
 
     def test_the_gate_is_plerig_checks_and_so_is_its_status(self):
         missing = [p for p in ("bochs", "busybox-static", "cpio", "isolinux", "xorriso")
@@ -295,6 +297,10 @@ class GateByPlerig(unittest.TestCase):
                         'echo "$FAKE_SUMMARY"\n'
                         'echo "plerig check: L1 relayed" >&2\nexit $FAKE_STATUS\n')
             broke = "the harness broke (a stall, Bochs, a limit, the judging): not the kernel's fault"
+            os.makedirs(os.path.join(d, "store"))
+            for key, text in (("intel-kvm_intel", "intel's"), ("amd-kvm_amd", "amd's")):
+                with open(os.path.join(d, "store", key + ".json"), "w") as f:
+                    f.write(text)
             ran = "9 scenario(s) run, 0 skipped, in 57.7 s: 42 passed, 0 failed, 3 skipped"
             # a gate that skipped a scenario (L1 could not reload its module for a sweep
             # point) did not judge the kernel: the harness's 3, however check exited
@@ -306,7 +312,9 @@ class GateByPlerig(unittest.TestCase):
                     (0, 3, broke, ran.replace("9 scenario(s) run, 0", "7 scenario(s) run, 2"))):
                 with self.subTest(status=status, summary=summary):
                     p = run_ple_test(d, {"KERNEL": kernel, "MODULES": mods, "PLE_TEST_MEDIUM_ONLY": "0",
-                                         "PLE_TEST_ONLY": "gate", "PLE_TEST_GATE": "plerig",
+                                         "PLE_TEST_ONLY": "gate",
+                                         # the default, and said
+                                         **({"PLE_TEST_GATE": "plerig"} if status == 1 else {}),
                                          "RECORD": "1" if status == 0 else "",
                                          "PLE_MODPARAMS": "ple_window=16384" if status == 1 else "",
                                          "PLERIG_BASELINES": os.path.join(d, "store"),
@@ -334,6 +342,24 @@ class GateByPlerig(unittest.TestCase):
                     if want == 3 and status == 0:
                         self.assertIn("the gate by plerig skipped 2 scenario(s) (its summary "
                                       "says why): not judged", p.stderr)
+                    # for side-by-side: the gate's status, and this machine's baseline from
+                    # the store (not the other vendor's)
+                    with open(os.path.join(work, "gate.json")) as f:
+                        self.assertEqual(json.load(f), {
+                            "exit_status": want if summary.startswith("7") else status,
+                            "summary": [summary or "gate summary"]})
+                    with open(os.path.join(work, "gate", "l1", "baseline.json")) as f:
+                        self.assertEqual(f.read(), "intel's")
+            # the fallback: the gate is L1's step again (the medium of L1's own,
+            # PLE_TEST_ONLY=gate: one L1), where the default builds none (a dynamic
+            # executable as plerig: the initrd takes its libraries)
+            shutil.copy("/bin/true", os.path.join(d, "build", "plerig"))
+            for gate, isos in (("shell", ["a/l1.iso"]), ("", [])):
+                with self.subTest(gate=gate):
+                    p = run_ple_test(d, {"KERNEL": kernel, "MODULES": mods, "PLE_TEST_ONLY": "gate",
+                                         "PLE_TEST_GATE": gate}, timeout=240)
+                    self.assertEqual(p.returncode, 0, p.stderr)
+                    self.assertEqual([l.split()[0] for l in p.stdout.splitlines()], isos)
 
 
 class Inputs(unittest.TestCase):
@@ -396,7 +422,7 @@ class Inputs(unittest.TestCase):
                          ({"PLE_TEST_WALL": "1e9"}, "PLE_TEST_WALL=1e9: a number of seconds"),
                          ({"PLE_TEST_CPUS": "0"}, "PLE_TEST_CPUS=0"),
                          ({"RECORD": "yes"}, "RECORD=yes"),
-                         ({"PLE_TEST_GATE": "qemu"}, "PLE_TEST_GATE=qemu: shell (L1's own plan, the default) or plerig"),
+                         ({"PLE_TEST_GATE": "qemu"}, "PLE_TEST_GATE=qemu: plerig (plerig check --connect emulated, the default) or shell (L1's own plan)"),
                          ({"VENDOR": "arm"}, "VENDOR=arm: no vendor 'arm'; the emulated vendors are intel amd (images/l1/vendors.cfg)"),
                          ({"VENDOR": "intel,arm"}, "VENDOR=intel,arm: no vendor 'arm'; the emulated vendors are"),
                          ({"VENDOR": "intel amd intel"}, "VENDOR=intel amd intel: intel named twice"),
@@ -1016,16 +1042,19 @@ class SideBySide(unittest.TestCase):
     """tests/ple/side-by-side: each vendor's gate figures (the baseline its L1 sent back)
     in one table, per scenario of either suite, and whether the kernel was the same."""
 
-    def results(self, d, vendor, module, sha, entries, record=True, rc=0):
+    def results(self, d, vendor, module, sha, entries, record=True, rc=0, by_plerig=False):
+        """A run's results; @by_plerig: the gate by this host's plerig, no L1 of the
+        harness's own (gate.json and the store's baseline in gate/l1/, no figures.json)."""
         out = os.path.join(d, vendor)
-        os.makedirs(os.path.join(out, "b", "l1"))
+        l1 = "gate" if by_plerig else "b"
+        os.makedirs(os.path.join(out, l1, "l1"))
         with open(os.path.join(out, "meta.json"), "w") as f:
             json.dump({"kernel": {"release": "6.1.0-test", "image_sha256": sha}, "record": record,
                        "bochs": "3.1", "vendor": {"name": vendor, "module": module, "params": "p=1",
                                                   "cpu": vendor + "-cpu"}}, f)
-        with open(os.path.join(out, "figures.json"), "w") as f:
-            json.dump({"figures": {"gate": {"exit_status": rc}}}, f)
-        with open(os.path.join(out, "b", "l1", "baseline.json"), "w") as f:
+        with open(os.path.join(out, "gate.json" if by_plerig else "figures.json"), "w") as f:
+            json.dump({"exit_status": rc} if by_plerig else {"figures": {"gate": {"exit_status": rc}}}, f)
+        with open(os.path.join(out, l1, "l1", "baseline.json"), "w") as f:
             json.dump({"entries": [{"scenario": sc, "variant": "v", "metric": m, "values": v}
                                    for sc, m, v in entries]}, f)
         return out
@@ -1043,7 +1072,7 @@ class SideBySide(unittest.TestCase):
                 ("window-1024", "acq_per_s", [5485.7, 29141.7, 5478.4])])
             amd = self.results(d, "amd", "kvm_amd", "a" * 64, [
                 ("pause", "acq_per_s", [704.2, 749.1, 731.0]),
-                ("count-750", "ple_exits_per_acq", [2.009])], record=False, rc=1)
+                ("count-750", "ple_exits_per_acq", [2.009])], record=False, rc=1, by_plerig=True)
             p = self.table(intel, amd)
             self.assertEqual(p.returncode, 0, p.stderr)
             lines = p.stdout.splitlines()

@@ -19,6 +19,7 @@
 
 #include "ple/host_params.h"
 #include "ple/kvm_users.h"
+#include "ple/module_snapshot.h"
 #include "ple/param_session.h"
 #include "ple/state_file.h"
 #include "ple/sweep_lock.h"
@@ -1063,12 +1064,63 @@ START_TEST(test_kvm_users_not_self)
 }
 END_TEST
 
+/*
+ * Snapshots of a module (expect = module-params): the same load with the same
+ * values is the same; a value changed, a parameter gone or new, another
+ * directory (a reload: the kernel makes /sys/module/M anew) or no module at
+ * all is named.
+ */
+START_TEST(test_module_snapshot)
+{
+	static struct module_snapshot a, b;
+	char why[1024], list[64], p[PATH_MAX], moved[PATH_MAX];
+	fake_module("kvm", "0");
+	set_param("kvm", "halt_poll_ns", "200001", 0644);
+	set_param("kvm", "halt_poll_ns_grow", "2", 0644);
+	module_snapshot_take(sys_root, "kvm", &a);
+	ck_assert(a.loaded);
+	ck_assert_uint_eq(a.n, 2);
+	ck_assert_str_eq(module_snapshot_value(&a, "halt_poll_ns"), "200001");
+	ck_assert_ptr_null(module_snapshot_value(&a, "nx_huge_pages"));
+	module_snapshot_list(&a, list, sizeof(list));
+	ck_assert_str_eq(list, "halt_poll_ns=200001 halt_poll_ns_grow=2");
+	module_snapshot_list(&a, list, 20);
+	ck_assert_str_eq(list, "halt_poll_ns=200..."); /* 19 characters */
+	module_snapshot_take(sys_root, "kvm", &b);
+	ck_assert_msg(module_snapshot_same(&a, &b, why, sizeof(why)), "%s", why);
+	ck_assert_str_eq(why, "");
+
+	/* reloaded: kvm's directory anew (the old one kept aside, so its inode is not reused),
+	   halt_poll_ns back to its default, a parameter gone, another new */
+	snprintf(p, sizeof(p), "%s/module/kvm", sys_root);
+	snprintf(moved, sizeof(moved), "%s/kvm-before", top);
+	ck_assert_int_eq(rename(p, moved), 0);
+	fake_module("kvm", "0");
+	set_param("kvm", "halt_poll_ns", "200000", 0644);
+	set_param("kvm", "halt_poll_ns_shrink", "0", 0644);
+	module_snapshot_take(sys_root, "kvm", &b);
+	ck_assert(!module_snapshot_same(&a, &b, why, sizeof(why)));
+	ck_assert_str_eq(why, "kvm was reloaded (its sysfs directory is another one now); "
+			      "halt_poll_ns 200001 -> 200000; halt_poll_ns_grow gone (it was 2); "
+			      "halt_poll_ns_shrink new (0)");
+
+	/* unloaded */
+	snprintf(moved, sizeof(moved), "%s/kvm-after", top);
+	ck_assert_int_eq(rename(p, moved), 0);
+	module_snapshot_take(sys_root, "kvm", &b);
+	ck_assert(!b.loaded);
+	ck_assert(!module_snapshot_same(&a, &b, why, sizeof(why)));
+	ck_assert_str_eq(why, "kvm was loaded and is not loaded now");
+}
+END_TEST
+
 static Suite *host_params_suite(void)
 {
 	Suite *s = suite_create("host_params");
 	TCase *t = tcase_create("fake_sysfs");
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_add_test(t, test_detect_vmx);
+	tcase_add_test(t, test_module_snapshot);
 	tcase_add_test(t, test_detect_svm_partial);
 	tcase_add_test(t, test_detect_none_and_bad_root);
 	tcase_add_test(t, test_pvm_has_nothing);
