@@ -16,6 +16,7 @@ import json
 import lzma
 import os
 import re
+import shutil
 import struct
 import subprocess
 import sys
@@ -256,6 +257,17 @@ class KernelUnderTest(unittest.TestCase):
             for file, data in plain.items():
                 with open(os.path.join(root, "lib/modules/6.12.0-test/kernel/arch/x86/kvm", file), "rb") as f:
                     self.assertEqual(f.read(), data, file)
+            # a compressed module is held to what a plain one is (issue 25): a link to a
+            # file outside MODULES is refused before it is copied or inflated
+            outside = os.path.join(d, "outside.ko.zst")
+            os.rename(os.path.join(kdir, "kvm.ko.zst"), outside)
+            os.symlink(outside, os.path.join(kdir, "kvm.ko.zst"))
+            shutil.rmtree(root)
+            p = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60)
+            self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+            self.assertIn(f"module kvm of kernel 6.12.0-test: {kdir}/kvm.ko.zst is not a regular file "
+                          "(a symbolic link, device or FIFO): refused", p.stdout)
+            self.assertFalse(os.path.exists(os.path.join(root, "lib/modules/6.12.0-test/kernel/arch/x86/kvm/kvm.ko")))
 
     def test_modules_of_another_kernel_or_none_are_refused(self):
         p = self.ple_test(["lib/modules/6.2.0-other"])
@@ -1207,6 +1219,18 @@ class CheckResults(unittest.TestCase):
         for what in ("kvm_intel reloaded for each ple_window", "kvm stayed loaded",
                      "original kvm_intel parameters back"):
             self.assertRegex(p.stdout, r"not ok \d+ - gate: " + what)
+
+    def test_what_each_reload_of_the_sweep_took_is_said(self):
+        """reload-times.txt (l1-init's wrappers: the tool, L1's uptime before and after, its
+        status): the time the sweep's reloads cost, printed and in figures.json, not judged."""
+        log = "rmmod kvm_intel\nmodprobe kvm_intel ple_gap=128 ple_window=1024\n"
+        times = "rmmod 33.12 33.30 rc=0\nmodprobe 33.34 35.16 rc=0\nrmmod 37.75 37.93 rc=0\nmodprobe 37.96 39.79 rc=0\n"
+        gate = self.swept_gate(log)
+        gate[2]["reload-times.txt"] = times
+        p, _ = self.judge({"b": ("gate", console([("modules", 0, {"l1.txt": L1_TXT}), gate]))})
+        self.assertIn("# gate: 2 rmmod 0.36 emulated s (0.18 the longest), "
+                      "2 modprobe 3.65 emulated s (1.83 the longest)\n", p.stdout)
+        self.assertIn('"reloads_s": {"rmmod": [0.18, 0.18], "modprobe": [1.82, 1.83]}', p.stdout)
 
     def test_kvms_halt_poll_ns_asked_is_loaded_and_kept_through_the_gate(self):
         """PLE_MODPARAMS=kvm.halt_poll_ns=0: l1.txt shows kvm's parameters as param_kvm.NAME,
