@@ -1222,12 +1222,20 @@ class CheckResults(unittest.TestCase):
 
     def test_what_each_reload_of_the_sweep_took_is_said(self):
         """reload-times.txt (l1-init's wrappers: the tool, L1's uptime before and after, its
-        status): the time the sweep's reloads cost, printed and in figures.json, not judged."""
-        log = "rmmod kvm_intel\nmodprobe kvm_intel ple_gap=128 ple_window=1024\n"
+        status): the time the sweep's reloads cost, printed and in figures.json, not judged;
+        l1.txt's modprobe_uptime likewise for the first load (the modules step)."""
+        log = ("rmmod kvm_intel\nmodprobe kvm_intel ple_gap=128 ple_window=1024\nrmmod kvm_intel\n"
+               "modprobe kvm_intel ple_gap=128 ple_window=16384\n")
         times = "rmmod 33.12 33.30 rc=0\nmodprobe 33.34 35.16 rc=0\nrmmod 37.75 37.93 rc=0\nmodprobe 37.96 39.79 rc=0\n"
         gate = self.swept_gate(log)
         gate[2]["reload-times.txt"] = times
-        p, _ = self.judge({"b": ("gate", console([("modules", 0, {"l1.txt": L1_TXT}), gate]))})
+        mods = ("modules", 0, {"l1.txt": L1_TXT + "modprobe_uptime=11.71 21.60\n"})
+        p, _ = self.judge({"b": ("gate", console([mods, gate]))})
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        # and what the first load of the modules took, in the modules step
+        self.assertIn("# L1 b: kvm_intel and what it depends on loaded in 9.89 emulated s (from uptime 11.71)\n",
+                      p.stdout)
+        self.assertIn('# l1 modprobe_s: {"b": 9.89}', p.stdout)
         self.assertIn("# gate: 2 rmmod 0.36 emulated s (0.18 the longest), "
                       "2 modprobe 3.65 emulated s (1.83 the longest)\n", p.stdout)
         self.assertIn('"reloads_s": {"rmmod": [0.18, 0.18], "modprobe": [1.82, 1.83]}', p.stdout)
