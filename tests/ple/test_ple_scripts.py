@@ -143,6 +143,15 @@ def kernel_module(path, params, name="kvm_intel", depends=""):
     return path
 
 
+def skip_without_ple_test_packages(test, why):
+    """Skip @test when scripts/setup ple-test's packages are not installed (@why it needs them)."""
+    missing = [p for p in ("bochs", "busybox-static", "cpio", "isolinux", "xorriso")
+               if subprocess.run(["dpkg-query", "-W", "-f=${Status}", p], capture_output=True,
+                                 text=True).stdout != "install ok installed"]
+    if missing:
+        test.skipTest(f"scripts/setup ple-test's packages missing here ({' '.join(missing)}): {why}")
+
+
 def run_ple_test(d, env, args=None, cwd=None, timeout=60):
     """scripts/ple-test with work and cache in @d, @env added, a build whose plerig is a
     stub unless @args names one. Never further than the boot medium
@@ -269,6 +278,55 @@ class KernelUnderTest(unittest.TestCase):
                           "(a symbolic link, device or FIFO): refused", p.stdout)
             self.assertFalse(os.path.exists(os.path.join(root, "lib/modules/6.12.0-test/kernel/arch/x86/kvm/kvm.ko")))
 
+    def test_a_modules_install_tree_with_compressed_modules_makes_a_medium_with_plain_ones(self):
+        """KERNEL=bzImage MODULES=DIR, DIR as make modules_install INSTALL_MOD_PATH=DIR leaves
+        it (its build link into the source tree, depmod's files), the modules compressed
+        (CONFIG_MODULE_COMPRESS_XZ, as Debian's; zstd and gzip: add_module's test above):
+        PLE_MODPARAMS is checked against the compressed module's own parameters, and the
+        medium's initrd holds each module plain, the bytes modules_install compressed."""
+        skip_without_ple_test_packages(self, "scripts/ple-test builds no medium without them")
+        if not PLERIG:
+            self.skipTest("no plerig given (tests/meson.build passes it): the initrd needs a real one")
+        with tempfile.TemporaryDirectory() as d:
+            release = os.path.join(d, "mods/lib/modules/6.1.0-test")
+            kdir = os.path.join(release, "kernel/arch/x86/kvm")
+            plain = {}
+            for ko, params, name, deps in (("kvm-intel.ko", ["ple_gap", "ple_window"], "kvm_intel", "kvm"),
+                                           ("kvm.ko", ["halt_poll_ns"], "kvm", "")):
+                kernel_module(os.path.join(kdir, ko), params, name=name, depends=deps)
+                with open(os.path.join(kdir, ko), "rb") as f:
+                    plain[ko] = f.read()
+                subprocess.run(["xz", "-q", os.path.join(kdir, ko)], check=True)
+            with open(os.path.join(release, "modules.order"), "w") as f:
+                f.write("kernel/arch/x86/kvm/kvm.ko\nkernel/arch/x86/kvm/kvm-intel.ko\n")
+            os.symlink("/nonexistent/linux", os.path.join(release, "build"))
+            subprocess.run(["depmod", "-b", os.path.join(d, "mods"), "6.1.0-test"], check=True, capture_output=True)
+            # a build with a real plerig (ldd names what the initrd must carry); no apt-get
+            build = os.path.join(d, "build")
+            os.makedirs(os.path.join(build, "images"))
+            shutil.copy(PLERIG, build)
+            shutil.copy(os.path.join(os.path.dirname(PLERIG), "images/plerig-guest.elf"), os.path.join(build, "images"))
+            os.makedirs(os.path.join(d, "bin"))
+            with open(os.path.join(d, "bin", "apt-get"), "w") as f:
+                f.write("#!/bin/sh\nexit 1\n")
+            os.chmod(os.path.join(d, "bin", "apt-get"), 0o755)
+            env = {"KERNEL": kernel_image(os.path.join(d, "bzImage")), "MODULES": os.path.join(d, "mods")}
+            # a name PLE_MODPARAMS gives that the compressed module does not have is refused
+            p = run_ple_test(d, {**env, "PLE_MODPARAMS": "ple_nosuch=1"})
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn("ple_nosuch", p.stderr)
+            p = run_ple_test(d, {**env, "PLE_MODPARAMS": "ple_window=16384"}, timeout=240)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertRegex(p.stdout, r"^a/l1.iso sha256 [0-9a-f]{64}\nb/l1.iso sha256 [0-9a-f]{64}\n$")
+            initrd = os.path.join(d, "work/rootfs/lib/modules/6.1.0-test")
+            self.assertEqual(sorted(os.listdir(os.path.join(initrd, "kernel/arch/x86/kvm"))), sorted(plain))
+            for ko, data in plain.items():
+                with open(os.path.join(initrd, "kernel/arch/x86/kvm", ko), "rb") as f:
+                    self.assertEqual(f.read(), data, ko)
+            with open(os.path.join(initrd, "modules.dep")) as f:
+                self.assertEqual(sorted(f.read().split()), ["kernel/arch/x86/kvm/kvm-intel.ko:",
+                                                            "kernel/arch/x86/kvm/kvm.ko:"])
+
     def test_modules_of_another_kernel_or_none_are_refused(self):
         p = self.ple_test(["lib/modules/6.2.0-other"])
         self.assertEqual(p.returncode, 125, p.stderr)
@@ -288,12 +346,7 @@ class GateByPlerig(unittest.TestCase):
     (77: nothing ran) the harness's 3. PLE_TEST_ONLY=gate: no L1 of the harness's own."""
 
     def test_the_gate_is_plerig_checks_and_so_is_its_status(self):
-        missing = [p for p in ("bochs", "busybox-static", "cpio", "isolinux", "xorriso")
-                   if subprocess.run(["dpkg-query", "-W", "-f=${Status}", p], capture_output=True,
-                                     text=True).stdout != "install ok installed"]
-        if missing:
-            self.skipTest(f"scripts/setup ple-test's packages missing here ({' '.join(missing)}): "
-                          "scripts/ple-test stops before the gate without them")
+        skip_without_ple_test_packages(self, "scripts/ple-test stops before the gate without them")
         with tempfile.TemporaryDirectory() as d:
             mods = os.path.join(d, "mods")
             kernel_module(os.path.join(mods, "lib/modules/6.1.0-test/kernel/arch/x86/kvm/kvm-intel.ko"),
