@@ -278,54 +278,70 @@ class KernelUnderTest(unittest.TestCase):
                           "(a symbolic link, device or FIFO): refused", p.stdout)
             self.assertFalse(os.path.exists(os.path.join(root, "lib/modules/6.12.0-test/kernel/arch/x86/kvm/kvm.ko")))
 
-    def test_a_modules_install_tree_with_compressed_modules_makes_a_medium_with_plain_ones(self):
-        """KERNEL=bzImage MODULES=DIR, DIR as make modules_install INSTALL_MOD_PATH=DIR leaves
-        it (its build link into the source tree, depmod's files), the modules compressed
-        (CONFIG_MODULE_COMPRESS_XZ, as Debian's; zstd and gzip: add_module's test above):
-        PLE_MODPARAMS is checked against the compressed module's own parameters, and the
-        medium's initrd holds each module plain, the bytes modules_install compressed."""
+    def test_compressed_modules_in_a_package_or_modules_tree_make_a_medium_with_plain_ones(self):
+        """KERNEL=FILE.deb whose modules are .ko.xz (Debian's since 6.12), and KERNEL=bzImage
+        MODULES=DIR with DIR as make modules_install INSTALL_MOD_PATH=DIR leaves it (its
+        build link into the source tree, depmod's files) with CONFIG_MODULE_COMPRESS_XZ
+        (zstd and gzip: add_module's test above): PLE_MODPARAMS is held to the compressed
+        module's own parameters, and the medium's initrd holds each module plain, the very
+        bytes that were compressed."""
         skip_without_ple_test_packages(self, "scripts/ple-test builds no medium without them")
         if not PLERIG:
             self.skipTest("no plerig given (tests/meson.build passes it): the initrd needs a real one")
-        with tempfile.TemporaryDirectory() as d:
-            release = os.path.join(d, "mods/lib/modules/6.1.0-test")
-            kdir = os.path.join(release, "kernel/arch/x86/kvm")
-            plain = {}
-            for ko, params, name, deps in (("kvm-intel.ko", ["ple_gap", "ple_window"], "kvm_intel", "kvm"),
-                                           ("kvm.ko", ["halt_poll_ns"], "kvm", "")):
-                kernel_module(os.path.join(kdir, ko), params, name=name, depends=deps)
-                with open(os.path.join(kdir, ko), "rb") as f:
-                    plain[ko] = f.read()
-                subprocess.run(["xz", "-q", os.path.join(kdir, ko)], check=True)
-            with open(os.path.join(release, "modules.order"), "w") as f:
-                f.write("kernel/arch/x86/kvm/kvm.ko\nkernel/arch/x86/kvm/kvm-intel.ko\n")
-            os.symlink("/nonexistent/linux", os.path.join(release, "build"))
-            subprocess.run(["depmod", "-b", os.path.join(d, "mods"), "6.1.0-test"], check=True, capture_output=True)
-            # a build with a real plerig (ldd names what the initrd must carry); no apt-get
-            build = os.path.join(d, "build")
-            os.makedirs(os.path.join(build, "images"))
-            shutil.copy(PLERIG, build)
-            shutil.copy(os.path.join(os.path.dirname(PLERIG), "images/plerig-guest.elf"), os.path.join(build, "images"))
-            os.makedirs(os.path.join(d, "bin"))
-            with open(os.path.join(d, "bin", "apt-get"), "w") as f:
-                f.write("#!/bin/sh\nexit 1\n")
-            os.chmod(os.path.join(d, "bin", "apt-get"), 0o755)
-            env = {"KERNEL": kernel_image(os.path.join(d, "bzImage")), "MODULES": os.path.join(d, "mods")}
-            # a name PLE_MODPARAMS gives that the compressed module does not have is refused
-            p = run_ple_test(d, {**env, "PLE_MODPARAMS": "ple_nosuch=1"})
-            self.assertEqual(p.returncode, 2, p.stderr)
-            self.assertIn("ple_nosuch", p.stderr)
-            p = run_ple_test(d, {**env, "PLE_MODPARAMS": "ple_window=16384"}, timeout=240)
-            self.assertEqual(p.returncode, 0, p.stderr)
-            self.assertRegex(p.stdout, r"^a/l1.iso sha256 [0-9a-f]{64}\nb/l1.iso sha256 [0-9a-f]{64}\n$")
-            initrd = os.path.join(d, "work/rootfs/lib/modules/6.1.0-test")
-            self.assertEqual(sorted(os.listdir(os.path.join(initrd, "kernel/arch/x86/kvm"))), sorted(plain))
-            for ko, data in plain.items():
-                with open(os.path.join(initrd, "kernel/arch/x86/kvm", ko), "rb") as f:
-                    self.assertEqual(f.read(), data, ko)
-            with open(os.path.join(initrd, "modules.dep")) as f:
-                self.assertEqual(sorted(f.read().split()), ["kernel/arch/x86/kvm/kvm-intel.ko:",
-                                                            "kernel/arch/x86/kvm/kvm.ko:"])
+        for shape in ("package", "modules_install"):
+            with self.subTest(shape=shape), tempfile.TemporaryDirectory() as d:
+                root = os.path.join(d, "pkg" if shape == "package" else "mods")
+                release = os.path.join(root, "lib/modules/6.1.0-test")
+                kdir = os.path.join(release, "kernel/arch/x86/kvm")
+                plain = {}
+                for ko, params, name, deps in (("kvm-intel.ko", ["ple_gap", "ple_window"], "kvm_intel", "kvm"),
+                                               ("kvm.ko", ["halt_poll_ns"], "kvm", "")):
+                    kernel_module(os.path.join(kdir, ko), params, name=name, depends=deps)
+                    with open(os.path.join(kdir, ko), "rb") as f:
+                        plain[ko] = f.read()
+                    subprocess.run(["xz", "-q", os.path.join(kdir, ko)], check=True)
+                with open(os.path.join(release, "modules.order"), "w") as f:
+                    f.write("kernel/arch/x86/kvm/kvm.ko\nkernel/arch/x86/kvm/kvm-intel.ko\n")
+                subprocess.run(["depmod", "-b", root, "6.1.0-test"], check=True, capture_output=True)
+                if shape == "package":
+                    os.makedirs(os.path.join(root, "DEBIAN"))
+                    os.makedirs(os.path.join(root, "boot"))
+                    with open(os.path.join(root, "DEBIAN/control"), "w") as f:
+                        f.write("Package: linux-image-6.1.0-test\nVersion: 1\nArchitecture: amd64\n"
+                                "Maintainer: nobody <nobody@example.org>\nDescription: a test\n")
+                    kernel_image(os.path.join(root, "boot/vmlinuz-6.1.0-test"))
+                    deb = os.path.join(d, "linux-image-6.1.0-test.deb")
+                    subprocess.run(["dpkg-deb", "--root-owner-group", "-b", root, deb], check=True,
+                                   capture_output=True)
+                    env = {"KERNEL": deb}
+                else:
+                    os.symlink("/nonexistent/linux", os.path.join(release, "build"))
+                    env = {"KERNEL": kernel_image(os.path.join(d, "bzImage")), "MODULES": root}
+                # a build with a real plerig (ldd names what the initrd must carry); no apt-get
+                build = os.path.join(d, "build")
+                os.makedirs(os.path.join(build, "images"))
+                shutil.copy(PLERIG, build)
+                shutil.copy(os.path.join(os.path.dirname(PLERIG), "images/plerig-guest.elf"),
+                            os.path.join(build, "images"))
+                os.makedirs(os.path.join(d, "bin"))
+                with open(os.path.join(d, "bin", "apt-get"), "w") as f:
+                    f.write("#!/bin/sh\nexit 1\n")
+                os.chmod(os.path.join(d, "bin", "apt-get"), 0o755)
+                # a name PLE_MODPARAMS gives that the compressed module does not have is refused
+                p = run_ple_test(d, {**env, "PLE_MODPARAMS": "ple_nosuch=1"})
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertIn("ple_nosuch", p.stderr)
+                p = run_ple_test(d, {**env, "PLE_MODPARAMS": "ple_window=16384"}, timeout=240)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertRegex(p.stdout, r"^a/l1.iso sha256 [0-9a-f]{64}\nb/l1.iso sha256 [0-9a-f]{64}\n$")
+                initrd = os.path.join(d, "work/rootfs/lib/modules/6.1.0-test")
+                self.assertEqual(sorted(os.listdir(os.path.join(initrd, "kernel/arch/x86/kvm"))), sorted(plain))
+                for ko, data in plain.items():
+                    with open(os.path.join(initrd, "kernel/arch/x86/kvm", ko), "rb") as f:
+                        self.assertEqual(f.read(), data, ko)
+                with open(os.path.join(initrd, "modules.dep")) as f:
+                    self.assertEqual(sorted(f.read().split()), ["kernel/arch/x86/kvm/kvm-intel.ko:",
+                                                                "kernel/arch/x86/kvm/kvm.ko:"])
 
     def test_modules_of_another_kernel_or_none_are_refused(self):
         p = self.ple_test(["lib/modules/6.2.0-other"])
