@@ -143,6 +143,15 @@ def kernel_module(path, params, name="kvm_intel", depends=""):
     return path
 
 
+def skip_without_ple_test_packages(test, why):
+    """Skip @test when scripts/setup ple-test's packages are not installed (@why it needs them)."""
+    missing = [p for p in ("bochs", "busybox-static", "cpio", "isolinux", "xorriso")
+               if subprocess.run(["dpkg-query", "-W", "-f=${Status}", p], capture_output=True,
+                                 text=True).stdout != "install ok installed"]
+    if missing:
+        test.skipTest(f"scripts/setup ple-test's packages missing here ({' '.join(missing)}): {why}")
+
+
 def run_ple_test(d, env, args=None, cwd=None, timeout=60):
     """scripts/ple-test with work and cache in @d, @env added, a build whose plerig is a
     stub unless @args names one. Never further than the boot medium
@@ -257,6 +266,82 @@ class KernelUnderTest(unittest.TestCase):
             for file, data in plain.items():
                 with open(os.path.join(root, "lib/modules/6.12.0-test/kernel/arch/x86/kvm", file), "rb") as f:
                     self.assertEqual(f.read(), data, file)
+            # a compressed module is held to what a plain one is (issue 25): a link to a
+            # file outside MODULES is refused before it is copied or inflated
+            outside = os.path.join(d, "outside.ko.zst")
+            os.rename(os.path.join(kdir, "kvm.ko.zst"), outside)
+            os.symlink(outside, os.path.join(kdir, "kvm.ko.zst"))
+            shutil.rmtree(root)
+            p = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60)
+            self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+            self.assertIn(f"module kvm of kernel 6.12.0-test: {kdir}/kvm.ko.zst is not a regular file "
+                          "(a symbolic link, device or FIFO): refused", p.stdout)
+            self.assertFalse(os.path.exists(os.path.join(root, "lib/modules/6.12.0-test/kernel/arch/x86/kvm/kvm.ko")))
+
+    def test_compressed_modules_in_a_package_or_modules_tree_make_a_medium_with_plain_ones(self):
+        """KERNEL=FILE.deb whose modules are .ko.xz (Debian's since 6.12), and KERNEL=bzImage
+        MODULES=DIR with DIR as make modules_install INSTALL_MOD_PATH=DIR leaves it (its
+        build link into the source tree, depmod's files) with CONFIG_MODULE_COMPRESS_XZ
+        (zstd and gzip: add_module's test above): PLE_MODPARAMS is held to the compressed
+        module's own parameters, and the medium's initrd holds each module plain, the very
+        bytes that were compressed."""
+        skip_without_ple_test_packages(self, "scripts/ple-test builds no medium without them")
+        if not PLERIG:
+            self.skipTest("no plerig given (tests/meson.build passes it): the initrd needs a real one")
+        for shape in ("package", "modules_install"):
+            with self.subTest(shape=shape), tempfile.TemporaryDirectory() as d:
+                root = os.path.join(d, "pkg" if shape == "package" else "mods")
+                release = os.path.join(root, "lib/modules/6.1.0-test")
+                kdir = os.path.join(release, "kernel/arch/x86/kvm")
+                plain = {}
+                for ko, params, name, deps in (("kvm-intel.ko", ["ple_gap", "ple_window"], "kvm_intel", "kvm"),
+                                               ("kvm.ko", ["halt_poll_ns"], "kvm", "")):
+                    kernel_module(os.path.join(kdir, ko), params, name=name, depends=deps)
+                    with open(os.path.join(kdir, ko), "rb") as f:
+                        plain[ko] = f.read()
+                    subprocess.run(["xz", "-q", os.path.join(kdir, ko)], check=True)
+                with open(os.path.join(release, "modules.order"), "w") as f:
+                    f.write("kernel/arch/x86/kvm/kvm.ko\nkernel/arch/x86/kvm/kvm-intel.ko\n")
+                subprocess.run(["depmod", "-b", root, "6.1.0-test"], check=True, capture_output=True)
+                if shape == "package":
+                    os.makedirs(os.path.join(root, "DEBIAN"))
+                    os.makedirs(os.path.join(root, "boot"))
+                    with open(os.path.join(root, "DEBIAN/control"), "w") as f:
+                        f.write("Package: linux-image-6.1.0-test\nVersion: 1\nArchitecture: amd64\n"
+                                "Maintainer: nobody <nobody@example.org>\nDescription: a test\n")
+                    kernel_image(os.path.join(root, "boot/vmlinuz-6.1.0-test"))
+                    deb = os.path.join(d, "linux-image-6.1.0-test.deb")
+                    subprocess.run(["dpkg-deb", "--root-owner-group", "-b", root, deb], check=True,
+                                   capture_output=True)
+                    env = {"KERNEL": deb}
+                else:
+                    os.symlink("/nonexistent/linux", os.path.join(release, "build"))
+                    env = {"KERNEL": kernel_image(os.path.join(d, "bzImage")), "MODULES": root}
+                # a build with a real plerig (ldd names what the initrd must carry); no apt-get
+                build = os.path.join(d, "build")
+                os.makedirs(os.path.join(build, "images"))
+                shutil.copy(PLERIG, build)
+                shutil.copy(os.path.join(os.path.dirname(PLERIG), "images/plerig-guest.elf"),
+                            os.path.join(build, "images"))
+                os.makedirs(os.path.join(d, "bin"))
+                with open(os.path.join(d, "bin", "apt-get"), "w") as f:
+                    f.write("#!/bin/sh\nexit 1\n")
+                os.chmod(os.path.join(d, "bin", "apt-get"), 0o755)
+                # a name PLE_MODPARAMS gives that the compressed module does not have is refused
+                p = run_ple_test(d, {**env, "PLE_MODPARAMS": "ple_nosuch=1"})
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertIn("ple_nosuch", p.stderr)
+                p = run_ple_test(d, {**env, "PLE_MODPARAMS": "ple_window=16384"}, timeout=240)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertRegex(p.stdout, r"^a/l1.iso sha256 [0-9a-f]{64}\nb/l1.iso sha256 [0-9a-f]{64}\n$")
+                initrd = os.path.join(d, "work/rootfs/lib/modules/6.1.0-test")
+                self.assertEqual(sorted(os.listdir(os.path.join(initrd, "kernel/arch/x86/kvm"))), sorted(plain))
+                for ko, data in plain.items():
+                    with open(os.path.join(initrd, "kernel/arch/x86/kvm", ko), "rb") as f:
+                        self.assertEqual(f.read(), data, ko)
+                with open(os.path.join(initrd, "modules.dep")) as f:
+                    self.assertEqual(sorted(f.read().split()), ["kernel/arch/x86/kvm/kvm-intel.ko:",
+                                                                "kernel/arch/x86/kvm/kvm.ko:"])
 
     def test_modules_of_another_kernel_or_none_are_refused(self):
         p = self.ple_test(["lib/modules/6.2.0-other"])
@@ -278,12 +363,7 @@ class GateByPlerig(unittest.TestCase):
     of the harness's own. PLE_TEST_GATE=shell, the fallback: L1's own gate step."""
 
     def test_the_gate_is_plerig_checks_and_so_is_its_status(self):
-        missing = [p for p in ("bochs", "busybox-static", "cpio", "isolinux", "xorriso")
-                   if subprocess.run(["dpkg-query", "-W", "-f=${Status}", p], capture_output=True,
-                                     text=True).stdout != "install ok installed"]
-        if missing:
-            self.skipTest(f"scripts/setup ple-test's packages missing here ({' '.join(missing)}): "
-                          "scripts/ple-test stops before the gate without them")
+        skip_without_ple_test_packages(self, "scripts/ple-test stops before the gate without them")
         with tempfile.TemporaryDirectory() as d:
             mods = os.path.join(d, "mods")
             kernel_module(os.path.join(mods, "lib/modules/6.1.0-test/kernel/arch/x86/kvm/kvm-intel.ko"),
@@ -1241,6 +1321,26 @@ class AssertResults(unittest.TestCase):
         for what in ("kvm_intel reloaded for each ple_window", "kvm stayed loaded",
                      "original kvm_intel parameters back"):
             self.assertRegex(p.stdout, r"not ok \d+ - gate: " + what)
+
+    def test_what_each_reload_of_the_sweep_took_is_said(self):
+        """reload-times.txt (l1-init's wrappers: the tool, L1's uptime before and after, its
+        status): the time the sweep's reloads cost, printed and in figures.json, not judged;
+        l1.txt's modprobe_uptime likewise for the first load (the modules step)."""
+        log = ("rmmod kvm_intel\nmodprobe kvm_intel ple_gap=128 ple_window=1024\nrmmod kvm_intel\n"
+               "modprobe kvm_intel ple_gap=128 ple_window=16384\n")
+        times = "rmmod 33.12 33.30 rc=0\nmodprobe 33.34 35.16 rc=0\nrmmod 37.75 37.93 rc=0\nmodprobe 37.96 39.79 rc=0\n"
+        gate = self.swept_gate(log)
+        gate[2]["reload-times.txt"] = times
+        mods = ("modules", 0, {"l1.txt": L1_TXT + "modprobe_uptime=11.71 21.60\n"})
+        p, _ = self.judge({"b": ("gate", console([mods, gate]))})
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        # and what the first load of the modules took, in the modules step
+        self.assertIn("# L1 b: kvm_intel and what it depends on loaded in 9.89 emulated s (from uptime 11.71)\n",
+                      p.stdout)
+        self.assertIn('# l1 modprobe_s: {"b": 9.89}', p.stdout)
+        self.assertIn("# gate: 2 rmmod 0.36 emulated s (0.18 the longest), "
+                      "2 modprobe 3.65 emulated s (1.83 the longest)\n", p.stdout)
+        self.assertIn('"reloads_s": {"rmmod": [0.18, 0.18], "modprobe": [1.82, 1.83]}', p.stdout)
 
     def test_kvms_halt_poll_ns_asked_is_loaded_and_kept_through_the_gate(self):
         """PLE_MODPARAMS=kvm.halt_poll_ns=0: l1.txt shows kvm's parameters as param_kvm.NAME,
