@@ -396,6 +396,8 @@ class Inputs(unittest.TestCase):
                          ({"PLE_TEST_CONSOLE": "ttyS0\nDEFAULT evil"}, "PLE_TEST_CONSOLE=ttyS0"),
                          ({"PLE_TEST_WALL": "1e9"}, "PLE_TEST_WALL=1e9: a number of seconds"),
                          ({"PLE_TEST_CPUS": "0"}, "PLE_TEST_CPUS=0"),
+                         ({"PLE_TEST_SEED": "-1"}, "PLE_TEST_SEED=-1: L1's random seed, 0 to 999999"),
+                         ({"PLE_TEST_SEED": "07"}, "PLE_TEST_SEED=07: L1's random seed"),
                          ({"RECORD": "yes"}, "RECORD=yes"),
                          ({"PLE_TEST_GATE": "qemu"}, "PLE_TEST_GATE=qemu: shell (L1's own plan, the default) or plerig"),
                          ({"VENDOR": "arm"}, "VENDOR=arm: no vendor 'arm'; the emulated vendors are intel amd (images/l1/vendors.cfg)"),
@@ -1146,6 +1148,31 @@ class L1CommandLine(unittest.TestCase):
                                capture_output=True, text=True, timeout=60)
             self.assertEqual(p.returncode, 2)
             self.assertIn("holds no vmlinuz and initrd", p.stderr)
+
+
+class FixedTime(unittest.TestCase):
+    """images/l1/fixed-time.c, preloaded into Bochs: time() answers L1's time0 (Bochs'
+    RDRAND seed), plus PLE_TEST_SEED (PLERIG_L1_SEED) when given: one path per seed."""
+
+    def test_time0_and_the_seed(self):
+        if not shutil.which("cc"):
+            self.skipTest("no C compiler here (scripts/ple-test builds fixed-time.so with cc)")
+        with tempfile.TemporaryDirectory() as d:
+            so, prog = os.path.join(d, "fixed-time.so"), os.path.join(d, "t")
+            subprocess.run(["cc", "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-O2", "-shared", "-fPIC",
+                            "-o", so, os.path.join(ROOT, "images/l1/fixed-time.c")], check=True, timeout=60)
+            with open(prog + ".c", "w") as f:
+                f.write("#include <stdio.h>\n#include <time.h>\n"
+                        "int main(void) { time_t t; printf(\"%ld %ld\\n\", (long)time(NULL), (long)time(&t)); "
+                        "return t == time(NULL) ? 0 : 1; }\n")
+            subprocess.run(["cc", "-o", prog, prog + ".c"], check=True, timeout=60)
+            for seed, want in ((None, 946684800), ("0", 946684800), ("7", 946684807)):
+                env = {**os.environ, "LD_PRELOAD": so}
+                env.pop("PLERIG_L1_SEED", None)
+                if seed is not None:
+                    env["PLERIG_L1_SEED"] = seed
+                p = subprocess.run([prog], env=env, capture_output=True, text=True, timeout=30)
+                self.assertEqual((p.returncode, p.stdout), (0, f"{want} {want}\n"), seed)
 
 
 class CheckResults(unittest.TestCase):
