@@ -18,6 +18,7 @@ import os
 import re
 import shutil
 import struct
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -501,6 +502,8 @@ class Inputs(unittest.TestCase):
                          ({"PLE_TEST_CONSOLE": "ttyS0\nDEFAULT evil"}, "PLE_TEST_CONSOLE=ttyS0"),
                          ({"PLE_TEST_WALL": "1e9"}, "PLE_TEST_WALL=1e9: a number of seconds"),
                          ({"PLE_TEST_CPUS": "0"}, "PLE_TEST_CPUS=0"),
+                         ({"PLE_TEST_SEED": "-1"}, "PLE_TEST_SEED=-1: L1's random seed, 0 to 999999"),
+                         ({"PLE_TEST_SEED": "07"}, "PLE_TEST_SEED=07: L1's random seed"),
                          ({"RECORD": "yes"}, "RECORD=yes"),
                          ({"PLE_TEST_GATE": "qemu"}, "PLE_TEST_GATE=qemu: plerig (plerig check --connect emulated, the default) or shell (L1's own plan)"),
                          ({"VENDOR": "arm"}, "VENDOR=arm: no vendor 'arm'; the emulated vendors are intel amd (images/l1/vendors.cfg)"),
@@ -1180,6 +1183,105 @@ class SideBySide(unittest.TestCase):
             self.assertEqual(p.returncode, 2)
             self.assertIn(f"side-by-side: {d}: not the results of a ple-test run (FileNotFoundError", p.stderr)
             self.assertEqual(self.table().returncode, 2)
+
+
+class RoundsTable(unittest.TestCase):
+    """tests/ple/rounds-table: the rounds of several recordings of the gate, per scenario,
+    variant and metric, the rounds off the median by more than the threshold, and the
+    gate's own Welch CI over each pair of consecutive recordings."""
+
+    def store(self, d, name, entries, schema="plerig-baseline"):
+        out = os.path.join(d, name)
+        os.makedirs(out)
+        with open(os.path.join(out, "intel-x-kvm_intel.json"), "w") as f:
+            json.dump({"schema": schema, "entries": [
+                {"scenario": sc, "variant": "kvm ticket pause kernel 1x2 ple=on pcpus=0", "metric": m,
+                 "values": v} for sc, m, v in entries]}, f)
+        return out
+
+    def table(self, *args):
+        return subprocess.run([sys.executable, os.path.join(ROOT, "tests/ple/rounds-table"), *args],
+                              capture_output=True, text=True, timeout=30)
+
+    def test_rounds_of_another_regime_and_the_widest_ci(self):
+        with tempfile.TemporaryDirectory() as d:
+            a = self.store(d, "1", [("pause", "acq_per_s", [3612.0, 3612.0, 3607.0, 3612.0]),
+                                    ("pause", "foreign_cpu_share", [0, 0, 0, 0]),
+                                    ("nop", "acq_per_s", [1.0, 2.0, 3.0, 4.0])])
+            b = self.store(d, "2", [("pause", "acq_per_s", [3612.0, 8377.0, 3612.0, 3612.0]),
+                                    ("nop", "acq_per_s", [2.0, 3.0, 4.0, 5.0])])
+            p = self.table(a, os.path.join(b, "intel-x-kvm_intel.json"))
+            self.assertEqual(p.returncode, 0, p.stderr)
+            lines = p.stdout.splitlines()
+            self.assertTrue(lines[0].startswith("2 recordings, 2 % threshold"), lines[0])
+            # judged in suites/ple.cfg: marked; one round of 8 in another regime
+            self.assertIn("| pause | ticket pause 1x2 ple=on pcpus=0 | acq_per_s* | 3612 3612 3607 3612 \\| "
+                          "3612 8377 3612 3612 | 3612 | 132.1 % | 8377 | ", p.stdout)
+            # Welch's 95 % CI of [2..5] against [1..4]: 178.7 % of 2.5 wide (t 2.447, df 6)
+            self.assertIn("| nop | ticket pause 1x2 ple=on pcpus=0 | acq_per_s | 1 2 3 4 \\| 2 3 4 5 | 3 | "
+                          "133.3 % | 1 2 4 2 4 5 | 178.7 % (1 of 1) |", p.stdout)
+            self.assertNotIn("foreign_cpu_share", p.stdout)
+            bad = self.store(d, "3", [], schema="plerig-results")
+            p = self.table(a, bad)
+            self.assertEqual(p.returncode, 2)
+            self.assertIn("not a plerig baseline", p.stderr)
+
+
+class L1CommandLine(unittest.TestCase):
+    """images/l1/build-medium iso: L1's one CD and kernel command line, scripts/ple-test's
+    L1s and plerig's emulated host alike: idle=halt (an idle CPU HLTs: Bochs wakes it by
+    the IPI, not at its next timer interrupt as an MWAIT wake-up), the caller's words after."""
+
+    def test_idle_halt_and_the_steps(self):
+        if not shutil.which("xorriso") or not os.path.exists("/usr/lib/ISOLINUX/isolinux.bin"):
+            self.skipTest("no xorriso or isolinux here (scripts/setup ple-test installs them)")
+        with tempfile.TemporaryDirectory() as d:
+            src = os.path.join(d, "cd")
+            os.makedirs(src)
+            for f in ("vmlinuz", "initrd"):
+                with open(os.path.join(src, f), "w") as out:
+                    out.write(f)
+            iso = os.path.join(d, "l1.iso")
+            p = subprocess.run([os.path.join(ROOT, "images/l1/build-medium"), "iso", src, iso,
+                                "ttyS0,115200", "ple.steps=gate"], capture_output=True, text=True, timeout=60)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            cfg = os.path.join(d, "isolinux.cfg")
+            subprocess.run(["xorriso", "-indev", iso, "-osirrox", "on", "-extract",
+                            "/isolinux/isolinux.cfg", cfg], capture_output=True, check=True, timeout=60)
+            with open(cfg) as f:
+                append = [x.strip() for x in f if x.strip().startswith("APPEND")]
+            self.assertEqual(append, ["APPEND console=ttyS0,115200 panic=-1 quiet loglevel=4 tsc=reliable "
+                                      "mitigations=off nokaslr idle=halt ple.steps=gate"])
+            os.unlink(os.path.join(src, "initrd"))
+            p = subprocess.run([os.path.join(ROOT, "images/l1/build-medium"), "iso", src, iso, "tty0", ""],
+                               capture_output=True, text=True, timeout=60)
+            self.assertEqual(p.returncode, 2)
+            self.assertIn("holds no vmlinuz and initrd", p.stderr)
+
+
+class FixedTime(unittest.TestCase):
+    """images/l1/fixed-time.c, preloaded into Bochs: time() answers L1's time0 (Bochs'
+    RDRAND seed), plus PLE_TEST_SEED (PLERIG_L1_SEED) when given: one path per seed."""
+
+    def test_time0_and_the_seed(self):
+        if not shutil.which("cc"):
+            self.skipTest("no C compiler here (scripts/ple-test builds fixed-time.so with cc)")
+        with tempfile.TemporaryDirectory() as d:
+            so, prog = os.path.join(d, "fixed-time.so"), os.path.join(d, "t")
+            subprocess.run(["cc", "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-O2", "-shared", "-fPIC",
+                            "-o", so, os.path.join(ROOT, "images/l1/fixed-time.c")], check=True, timeout=60)
+            with open(prog + ".c", "w") as f:
+                f.write("#include <stdio.h>\n#include <time.h>\n"
+                        "int main(void) { time_t t; printf(\"%ld %ld\\n\", (long)time(NULL), (long)time(&t)); "
+                        "return t == time(NULL) ? 0 : 1; }\n")
+            subprocess.run(["cc", "-o", prog, prog + ".c"], check=True, timeout=60)
+            for seed, want in ((None, 946684800), ("0", 946684800), ("7", 946684807)):
+                env = {**os.environ, "LD_PRELOAD": so}
+                env.pop("PLERIG_L1_SEED", None)
+                if seed is not None:
+                    env["PLERIG_L1_SEED"] = seed
+                p = subprocess.run([prog], env=env, capture_output=True, text=True, timeout=30)
+                self.assertEqual((p.returncode, p.stdout), (0, f"{want} {want}\n"), seed)
 
 
 class AssertResults(unittest.TestCase):
