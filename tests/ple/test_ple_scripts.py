@@ -1228,6 +1228,65 @@ class RoundsTable(unittest.TestCase):
             self.assertIn("not a plerig baseline", p.stderr)
 
 
+class EmulatedHostKernelInputs(unittest.TestCase):
+    """images/l1/build-medium build (plerig's emulated host, --kernel and --modules): the
+    package or modules tree may be someone else's and plerig root, so only regular files
+    inside it are taken (issue 25 item 5, as scripts/ple-test): a vmlinuz linked to
+    /dev/zero, a module linked out of the tree and a version string with '/' are refused
+    before anything is read from them or copied."""
+
+    def build(self, d, kernel, modules=""):
+        out = os.path.join(d, "out")
+        os.makedirs(out, exist_ok=True)
+        files = []
+        for name in ("plerig", "guest", "init"):
+            files.append(os.path.join(d, name))
+            with open(files[-1], "w") as f:
+                f.write(name)
+        return subprocess.run([os.path.join(ROOT, "images/l1/build-medium"), "build", out, kernel, modules,
+                               *files, os.path.join(d, "cache"), "", "intel"],
+                              capture_output=True, text=True, timeout=60)
+
+    def test_a_kernel_linked_out_of_the_package_is_refused(self):
+        if not shutil.which("dpkg-deb"):
+            self.skipTest("no dpkg-deb here (Debian's dpkg)")
+        with tempfile.TemporaryDirectory() as d:
+            root = os.path.join(d, "pkg")
+            os.makedirs(os.path.join(root, "DEBIAN"))
+            os.makedirs(os.path.join(root, "boot"))
+            with open(os.path.join(root, "DEBIAN/control"), "w") as f:
+                f.write("Package: linux-image-6.1.0-test\nVersion: 1\nArchitecture: amd64\n"
+                        "Maintainer: nobody <nobody@example.org>\nDescription: a test\n")
+            os.symlink("/dev/zero", os.path.join(root, "boot/vmlinuz-6.1.0-test"))
+            deb = os.path.join(d, "linux-image-6.1.0-test.deb")
+            subprocess.run(["dpkg-deb", "--root-owner-group", "-b", root, deb], check=True, capture_output=True)
+            os.makedirs(os.path.join(d, "cache"))
+            p = self.build(d, deb)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn("is not a regular file", p.stderr)
+
+    def test_a_module_linked_out_of_the_tree_and_a_bad_version_are_refused(self):
+        if not os.path.exists("/bin/busybox") or not shutil.which("kmod"):
+            self.skipTest("no busybox or kmod here (scripts/setup ple-test installs them)")
+        with tempfile.TemporaryDirectory() as d:
+            mods = os.path.join(d, "mods")
+            kdir = os.path.join(mods, "lib/modules/6.1.0-test/kernel/arch/x86/kvm")
+            os.makedirs(kdir)
+            secret = os.path.join(d, "secret")
+            with open(secret, "w") as f:
+                f.write("root only\n")
+            os.chmod(secret, 0o600)
+            os.symlink(secret, os.path.join(kdir, "kvm-intel.ko"))
+            p = self.build(d, kernel_image(os.path.join(d, "bzImage")), mods)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn("module kvm-intel of kernel 6.1.0-test", p.stderr)
+            self.assertIn("is not a regular file", p.stderr)
+            self.assertFalse(os.path.exists(os.path.join(d, "out/l1.iso")))
+            p = self.build(d, kernel_image(os.path.join(d, "bzImage2"), version=b"../../x (nobody) #1"), mods)
+            self.assertEqual(p.returncode, 3, p.stderr)
+            self.assertIn("holds '/' or '..'", p.stderr)
+
+
 class L1CommandLine(unittest.TestCase):
     """images/l1/build-medium iso: L1's one CD and kernel command line, scripts/ple-test's
     L1s and plerig's emulated host alike: idle=halt (an idle CPU HLTs: Bochs wakes it by
