@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <libvirt/virterror.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -301,6 +302,11 @@ int lv_connection_open(struct lv_connection *c, const char *uri, const char *cac
 	uri_redact(c->uri, c->shown, sizeof(c->shown));
 	if (loop_get(err, errlen))
 		return -1;
+	/* libvirt's remote driver writes to its transport (ssh's pipe); when ssh
+	 * has died (a refused connection) that write raised SIGPIPE and killed
+	 * plerig mid-run, results and cleanup lost. libvirt asks its clients to
+	 * ignore it: the write then fails with EPIPE, reported as the open's error */
+	signal(SIGPIPE, SIG_IGN);
 	c->conn = virConnectOpen(c->uri);
 	if (!c->conn) {
 		/* ssh's own words may name the keyfile, over several lines */
