@@ -41,8 +41,13 @@ int mkdir_p(const char *path, char *err, size_t errlen)
 int cache_dir_given(const char *path, char *err, size_t errlen)
 {
 	char why[ERRBUF_SIZE];
-	const int fd = safe_dir_open(path, SAFE_DIR_CREATE, why, sizeof(why));
-	bool trusted = false;
+	/*
+	 * Walked, never created: parsing options makes no directory (the option
+	 * parser's fuzzer would make them anywhere it mutates a path to); a
+	 * missing one is made by the same rules where a run first uses it.
+	 */
+	const int fd = safe_dir_open(path, 0, why, sizeof(why));
+	bool trusted = fd < 0 && errno == ENOENT;
 	if (fd >= 0) {
 		const int root = safe_dir_open_at(fd, path, "libvirt", 0, why, sizeof(why));
 		/* none yet: the embedded driver makes it when it first runs, by the same rules */

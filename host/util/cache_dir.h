@@ -17,7 +17,8 @@ int mkdir_p(const char *path, char *err, size_t errlen);
 /*
  * A --cache-dir given on the command line, held to util/safe_dir's rules
  * before anything runs, so that a directory another user can change is bad
- * input (exit 2), not a failed run: @path created as mkdir_p does, and its
+ * input (exit 2), not a failed run: @path walked as mkdir_p does but not
+ * created (a missing directory is fine here: the run makes it), and its
  * libvirt/ (the embedded driver's root) walked too where it is there. 0, or
  * -1 with @err naming the option, the directory at fault and why.
  */

@@ -96,6 +96,26 @@ class HostileDirs(unittest.TestCase):
         self.assertIn(f"the directory {s} is writable by others (mode 0777)", r.stderr)
         self.untouched()
 
+    def test_parsing_options_makes_no_directory(self):
+        # a --cache-dir is walked while options are parsed, and made only where a run
+        # uses it: this command line is refused after the walk (exit 2), and the
+        # option parser's fuzzer, mutating paths, must not make directories anywhere
+        new = os.path.join(self.dir, "new", "cache")
+        r = subprocess.run([PLERIG, "run", "--connect", "emulated", "--backend", "libvirt",
+                            "--cache-dir", new], capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("--backend names neither", r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "new")),
+                         "parsing --cache-dir made a directory")
+        # a missing directory under one others may change is still refused
+        os.chmod(self.dir, 0o777)
+        r = subprocess.run([PLERIG, "run", "--backend", "libvirt", "--accel", "tcg",
+                            "--cache-dir", new], capture_output=True, text=True, timeout=60)
+        os.chmod(self.dir, 0o755)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn(f"the directory {self.dir} is writable by others", r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "new")))
+
     def test_state_dir_of_another_user(self):
         params = os.path.join(self.dir, "sys", "module", "kvm_intel", "parameters")
         os.makedirs(params)
