@@ -61,11 +61,14 @@ static const struct opt_entry check_table[] = {
      .help = "libvirt URIs (embedded: plerig's own embedded driver): the suite on each host "
 	     "through libvirt, judged against that host's own baseline (keyed by its identity "
 	     "as libvirt reports it); the exit status is the worst over the hosts; an "
-	     "unreachable host is a failed case. Or emulated, alone: the whole check inside "
+	     "unreachable host is a failed case. Or emulated: the whole check inside "
 	     "L1, the kernel --kernel booted under Bochs' emulated Intel CPU with VMX and "
 	     "PAUSE-loop exiting, the real kvm_intel loaded (params = reload it there); times "
 	     "in emulated seconds; exit 125 when that kernel cannot be tested. emulated:amd: "
-	     "the same on Bochs 3.1's emulated AMD CPU with kvm_amd's pause filter"},
+	     "the same on Bochs 3.1's emulated AMD CPU with kvm_amd's pause filter; "
+	     "emulated,emulated:amd: each in turn, each its own L1, summary and baseline, "
+	     "each file written once per host (FILE.emulated.tap, FILE.emulated-amd.tap), "
+	     "the exit status the worst (docs/hosts.md)"},
     EMULATED_CLI_ENTRIES(struct check_options),
     {.name = "tap",
      .metavar = "FILE",
@@ -204,11 +207,12 @@ int check_options_parse(int argc, char **argv, struct check_options *o, char *er
 	if (o->connect_list && !hosts.nr)
 		return errbuf_printf(err, errlen, "--connect: no URI given");
 	const bool emulated = connect_list_emulated(&hosts) > 0;
-	if (emulated && hosts.nr > 1)
+	if (emulated && connect_list_emulated(&hosts) < hosts.nr)
 		return errbuf_printf(
 		    err, errlen,
-		    "--connect: the emulated host runs the whole check inside L1: "
-		    "name it alone (check the other hosts in a check of their own)");
+		    "--connect: an emulated host runs the whole check inside its L1: list "
+		    "emulated hosts alone (emulated,emulated:amd) and check the other hosts in a "
+		    "check of their own");
 	return emulated_cli_check(emulated, o->kernel_path, o->modules_path, o->cache_dir,
 				  o->module_params, err, errlen);
 }

@@ -10,9 +10,11 @@
 #include <stddef.h>
 
 #include "cli/option_table.h"
+#include "model/connect_list.h"
 #include "ple/module_params.h"
 #include "util/cache_dir.h"
 #include "util/errbuf.h"
+#include "util/uri_redact.h"
 
 /* --module-params: checked as text here (exit 2), each name in L1 against its modules. */
 static inline int emulated_cli_module_params(const struct opt_entry *e, const char *value,
@@ -79,6 +81,35 @@ static inline int emulated_cli_check(bool emulated, const char *kernel_path,
 				     "--modules: the modules of which kernel? (give --kernel "
 				     "bzImage with them)");
 	return cache_dir ? cache_dir_given(cache_dir, err, errlen) : 0;
+}
+
+/*
+ * --connect of a command that runs whole inside L1 (sweep, tune: it sets the
+ * KVM parameters of the machine it runs on): emulated hosts only, each vendor
+ * once (emulated,emulated:amd: each in turn). 0, or -1 with @err naming the
+ * first other host.
+ */
+static inline int emulated_cli_hosts(const char *list, const char *noun, char *err, size_t errlen)
+{
+	struct connect_list l;
+	char shown[CONNECT_URI_MAX];
+	if (!list)
+		return 0;
+	if (connect_list_parse(list, &l, err, errlen))
+		return -1;
+	if (!l.nr)
+		return errbuf_printf(err, errlen, "--connect: no host given");
+	for (unsigned i = 0; i < l.nr; i++)
+		if (!connect_is_emulated(l.uris[i])) {
+			uri_redact(l.uris[i], shown, sizeof(shown));
+			return errbuf_printf(
+			    err, errlen,
+			    "--connect %s: %s sets the parameters of the machine it runs on: "
+			    "only the emulated host runs one for this plerig (emulated, "
+			    "emulated:amd, or both; run plerig %s on that host)",
+			    shown, noun, noun);
+		}
+	return 0;
 }
 
 #endif

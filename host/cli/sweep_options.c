@@ -119,7 +119,10 @@ static const struct opt_entry sweep_table[] = {
      .help = "sweep on the emulated host: the whole sweep inside L1, --kernel booted under "
 	     "Bochs' emulated Intel CPU with VMX and PAUSE-loop exiting, whose real kvm_intel "
 	     "it reloads with each value (times in emulated seconds); emulated:amd: Bochs 3.1's "
-	     "AMD CPU and kvm_amd; a libvirt host sweeps with a plerig of its own"},
+	     "AMD CPU and kvm_amd; emulated,emulated:amd: each in turn, each sweeping the "
+	     "--params its modules have (the others left out, said; none: exit 2), each file "
+	     "once per host (FILE.emulated.json, FILE.emulated-amd.json), the exit status the "
+	     "worst; a libvirt host sweeps with a plerig of its own"},
     EMULATED_CLI_ENTRIES(struct sweep_options),
     OPT_HELP_ENTRY,
     {.kind = OPT_END},
@@ -160,12 +163,8 @@ enum sweep_options_status sweep_options_parse(int argc, char **argv, struct swee
 			    argv[next], SEE_HELP);
 	o->run_argc = argc - next;
 	o->run_argv = argv + next;
-	if (o->connect && !connect_is_emulated(o->connect))
-		return fail(err, errlen,
-			    "--connect %s: a sweep sets the parameters of the machine it runs on: "
-			    "only the emulated host runs one for this plerig (run plerig sweep on "
-			    "that host)",
-			    o->connect);
+	if (emulated_cli_hosts(o->connect, "sweep", err, errlen))
+		return SWEEP_OPTIONS_ERROR;
 	if ((o->kernel_path || o->modules_path || o->cache_dir || o->module_params) && !o->connect)
 		return fail(err, errlen, "%s: only for --connect emulated",
 			    o->kernel_path    ? "--kernel"

@@ -150,7 +150,9 @@ static const struct opt_entry tune_table[] = {
 	     "Bochs' emulated Intel CPU with VMX and PAUSE-loop exiting, whose real kvm_intel "
 	     "it reloads with each value; its times (--budget, the seconds) are emulated "
 	     "seconds, and its answer the same on every run; emulated:amd: Bochs 3.1's AMD CPU "
-	     "and kvm_amd"},
+	     "and kvm_amd; emulated,emulated:amd: each in turn, each file once per host "
+	     "(FILE.emulated.json, FILE.emulated-amd.json), the exit status the worst; --param "
+	     "must then be one every host's modules have (without it each tunes its own window)"},
     EMULATED_CLI_ENTRIES(struct tune_options),
     OPT_HELP_ENTRY,
     {.kind = OPT_END},
@@ -185,13 +187,8 @@ enum tune_options_status tune_options_parse(int argc, char **argv, struct tune_o
 		    argv[next], SEE_HELP);
 	o->run_argc = argc - next;
 	o->run_argv = argv + next;
-	if (o->connect && !connect_is_emulated(o->connect))
-		return errbuf_printf(
-		    err, errlen,
-		    "--connect %s: tune sets the parameters of the machine it runs "
-		    "on: only the emulated host runs one for this plerig (run "
-		    "plerig tune on that host)",
-		    o->connect);
+	if (emulated_cli_hosts(o->connect, "tune", err, errlen))
+		return TUNE_OPTIONS_ERROR;
 	if (emulated_cli_check(o->connect != NULL, o->kernel_path, o->modules_path, o->cache_dir,
 			       o->module_params, err, errlen))
 		return TUNE_OPTIONS_ERROR;
@@ -232,7 +229,8 @@ void tune_options_usage(FILE *out)
 	defaults(&d);
 	fputs("usage: plerig tune [OPTIONS] [-- RUN OPTIONS]\n"
 	      "       plerig tune --suite FILE [--scenario NAME] [OPTIONS]\n"
-	      "       plerig tune --connect emulated [--kernel FILE] [OPTIONS] [-- RUN OPTIONS]\n"
+	      "       plerig tune --connect emulated[,emulated:amd] [--kernel FILE] [OPTIONS]\n"
+	      "                   [-- RUN OPTIONS]\n"
 	      "       plerig tune --restore\n"
 	      "\n"
 	      "What should I set for guests like mine? The guests are the run options after\n"

@@ -204,7 +204,9 @@ int cmd_check(int argc, char **argv, const char *guest_path)
 			       .guest_path = guest_path,
 			       .results = results,
 			       .summary = stdout_taken ? stderr : stdout};
-	if (connect_is_emulated(o.connect_list)) {
+	struct connect_list hosts; /* checked by the parser */
+	if (!connect_list_parse(o.connect_list, &hosts, err, sizeof(err)) &&
+	    connect_list_emulated(&hosts)) {
 		status = check_emulated(&o, suite_path, guest_path, h.summary);
 		goto out;
 	}

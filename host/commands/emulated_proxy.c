@@ -7,9 +7,12 @@
 
 #include "commands/commands.h"
 #include "model/check_result.h"
+#include "ple/host_params.h"
 #include "util/atomic_file.h"
 #include "util/errbuf.h"
+#include "util/interrupt.h"
 #include "util/printable.h"
+#include "util/strfmt.h"
 
 struct emulated_host *proxy_open(const char *who, const struct emulated_options *o, int *status)
 {
@@ -56,6 +59,9 @@ int proxy_exec(const char *who, struct emulated_host *h, const char *const *argv
 			printable_printf(stderr, "%s: %s\n", who, err);
 			if (!status)
 				status = EXIT_FAILED;
+		} else if (f && outs[i].tell) {
+			printable_printf(stderr, "%s: %s written to %s\n", who, outs[i].what,
+					 outs[i].path);
 		}
 	}
 	return status;
@@ -95,4 +101,132 @@ out:
 	free(args);
 	free(files);
 	return status;
+}
+
+void proxy_who(const char *cmd, const char *label, unsigned nr, char *buf, size_t len)
+{
+	if (nr > 1)
+		snprintf(buf, len, "%s: host %s", cmd, label);
+	else
+		str_copy(buf, len, cmd);
+}
+
+const char *proxy_host_path(const char *who, const char *path, const char *label, unsigned nr,
+			    char *buf, size_t len)
+{
+	if (!path || nr < 2 || !strcmp(path, "-"))
+		return path;
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	const char *dot = strrchr(base, '.');
+	if (!dot || dot == base) /* no extension (a dot file's name is its name) */
+		dot = base + strlen(base);
+	char tag[CONNECT_URI_MAX];
+	str_copy(tag, sizeof(tag), label);
+	for (char *t = tag; *t; t++)
+		if (*t == ':')
+			*t = '-';
+	if (pathf(buf, len, "%.*s.%s%s", (int)(dot - path), path, tag, dot)) {
+		printable_printf(stderr, "%s: %s: path too long with the host's name\n", who, path);
+		return NULL;
+	}
+	return buf;
+}
+
+int proxy_outputs_apart(const char *who, unsigned nr, const struct proxy_out *outs,
+			unsigned nr_outs)
+{
+	for (unsigned i = 0; nr > 1 && i < nr_outs; i++)
+		if (outs[i].path && !strcmp(outs[i].path, "-")) {
+			printable_printf(stderr,
+					 "%s: %s -: %u hosts write a %s each, and stdout takes "
+					 "one: name a file (each host's beside it, the host's "
+					 "name before its extension)\n",
+					 who, outs[i].opt, nr, outs[i].what);
+			return EXIT_USAGE;
+		}
+	return 0;
+}
+
+static int status_rank(int s)
+{
+	switch (s) {
+	case EXIT_OK:
+		return 0;
+	case CHECK_EXIT_SKIPPED:
+		return 1;
+	case EXIT_CANNOT_TEST:
+		return 2;
+	case EXIT_FAILED:
+		return 3;
+	default:
+		return 4;
+	}
+}
+
+int proxy_status_worst(int a, int b)
+{
+	return status_rank(b) > status_rank(a) ? b : a;
+}
+
+int proxy_fleet(const char *cmd, const struct connect_list *l, const struct emulated_options *o,
+		const struct proxy_command *c)
+{
+	char who[256];
+	int status = EXIT_OK;
+	if (l->nr == 1) {
+		struct emulated_options eo = *o;
+		eo.vendor = connect_emulated_vendor(l->uris[0]);
+		return proxy_command(cmd, &eo, c);
+	}
+	if (proxy_outputs_apart(cmd, l->nr, c[0].outs, c[0].nr_outs))
+		return EXIT_USAGE;
+	for (unsigned i = 0; i < l->nr && !interrupt_requested(); i++) {
+		struct proxy_out outs[8];
+		char paths[8][PATH_MAX];
+		struct proxy_command one = c[i];
+		struct emulated_options eo = *o;
+		int st = EXIT_OK;
+		eo.vendor = connect_emulated_vendor(l->uris[i]);
+		proxy_who(cmd, l->uris[i], l->nr, who, sizeof(who));
+		one.nr_outs = one.nr_outs < 8 ? one.nr_outs : 8;
+		for (unsigned k = 0; k < one.nr_outs; k++) {
+			outs[k] = one.outs[k];
+			outs[k].path = proxy_host_path(who, outs[k].path, l->uris[i], l->nr,
+						       paths[k], sizeof(paths[k]));
+			outs[k].tell = true;
+			if (one.outs[k].path && !outs[k].path)
+				st = EXIT_USAGE;
+		}
+		one.outs = outs;
+		if (!st) {
+			if (i)
+				fputs("\n", stdout);
+			printable_printf(stdout, "host %s\n", l->uris[i]);
+			fflush(stdout);
+			st = proxy_command(who, &eo, &one);
+		}
+		status = proxy_status_worst(status, st);
+	}
+	return status;
+}
+
+const char *proxy_param_misfit(const char *label, const char *name, char *why, size_t len)
+{
+	struct emulated_vendor v;
+	char err[ERRBUF_SIZE];
+	const char *owner = ple_param_owner(name);
+	if (!owner || !strcmp(owner, "kvm") ||
+	    emulated_host_vendor(connect_emulated_vendor(label), &v, err, sizeof(err)) ||
+	    !strcmp(owner, v.module))
+		return NULL;
+	char own[256] = "";
+	size_t used = 0;
+	const char *const *p = ple_module_params(v.module);
+	for (unsigned i = 0; p && p[i] && used < sizeof(own); i++)
+		used += (size_t)snprintf(own + used, sizeof(own) - used, "%s%s", i ? ", " : "",
+					 p[i]);
+	(void)errbuf_printf(why, len, "%s is %s's, and %s runs %s (its own: %s)", name, owner,
+			    label, v.module, own[0] ? own : "none");
+	return why;
 }

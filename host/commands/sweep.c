@@ -18,6 +18,7 @@
 #include "util/errbuf.h"
 #include "util/interrupt.h"
 #include "util/printable.h"
+#include "util/strfmt.h"
 
 /* The run options after --, parsed once into the plan every point runs. */
 static int parse_plan(const struct sweep_options *o, struct run_plan *plan)
@@ -61,48 +62,100 @@ static int write_outputs(const struct sweep_options *o, const struct sweep_curve
 	return rc;
 }
 
+/* The name of --param NAME=V1,V2 (@arg) into @name. */
+static void param_name(const char *arg, char *name, size_t len)
+{
+	snprintf(name, len, "%.*s", (int)strcspn(arg, "="), arg);
+}
+
 /*
- * sweep --connect emulated: the whole sweep inside L1, whose kvm_intel it
- * reloads with each value; the curve and its files back here.
+ * Which --params host @i of @l sweeps: @keep[k] those its KVM modules have
+ * (the others left out, said on stderr). EXIT_USAGE (said) where it has none.
+ */
+static int host_params(const struct sweep_options *o, const struct connect_list *l, unsigned i,
+		       bool *keep)
+{
+	char name[PLE_NAME_LEN + 1], why[512], first[512] = "", who[256];
+	unsigned kept = 0;
+	proxy_who("plerig sweep", l->uris[i], l->nr, who, sizeof(who));
+	for (unsigned k = 0; k < o->nr_param_args; k++) {
+		param_name(o->param_args[k], name, sizeof(name));
+		keep[k] = !proxy_param_misfit(l->uris[i], name, why, sizeof(why));
+		kept += keep[k];
+		if (!keep[k] && !first[0])
+			str_copy(first, sizeof(first), why);
+	}
+	if (!kept) {
+		printable_printf(stderr,
+				 "plerig sweep: --param: %s; it has none of the parameters swept: "
+				 "give one of its own beside them (each host sweeps those its "
+				 "modules have), or leave %s out of --connect\n",
+				 first, l->uris[i]);
+		return EXIT_USAGE;
+	}
+	for (unsigned k = 0; k < o->nr_param_args; k++)
+		if (!keep[k]) {
+			param_name(o->param_args[k], name, sizeof(name));
+			printable_printf(stderr, "%s: --param %s left out: %s\n", who, name,
+					 proxy_param_misfit(l->uris[i], name, why, sizeof(why)));
+		}
+	return 0;
+}
+
+/*
+ * sweep --connect emulated[,emulated:amd]: the whole sweep inside each L1
+ * in turn, whose KVM module it reloads with each value; the curve and its
+ * files back here, each host's its own.
  */
 static int sweep_emulated(const struct sweep_options *o, const char *guest_path)
 {
-	const char *head[2 * PLE_MAX_PARAMS + 8], *tail[1 + o->run_argc];
-	char rounds[16], seed[32];
-	unsigned n = 0;
-	head[n++] = "sweep";
-	for (unsigned i = 0; i < o->nr_param_args; i++) {
-		head[n++] = "--param";
-		head[n++] = o->param_args[i];
-	}
+	static const char *head[CONNECT_MAX_HOSTS][2 * PLE_MAX_PARAMS + 8];
+	static struct proxy_command c[CONNECT_MAX_HOSTS];
+	const char *tail[1 + o->run_argc];
+	char rounds[16], seed[32], err[ERRBUF_SIZE];
+	struct connect_list l;
+	bool keep[PLE_MAX_PARAMS];
+	connect_list_parse(o->connect, &l, err, sizeof(err)); /* checked by the parser */
 	snprintf(rounds, sizeof(rounds), "%u", o->rounds);
-	head[n++] = "--rounds";
-	head[n++] = rounds;
-	if (o->seed_given) {
-		snprintf(seed, sizeof(seed), "%llu", o->seed);
-		head[n++] = "--seed";
-		head[n++] = seed;
-	}
+	snprintf(seed, sizeof(seed), "%llu", o->seed);
 	tail[0] = "--";
 	for (int i = 0; i < o->run_argc; i++)
 		tail[i + 1] = o->run_argv[i];
 	/* the same option in L1, its file under out/ */
-	const struct proxy_out outs[] = {{o->json_path, "sweep.json", "JSON", "--json"},
-					 {o->csv_path, "sweep.csv", "CSV", "--csv"},
-					 {o->report_path, "sweep.html", "HTML report", "--report"}};
+	const struct proxy_out outs[] = {
+	    {o->json_path, "sweep.json", "JSON", "--json", false},
+	    {o->csv_path, "sweep.csv", "CSV", "--csv", false},
+	    {o->report_path, "sweep.html", "HTML report", "--report", false}};
+	for (unsigned h = 0; h < l.nr; h++) {
+		unsigned n = 0;
+		int st = host_params(o, &l, h, keep);
+		if (st)
+			return st;
+		head[h][n++] = "sweep";
+		for (unsigned i = 0; i < o->nr_param_args; i++)
+			if (keep[i]) {
+				head[h][n++] = "--param";
+				head[h][n++] = o->param_args[i];
+			}
+		head[h][n++] = "--rounds";
+		head[h][n++] = rounds;
+		if (o->seed_given) {
+			head[h][n++] = "--seed";
+			head[h][n++] = seed;
+		}
+		c[h] = (struct proxy_command){.head = head[h],
+					      .nr_head = n,
+					      .outs = outs,
+					      .nr_outs = 3,
+					      .tail = tail,
+					      .nr_tail = 1 + (unsigned)o->run_argc};
+	}
 	const struct emulated_options eo = {.kernel = o->kernel_path,
-					    .vendor = connect_emulated_vendor(o->connect),
 					    .modules = o->modules_path,
 					    .module_params = o->module_params,
 					    .cache_dir = o->cache_dir,
 					    .guest_path = guest_path};
-	const struct proxy_command c = {.head = head,
-					.nr_head = n,
-					.outs = outs,
-					.nr_outs = 3,
-					.tail = tail,
-					.nr_tail = 1 + (unsigned)o->run_argc};
-	return proxy_command("plerig sweep", &eo, &c);
+	return proxy_fleet("plerig sweep", &l, &eo, c);
 }
 
 int cmd_sweep(int argc, char **argv, const char *guest_path)

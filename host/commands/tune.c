@@ -182,24 +182,40 @@ static int tune_emulated(const struct tune_options *o, const char *guest_path)
 		tail[nr_tail++] = "--";
 	for (int i = 0; i < o->run_argc; i++)
 		tail[nr_tail++] = o->run_argv[i];
-	const struct proxy_out outs[] = {{o->json_path, "tune.json", "JSON", "--json"},
-					 {o->report_path, "tune.html", "HTML report", "--report"}};
+	const struct proxy_out outs[] = {
+	    {o->json_path, "tune.json", "JSON", "--json", false},
+	    {o->report_path, "tune.html", "HTML report", "--report", false}};
 	const struct emulated_options eo = {.kernel = o->kernel_path,
-					    .vendor = connect_emulated_vendor(o->connect),
 					    .modules = o->modules_path,
 					    .module_params = o->module_params,
 					    .cache_dir = o->cache_dir,
 					    .guest_path = guest_path,
 					    .quiet = o->quiet};
-	const struct proxy_command c = {.head = head,
-					.nr_head = n,
-					.ins = &in,
-					.nr_ins = o->suite_path ? 1 : 0,
-					.outs = outs,
-					.nr_outs = 2,
-					.tail = tail,
-					.nr_tail = nr_tail};
-	return proxy_command(WHO, &eo, &c);
+	const struct proxy_command one = {.head = head,
+					  .nr_head = n,
+					  .ins = &in,
+					  .nr_ins = o->suite_path ? 1 : 0,
+					  .outs = outs,
+					  .nr_outs = 2,
+					  .tail = tail,
+					  .nr_tail = nr_tail};
+	struct proxy_command c[CONNECT_MAX_HOSTS];
+	struct connect_list l;
+	char err[ERRBUF_SIZE];
+	connect_list_parse(o->connect, &l, err, sizeof(err)); /* checked by the parser */
+	/* one parameter for every host: a vendor's own only where each host has it */
+	for (unsigned i = 0; i < l.nr; i++) {
+		char why[512];
+		if (o->param[0] && proxy_param_misfit(l.uris[i], o->param, why, sizeof(why))) {
+			printable_printf(stderr,
+					 "%s: --param: %s: leave --param out (each host tunes its "
+					 "own window), or tune %s's own in a tune of its own\n",
+					 WHO, why, l.uris[i]);
+			return EXIT_USAGE;
+		}
+		c[i] = one;
+	}
+	return proxy_fleet(WHO, &l, &eo, c);
 }
 
 int cmd_tune(int argc, char **argv, const char *guest_path)

@@ -367,8 +367,11 @@ class BaselineStore(Base):
         os.mkdir(self.store)
 
     def check(self, *args, env=None, timeout=20):
+        # a state directory of the test's own: /var/lib/plerig is root's (as another user,
+        # check's ple-params case failed: "cannot tell whether they are the host's own")
+        state = {"PLERIG_STATE_DIR": self.path("state")}
         return plerig("check", "-q", "--suite", self.suite, "--baselines", self.store, *args,
-                      env={**self.NO_KVM, **(env or {})}, timeout=timeout)
+                      env={**self.NO_KVM, **state, **(env or {})}, timeout=timeout)
 
     def key_file(self):
         """DIR/KEY.json of this machine, as check names it."""

@@ -56,7 +56,9 @@ class Check(unittest.TestCase):
         with open(self.suite, "w") as f:
             f.write(SUITE)
         self.store = os.path.join(self.dir, "baselines")
-        self.env = {"PLERIG_BASELINES": ""}
+        # a state directory of the test's own: /var/lib/plerig is root's, and as another user
+        # the host's ple-params case failed ("cannot tell whether they are the host's own")
+        self.env = {"PLERIG_BASELINES": "", "PLERIG_STATE_DIR": os.path.join(self.dir, "state")}
 
     def tearDown(self):
         shutil.rmtree(self.dir)

@@ -173,8 +173,10 @@ class Emulated(unittest.TestCase):
     def plerig(self, mode, *args, limits=None, timeout=120, bochs=True):
         """plerig with the fake Bochs as PLERIG_BOCHS (bochs=False: the one it finds itself)."""
         self.write(os.path.join(self.fake, "mode"), mode, 0o644)
+        # L1's state directory: the test's own (/var/lib/plerig is root's; a real L1's is)
         env = dict(os.environ, PLERIG=PLERIG, PLERIG_L1_DIR=self.l1, FAKE_BOCHS_DIR=self.fake,
-                   TMPDIR=self.tmpdir, **(limits or {}))
+                   TMPDIR=self.tmpdir, PLERIG_STATE_DIR=os.path.join(self.dir, "state"))
+        env.update(limits or {})
         env.pop("PLERIG_BOCHS", None)
         if bochs:
             env["PLERIG_BOCHS"] = os.path.join(self.fake, "bochs-bin")

@@ -7,7 +7,9 @@ ple_window beside kvm_amd's pause_filter_count and pause_filter_thresh. Both hos
 rows come back in the table, the JSON, the CSV and the report's "Hosts side by side",
 each with its vendor's identity and its emulated seconds; the two Bochs run one at a
 time; one host failing (no Bochs 3.1 for AMD, or its L1 dying mid-run) keeps the
-other's results, and the error names the host.
+other's results, and the error names the host. check, sweep and tune run on both hosts one
+after the other, each whole inside its L1, each file once per host; a sweep gives each
+host the parameters its module has; the exit status is the worst over the hosts.
 
 usage: test_emulated_both.py PLERIG
 """
@@ -202,6 +204,132 @@ class Both(unittest.TestCase):
                          r"done")
         self.assertEqual(subprocess.run(["pgrep", "-f", self.fake], capture_output=True).stdout,
                          b"", "Bochs left running")
+
+    def check_both(self, *extra, **kw):
+        suite = os.path.join(self.dir, "native.cfg")
+        self.write(suite, test_emulated.NATIVE_SUITE, 0o644)
+        return self.plerig("serve", "check", "--connect", "emulated,emulated:amd", "--suite",
+                           suite, *extra, **kw)
+
+    def test_check_on_both_hosts_each_in_its_own_l1(self):
+        tap = os.path.join(self.dir, "c.tap")
+        p = self.check_both("--tap", tap)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        # each host's summary under its name, in --connect order
+        heads = re.findall(r"(?m)^host (\S+)$", p.stdout)
+        self.assertEqual(heads, ["emulated", "emulated:amd"], p.stdout)
+        self.assertEqual(len(re.findall(r"(?m)^  ok +progress\b", p.stdout)), 2, p.stdout)
+        # in turn: AMD's Bochs started once Intel's was gone, each with its own CPU
+        with open(os.path.join(self.fake, f"others.{AMD}")) as f:
+            self.assertRegex(f.readline(), rf"^{INTEL} gone", "Intel's Bochs still there")
+        for model in PARAMS:
+            with open(os.path.join(self.fake, f"bochsrc.{model}.seen")) as f:
+                self.assertRegex(f.read(), rf"(?m)^cpu: model={model}, ")
+        self.assertEqual(self.builds(), 2)
+        # a TAP each, beside the name given, and none under the name of both
+        self.assertFalse(os.path.exists(tap), "one host's TAP under the name of both")
+        for label in ("emulated", "emulated-amd"):
+            path = os.path.join(self.dir, f"c.{label}.tap")
+            with open(path) as f:
+                text = f.read()
+            self.assertTrue(text.startswith("TAP version 13\n"), text)
+            self.assertIn("ok 1 - native-pause: progress", text)
+            self.assertIn(f": TAP written to {path}\n", p.stderr)
+        # two TAPs cannot share stdout: said before anything boots
+        p = self.check_both("--tap", "-")
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("plerig check: --tap -: 2 hosts write a TAP each", p.stderr)
+        self.assertNotIn("booting", p.stderr)
+
+    def test_check_records_a_baseline_per_host_and_never_one_for_two(self):
+        # the real L1s differ (CPU model, KVM module), so each has a baseline of its own; the
+        # fake ones are this same machine twice, whose recordings would share one file: the
+        # second host is refused before its check runs, the first's baseline kept
+        store = os.path.join(self.dir, "store")
+        os.makedirs(store)
+        p = self.check_both("--baselines", store, "--record")
+        self.assertEqual(p.returncode, 2, p.stderr)
+        (recorded,) = os.listdir(store)
+        self.assertIn(f"plerig check: host emulated: baseline of the emulated host written to "
+                      f"{store}/{recorded}", p.stderr)
+        self.assertIn(f"plerig check: host emulated:amd: its L1 files its baseline under "
+                      f"{recorded[:-5]}, as emulated's did", p.stderr)
+        self.assertEqual(len(re.findall(r"(?m)^  ok +progress\b", p.stdout)), 1, p.stdout)
+
+    def test_check_keeps_a_host_when_the_other_cannot_start(self):
+        # Bochs 2.7: Intel's L1 checks; AMD's needs 3.1: the status is the worse (77)
+        self.write(os.path.join(self.fake, "version"), "2.7\n", 0o644)
+        tap = os.path.join(self.dir, "c.tap")
+        p = self.check_both("--tap", tap)
+        self.assertEqual(p.returncode, 77, p.stderr)
+        self.assertIn("plerig check: host emulated:amd: emulated host (amd): PLERIG_BOCHS="
+                      f"{self.fake}/bochs-bin is Bochs 2.7; it needs 3.1 or later", p.stderr)
+        with open(os.path.join(self.dir, "c.emulated.tap")) as f:
+            self.assertIn("ok 1 - native-pause: progress", f.read())
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "c.emulated-amd.tap")))
+        # a kernel AMD's L1 cannot test: 125 (git bisect run skips it), Intel's results kept
+        self.write(os.path.join(self.fake, "version"), "3.1\n", 0o644)
+        self.write(os.path.join(self.fake, f"mode.{AMD}"), "no-kvm-intel", 0o644)
+        os.unlink(os.path.join(self.dir, "c.emulated.tap"))
+        p = self.check_both("--tap", tap, timeout=180)
+        self.assertEqual(p.returncode, 125, p.stderr)
+        self.assertIn("plerig check: host emulated:amd: emulated host (amd): L1 did not come up",
+                      p.stderr)
+        with open(os.path.join(self.dir, "c.emulated.tap")) as f:
+            self.assertIn("ok 1 - native-pause: progress", f.read())
+
+    def sweep_both(self, *params, **kw):
+        args = [a for v in params for a in ("--param", v)]
+        return self.plerig("serve", "sweep", "--connect", "emulated,emulated:amd", *args,
+                           "--json", os.path.join(self.dir, "s.json"), "--",
+                           "--backend", "native", "--vcpus", "2", "--pcpus", "0",
+                           "--duration", "0.05", "--warmup", "0.01", **kw)
+
+    def test_sweep_on_both_hosts_each_its_own_parameter(self):
+        p = self.sweep_both("ple_window=1024,4096", "pause_filter_count=1024,4096", timeout=240)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("plerig sweep: host emulated:amd: --param ple_window left out: ple_window "
+                      "is kvm_intel's, and emulated:amd runs kvm_amd (its own: "
+                      "pause_filter_count, ", p.stderr)
+        self.assertIn("plerig sweep: host emulated: --param pause_filter_count left out: "
+                      "pause_filter_count is kvm_amd's, and emulated runs kvm_intel", p.stderr)
+        self.assertEqual(re.findall(r"(?m)^host (\S+)$", p.stdout), ["emulated", "emulated:amd"])
+        for label, param in (("emulated", "ple_window"), ("emulated-amd", "pause_filter_count")):
+            with open(os.path.join(self.dir, f"s.{label}.json")) as f:
+                doc = json.load(f)
+            self.assertEqual(doc["schema"], "plerig-sweep")
+            self.assertEqual(doc["params"], [param], doc["params"])
+            self.assertEqual({v for pt in doc["points"] for v in pt["values"]}, {param})
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "s.json")))
+
+    def test_sweep_of_a_parameter_one_host_lacks_is_refused_before_any_boot(self):
+        p = self.sweep_both("ple_window=1024,4096", timeout=60)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("plerig sweep: --param: ple_window is kvm_intel's, and emulated:amd runs "
+                      "kvm_amd (its own: pause_filter_count, ", p.stderr)
+        self.assertIn("leave emulated:amd out of --connect", p.stderr)
+        self.assertEqual(self.builds(), 0, "nothing built for a sweep refused")
+        p = self.plerig("serve", "sweep", "--connect", "emulated,emulated:amd", "--param",
+                        "halt_poll_ns=0,1000", "--csv", "-", timeout=60)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("plerig sweep: --csv -: 2 hosts write a CSV each", p.stderr)
+
+    def test_tune_on_both_hosts(self):
+        p = self.plerig("serve", "tune", "--connect", "emulated,emulated:amd", "--param",
+                        "pause_filter_count", timeout=60)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("plerig tune: --param: pause_filter_count is kvm_amd's, and emulated runs "
+                      "kvm_intel (its own: ple_gap, ple_window", p.stderr)
+        self.assertEqual(self.builds(), 0)
+        p = self.plerig("serve", "tune", "--connect", "emulated,emulated:amd", "--max-visits",
+                        "2", "--json", os.path.join(self.dir, "t.json"), "--", "--backend",
+                        "native", "--relax", "pause", "--vcpus", "2", "--pcpus", "0",
+                        "--duration", "0.05", "--warmup", "0.01", timeout=240)
+        self.assertEqual(re.findall(r"(?m)^host (\S+)$", p.stdout), ["emulated", "emulated:amd"])
+        for label, param in (("emulated", "ple_window"), ("emulated-amd", "pause_filter_count")):
+            with open(os.path.join(self.dir, f"t.{label}.json")) as f:
+                doc = json.load(f)
+            self.assertEqual(doc["param"]["name"], param, doc["param"])
 
     def test_each_vendor_once(self):
         for connect, said in (("emulated,emulated:intel", "emulated and emulated:intel are the "

@@ -9,7 +9,16 @@ The URI lists libvirt's test driver (here, in-process: its rows fail, as it
 cannot run microvm domains) and a qemu+ssh host that cannot be reached,
 with a password, a keyfile after ';' (libvirt splits the query at '&' and
 ';') and one behind a percent-encoded name (libvirt decodes names): ssh
-would get both as -i. No VM boots; no KVM, root or network needed.
+gets both as -i. The ssh libvirt runs is tests/support/fake_ssh.py's (first
+on PATH), which says what OpenSSH says of them and of a refused
+connection, every time, and the host is 127.0.0.1 port 1: nothing leaves
+this machine, not even a DNS query. No VM boots; no KVM, root or network
+needed.
+
+And a qemu+ssh host whose ssh dies at once (fake_ssh's "dies": libvirt's
+write then finds the socket closed) fails its open, naming the host, while
+the run goes on with the other hosts: plerig ignores SIGPIPE (fc5abdc;
+without it plerig was killed, exit -13).
 
 usage: test_redaction.py PLERIG GUEST_ELF
 """
@@ -23,12 +32,15 @@ import sys
 import tempfile
 import unittest
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import fake_ssh  # noqa: E402
+
 PLERIG = GUEST = None
 SECRETS = ("alice", "pw-7f3a", "SECRET-9c1e", "K3Y-55")
 # no '&': libvirt splits at ';' only then, and ssh is run with -i /K3Y-55, which it quotes
-REMOTE = ("qemu+ssh://alice:pw-7f3a@x.invalid/system?no_tty=1;keyfile=/SECRET-9c1e;"
+REMOTE = ("qemu+ssh://alice:pw-7f3a@127.0.0.1:1/system?no_tty=1;keyfile=/SECRET-9c1e;"
           "key%66ile=%2FK3Y-55")
-SHOWN = "qemu+ssh://***@x.invalid/system?no_tty=1;keyfile=***;key%66ile=***"
+SHOWN = "qemu+ssh://***@127.0.0.1:1/system?no_tty=1;keyfile=***;key%66ile=***"
 HOSTS = "test:///default," + REMOTE
 SHORT = ["--vcpus", "2", "--duration", "0.05", "--warmup", "0.01", "--repeat", "1",
          "--timeout", "60"]
@@ -56,8 +68,11 @@ class Redaction(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="plerig-redaction-")
         self.addCleanup(shutil.rmtree, self.dir, ignore_errors=True)
+        self.bin = os.path.join(self.dir, "bin")
+        fake_ssh.install(self.bin, "refused")
         self.env = {**os.environ, "PLERIG_GUEST": GUEST, "PLERIG_BASELINES": "",
-                    "XDG_CACHE_HOME": os.path.join(self.dir, "cache")}
+                    "XDG_CACHE_HOME": os.path.join(self.dir, "cache"),
+                    "PATH": self.bin + os.pathsep + os.environ.get("PATH", "")}
 
     def path(self, name):
         return os.path.join(self.dir, name)
@@ -93,20 +108,24 @@ class Redaction(unittest.TestCase):
             # libvirt's own log in the cache dir too (issue 25, item 3)
             log = os.path.join(self.dir, "cache", "plerig", "libvirt.log")
             texts = self.assert_hidden(r, *out.values(), log)
-            # ssh ran, and its words were redacted too, in the log as well
-            if shutil.which("ssh"):
-                self.assertIn("Identity file *** not accessible", r.stderr)
-                self.assertIn("Identity file *** not accessible", texts["libvirt.log"])
+            # ssh ran (the fake, never the real one), and its words were redacted too, in
+            # the log as well
+            self.assertGreater(fake_ssh.runs(self.bin), 0)
+            for where in (r.stderr, texts["libvirt.log"]):
+                self.assertIn("Warning: Identity file *** not accessible: No such file or "
+                              "directory.", where)
+                self.assertIn("ssh: connect to host 127.0.0.1 port 1: Connection refused",
+                              where)
             # what libvirt wrote before plerig redacted it is gone with plerig
             self.assertEqual(sorted(os.listdir(os.path.dirname(log))), ["libvirt.log"])
             # the run got as far as the unreachable host and said so, redacted
-            self.assertIn("x.invalid", r.stdout)
+            self.assertIn("127.0.0.1", r.stdout)
             self.assertIn(SHOWN, r.stderr)
             with open(out["json"]) as f:
                 doc = json.load(f)
             self.assertIn("test:///default," + SHOWN, doc["command_line"])
             self.assertIn(SHOWN, [h.get("connection") for h in doc["hosts"]])
-            self.assertIn("x.invalid", texts["r.html"])
+            self.assertIn("127.0.0.1", texts["r.html"])
             # the report of that file, and of one where an older plerig left them
             r = self.plerig("report", out["json"], "-o", self.path("again.html"))
             self.assertEqual(r.returncode, 0, r.stderr)
@@ -150,7 +169,26 @@ class Redaction(unittest.TestCase):
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
         texts = self.assert_hidden(r, *out)
         self.assertIn(SHOWN, r.stdout)
-        self.assertIn("x.invalid", texts["f.xml"])
+        self.assertIn("127.0.0.1", texts["f.xml"])
+
+    def test_a_host_whose_ssh_dies_fails_alone(self):
+        fake_ssh.install(self.bin, "dies")
+        out = self.path("r.json")
+        r = self.plerig("run", "--backend", "libvirt", "--accel", "tcg", "--connect",
+                        "test:///default,qemu+ssh://127.0.0.1:1/system", *SHORT, "--json", out)
+        # not killed by SIGPIPE (-13): the open failed, said naming the host
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertEqual(fake_ssh.runs(self.bin), 1)
+        self.assertIn("plerig run: host 127.0.0.1: connecting to qemu+ssh://127.0.0.1:1/system"
+                      "?no_tty=1: internal error: client socket is closed", r.stderr)
+        # and the other host ran: its rows failed for its own reason, in the JSON with the rest
+        with open(out) as f:
+            doc = json.load(f)
+        errors = {v["host"]: v["runs"][0]["error"] for v in doc["variants"]}
+        self.assertEqual(len(errors), 2, errors)
+        (other,) = [e for h, e in errors.items() if h != "127.0.0.1"]
+        self.assertIn("microvm", other)
+        self.assertIn("client socket is closed", errors["127.0.0.1"])
 
     def test_errors(self):
         for args in (["run", "--conect=" + HOSTS],

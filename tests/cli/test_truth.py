@@ -295,6 +295,8 @@ class Truth(unittest.TestCase):
         derived = []
         for k, run in enumerate(nop["runs"]):
             s = run["summary"]
+            # a nop run starved to no acquisition (a loaded machine's) gets one: a ratio needs it
+            s["acquisitions"] = s["acquisitions"] or 1
             s["pause_loop_exits"] = 2 * s["acquisitions"] + k
             s["ple_window_updates"] = k
             s.pop("pause_loop_exits_unavailable", None)

@@ -1118,6 +1118,12 @@ def console(steps, manifest=True):
     return "\n".join(lines) + "\n"
 
 
+def ple_script(name, *args):
+    """tests/ple/NAME (a Python script) with @args, its output captured."""
+    return subprocess.run([sys.executable, os.path.join(ROOT, "tests/ple", name), *args],
+                          capture_output=True, text=True, timeout=30)
+
+
 L1_TXT = ("kernel=6.1.0-test\nkernel_version=Linux version 6.1.0-test\nparam_ple_gap=128\n"
           "param_ple_window=4096\nparam_ple_window_grow=2\n")
 
@@ -1144,8 +1150,7 @@ class SideBySide(unittest.TestCase):
         return out
 
     def table(self, *dirs):
-        return subprocess.run([sys.executable, os.path.join(ROOT, "tests/ple/side-by-side"), *dirs],
-                              capture_output=True, text=True, timeout=30)
+        return ple_script("side-by-side", *dirs)
 
     def test_both_vendors_per_scenario_with_the_kernel_named(self):
         with tempfile.TemporaryDirectory() as d:
@@ -1201,8 +1206,7 @@ class RoundsTable(unittest.TestCase):
         return out
 
     def table(self, *args):
-        return subprocess.run([sys.executable, os.path.join(ROOT, "tests/ple/rounds-table"), *args],
-                              capture_output=True, text=True, timeout=30)
+        return ple_script("rounds-table", *args)
 
     def test_rounds_of_another_regime_and_the_widest_ci(self):
         with tempfile.TemporaryDirectory() as d:

@@ -163,24 +163,33 @@ START_TEST(test_suite_section)
 }
 END_TEST
 
-/* The plan's paths are the scenario's own: every scenario keeps its own after parsing. */
+/*
+ * The plan's paths are the scenario's own: every scenario keeps its own after
+ * parsing. The cache directory is checked (and made) as it is parsed: a
+ * scratch one, never a path of the machine (as root, /cache/one was made).
+ */
 START_TEST(test_suite_paths_owned)
 {
-	static const char text[] =
-	    "[defaults]\n"
-	    "options = --duration 0.2\n"
-	    "[one]\n"
-	    "options = --guest /images/one.elf --backend libvirt --cache-dir /cache/one\n"
-	    "[two]\n"
-	    "options = --vcpus 2 --guest /images/two.elf --backend libvirt --connect qemu:///two\n"
-	    "[three]\n"
-	    "options = --vcpus 3\n";
+	char dir[SCRATCH_DIR_LEN], cache[SCRATCH_DIR_LEN + 8], text[1024];
+	scratch_dir(dir, sizeof(dir), "cache");
+	snprintf(cache, sizeof(cache), "%s/one", dir);
+	snprintf(text, sizeof(text),
+		 "[defaults]\n"
+		 "options = --duration 0.2\n"
+		 "[one]\n"
+		 "options = --guest /images/one.elf --backend libvirt --cache-dir %s\n"
+		 "[two]\n"
+		 "options = --vcpus 2 --guest /images/two.elf --backend libvirt --connect "
+		 "qemu:///two\n"
+		 "[three]\n"
+		 "options = --vcpus 3\n",
+		 cache);
 	struct suite s;
 
 	ck_assert_msg(!suite_parse("t.cfg", text, strlen(text), &s, err, sizeof(err)), "%s", err);
 	ck_assert_uint_eq(s.nr_scenarios, 3);
 	ck_assert_str_eq(s.scenarios[0].plan->guest_path, "/images/one.elf");
-	ck_assert_str_eq(s.scenarios[0].plan->cache_dir, "/cache/one");
+	ck_assert_str_eq(s.scenarios[0].plan->cache_dir, cache);
 	ck_assert_str_eq(s.scenarios[1].plan->guest_path, "/images/two.elf");
 	ck_assert_str_eq(s.scenarios[1].plan->connect_uri, "qemu:///two");
 	ck_assert_ptr_null(s.scenarios[2].plan->guest_path);

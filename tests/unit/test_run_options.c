@@ -14,6 +14,7 @@
 #include "cli/run_options.h"
 #include "experiment/matrix.h"
 #include "support/check_main.h"
+#include "support/scratch_dir.h"
 
 static const enum plerig_ring ring_user[BACKEND_COUNT] = {PLERIG_RING_USER, PLERIG_RING_USER};
 static const enum plerig_ring ring_kernel[BACKEND_COUNT] = {PLERIG_RING_KERNEL, PLERIG_RING_KERNEL};
@@ -685,15 +686,21 @@ START_TEST(test_matrix_ring)
 }
 END_TEST
 
-/* Options of the libvirt backend alone are refused, not ignored, without it. */
+/*
+ * Options of the libvirt backend alone are refused, not ignored, without it.
+ * The cache directory is a scratch one: it is made as it is checked (as
+ * root /tmp/c was, and then refused to any other user as another's).
+ */
 START_TEST(test_libvirt_options_need_libvirt)
 {
+	char cache[SCRATCH_DIR_LEN];
+	scratch_dir(cache, sizeof(cache), "c");
 	ck_assert_int_eq(parse("--connect", "qemu:///system", NULL), RUN_OPTIONS_ERROR);
 	ck_assert_msg(strstr(err, "--connect: only --backend libvirt"), "%s", err);
-	ck_assert_int_eq(parse("--backend", "kvm,native", "--cache-dir", "/tmp/c", NULL),
+	ck_assert_int_eq(parse("--backend", "kvm,native", "--cache-dir", cache, NULL),
 			 RUN_OPTIONS_ERROR);
 	ck_assert_msg(strstr(err, "--cache-dir: only --backend libvirt"), "%s", err);
-	ck_assert_int_eq(parse("--backend", "kvm,libvirt", "--cache-dir", "/tmp/c", "--connect",
+	ck_assert_int_eq(parse("--backend", "kvm,libvirt", "--cache-dir", cache, "--connect",
 			       "qemu:///system", NULL),
 			 RUN_OPTIONS_OK);
 }

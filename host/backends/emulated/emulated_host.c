@@ -583,32 +583,51 @@ static int start_l1(struct emulated_host *h, const struct emulated_options *o, c
 	return rc <= 0 ? rc : start_cold(h, &c, key, cache, progress, err, errlen);
 }
 
+/* images/l1/: beside the binary in a build tree, else installed (PLERIG_L1_DIR: tests) */
+static void scripts_dir(char *scripts, size_t len)
+{
+	const char *dir = getenv("PLERIG_L1_DIR");
+	if (dir && *dir) {
+		str_copy(scripts, len, dir);
+	} else {
+		data_path("images/l1", "build-medium", scripts, len);
+		str_copy(scripts, len, dirname(scripts));
+	}
+}
+
+static int vendor_read(const char *scripts, const char *name, struct emulated_vendor *v, char *err,
+		       size_t errlen)
+{
+	char cfg[PATH_MAX];
+	return pathf(cfg, sizeof(cfg), "%s/vendors.cfg", scripts)
+		   ? errbuf_printf(err, errlen, "%s: path too long", scripts)
+		   : emulated_vendor_read(cfg, name, v, err, errlen);
+}
+
+int emulated_host_vendor(const char *vendor, struct emulated_vendor *v, char *err, size_t errlen)
+{
+	char scripts[PATH_MAX];
+	scripts_dir(scripts, sizeof(scripts));
+	return vendor_read(scripts, vendor, v, err, errlen);
+}
+
 struct emulated_host *emulated_host_open(const struct emulated_options *o,
 					 enum emulated_failure *why, char *err, size_t errlen)
 {
-	char cache[PATH_MAX], top[PATH_MAX], scripts[PATH_MAX], cfg[PATH_MAX], e[ERRBUF_SIZE];
+	char cache[PATH_MAX], top[PATH_MAX], scripts[PATH_MAX], e[ERRBUF_SIZE];
 	char own[PATH_MAX];
 	const char *program = getenv("PLERIG_BOCHS");
 	enum emulated_failure dummy;
 	if (!why)
 		why = &dummy;
 	*why = EMULATED_BROKEN;
-	/* images/l1/: beside the binary in a build tree, else installed (PLERIG_L1_DIR: tests) */
-	const char *dir = getenv("PLERIG_L1_DIR");
-	if (dir && *dir) {
-		str_copy(scripts, sizeof(scripts), dir);
-	} else {
-		data_path("images/l1", "build-medium", scripts, sizeof(scripts));
-		str_copy(scripts, sizeof(scripts), dirname(scripts));
-	}
+	scripts_dir(scripts, sizeof(scripts));
 	struct emulated_host *h = calloc(1, sizeof(*h));
 	if (!h) {
 		errbuf_printf(err, errlen, WHO ": out of memory");
 		return NULL;
 	}
-	int vr = pathf(cfg, sizeof(cfg), "%s/vendors.cfg", scripts)
-		     ? errbuf_printf(e, sizeof(e), "%s: path too long", scripts)
-		     : emulated_vendor_read(cfg, o->vendor, &h->vendor, e, sizeof(e));
+	int vr = vendor_read(scripts, o->vendor, &h->vendor, e, sizeof(e));
 	if (vr) {
 		errbuf_printf(err, errlen, WHO ": %s", e);
 		*why = vr == EMULATED_VENDOR_UNKNOWN ? EMULATED_USAGE : EMULATED_BROKEN;

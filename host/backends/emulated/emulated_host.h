@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "backends/emulated/emulated_vendor.h"
 #include "backends/emulated/l1_protocol.h"
 #include "measure/host_info.h"
 #include "model/results.h"
@@ -48,6 +49,13 @@ struct emulated_host;
 struct emulated_host *emulated_host_open(const struct emulated_options *o,
 					 enum emulated_failure *why, char *err, size_t errlen);
 void emulated_host_close(struct emulated_host *h);
+
+/*
+ * What images/l1/vendors.cfg says of emulated:@vendor (NULL: intel), its KVM
+ * module among it, without starting anything: what a command checks its
+ * options against before any host boots. As emulated_vendor_read.
+ */
+int emulated_host_vendor(const char *vendor, struct emulated_vendor *v, char *err, size_t errlen);
 
 /*
  * Hold this host's Bochs (@hold: it takes no CPU, L1 notices nothing) while
