@@ -219,9 +219,11 @@ static int run_scenario(struct check_ctx *k, const struct scenario *s)
 	if (s->expects & (1u << EXPECT_FTRACE_COUNTS))
 		check_trace_begin(&k->trace, s->name, place.elsewhere);
 	if (s->expects & (1u << EXPECT_YIELD_TRACE))
-		check_calls_begin(&k->yields, CHECK_CALLS_YIELDS, s->name, place.elsewhere);
+		check_calls_begin(&k->yields, CHECK_CALLS_YIELDS, s->name, place.elsewhere,
+				  k->out->host.kvm_module);
 	if (s->expects & (1u << EXPECT_KICK_TRACE))
-		check_calls_begin(&k->kicks, CHECK_CALLS_KICKS, s->name, place.elsewhere);
+		check_calls_begin(&k->kicks, CHECK_CALLS_KICKS, s->name, place.elsewhere,
+				  k->out->host.kvm_module);
 	for (unsigned round = 0;; round++) {
 		if (experiment_run(plan, plan->guest_path ? plan->guest_path : k->c->guest_path,
 				   s->options, &out, &rep, err, sizeof(err))) {

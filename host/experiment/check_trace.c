@@ -251,7 +251,7 @@ static const struct calls_trigger kick_triggers[] = {
 };
 
 void check_calls_begin(struct check_calls *c, enum check_calls_kind kind, const char *scenario,
-		       bool elsewhere)
+		       bool elsewhere, const char *kvm_module)
 {
 	char err[ERRBUF_SIZE], group[48];
 	const struct calls_trigger *t = kind == CHECK_CALLS_KICKS ? kick_triggers : yield_triggers;
@@ -261,6 +261,9 @@ void check_calls_begin(struct check_calls *c, enum check_calls_kind kind, const 
 	unsigned n;
 	memset(c, 0, sizeof(*c));
 	c->kind = kind;
+	c->hlt_reason = !strcmp(kvm_module, "kvm_intel") ? HLT_EXIT_VMX
+			: !strcmp(kvm_module, "kvm_amd") ? HLT_EXIT_SVM
+							 : 0;
 	if (elsewhere) {
 		errbuf_printf(c->why, sizeof(c->why),
 			      "it runs on another host: ftrace here counts this host's vCPUs only");
@@ -422,9 +425,10 @@ enum trace_verdict check_calls_judge_kicks(const struct check_calls *c,
 {
 	if (calls_unread(c, detail, len))
 		return TRACE_UNJUDGED;
+	/* with PLE off a run has no PAUSE reason: the host's module tells */
 	const uint32_t hlt = r->ple_exit_reason == PLE_EXIT_REASON_VMX	 ? HLT_EXIT_VMX
 			     : r->ple_exit_reason == PLE_EXIT_REASON_SVM ? HLT_EXIT_SVM
-									 : 0;
+									 : c->hlt_reason;
 	struct halt_path g;
 	halt_path_for_variant(r, &g);
 	if (!g.valid) {

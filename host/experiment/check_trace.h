@@ -71,6 +71,9 @@ enum check_calls_kind { CHECK_CALLS_YIELDS, CHECK_CALLS_KICKS };
 
 struct check_calls {
 	enum check_calls_kind kind;
+	/* kvm_exit's HLT reason where a run has no PAUSE reason to tell VMX from SVM (PLE
+	 * off): from the host's KVM module (check_calls_begin); 0 unknown */
+	uint32_t hlt_reason;
 	bool active, read;
 	char why[512];
 	struct trace_hist hist;
@@ -78,8 +81,9 @@ struct check_calls {
 	struct trace_hist_table tab[CHECK_CALLS_MAX]; /* in the order of check_trace.c's tables */
 };
 
+/* @kvm_module: the host's ("kvm_intel", "kvm_amd"), for the HLT exit reason. */
 void check_calls_begin(struct check_calls *c, enum check_calls_kind kind, const char *scenario,
-		       bool elsewhere);
+		       bool elsewhere, const char *kvm_module);
 void check_calls_collect(struct check_calls *c);
 void check_calls_free(struct check_calls *c);
 

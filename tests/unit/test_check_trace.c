@@ -476,6 +476,17 @@ START_TEST(test_kicks)
 	run.ple_exit_reason = 0x77;
 	ck_assert_int_eq(check_calls_judge_kicks(&calls, &run, detail, sizeof(detail)),
 			 TRACE_DIFFERS);
+	/* PLE off: no PAUSE reason in the run, the host's module tells (kvm_intel: 12) */
+	run.ple_exit_reason = 0;
+	ck_assert_int_eq(check_calls_judge_kicks(&calls, &run, detail, sizeof(detail)),
+			 TRACE_UNJUDGED);
+	ck_assert_ptr_nonnull(strstr(detail, "halt exits untold"));
+	calls.hlt_reason = 12;
+	ck_assert_int_eq(check_calls_judge_kicks(&calls, &run, detail, sizeof(detail)),
+			 TRACE_AGREES);
+	calls.hlt_reason = 0x78;
+	ck_assert_int_eq(check_calls_judge_kicks(&calls, &run, detail, sizeof(detail)),
+			 TRACE_DIFFERS);
 	check_calls_free(&calls);
 }
 END_TEST
