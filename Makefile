@@ -50,8 +50,8 @@ vm-test: build
 # given: neither make ($(shell ...)) nor a shell (`...`, $(...), quotes) reads
 # them on the way, and the script checks each before it builds anything.
 PLE_TEST_VARS := KERNEL MODULES RECORD PLE_MODPARAMS PLERIG_BASELINES PLE_TEST_DIR \
-	PLE_TEST_CACHE PLE_TEST_WALL PLE_TEST_STALL PLE_TEST_IDLE PLE_TEST_CONSOLE PLE_TEST_CPUS \
-	PLE_TEST_UNPACK PLE_TEST_ONLY PLE_TEST_MEDIUM_ONLY PLE_TEST_GATE PLE_TEST_SEED VENDOR
+	PLE_TEST_CACHE PLE_TEST_WALL PLE_TEST_STALL PLE_TEST_IDLE PLE_TEST_ONLY PLE_TEST_MEDIUM_ONLY \
+	VENDOR
 $(foreach v,$(PLE_TEST_VARS),$(if $(filter command line,$(origin $(v))),\
 	$(eval override $(v) := $$(value $(v)))))
 export $(PLE_TEST_VARS)

@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/emulated_cli.h"
 #include "cli/option_table.h"
+#include "model/connect_list.h"
 #include "util/errbuf.h"
 
 #define SEE_HELP "see plerig doctor --help"
@@ -13,6 +15,13 @@ static const struct opt_entry doctor_table[] = {
     {.name = "json",
      OPT_FLAG_FIELD(struct doctor_options, json),
      .help = "the same as a JSON document on stdout"},
+    {.name = "connect",
+     .metavar = "emulated[:amd]",
+     OPT_PATH_FIELD(struct doctor_options, connect),
+     .help = "probe the emulated host instead: the same doctor inside L1 (--kernel booted "
+	     "under Bochs' emulated CPU with the real kvm_intel, or kvm_amd with :amd), its "
+	     "findings those of L1"},
+    EMULATED_CLI_ENTRIES(struct doctor_options),
     OPT_HELP_ENTRY,
     {.kind = OPT_END},
 };
@@ -20,6 +29,7 @@ static const struct opt_entry doctor_table[] = {
 static void usage(FILE *out)
 {
 	fputs("usage: plerig doctor [--json]\n"
+	      "       plerig doctor --connect emulated[:amd] [--kernel FILE] [--json]\n"
 	      "\n"
 	      "Probes what PLE experiments need on this host: the KVM module and\n"
 	      "whether it intercepts PAUSE, the PLE / pause-filter parameters (value,\n"
@@ -34,7 +44,9 @@ static void usage(FILE *out)
 	fputs("\n"
 	      "Exit status: 0 KVM is usable here; 1 no usable KVM device (the routes\n"
 	      "that need none are listed: the emulated host, the native and TCG\n"
-	      "backends); 2 bad command line.\n",
+	      "backends); 2 bad command line. With --connect emulated, L1's doctor's\n"
+	      "status; 125 L1's kernel cannot be tested, 77 the emulated host could\n"
+	      "not start.\n",
 	      out);
 }
 
@@ -51,5 +63,13 @@ int doctor_options_parse(int argc, char **argv, struct doctor_options *o, char *
 		return errbuf_printf(err, errlen,
 				     "unexpected argument '%s' (plerig doctor takes no operand)",
 				     argv[next]);
+	if (o->connect && !connect_is_emulated(o->connect))
+		return errbuf_printf(err, errlen,
+				     "--connect %s: doctor probes this host, or the emulated one "
+				     "(run plerig doctor on that host)",
+				     o->connect);
+	if (emulated_cli_check(o->connect != NULL, o->kernel_path, o->modules_path, o->cache_dir,
+			       o->module_params, err, errlen))
+		return -1;
 	return 0;
 }

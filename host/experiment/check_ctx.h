@@ -44,6 +44,7 @@ struct check_ctx {
 	bool elsewhere; /* check --connect to another machine: its PLE parameters and ftrace
 			   are not this one's */
 	struct check_trace trace; /* the scenario's ftrace counts (expect = ftrace-counts) */
+	struct check_calls yields, kicks; /* expect = yield-trace, kick-trace */
 	uint64_t t0;
 	/*
 	 * Per scenario of the suite: ran to its end, uninterrupted, every run

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "model/exit_time_figures.h"
 #include "model/halt_path.h"
 #include "output/units.h"
 #include "util/strfmt.h"
@@ -26,6 +27,89 @@ static uint64_t directed_yields(const struct variant_result *r, bool *valid)
 		n += s->value[KVM_STAT_DIRECTED_YIELD_ATTEMPTED];
 	}
 	return n;
+}
+
+/*
+ * --exit-times against the counters of the same interval: nothing lost,
+ * exits timed and at most the exits stat; PAUSE-loop exits timed and at
+ * most the counted ones, with time in them (none with NOP: timed or
+ * counted). 0 held (@why its figures), 1 failed (@why says how), -1 not
+ * judged (@why says why).
+ */
+static int exit_times_hold(const struct variant_result *r, const struct figures *f, char *text,
+			   size_t len)
+{
+	struct exit_time_figures et;
+	bool valid;
+	exit_time_figures_for_variant(r, &et);
+	if (!et.valid) {
+		const char *w = exit_time_figures_why(r, &et);
+		snprintf(text, len, "no exit times: %s",
+			 w ? w : "not asked for (the scenario's options need --exit-times)");
+		return -1;
+	}
+	uint64_t stat = 0;
+	valid = r->nr_records > 0;
+	for (unsigned i = 0; i < r->nr_records; i++) {
+		valid &= r->records[i].kvm.valid[KVM_STAT_EXITS];
+		stat += r->records[i].kvm.value[KVM_STAT_EXITS];
+	}
+	if (et.lost) {
+		snprintf(text, len,
+			 "incomplete: %" PRIu64 " records lost (%" PRIu64 " unpaired, %" PRIu64
+			 " cut)",
+			 et.lost, et.unpaired, et.cut);
+		return 1;
+	}
+	if (!et.exits || !(et.ns > 0) || (valid && et.exits > stat)) {
+		snprintf(text, len, "%" PRIu64 " exits timed (%.0f ns), the exits stat %s%" PRIu64,
+			 et.exits, et.ns, valid ? "" : "(not read) ", stat);
+		return 1;
+	}
+	const uint64_t ple = f->pause_loop_exits_valid ? (uint64_t)f->pause_loop_exits : 0;
+	if (r->variant.relax == PLERIG_RELAX_NOP) {
+		if (et.ple_exits || ple) {
+			snprintf(text, len,
+				 "NOP: %" PRIu64 " PAUSE-loop exits timed, %" PRIu64 " counted",
+				 et.ple_exits, ple);
+			return 1;
+		}
+	} else if (!et.ple_valid || !f->pause_loop_exits_valid || !et.ple_exits ||
+		   et.ple_exits > ple || !(et.ple_ns > 0) || !(et.ple_share > 0) ||
+		   et.ple_share > 1) {
+		snprintf(text, len,
+			 "%" PRIu64 " PAUSE-loop exits timed of %" PRIu64
+			 " counted%s, %.0f ns in all, %.4g of the vCPUs' time",
+			 et.ple_exits, ple, f->pause_loop_exits_valid ? "" : " (not countable)",
+			 et.ple_ns, et.ple_share);
+		return 1;
+	}
+	snprintf(text, len,
+		 "e.g. %" PRIu64 " exits timed (%.0f ns) of %" PRIu64
+		 " in the exits stat, nothing lost; %" PRIu64 " PAUSE-loop exits timed of %" PRIu64
+		 " counted",
+		 et.exits, et.ns, stat, et.ple_exits, ple);
+	return 0;
+}
+
+/* A verdict of a trace expectation (ftrace-counts, yield-trace, kick-trace) into @j. */
+static void judge_traced(enum trace_verdict v, const char *why, unsigned run, const char *label,
+			 struct judging *j)
+{
+	switch (v) {
+	case TRACE_UNJUDGED:
+		(void)pathf(j->skip_why, sizeof(j->skip_why), "%s", why);
+		return;
+	case TRACE_DIFFERS:
+		j->judged++;
+		note_failure(j, label, run, why);
+		return;
+	case TRACE_AGREES:
+		j->judged++;
+		if (!j->figures[0])
+			(void)pathf(j->figures, sizeof(j->figures), "%s", why);
+		return;
+	}
 }
 
 /* One ok run against expectation @e: counted in @j, or a reason not to judge it. */
@@ -102,21 +186,32 @@ static void judge_run(const struct check_ctx *k, enum expectation e, const struc
 		expect_halts(r, run, label, j);
 		return;
 	case EXPECT_FTRACE_COUNTS:
-		switch (check_trace_judge_run(&k->trace, r, why, sizeof(why))) {
-		case TRACE_UNJUDGED:
+		judge_traced(check_trace_judge_run(&k->trace, r, why, sizeof(why)), why, run, label,
+			     j);
+		return;
+	case EXPECT_YIELD_TRACE:
+		judge_traced(check_calls_judge_yields(&k->yields, r, why, sizeof(why)), why, run,
+			     label, j);
+		return;
+	case EXPECT_KICK_TRACE:
+		judge_traced(check_calls_judge_kicks(&k->kicks, r, why, sizeof(why)), why, run,
+			     label, j);
+		return;
+	case EXPECT_EXIT_TIMES:
+		switch (exit_times_hold(r, &f, why, sizeof(why))) {
+		case -1:
 			(void)pathf(j->skip_why, sizeof(j->skip_why), "%s", why);
 			return;
-		case TRACE_DIFFERS:
+		case 1:
 			j->judged++;
 			note_failure(j, label, run, why);
 			return;
-		case TRACE_AGREES:
+		default:
 			j->judged++;
 			if (!j->figures[0])
 				(void)pathf(j->figures, sizeof(j->figures), "%s", why);
 			return;
 		}
-		return;
 	case EXPECT_HALT_STATS:
 		expect_halt_stats(r, run, label, j);
 		return;

@@ -218,6 +218,12 @@ static int run_scenario(struct check_ctx *k, const struct scenario *s)
 	}
 	if (s->expects & (1u << EXPECT_FTRACE_COUNTS))
 		check_trace_begin(&k->trace, s->name, place.elsewhere);
+	if (s->expects & (1u << EXPECT_YIELD_TRACE))
+		check_calls_begin(&k->yields, CHECK_CALLS_YIELDS, s->name, place.elsewhere,
+				  k->out->host.kvm_module);
+	if (s->expects & (1u << EXPECT_KICK_TRACE))
+		check_calls_begin(&k->kicks, CHECK_CALLS_KICKS, s->name, place.elsewhere,
+				  k->out->host.kvm_module);
 	for (unsigned round = 0;; round++) {
 		if (experiment_run(plan, plan->guest_path ? plan->guest_path : k->c->guest_path,
 				   s->options, &out, &rep, err, sizeof(err))) {
@@ -228,6 +234,8 @@ static int run_scenario(struct check_ctx *k, const struct scenario *s)
 		}
 		if (round == 0) {
 			check_trace_collect(&k->trace);
+			check_calls_collect(&k->yields);
+			check_calls_collect(&k->kicks);
 			k->out->scenarios_run++;
 			if (k->c->results && keep_results(k->c->results, s->name, &rep)) {
 				outcome_free(&rep);
@@ -267,6 +275,8 @@ static int run_scenario(struct check_ctx *k, const struct scenario *s)
 				 (double)(monotonic_ns() - start) * 1e-9);
 out:
 	check_trace_free(&k->trace);
+	check_calls_free(&k->yields);
+	check_calls_free(&k->kicks);
 	check_params_ran(watch);
 	if (session && restore_params(k, s, session))
 		rc = -1;

@@ -21,7 +21,8 @@ int trace_hist_begin(struct trace_hist *h, const char *tracefs, const char *name
 		     size_t errlen)
 {
 	memset(h, 0, sizeof(*h));
-	if (pathf(h->dir, sizeof(h->dir), "%s/instances/%s", tracefs, name))
+	if (pathf(h->dir, sizeof(h->dir), "%s/instances/%s", tracefs, name) ||
+	    pathf(h->tracefs, sizeof(h->tracefs), "%s", tracefs))
 		return errbuf_printf(err, errlen, "tracefs path too long");
 	if (mkdir(h->dir, 0700)) {
 		int e = errno;
@@ -60,6 +61,41 @@ int trace_hist_add(struct trace_hist *h, const char *system, const char *event, 
 	return 0;
 }
 
+int trace_hist_kprobe(struct trace_hist *h, char kind, const char *group, const char *event,
+		      const char *probe, char *err, size_t errlen)
+{
+	char path[PATH_MAX + 32], line[512];
+	if (!h->dir[0] || h->nr_probes >= TRACE_HIST_MAX_PROBES)
+		return errbuf_printf(err, errlen, "no tracing instance, or too many kprobe events");
+	char *name = h->probes[h->nr_probes];
+	if (pathf(name, sizeof(h->probes[0]), "%s/%s", group, event) ||
+	    pathf(line, sizeof(line), "%c:%s %s", kind, name, probe) ||
+	    pathf(path, sizeof(path), "%s/kprobe_events", h->tracefs))
+		return errbuf_printf(err, errlen, "kprobe event name too long");
+	const int rc = text_file_append(path, line);
+	if (rc) {
+		errbuf_printf(
+		    err, errlen, "cannot add the kprobe event '%s' to %s: %s%s", line, path,
+		    strerror(-rc),
+		    rc == -ENOENT ? " (a kernel without CONFIG_KPROBE_EVENTS)"
+		    : rc == -EINVAL || rc == -EEXIST
+			? " (no such kernel function, a bad fetch argument, or the name taken)"
+			: "");
+		return rc;
+	}
+	h->nr_probes++;
+	return 0;
+}
+
+int trace_hist_kprobe_remove(const char *tracefs, const char *name)
+{
+	char path[PATH_MAX + 32], line[160];
+	if (pathf(path, sizeof(path), "%s/kprobe_events", tracefs) ||
+	    pathf(line, sizeof(line), "-:%s", name))
+		return -ENAMETOOLONG;
+	return text_file_append(path, line);
+}
+
 int trace_hist_read(const struct trace_hist *h, unsigned i, struct trace_hist_table *out, char *err,
 		    size_t errlen)
 {
@@ -88,8 +124,11 @@ void trace_hist_end(struct trace_hist *h)
 		    !pathf(undo, sizeof(undo), "!%s", h->t[i].trigger))
 			(void)text_file_write(path, undo);
 	(void)rmdir(h->dir);
+	/* a kprobe event goes once no trigger of any instance holds it */
+	for (unsigned i = 0; i < h->nr_probes; i++)
+		(void)trace_hist_kprobe_remove(h->tracefs, h->probes[i]);
 	h->dir[0] = '\0';
-	h->nr = 0;
+	h->nr = h->nr_probes = 0;
 }
 
 /* Remove each "hist:..." line of trigger file @path, as the kernel lists them. */

@@ -7,9 +7,12 @@
  *
  *   trace_hist_begin(&h, tracefs, "plerig-check-123")   the instance
  *   trace_hist_add(&h, "kvm", "kvm_exit", "common_pid,exit_reason")
+ *   trace_hist_kprobe(&h, 'r', "plerig_123", "deliver_ret",
+ *                     "kvm_irq_delivery_to_apic ret=$retval:s32")   a kprobe event
+ *   trace_hist_add(&h, "plerig_123", "deliver_ret", "ret")           counted like any
  *   ... the runs ...
  *   trace_hist_read(&h, 0, &table)                      per key tuple
- *   trace_hist_end(&h)                                  triggers and instance gone
+ *   trace_hist_end(&h)                       triggers, instance and kprobe events gone
  */
 #ifndef PLERIG_TRACE_HIST_H
 #define PLERIG_TRACE_HIST_H
@@ -19,8 +22,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TRACE_HIST_MAX_TRIGGERS 4
-#define TRACE_HIST_MAX_KEYS	2
+#define TRACE_HIST_MAX_TRIGGERS 6
+#define TRACE_HIST_MAX_KEYS	3 /* the kernel's own limit for a hist trigger's keys */
+#define TRACE_HIST_MAX_PROBES	4
 
 struct trace_hist_entry {
 	uint64_t key[TRACE_HIST_MAX_KEYS]; /* in the trigger's order; unused keys 0 */
@@ -34,8 +38,10 @@ struct trace_hist_table {
 };
 
 struct trace_hist {
-	char dir[PATH_MAX]; /* the instance; "" when there is none */
-	unsigned nr;
+	char dir[PATH_MAX];	/* the instance; "" when there is none */
+	char tracefs[PATH_MAX]; /* where kprobe_events is */
+	unsigned nr, nr_probes;
+	char probes[TRACE_HIST_MAX_PROBES][128]; /* "group/event" of the kprobe events added */
 	struct {
 		char event[128];   /* "kvm/kvm_exit" */
 		char trigger[256]; /* as written, to remove it again */
@@ -48,6 +54,17 @@ int trace_hist_begin(struct trace_hist *h, const char *tracefs, const char *name
 /* A histogram of @system:@event keyed by @keys (comma list, at most 2). 0, or -errno with @err. */
 int trace_hist_add(struct trace_hist *h, const char *system, const char *event, const char *keys,
 		   char *err, size_t errlen);
+/*
+ * A kprobe event @group/@event (@kind 'p' at entry, 'r' at return) on
+ * @probe ("SYMBOL [FETCHARGS]"), defined in tracefs' kprobe_events (for
+ * every instance: @group should be this process's own) and removed by
+ * trace_hist_end. 0, or -errno with @err (a kernel without
+ * CONFIG_KPROBE_EVENTS, no such symbol).
+ */
+int trace_hist_kprobe(struct trace_hist *h, char kind, const char *group, const char *event,
+		      const char *probe, char *err, size_t errlen);
+/* Remove kprobe event @name ("group/event") that a killed process left. 0, or -errno. */
+int trace_hist_kprobe_remove(const char *tracefs, const char *name);
 /* The counts of trigger @i so far. 0, or -errno/-1 with @err. */
 int trace_hist_read(const struct trace_hist *h, unsigned i, struct trace_hist_table *out, char *err,
 		    size_t errlen);

@@ -16,6 +16,9 @@ static const char *const expectation_names[EXPECT_COUNT] = {
     [EXPECT_HALT_STATS] = "halt-stats",
     [EXPECT_PV_FEWER_PLE_EXITS] = "pv-fewer-ple-exits",
     [EXPECT_MODULE_PARAMS] = "module-params",
+    [EXPECT_EXIT_TIMES] = "exit-times",
+    [EXPECT_YIELD_TRACE] = "yield-trace",
+    [EXPECT_KICK_TRACE] = "kick-trace",
 };
 
 static const char *const requirement_names[REQUIRE_COUNT] = {

@@ -31,6 +31,10 @@ enum expectation {
 	EXPECT_HALT_STATS,	/* KVM's halt_exits, halt_wakeup agree with the guest's */
 	EXPECT_PV_FEWER_PLE_EXITS, /* pvqspin's PLE exits/acq well below ticket's */
 	EXPECT_MODULE_PARAMS, /* params = read back as asked, the originals back, kvm.ko kept */
+	EXPECT_EXIT_TIMES,  /* --exit-times: whole, within the exits stat; PLE exits timed (not nop)
+			     */
+	EXPECT_YIELD_TRACE, /* pv-yield's hypercalls traced, none to the caller, yields succeed */
+	EXPECT_KICK_TRACE,  /* pvqspin's kicks reach the APIC named, halt exits end in wake-ups */
 	EXPECT_COUNT
 };
 

@@ -64,10 +64,9 @@ int text_file_check_regular(const char *path, char *err, size_t errlen)
 	return 0;
 }
 
-int text_file_write(const char *path, const char *text)
+static int write_once(const char *path, const char *text, int flags)
 {
-	/* O_TRUNC as `echo v > file` does: sysfs ignores it, a plain file needs it */
-	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	int fd = open(path, O_WRONLY | O_CLOEXEC | flags);
 	if (fd < 0)
 		return -errno;
 	size_t len = strlen(text);
@@ -79,4 +78,16 @@ int text_file_write(const char *path, const char *text)
 	if (close(fd) < 0 && !e)
 		e = errno;
 	return -e;
+}
+
+int text_file_write(const char *path, const char *text)
+{
+	/* O_TRUNC as `echo v > file` does: sysfs ignores it, a plain file needs it */
+	return write_once(path, text, O_TRUNC);
+}
+
+int text_file_append(const char *path, const char *text)
+{
+	/* tracefs' kprobe_events: opened with O_TRUNC it would remove every kprobe event */
+	return write_once(path, text, O_APPEND);
 }

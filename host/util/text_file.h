@@ -26,4 +26,7 @@ int text_file_check_regular(const char *path, char *err, size_t errlen);
 /* Write @text to an existing file with a single write(). 0 or -errno. */
 int text_file_write(const char *path, const char *text);
 
+/* Append @text to an existing file with a single write() (`echo v >> file`). 0 or -errno. */
+int text_file_append(const char *path, const char *text);
+
 #endif

@@ -499,6 +499,29 @@ class Emulated(unittest.TestCase):
         p = self.plerig("stall", *check, limits={"PLERIG_L1_STALL": "1"})
         self.assertEqual(p.returncode, 77, p.stderr)
 
+    def test_doctor_runs_inside_l1(self):
+        """plerig doctor --connect emulated: the doctor of L1 (here this machine, whose
+        l1-serve is the fake L1), its JSON on stdout and its status, as L1's doctor gave
+        them; a kernel that cannot be tested is 125, as for check."""
+        here = subprocess.run([PLERIG, "doctor", "--json"], capture_output=True, text=True,
+                              timeout=60)
+        p = self.plerig("serve", "doctor", "--connect", "emulated", "--json")
+        self.assertEqual(p.returncode, here.returncode, p.stderr)
+        doc = json.loads(p.stdout)
+        self.assertEqual(sorted(f["finding"] for f in doc["findings"]),
+                         sorted(f["finding"] for f in json.loads(here.stdout)["findings"]))
+        p = self.plerig("serve", "doctor", "--connect", "emulated")
+        self.assertEqual(p.returncode, here.returncode, p.stderr)
+        self.assertNotIn("{", p.stdout.split("\n")[0])  # the text, not JSON
+        p = self.plerig("no-kvm-intel", "doctor", "--connect", "emulated", timeout=60)
+        self.assertEqual(p.returncode, 125, p.stderr)
+        self.assertIn("plerig doctor: emulated host: L1 did not come up: no kvm_intel", p.stderr)
+        for bad, why in ((["--connect", "qemu:///system"], "doctor probes this host, or the emulated one"),
+                         (["--kernel", "k.deb"], "--kernel: only for --connect emulated")):
+            p = subprocess.run([PLERIG, "doctor", *bad], capture_output=True, text=True, timeout=30)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn(why, p.stderr)
+
     def test_sweep_runs_inside_l1(self):
         p = self.plerig("serve", "sweep", "--connect", "emulated", "--param",
                         "halt_poll_ns=0,1000", "--", "--backend", "native", "--vcpus", "2")

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """The host side of `make ple-test` without Bochs: images/l1/unpack-kernel on
 a small bzImage made here (an x86-64 ELF with two segments, XZ-compressed
-behind a setup header), tests/ple/assert-results on consoles written
-here in L1's protocol (frames, manifest, the gate's exit status), and
-tests/ple/follow-l1, the console watch, on fake Bochs instances that write
-a console, then exit, sleep or burn CPU.
+behind a setup header), scripts/ple-test's checks of what it is given and
+its steps as plerig commands (a fake plerig that says what it was given
+and exits as told), and tests/ple/assert-results on the files those steps
+leave (plerig check's TAP, plerig doctor's JSON, two plerig tunes).
 
 usage: test_ple_scripts.py SOURCE_ROOT [PLERIG [TEST...]]
 """
@@ -236,56 +236,12 @@ class KernelUnderTest(unittest.TestCase):
                                        r"\(git bisect: skip\)\n$")
             self.assertEqual(sorted(os.listdir(work)), ["amd", "intel"])
 
-    def test_compressed_modules_go_into_the_initrd_inflated(self):
-        """add_module: a .ko.xz, .ko.zst or .ko.gz (Debian's 6.12 compresses with xz) is
-        inflated once into the initrd, its dependencies too, so that L1 never inflates
-        kvm_intel under Bochs at each of the gate's reloads; a plain .ko is copied as it is."""
-        with open(os.path.join(ROOT, "scripts/ple-test")) as f:
-            fn = re.search(r"^add_module\(\) {.*?^}\n", f.read(), re.M | re.S).group(0)
-        with tempfile.TemporaryDirectory() as d:
-            kdir = os.path.join(d, "mods/lib/modules/6.12.0-test/kernel/arch/x86/kvm")
-            plain = {}
-            for name, file, deps, comp in (("kvm_intel", "kvm-intel.ko", "kvm", ["xz", "-f"]),
-                                           ("kvm", "kvm.ko", "irqbypass", ["zstd", "-q", "--rm", "-f"]),
-                                           ("irqbypass", "irqbypass.ko", "", ["gzip", "-f"]),
-                                           ("other", "other.ko", "", None)):
-                path = os.path.join(kdir, file)
-                kernel_module(path, ["p"], name=name, depends=deps)
-                with open(path, "rb") as f:
-                    plain[file] = f.read()
-                if comp:
-                    subprocess.run(comp + [path], check=True)
-            root = os.path.join(d, "rootfs")
-            script = (f"set -euo pipefail\nROOT={ROOT}\ndie() {{ echo \"$*\"; exit 2; }}\nlog() {{ :; }}\n"
-                      f"source {ROOT}/tests/ple/check-inputs\nKMODROOT={d}/mods KVER=6.12.0-test R={root}\n"
-                      f"{fn}add_module kvm-intel\nadd_module kvm\nadd_module other\n"
-                      f"cd {root} && find . -type f | sort")
-            p = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60)
-            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
-            self.assertEqual(p.stdout.split(), [f"./lib/modules/6.12.0-test/kernel/arch/x86/kvm/{f}" for f in
-                                                ("irqbypass.ko", "kvm-intel.ko", "kvm.ko", "other.ko")])
-            for file, data in plain.items():
-                with open(os.path.join(root, "lib/modules/6.12.0-test/kernel/arch/x86/kvm", file), "rb") as f:
-                    self.assertEqual(f.read(), data, file)
-            # a compressed module is held to what a plain one is (issue 25): a link to a
-            # file outside MODULES is refused before it is copied or inflated
-            outside = os.path.join(d, "outside.ko.zst")
-            os.rename(os.path.join(kdir, "kvm.ko.zst"), outside)
-            os.symlink(outside, os.path.join(kdir, "kvm.ko.zst"))
-            shutil.rmtree(root)
-            p = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60)
-            self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
-            self.assertIn(f"module kvm of kernel 6.12.0-test: {kdir}/kvm.ko.zst is not a regular file "
-                          "(a symbolic link, device or FIFO): refused", p.stdout)
-            self.assertFalse(os.path.exists(os.path.join(root, "lib/modules/6.12.0-test/kernel/arch/x86/kvm/kvm.ko")))
-
-    def test_compressed_modules_in_a_package_or_modules_tree_make_a_medium_with_plain_ones(self):
+    def test_compressed_modules_in_a_package_or_modules_tree_make_a_medium(self):
         """KERNEL=FILE.deb whose modules are .ko.xz (Debian's since 6.12), and KERNEL=bzImage
         MODULES=DIR with DIR as make modules_install INSTALL_MOD_PATH=DIR leaves it (its
-        build link into the source tree, depmod's files) with CONFIG_MODULE_COMPRESS_XZ
-        (zstd and gzip: add_module's test above): PLE_MODPARAMS is held to the compressed
-        module's own parameters, and the medium's initrd holds each module plain, the very
-        bytes that were compressed."""
+        build link into the source tree, depmod's files) with CONFIG_MODULE_COMPRESS_XZ:
+        PLE_MODPARAMS is held to the compressed module's own parameters, and
+        PLE_TEST_MEDIUM_ONLY=1 builds L1's medium as plerig does (images/l1/build-medium)."""
         skip_without_ple_test_packages(self, "scripts/ple-test builds no medium without them")
         if not PLERIG:
             self.skipTest("no plerig given (tests/meson.build passes it): the initrd needs a real one")
@@ -334,16 +290,9 @@ class KernelUnderTest(unittest.TestCase):
                 self.assertIn("ple_nosuch", p.stderr)
                 p = run_ple_test(d, {**env, "PLE_MODPARAMS": "ple_window=16384"}, timeout=240)
                 self.assertEqual(p.returncode, 0, p.stderr)
-                # L1 a alone: the gate is plerig's (its own medium), not L1 b's
-                self.assertRegex(p.stdout, r"^a/l1.iso sha256 [0-9a-f]{64}\n$")
-                initrd = os.path.join(d, "work/rootfs/lib/modules/6.1.0-test")
-                self.assertEqual(sorted(os.listdir(os.path.join(initrd, "kernel/arch/x86/kvm"))), sorted(plain))
-                for ko, data in plain.items():
-                    with open(os.path.join(initrd, "kernel/arch/x86/kvm", ko), "rb") as f:
-                        self.assertEqual(f.read(), data, ko)
-                with open(os.path.join(initrd, "modules.dep")) as f:
-                    self.assertEqual(sorted(f.read().split()), ["kernel/arch/x86/kvm/kvm-intel.ko:",
-                                                                "kernel/arch/x86/kvm/kvm.ko:"])
+                # plerig's medium, the one every step boots (images/l1/build-medium)
+                self.assertRegex(p.stdout, r"^l1.iso sha256 [0-9a-f]{64}\n$")
+                self.assertTrue(os.path.exists(os.path.join(d, "work/medium/l1.iso")))
 
     def test_modules_of_another_kernel_or_none_are_refused(self):
         p = self.ple_test(["lib/modules/6.2.0-other"])
@@ -357,91 +306,186 @@ class KernelUnderTest(unittest.TestCase):
         self.assertIn("no lib/modules in it", p.stderr)
 
 
-class GateByPlerig(unittest.TestCase):
-    """PLE_TEST_GATE=plerig, the default: the gate step is the host's plerig check
-    --connect emulated (here a fake plerig that says what it was given and exits as
-    told), and its status is read as git bisect run reads the harness's: 0, 1, 125 as
-    they are, anything else (77: nothing ran) the harness's 3. PLE_TEST_ONLY=gate: no L1
-    of the harness's own. PLE_TEST_GATE=shell, the fallback: L1's own gate step."""
+FAKE_PLERIG = r'''#!/usr/bin/env python3
+# A fake plerig for scripts/ple-test: each call's argv appended to $FAKE_LOG, one
+# line each; what it writes and its status from FAKE_* by step (gate, trace, doctor, tune)
+import json, os, sys
+args = sys.argv[1:]
+with open(os.environ["FAKE_LOG"], "a") as f:
+    f.write("\x1f".join(args) + "\n")
+def opt(name):
+    return args[args.index(name) + 1] if name in args else None
+suite = opt("--suite") or ""
+step = "trace" if suite.endswith("ple-trace.cfg") else "gate" if args[0] == "check" else args[0]
+e = os.environ
+if step == "gate":
+    print("gate summary")
+    print(e.get("FAKE_SUMMARY", ""))
+elif step == "trace":
+    with open(opt("--tap"), "w") as f:
+        f.write(e.get("FAKE_TRACE_TAP", "TAP version 13\n1..2\nok 1 - exit-times: exit-times\n"
+                    "  ---\n  message: 'held in 2 runs; e.g. 1457 exits timed'\n  ...\n"
+                    "ok 2 - pvqspin-trace: kick-trace\n"))
+    print(e.get("FAKE_TRACE_SUMMARY", "3 scenario(s) run, 0 skipped, in 6.3 s: 2 passed"))
+elif step == "doctor":
+    print(json.dumps({"findings": [
+        {"finding": "pause_intercept", "status": "ok", "detail": "kvm_intel intercepts PAUSE"},
+        {"finding": "kvm_exit_fires", "status": "ok", "detail": "counted 12 kvm_exit for 12 exits"}],
+        "kvm_module": {"users": "", "ple_params": []}}))
+elif step == "tune":
+    best = int(e.get("FAKE_BEST_" + os.path.basename(opt("--json")).split(".")[0][-1], "1024"))
+    with open(opt("--json"), "w") as f:
+        json.dump({"param": {"name": "ple_window"}, "resolved": True, "mix": {"value": best},
+                   "apply": {"change": True},
+                   "shapes": [{"label": "s", "resolved": True, "best": best,
+                               "vs_current": {"claim": "gain"}, "vs_default": {"claim": "gain"},
+                               "flat": [], "flat_everywhere": False, "edge": {"note": "edge"}}],
+                   "visits": [{"value": 1024, "shapes": [{"objective": 7300.0}]}],
+                   "provenance": {"seconds": 31.5}}, f)
+print(f"plerig {step}: L1 relayed", file=sys.stderr)
+sys.exit(int(e.get("FAKE_" + step.upper() + "_STATUS", e.get("FAKE_STATUS", "0"))))
+'''
+
+
+class Steps(unittest.TestCase):
+    """Every step of make ple-test is a plerig command against the emulated host (here
+    a fake plerig that says what it was given and exits as told): the gate (plerig check
+    of suites/ple.cfg) beside the rest, then trace (plerig check of
+    suites/ple-trace.cfg), doctor (plerig doctor --json) and, on Intel, tune-twice (two
+    plerig tunes). Each status is read as git bisect run reads the harness's: 0, 1, 125
+    as they are, anything else (77: nothing ran) the harness's 3."""
+
+    def setUp(self):
+        skip_without_ple_test_packages(self, "scripts/ple-test stops before its steps without them")
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        d = self.d = self.tmp.name
+        self.mods = os.path.join(d, "mods")
+        kernel_module(os.path.join(self.mods, "lib/modules/6.1.0-test/kernel/arch/x86/kvm/kvm-intel.ko"),
+                      ["ple_gap", "ple_window"])
+        self.kernel = kernel_image(os.path.join(d, "bzImage"))
+        run_ple_test(d, {"KERNEL": self.kernel, "MODULES": self.mods, "PLE_TEST_MEDIUM_ONLY": "0",
+                         "PLE_TEST_ONLY": "nosuch"})  # makes the stub build
+        with open(os.path.join(d, "build", "plerig"), "w") as f:
+            f.write(FAKE_PLERIG)
+        self.log = os.path.join(d, "calls")
+        os.makedirs(os.path.join(d, "store"))
+        for key, text in (("intel-kvm_intel", "intel's"), ("amd-kvm_amd", "amd's")):
+            with open(os.path.join(d, "store", key + ".json"), "w") as f:
+                f.write(text)
+
+    def run_steps(self, **env):
+        if os.path.exists(self.log):
+            os.unlink(self.log)
+        p = run_ple_test(self.d, {"KERNEL": self.kernel, "MODULES": self.mods, "PLE_TEST_MEDIUM_ONLY": "0",
+                                  "PLERIG_BASELINES": os.path.join(self.d, "store"), "FAKE_LOG": self.log,
+                                  **env}, timeout=240)
+        calls = []
+        if os.path.exists(self.log):
+            with open(self.log) as f:
+                calls = [line.rstrip("\n").split("\x1f") for line in f]
+        return p, calls
+
+    BROKE = "the harness broke (a stall, Bochs, a limit, the judging): not the kernel's fault"
 
     def test_the_gate_is_plerig_checks_and_so_is_its_status(self):
-        skip_without_ple_test_packages(self, "scripts/ple-test stops before the gate without them")
-        with tempfile.TemporaryDirectory() as d:
-            mods = os.path.join(d, "mods")
-            kernel_module(os.path.join(mods, "lib/modules/6.1.0-test/kernel/arch/x86/kvm/kvm-intel.ko"),
-                          ["ple_gap", "ple_window"])
-            kernel = kernel_image(os.path.join(d, "bzImage"))
-            run_ple_test(d, {"KERNEL": kernel, "MODULES": mods, "PLE_TEST_MEDIUM_ONLY": "0",
-                             "PLE_TEST_ONLY": "nosuch"})  # makes the stub build
-            args = os.path.join(d, "args")
-            with open(os.path.join(d, "build", "plerig"), "w") as f:
-                f.write(f'#!/bin/sh\nprintf "%s\\n" "$@" > {args}\necho "gate summary"\n'
-                        'echo "$FAKE_SUMMARY"\n'
-                        'echo "plerig check: L1 relayed" >&2\nexit $FAKE_STATUS\n')
-            broke = "the harness broke (a stall, Bochs, a limit, the judging): not the kernel's fault"
-            os.makedirs(os.path.join(d, "store"))
-            for key, text in (("intel-kvm_intel", "intel's"), ("amd-kvm_amd", "amd's")):
-                with open(os.path.join(d, "store", key + ".json"), "w") as f:
-                    f.write(text)
-            ran = "9 scenario(s) run, 0 skipped, in 57.7 s: 42 passed, 0 failed, 3 skipped"
-            # a gate that skipped a scenario (L1 could not reload its module for a sweep
-            # point) did not judge the kernel: the harness's 3, however check exited
-            for status, want, line, summary in (
-                    (0, 0, "good: every assertion held", ran),
-                    (1, 1, "bad: a regression or a failed assertion (git bisect: bad)", ran),
-                    (125, 125, "this kernel cannot be tested (git bisect: skip)", ""),
-                    (77, 3, broke, ""),
-                    (0, 3, broke, ran.replace("9 scenario(s) run, 0", "7 scenario(s) run, 2"))):
-                with self.subTest(status=status, summary=summary):
-                    p = run_ple_test(d, {"KERNEL": kernel, "MODULES": mods, "PLE_TEST_MEDIUM_ONLY": "0",
-                                         "PLE_TEST_ONLY": "gate",
-                                         # the default, and said
-                                         **({"PLE_TEST_GATE": "plerig"} if status == 1 else {}),
-                                         "RECORD": "1" if status == 0 else "",
-                                         "PLE_MODPARAMS": "ple_window=16384" if status == 1 else "",
-                                         "PLERIG_BASELINES": os.path.join(d, "store"),
-                                         "FAKE_STATUS": str(status), "FAKE_SUMMARY": summary},
-                                     timeout=240)
-                    self.assertEqual(p.returncode, want, p.stderr)
-                    self.assertEqual(p.stderr.splitlines()[-1], f"ple-test: exit status {want}: {line}")
-                    self.assertNotIn("Bochs started", p.stderr, "no L1 of the harness's own")
-                    self.assertIn(f"the gate by plerig: exit status {want if summary.startswith('7') else status} after",
-                                  p.stderr)
-                    self.assertIn("gate summary\n", p.stdout)
-                    with open(args) as f:
-                        got = f.read().split("\n")[:-1]
-                    work = os.path.join(d, "work", "results")
-                    self.assertEqual(got, ["check", "--connect", "emulated", "--suite",
-                                           os.path.join(ROOT, "suites/ple.cfg"), "--kernel", kernel,
-                                           "--cache-dir", os.path.join(d, "cache"),
-                                           "--baselines", os.path.join(d, "store"),
-                                           "--tap", f"{work}/gate.tap", "--junit", f"{work}/gate-junit.xml",
-                                           "--modules", mods,
-                                           # PLE_MODPARAMS: L1's modules reloaded with them
-                                           *(["--module-params", "ple_window=16384"]
-                                             if status == 1 else []),
-                                           *(["--record"] if status == 0 else ["--threshold", "2"])])
-                    if want == 3 and status == 0:
-                        self.assertIn("the gate by plerig skipped 2 scenario(s) (its summary "
-                                      "says why): not judged", p.stderr)
-                    # for side-by-side: the gate's status, and this machine's baseline from
-                    # the store (not the other vendor's)
-                    with open(os.path.join(work, "gate.json")) as f:
-                        self.assertEqual(json.load(f), {
-                            "exit_status": want if summary.startswith("7") else status,
-                            "summary": [summary or "gate summary"]})
-                    with open(os.path.join(work, "gate", "l1", "baseline.json")) as f:
-                        self.assertEqual(f.read(), "intel's")
-            # the fallback: the gate is L1's step again (the medium of L1's own,
-            # PLE_TEST_ONLY=gate: one L1), where the default builds none (a dynamic
-            # executable as plerig: the initrd takes its libraries)
-            shutil.copy("/bin/true", os.path.join(d, "build", "plerig"))
-            for gate, isos in (("shell", ["a/l1.iso"]), ("", [])):
-                with self.subTest(gate=gate):
-                    p = run_ple_test(d, {"KERNEL": kernel, "MODULES": mods, "PLE_TEST_ONLY": "gate",
-                                         "PLE_TEST_GATE": gate}, timeout=240)
-                    self.assertEqual(p.returncode, 0, p.stderr)
-                    self.assertEqual([l.split()[0] for l in p.stdout.splitlines()], isos)
+        ran = "9 scenario(s) run, 0 skipped, in 57.7 s: 42 passed, 0 failed, 3 skipped"
+        # a gate that skipped a scenario (L1 could not reload its module for a sweep
+        # point) did not judge the kernel: the harness's 3, however check exited
+        for status, want, line, summary in (
+                (0, 0, "good: every assertion held", ran),
+                (1, 1, "bad: a regression or a failed assertion (git bisect: bad)", ran),
+                (125, 125, "this kernel cannot be tested (git bisect: skip)", ""),
+                (77, 3, self.BROKE, ""),
+                (0, 3, self.BROKE, ran.replace("9 scenario(s) run, 0", "7 scenario(s) run, 2"))):
+            with self.subTest(status=status, summary=summary):
+                p, calls = self.run_steps(PLE_TEST_ONLY="gate", RECORD="1" if status == 0 else "",
+                                          PLE_MODPARAMS="ple_window=16384" if status == 1 else "",
+                                          FAKE_STATUS=str(status), FAKE_SUMMARY=summary)
+                self.assertEqual(p.returncode, want, p.stderr)
+                self.assertEqual(p.stderr.splitlines()[-1], f"ple-test: exit status {want}: {line}")
+                self.assertIn(f"the gate by plerig: exit status {want if summary.startswith('7') else status} after",
+                              p.stderr)
+                self.assertIn("gate summary\n", p.stdout)
+                work = os.path.join(self.d, "work", "results")
+                self.assertEqual(calls, [["check", "--connect", "emulated", "--kernel", self.kernel,
+                                          "--cache-dir", os.path.join(self.d, "cache"), "--modules", self.mods,
+                                          # PLE_MODPARAMS: L1's modules reloaded with them
+                                          *(["--module-params", "ple_window=16384"] if status == 1 else []),
+                                          "--suite", os.path.join(ROOT, "suites/ple.cfg"),
+                                          "--baselines", os.path.join(self.d, "store"),
+                                          "--tap", f"{work}/gate.tap", "--junit", f"{work}/gate-junit.xml",
+                                          *(["--record"] if status == 0 else ["--threshold", "2"])]])
+                if want == 3 and status == 0:
+                    self.assertIn("the gate by plerig skipped 2 scenario(s) (its summary "
+                                  "says why): not judged", p.stderr)
+                # for side-by-side: the gate's status, and this machine's baseline from
+                # the store (not the other vendor's)
+                with open(os.path.join(work, "gate.json")) as f:
+                    self.assertEqual(json.load(f), {
+                        "exit_status": want if summary.startswith("7") else status,
+                        "summary": [summary or "gate summary"]})
+                with open(os.path.join(work, "gate", "l1", "baseline.json")) as f:
+                    self.assertEqual(f.read(), "intel's")
+
+    def test_the_plan_is_plerig_commands_judged_by_assert_results(self):
+        p, calls = self.run_steps(FAKE_SUMMARY="10 scenario(s) run, 0 skipped, in 34.8 s: 33 passed")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertEqual(p.stderr.splitlines()[-1], "ple-test: exit status 0: good: every assertion held")
+        common = ["--connect", "emulated", "--kernel", self.kernel, "--cache-dir",
+                  os.path.join(self.d, "cache"), "--modules", self.mods]
+        work = os.path.join(self.d, "work", "results")
+        steps = {tuple(c[:1] + (["trace"] if "--suite" in c and c[c.index("--suite") + 1].endswith(
+            "ple-trace.cfg") else [])): c for c in calls}
+        self.assertEqual(sorted(steps), [("check",), ("check", "trace"), ("doctor",), ("tune",)])
+        self.assertEqual(steps[("check", "trace")], ["check", *common, "--suite",
+                                                     os.path.join(ROOT, "suites/ple-trace.cfg"),
+                                                     "--tap", f"{work}/trace.tap",
+                                                     "--junit", f"{work}/trace-junit.xml"])
+        self.assertEqual(steps[("doctor",)], ["doctor", *common, "--json"])
+        tunes = [c for c in calls if c[0] == "tune"]
+        self.assertEqual(len(tunes), 2)
+        self.assertEqual(tunes[1], ["tune", *common, "--max-visits", "6", "--budget", "3600", "--param",
+                                    "ple_window=1024..16384", "--no-ple-off", "--seed", "1", "-q",
+                                    "--json", f"{work}/tune-twice-2.json", "--", "--ring", "kernel",
+                                    "--duration", "0.2", "--warmup", "0.05", "--timeout", "30",
+                                    "--vcpus", "2", "--pcpus", "0", "--lock", "ticket", "--relax", "pause"])
+        # each case of the trace suite an assertion, with its figures; doctor's and tune's too
+        self.assertIn("ok 1 - trace: exit-times: exit-times: held in 2 runs; e.g. 1457 exits timed",
+                      p.stdout)
+        self.assertIn("ok 2 - trace: pvqspin-trace: kick-trace", p.stdout)
+        self.assertRegex(p.stdout, r"ok \d+ - doctor: PAUSE interception")
+        self.assertRegex(p.stdout, r"ok \d+ - kvm:kvm_exit per vCPU equals the exits stat delta")
+        self.assertRegex(p.stdout, r"ok \d+ - tune twice: the same recommendation")
+        with open(os.path.join(work, "meta.json")) as f:
+            meta = json.load(f)
+        self.assertEqual(meta["plan"], ["gate", "trace", "doctor", "tune-twice"])
+        self.assertEqual(sorted(meta["steps"]), ["doctor", "trace", "tune-twice-1", "tune-twice-2"])
+        # AMD's plan has no tune-twice
+        p, calls = self.run_steps(PLE_TEST_ONLY="", VENDOR="amd")
+        self.assertNotIn("tune", [c[0] for c in calls], p.stderr)
+
+    def test_each_steps_status_is_read_as_git_bisect_reads_it(self):
+        """assert-results' status through the harness (its cases: AssertResults)."""
+        bad_tap = ("TAP version 13\n1..1\nnot ok 1 - pvqspin-trace: kick-trace\n  ---\n"
+                   "  message: 'APIC ID 3 kicked 10 times'\n  ...\n")
+        for env, want, needle in (
+                ({"FAKE_TRACE_TAP": bad_tap, "FAKE_TRACE_STATUS": "1"}, 1,
+                 "not ok 1 - trace: pvqspin-trace: kick-trace: APIC ID 3 kicked 10 times"),
+                ({"FAKE_TRACE_STATUS": "125"}, 125, "trace: plerig says the kernel cannot be tested"),
+                ({"FAKE_DOCTOR_STATUS": "77"}, 3, "doctor: plerig exited 77")):
+            with self.subTest(env=env):
+                p, _ = self.run_steps(PLE_TEST_ONLY="trace doctor", **env)
+                self.assertEqual(p.returncode, want, p.stdout + p.stderr)
+                self.assertIn(needle, p.stdout + p.stderr)
+
+    def test_the_harnesss_own_l1_settings_are_gone_and_said(self):
+        for v in ("PLE_TEST_GATE", "PLE_TEST_SEED", "PLE_TEST_CPUS", "PLE_TEST_CONSOLE", "PLE_TEST_UNPACK"):
+            with self.subTest(v=v):
+                p, calls = self.run_steps(**{v: "shell" if v == "PLE_TEST_GATE" else "1"})
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertIn(f"{v}: no longer a setting: make ple-test boots no L1 of its own", p.stderr)
+                self.assertEqual(calls, [])
 
 
 class Inputs(unittest.TestCase):
@@ -494,19 +538,15 @@ class Inputs(unittest.TestCase):
     def test_each_variable_is_checked_before_anything(self):
         for env, why in (({"PLE_MODPARAMS": "ple_window=1 $(reboot)"}, "PLE_MODPARAMS='ple_window=1\\ \\$\\(reboot\\)'"),
                          ({"PLE_MODPARAMS": "ple_window"}, "'ple_window' is not NAME=VALUE"),
-                         ({"PLE_TEST_ONLY": "nosuch"}, "PLE_TEST_ONLY: no step 'nosuch'; the steps: formats doctor exit-times"),
+                         ({"PLE_TEST_ONLY": "nosuch"}, "PLE_TEST_ONLY: no step 'nosuch'; the steps: gate trace doctor tune-twice tune"),
                          ({"PLE_TEST_ONLY": "gate;x=y"}, "PLE_TEST_ONLY='gate\\;x=y': step names separated by"),
                          ({"PLE_TEST_ONLY": "modules"}, "no step 'modules'"),
                          ({"PLE_TEST_ONLY": "gate\nDEFAULT evil"}, "step names separated by"),
                          ({"PLE_MODPARAMS": "ple_window=1\nX=y"}, "NAME=VALUE pairs separated by spaces"),
                          ({"PLE_TEST_ONLY": " , "}, "names no step"),
-                         ({"PLE_TEST_CONSOLE": "ttyS0\nDEFAULT evil"}, "PLE_TEST_CONSOLE=ttyS0"),
                          ({"PLE_TEST_WALL": "1e9"}, "PLE_TEST_WALL=1e9: a number of seconds"),
-                         ({"PLE_TEST_CPUS": "0"}, "PLE_TEST_CPUS=0"),
-                         ({"PLE_TEST_SEED": "-1"}, "PLE_TEST_SEED=-1: L1's random seed, 0 to 999999"),
-                         ({"PLE_TEST_SEED": "07"}, "PLE_TEST_SEED=07: L1's random seed"),
                          ({"RECORD": "yes"}, "RECORD=yes"),
-                         ({"PLE_TEST_GATE": "qemu"}, "PLE_TEST_GATE=qemu: plerig (plerig check --connect emulated, the default) or shell (L1's own plan)"),
+                         ({"PLE_TEST_MEDIUM_ONLY": "yes"}, "PLE_TEST_MEDIUM_ONLY=yes: 0 or 1"),
                          ({"VENDOR": "arm"}, "VENDOR=arm: no vendor 'arm'; the emulated vendors are intel amd (images/l1/vendors.cfg)"),
                          ({"VENDOR": "intel,arm"}, "VENDOR=intel,arm: no vendor 'arm'; the emulated vendors are"),
                          ({"VENDOR": "intel amd intel"}, "VENDOR=intel amd intel: intel named twice"),
@@ -570,23 +610,8 @@ class Inputs(unittest.TestCase):
             self.assertEqual(p.returncode, 2, bad)
             self.assertIn(f"'{bad}' is not NAME=VALUE", p.stdout)
 
-    def test_l1_reports_every_parameter_of_kvm_intel(self):
-        """l1-init's params: every parameter for l1.txt (what judge_modules holds
-        PLE_MODPARAMS to), the ple_ ones for the gate's before and after."""
-        sysfs = os.path.join(self.d, "parameters")
-        os.makedirs(sysfs)
-        for name, value in (("ple_gap", "128"), ("enable_apicv", "N")):
-            with open(os.path.join(sysfs, name), "w") as f:
-                f.write(value + "\n")
-        with open(os.path.join(ROOT, "tests/ple/l1-init")) as f:
-            params = [line for line in f if line.startswith("params()")]
-        self.assertEqual(len(params), 1)
-        p = subprocess.run(["sh", "-c", f"PARAMS={sysfs}\n{params[0]}params; echo --; params ple_"],
-                           capture_output=True, text=True, timeout=30)
-        self.assertEqual(p.stdout, "enable_apicv=N\nple_gap=128\n--\nple_gap=128\n", p.stderr)
-
     def l1_function(self, name):
-        """A function of images/l1/vendor-fit, which both L1 inits source."""
+        """A function of images/l1/vendor-fit, which L1's init sources."""
         with open(os.path.join(ROOT, "images/l1/vendor-fit")) as f:
             text = f.read()
         m = re.search(rf"^{name}\(\) {{\n.*?^}}\n", text, re.M | re.S)
@@ -594,7 +619,7 @@ class Inputs(unittest.TestCase):
         return m.group(0)
 
     def test_l1_stops_on_a_cpu_without_the_pause_filter(self):
-        """l1-init's missing_flags and zeroed_params: the vendor's /proc/cpuinfo flags this
+        """vendor-fit's missing_flags and zeroed_params: the vendor's /proc/cpuinfo flags this
         CPU lacks, and the parameters the module zeroed though asked otherwise (kvm_amd
         without pfthreshold: pause_filter_thresh=0); one asked 0 is the gate's to judge."""
         cpuinfo, sysfs = os.path.join(self.d, "cpuinfo"), os.path.join(self.d, "parameters")
@@ -618,12 +643,11 @@ class Inputs(unittest.TestCase):
         self.assertEqual(p.stdout, "[pfthreshold ] [kvm_amd.pause_filter_thresh=0 (asked 128) ]\n[]\n"
                                    "[] [kvm_amd.pause_filter_thresh=0 (asked its default) ]\n", p.stderr)
 
-    def test_both_l1_inits_stop_for_the_same_reasons(self):
-        """images/l1/vendor-fit's vendor_unfit, sourced by plerig's L1 (images/l1/init)
-        and make ple-test's (tests/ple/l1-init): one line saying why nothing may run, or
-        none; each init says how a bzImage gets its modules."""
-        for init, how in (("images/l1/init", "--kernel bzImage needs --modules DIR"),
-                          ("tests/ple/l1-init", "KERNEL=bzImage needs MODULES=DIR")):
+    def test_l1_stops_for_the_reasons_vendor_fit_gives(self):
+        """images/l1/vendor-fit's vendor_unfit, sourced by L1's init (images/l1/init):
+        one line saying why nothing may run, or none; the init says how a bzImage gets
+        its modules."""
+        for init, how in (("images/l1/init", "--kernel bzImage needs --modules DIR"),):
             with open(os.path.join(ROOT, init)) as f:
                 text = f.read()
             self.assertIn(". /vendor-fit\n", text, init)
@@ -742,65 +766,6 @@ class Inputs(unittest.TestCase):
         with open(log) as f:
             self.assertEqual(f.read(), "the first run's console\n")
 
-    def test_l1s_plerig_dates_by_this_hosts_clock(self):
-        """plan.env, which L1's /init sources before any plerig runs, exports
-        PLERIG_HOST_EPOCH, this host's clock as L1's boot is prepared: L1's plerig dates
-        a tune and a baseline by it (test_tune_cli and test_check hold plerig to it), not
-        by L1's own clock, which starts at 2000-01-01."""
-        with open(os.path.join(ROOT, "scripts/ple-test")) as f:
-            heredoc = re.search(r'^\tcat > "\$R/plan\.env" <<-PLAN\n.*?^\tPLAN\n', f.read(),
-                                re.M | re.S).group(0)
-        plan = os.path.join(self.d, "plan.env")
-        script = ("set -euo pipefail\nR=" + self.d + "\nV_PARAMS= GATE_ARGS=\n"
-                  "modparams_of() { :; }\nvendor_env() { :; }\n" + heredoc)
-        t0 = int(time.time())
-        p = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60)
-        t1 = int(time.time())
-        self.assertEqual(p.returncode, 0, p.stderr)
-        # as l1-init reads it (busybox sh there, a POSIX sh here), seen by what it starts
-        p = subprocess.run(["sh", "-c", '. "$1" && sh -c \'echo "$PLERIG_HOST_EPOCH"\'', "sh",
-                            plan], capture_output=True, text=True, timeout=60)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertTrue(t0 <= int(p.stdout) <= t1, (t0, p.stdout, t1))
-
-    def test_a_baseline_from_l1_stays_in_the_store_and_is_dated_here(self):
-        """store_baseline (RECORD=1) stores L1's baseline.json through plerig check
-        --import-baseline: a key of L1's making that leads out of the store is refused."""
-        if not PLERIG:
-            self.skipTest("no plerig given")
-        with open(os.path.join(ROOT, "scripts/ple-test")) as f:
-            m = re.search(r"^store_baseline\(\) \{\n.*?^\}\n", f.read(), re.M | re.S)
-        out, store = os.path.join(self.d, "results"), os.path.join(self.d, "a", "b", "store")
-        sent = os.path.join(out, "b", "l1", "baseline.json")
-        os.makedirs(os.path.dirname(sent))
-        doc = {"schema": "plerig-baseline", "schema_version": 1, "key": "../../../escaped",
-               "plerig_version": "0.1", "recorded_at": "2000-01-01T00:02:46Z", "suite": "/opt/plerig/ple.cfg",
-               "host": {"kernel": "6.1", "kvm_module": "kvm_intel", "cpu_model": "Intel Core i7-4770",
-                        "cpus": 2, "cpus_online": 2, "smt": False, "ple_params": ""},
-               "entries": [{"scenario": "solo", "variant": "v", "metric": "acq_per_cpu_s", "values": [1.0]}]}
-
-        def store_baseline():
-            with open(sent, "w") as f:
-                json.dump(doc, f)
-            build = os.path.join(self.d, "plerig-build")
-            os.makedirs(build, exist_ok=True)
-            if not os.path.exists(os.path.join(build, "plerig")):
-                os.symlink(PLERIG, os.path.join(build, "plerig"))
-            script = (f"set -euo pipefail\nRECORD=1 OUT={out} BUILD={build} BASELINES={store}\n"
-                      "log() { echo \"$*\" >&2; }\n" + m.group(0) + "store_baseline")
-            return subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60)
-        p = store_baseline()
-        self.assertEqual(p.returncode, 1, p.stderr)
-        self.assertIn("'../../../escaped' is not a machine's key", p.stderr)
-        self.assertEqual(os.listdir(store), [])
-        self.assertFalse(os.path.exists(os.path.join(self.d, "escaped.json")))
-        doc["key"] = "intel-core-i7-4770-2cpu-smt0-kvm_intel"
-        p = store_baseline()
-        self.assertEqual(p.returncode, 0, p.stderr)
-        with open(os.path.join(store, doc["key"] + ".json")) as f:
-            self.assertNotIn("2000-01-01", json.load(f)["recorded_at"])
-
-
 class Vendors(unittest.TestCase):
     """images/l1/vendors.cfg through images/l1/read-vendor: each emulated vendor says
     everything scripts/ple-test and L1 need; Intel's is what the gate always ran."""
@@ -852,282 +817,6 @@ class Vendors(unittest.TestCase):
                          'CPU_FLAGS="svm npt pausefilter pfthreshold" NONZERO="pause_filter_count pause_filter_thresh"\n')
 
 
-class StopBochs(unittest.TestCase):
-    """scripts/ple-test runs under set -e: stopping an L1 whose Bochs has
-    powered off (its console drain gone) or is killed now must not end
-    the script before the results are judged (a CI run exited 1 there)."""
-
-    def test_stopping_an_instance_that_already_ended_or_is_killed_goes_on(self):
-        with tempfile.TemporaryDirectory() as work:
-            script = (f"set -euo pipefail\nWORK={work}\nsource {ROOT}/tests/ple/follow-l1\n"
-                      "true & DRAIN_a=$!; wait $DRAIN_a\n"  # a drain that has already ended
-                      "sleep 60 >/dev/null 2>&1 & BOCHS_a=$!\n"  # a Bochs still running: killed, wait says 143
-                      "stop_bochs a\n"
-                      "kill -0 $! 2>/dev/null && echo 'still running' || echo stopped\n"
-                      "stop_bochs a\necho went on\n")
-            p = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=30)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertEqual(p.stdout, "stopped\nwent on\n")
-
-
-# A fake Bochs, started as `bochs-bin -q -f WORK/I/bochsrc` (where
-# follow-l1 looks for Bochs' CPU time): L1 I's screen and serial console
-# from WORK/I/fake-screen and fake-serial, then it exits, sleeps or burns CPU.
-FAKE_BOCHS = """#!/bin/bash
-d=${3%/bochsrc} i=${3%/bochsrc} i=${i##*/}
-cat "$d/fake-screen" > "$d/screen.txt"
-cat "$d/fake-serial" >> "${d%/*}/results/$i/serial.log"
-case $(cat "$d/fake-then") in
-exit) exit 0 ;;
-sleep) sleep 300 ;;
-burn) while [ $SECONDS -lt 300 ]; do :; done ;;
-esac
-"""
-
-# One run of tests/ple/follow-l1 as scripts/ple-test runs it, on fake instances
-FOLLOW = """set -euo pipefail
-WORK=$1/work OUT=$1/work/results INSTANCES=$2 WALL=$3 STALL=$4 IDLE=$5
-T0=$(date +%s) TB=$(date +%s)
-log() { echo "ple-test [$(($(date +%s) - T0))s] $*" >&2; }
-source "$6/tests/ple/follow-l1"
-trap stop_all EXIT
-trap 'exit 143' TERM
-for i in $INSTANCES; do
-	mkdir -p "$OUT/$i"
-	: > "$WORK/$i/bochsrc"
-	: > "$OUT/$i/serial.log"
-	"$1/bochs-bin" -q -f "$WORK/$i/bochsrc" > /dev/null 2>&1 &
-	eval "BOCHS_$i=$! DRAIN_$i="
-done
-follow
-rc=0
-report_failures || rc=$?
-for i in $INSTANCES; do
-	pgrep -f "bochs-bin .*$WORK/$i/bochsrc" > /dev/null && echo "$i still running"
-done
-echo "report_failures: $rc"
-"""
-
-
-def crlf(lines):
-    """What L1 writes to its serial console: the tty's CR LF line ends."""
-    return "".join(line + "\r\n" for line in lines)
-
-
-def vga(lines):
-    """L1's VGA screen as Bochs' term display draws it (ncurses, recorded
-    through script(1) from Bochs 2.7): set-up, then each line placed on its
-    row (CSI row d) with its colours, ended by a carriage return."""
-    out = "\x1b[?1049h\x1b[22;0;0t\x1b[1;24r\x1b(B\x1b[m\x1b[4l\x1b[?7h\x1b[39;49m\x1b[?12l\x1b[?25h" \
-          "\x1b[?1h\x1b=\x1b[39;49m\x1b[37m\x1b[40m\x1b[H\x1b[2J"
-    for row, line in enumerate(lines, 1):
-        out += f"\x1b[{row}d\x1b(B\x1b[0;1m\x1b[36m\x1b[40m{line}\r"
-    return out
-
-
-BASE64 = "H4sIAAAAAAAAA8tOzcnJVyjPL8pJUQQAlQYXCwwAAAA" + "A" * 33  # a frame's line, 76 characters
-BIOS = ["Bochs 2.7 BIOS - build: 08/01/21", "Press F12 for boot menu.", "Booting from CD-Rom...",
-        "73MB medium detected", "ISOLINUX 6.04 20200816 ETCD Copyright (C) 1994-2015 H. Peter Anvin et al",
-        "Loading /vmlinuz... ok"]
-NO_SERIAL = ("(nothing on L1's serial console (ttyS0): a kernel without CONFIG_SERIAL_8250_CONSOLE "
-             "or one that never booted; its VGA screen, last lines:)")
-
-
-class FollowL1(unittest.TestCase):
-    """tests/ple/follow-l1, scripts/ple-test's console watch, on fake Bochs
-    instances: each way an L1 is stopped, with its reason, the last step
-    begun and the last console lines (serial, else the VGA screen)."""
-
-    def follow(self, instances, wall=240, stall=1, idle=300):
-        """Start a follow run on instances {name: (serial lines, VGA lines, then)}.
-        A fake that burns CPU is stopped after 2-3 s of it (~40 s of wall clock
-        at load 26 on 2 CPUs); one that is never stopped ends at the wall limit."""
-        d = tempfile.TemporaryDirectory()
-        self.addCleanup(d.cleanup)
-        with open(os.path.join(d.name, "bochs-bin"), "w") as f:
-            f.write(FAKE_BOCHS)
-        os.chmod(os.path.join(d.name, "bochs-bin"), 0o755)
-        for name, (serial, screen, then) in instances.items():
-            inst = os.path.join(d.name, "work", name)
-            os.makedirs(inst)
-            for f, text in (("fake-serial", crlf(serial)), ("fake-screen", vga(screen)), ("fake-then", then)):
-                with open(os.path.join(inst, f), "w") as out:
-                    out.write(text)
-        with open(os.path.join(d.name, "follow"), "w") as f:
-            f.write(FOLLOW)
-        # from a file: in the text of `bash -c`, pgrep -f would find "bochs-bin ... bochsrc"
-        proc = subprocess.Popen(["bash", os.path.join(d.name, "follow"), d.name, " ".join(instances),
-                                 str(wall), str(stall), str(idle), ROOT],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # bytes: a CR stays
-        self.addCleanup(self.stop, proc)  # after a failed assertion: its trap stops the fakes
-        return proc
-
-    @staticmethod
-    def stop(proc):
-        if proc.poll() is None:
-            proc.terminate()
-        proc.communicate(timeout=60)
-
-    def finish(self, proc):
-        out, err = (b.decode(errors="replace") for b in proc.communicate(timeout=280))
-        self.assertEqual(proc.returncode, 0, err)
-        self.assertNotIn("still running", out, err)
-        return out, err
-
-    def failure(self, err, name):
-        """report_failures' lines for instance name: (reason, last step, console lines)."""
-        m = re.search(rf"^ple-test: L1 {name} FAILED: (.*) \(last step begun: (.*)\); last console lines:\n"
-                      rf"((?:  \| .*\n)*)  \(all of it: ", err, re.M)
-        self.assertIsNotNone(m, f"no failure reported for {name}:\n{err}")
-        return m.group(1), m.group(2), [line[4:] for line in m.group(3).split("\n")[:-1]]
-
-    def test_each_way_an_l1_is_stopped_says_why_with_its_last_lines(self):
-        boot = ["Linux version 6.1.0-test (nobody) #1 SMP", "Run /init as init process"]
-        # as l1-init says it: no PLE_MODPARAMS (two spaces), modprobe's lines joined (one at the end)
-        fatal = ("no kvm_intel in L1's kernel 6.1.0-test: modprobe kvm_intel ple_gap=128 ple_window=4096  says: "
-                 "modprobe: FATAL: Module kvm_intel not found in directory /lib/modules/6.1.0-test ")
-        instances = {
-            "panic": (boot + ["@@ple step modules begin uptime=3.0",
-                              "Kernel panic - not syncing: Attempted to kill init! exitcode=0x00000100",
-                              "---[ end Kernel panic - not syncing: Attempted to kill init! ]---"], [], "sleep"),
-            "isolinux": ([], BIOS + ["Booting kernel failed: Invalid argument", "boot:"], "sleep"),
-            # console=tty0: L1 boots and reaches /init, but says so on its VGA screen only
-            "noserial": ([], BIOS + ["[    0.000000] Linux version 6.1.0-test (nobody) #1 SMP",
-                                     "@@ple step modules begin uptime=4.2", BASE64], "burn"),
-            "stall": (boot + ["@@ple step modules begin uptime=3.0", "@@ple step modules end rc=0 uptime=4.0"]
-                      + frame("l1.txt", L1_TXT) + ["@@ple step gate begin uptime=5.0", "gate: round 1"],
-                      BIOS, "burn"),
-            "exited": (boot + ["@@ple step doctor begin uptime=3.0", "reboot: Power down"], [], "exit"),
-            "fatal": (boot + ["@@ple step modules begin uptime=3.0", "modprobe: FATAL: Module kvm_intel not found",
-                              "@@ple fatal " + fatal] + frame("manifest.txt", "modules rc=1\n")
-                      + ["@@ple done uptime=4.0"], [], "sleep"),
-            "finished": (boot + ["@@ple step gate begin uptime=3.0", "@@ple step gate end rc=0 uptime=9.0"]
-                         + frame("manifest.txt", "gate rc=0\n") + ["@@ple done uptime=9.1"], [], "sleep"),
-        }
-        proc = self.follow(instances)
-        idle = self.follow({"idle": (boot, [], "sleep")}, idle=1)
-        wall = self.follow({"wall": (boot, [], "sleep")}, wall=1)
-        out, err = self.finish(proc)
-        self.assertIn("report_failures: 3", out)  # a stall, Bochs gone: the harness's
-
-        why, step, lines = self.failure(err, "panic")
-        self.assertEqual(why, "L1's kernel panicked: Kernel panic - not syncing: Attempted to kill init! "
-                              "exitcode=0x00000100")
-        self.assertEqual(step, "modules")
-        self.assertEqual(lines, instances["panic"][0])
-
-        why, step, lines = self.failure(err, "isolinux")
-        self.assertEqual(why, "isolinux could not load the kernel under test: Booting kernel failed: "
-                              "Invalid argument")
-        self.assertEqual(step, "none, L1 did not reach /init")
-        self.assertEqual(lines, [NO_SERIAL] + BIOS + ["Booting kernel failed: Invalid argument", "boot:"])
-
-        why, step, lines = self.failure(err, "noserial")
-        m = re.fullmatch(r"nothing on L1's serial console after (\d+)s of Bochs CPU \(a boot to /init takes "
-                         r"~40 s\): a kernel without a serial console \(CONFIG_SERIAL_8250_CONSOLE=y, "
-                         r"console=ttyS0\), or one that does not boot", why)
-        self.assertIsNotNone(m, why)
-        self.assertGreater(int(m.group(1)), 1, "stopped before PLE_TEST_STALL s of Bochs CPU")
-        self.assertEqual(step, "modules")
-        self.assertEqual(lines, [NO_SERIAL] + BIOS + ["[    0.000000] Linux version 6.1.0-test (nobody) #1 SMP",
-                                                          "@@ple step modules begin uptime=4.2"])
-
-        why, step, lines = self.failure(err, "stall")
-        self.assertEqual(why, "no console line for 1s of Bochs CPU (L1 prints one every 10 emulated s, "
-                              "~17 s of Bochs CPU)")
-        self.assertEqual(step, "gate")
-        self.assertEqual(lines, boot + ["@@ple step modules begin uptime=3.0",
-                                        "@@ple step modules end rc=0 uptime=4.0",
-                                        "@@ple step gate begin uptime=5.0", "gate: round 1"])  # no frame
-
-        why, step, lines = self.failure(err, "exited")
-        self.assertEqual(why, "Bochs exited before L1 was done")
-        self.assertEqual(step, "doctor")
-        self.assertEqual(lines, instances["exited"][0])
-
-        why, step, lines = self.failure(err, "fatal")
-        self.assertEqual(why, fatal)
-        self.assertIn("(stopped: " + fatal + ")\n", err)
-        self.assertEqual(step, "modules")
-        self.assertEqual(lines, boot + ["@@ple step modules begin uptime=3.0",
-                                        "modprobe: FATAL: Module kvm_intel not found", "@@ple fatal " + fatal,
-                                        "@@ple done uptime=4.0"])
-
-        # an L1 that was done is stopped without a reason, and not reported
-        self.assertNotIn("L1 finished FAILED", err)
-        self.assertRegex(err, r"L1 finished: Bochs ran \d+s, \d+s of CPU\n")
-        self.assertRegex(err, r"L1 panic: Bochs ran \d+s, \d+s of CPU \(stopped: L1's kernel panicked: ")
-
-        out, err = self.finish(idle)
-        self.assertIn("report_failures: 3", out)
-        self.assertEqual(self.failure(err, "idle"), ("Bochs took no CPU for 1s of wall clock",
-                                                     "none, L1 did not reach /init", boot))
-        out, err = self.finish(wall)
-        self.assertIn("report_failures: 3", out)
-        self.assertEqual(self.failure(err, "wall")[0], "wall-clock limit of 1s reached")
-
-    def test_a_kernel_that_cannot_be_tested_is_125_and_the_harness_its_own(self):
-        """git bisect run's statuses: L1s that failed only for the kernel (it panics, has
-        no KVM module, isolinux cannot load it) are 125, "skip this one"; an L1 whose CPU
-        lacks the vendor's PLE is Bochs', the harness's (3), whatever the other L1 did."""
-        boot = ["Linux version 6.1.0-test (nobody) #1 SMP", "Run /init as init process"]
-        nokvm = ["@@ple step modules begin uptime=3.0",
-                 "@@ple fatal no kvm_amd in L1's kernel 6.1.0-test: modprobe kvm_amd says: not found",
-                 "@@ple done uptime=4.0"]
-        nopf = ["@@ple step modules begin uptime=3.0",
-                "@@ple fatal L1's CPU lacks pfthreshold  in /proc/cpuinfo (wanted: svm npt pausefilter "
-                "pfthreshold): kvm_amd would intercept no PAUSE here; ", "@@ple done uptime=4.0"]
-        kernel = self.follow({
-            "panic": (boot + ["Kernel panic - not syncing: VFS: Unable to mount root fs"], [], "sleep"),
-            "isolinux": ([], BIOS + ["Booting kernel failed: Invalid argument", "boot:"], "sleep"),
-            "nokvm": (boot + nokvm, [], "sleep")})
-        harness = self.follow({"nokvm": (boot + nokvm, [], "sleep"), "nopf": (boot + nopf, [], "sleep")})
-        out, err = self.finish(kernel)
-        self.assertIn("report_failures: 125", out)
-        self.assertEqual(len(re.findall(r"^ple-test: L1 \w+ FAILED", err, re.M)), 3, err)
-        out, err = self.finish(harness)
-        self.assertIn("report_failures: 3", out)
-        self.assertIn("ple-test: L1 nopf FAILED: L1's CPU lacks pfthreshold", err)
-
-    def test_l1s_that_were_all_done_pass(self):
-        proc = self.follow({"a": (["@@ple step gate begin uptime=3.0", "@@ple done uptime=9.1"], [], "sleep"),
-                            "b": (["@@ple done uptime=9.1"], [], "exit")})
-        out, err = self.finish(proc)
-        self.assertIn("report_failures: 0", out)
-        self.assertNotIn("FAILED", err)
-
-
-def frame(name, text):
-    gz = gzip.compress(text.encode(), mtime=0)
-    lines = [f"@@ple file {name} {len(gz)} {hashlib.sha256(gz).hexdigest()}"]
-    b64 = base64.b64encode(gz).decode()
-    lines += [b64[i:i + 76] for i in range(0, len(b64), 76)]
-    return lines + [f"@@ple file-end {name}"]
-
-
-def console(steps, manifest=True):
-    """L1's console: each step (name, rc, {file: text}) as l1-init sends it, then the manifest."""
-    lines, entries = ["[    0.1] booting"], []
-    for name, rc, files in steps:
-        lines += [f"@@ple step {name} begin uptime=1.0", f"@@ple step {name} end rc={rc} uptime=2.0"]
-        for f, text in files.items():
-            lines += frame(f, text)
-        entries.append(f"{name} rc={rc} " + " ".join(files))
-    if manifest:
-        lines += frame("manifest.txt", "\n".join(entries) + "\n") + ["@@ple done uptime=3.0"]
-    return "\n".join(lines) + "\n"
-
-
-def ple_script(name, *args):
-    """tests/ple/NAME (a Python script) with @args, its output captured."""
-    return subprocess.run([sys.executable, os.path.join(ROOT, "tests/ple", name), *args],
-                          capture_output=True, text=True, timeout=30)
-
-
-L1_TXT = ("kernel=6.1.0-test\nkernel_version=Linux version 6.1.0-test\nparam_ple_gap=128\n"
-          "param_ple_window=4096\nparam_ple_window_grow=2\n")
-
-
 class SideBySide(unittest.TestCase):
     """tests/ple/side-by-side: each vendor's gate figures (the baseline its L1 sent back)
     in one table, per scenario of either suite, and whether the kernel was the same."""
@@ -1150,7 +839,8 @@ class SideBySide(unittest.TestCase):
         return out
 
     def table(self, *dirs):
-        return ple_script("side-by-side", *dirs)
+        return subprocess.run([sys.executable, os.path.join(ROOT, "tests/ple/side-by-side"), *dirs],
+                              capture_output=True, text=True, timeout=30)
 
     def test_both_vendors_per_scenario_with_the_kernel_named(self):
         with tempfile.TemporaryDirectory() as d:
@@ -1206,7 +896,8 @@ class RoundsTable(unittest.TestCase):
         return out
 
     def table(self, *args):
-        return ple_script("rounds-table", *args)
+        return subprocess.run([sys.executable, os.path.join(ROOT, "tests/ple/rounds-table"), *args],
+                              capture_output=True, text=True, timeout=30)
 
     def test_rounds_of_another_regime_and_the_widest_ci(self):
         with tempfile.TemporaryDirectory() as d:
@@ -1349,33 +1040,44 @@ class FixedTime(unittest.TestCase):
 
 
 class AssertResults(unittest.TestCase):
-    def judge(self, consoles, modparams="", vendor=None):
+    """tests/ple/assert-results on the files scripts/ple-test's steps leave: each step's
+    status (STEP.status), the trace suite's TAP, doctor's JSON, the two tunes' JSON."""
+
+    def judge(self, plan, files, statuses=None):
         with tempfile.TemporaryDirectory() as d:
-            plans = {}
-            for inst, (plan, text) in consoles.items():
-                os.makedirs(os.path.join(d, inst))
-                with open(os.path.join(d, inst, "serial.log"), "w") as f:
+            for name, text in files.items():
+                with open(os.path.join(d, name), "w") as f:
                     f.write(text)
-                plans[inst] = plan
+            for step in [s for p in plan for s in (["tune-twice-1", "tune-twice-2"]
+                                                    if p == "tune-twice" else [p])]:
+                with open(os.path.join(d, step + ".status"), "w") as f:
+                    f.write(f"{(statuses or {}).get(step, 0)} 10\n")
             with open(os.path.join(d, "meta.json"), "w") as f:
-                json.dump({"plans": plans, "ple_modparams": modparams,
+                json.dump({"plan": plan, "ple_modparams": "",
                            "kernel": {"release": "6.1.0-test", "image_sha256": "ab" * 32},
-                           **({"vendor": vendor} if vendor else {})}, f)
+                           "vendor": {"module": "kvm_intel"}}, f)
             p = subprocess.run([os.path.join(ROOT, "tests/ple/assert-results"), d],
                                capture_output=True, text=True)
             with open(os.path.join(d, "junit.xml")) as f:
                 junit = f.read()
             return p, junit
 
-    def gate(self, rc, summary):
-        return ("gate", rc, {"gate.txt": summary, "gate.tap": "TAP version 13\n1..0\n"})
+    TRACE = {"trace.txt": "3 scenario(s) run, 0 skipped, in 6.3 s: 8 passed\n",
+             "trace.tap": "TAP version 13\n1..2\nok 1 - pv-yield-trace: yield-trace\n  ---\n"
+                          "  message: 'held in 1 runs; 613 KVM_HC_SCHED_YIELD traced, the pass''s figures'\n"
+                          "  severity: pass\n  ...\nok 2 - pvqspin-trace: kick-trace\n"}
+    DOCTOR = {"findings": [{"finding": "pause_intercept", "status": "ok", "detail": "intercepts"},
+                           {"finding": "kvm_exit_fires", "status": "ok",
+                            "detail": "counted 12 kvm_exit for 12 exits"}],
+              "kvm_module": {"users": "", "ple_params": []}}
 
-    def test_a_passing_gate_and_its_plan_pass(self):
-        p, junit = self.judge({"b": ("gate", console([("modules", 0, {"l1.txt": L1_TXT}),
-                                                      self.gate(0, "5 passed\n")]))})
+    def test_a_passing_plan_passes(self):
+        p, junit = self.judge(["gate", "trace", "doctor"], {**self.TRACE, "doctor.json": json.dumps(self.DOCTOR)})
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
-        self.assertIn("ok 3 - kvm_intel loads with the parameters asked", p.stdout)
-        self.assertRegex(p.stdout, r"ok \d+ - gate: plerig check of suites/ple.cfg \(against")
+        self.assertIn("ok 1 - trace: pv-yield-trace: yield-trace: held in 1 runs; 613 "
+                      "KVM_HC_SCHED_YIELD traced, the pass's figures", p.stdout)
+        self.assertIn("ok 3 - step doctor exits 0", p.stdout)
+        self.assertIn("ok 5 - kvm:kvm_exit per vCPU equals the exits stat delta", p.stdout)
         self.assertIn('failures="0"', junit)
         # each TAP line is one of make ple-test's assertions: "check" is plerig check's word
         n = len(re.findall(r"^ok \d+ - ", p.stdout, re.M))
@@ -1383,19 +1085,57 @@ class AssertResults(unittest.TestCase):
         self.assertNotIn("checks", p.stderr)
         self.assertIn('<property name="kernel_image_sha256" value="' + "ab" * 32 + '"/>', junit)
 
-    def test_a_regression_in_the_gate_fails_and_is_shown(self):
-        text = "pause: acq_per_s vs baseline: kvm ticket pause: FAIL regression: -60.2 %\n"
-        p, _ = self.judge({"b": ("gate", console([("modules", 0, {"l1.txt": L1_TXT}), self.gate(1, text)]))})
-        self.assertEqual(p.returncode, 1)
-        self.assertIn("# gate | pause: acq_per_s vs baseline", p.stdout)
-        self.assertRegex(p.stdout, r"not ok \d+ - gate: .*exit status 1; .*regression: -60.2 %")
-        self.assertRegex(p.stderr, r"# ple-test: (\d+) of \d+ assertions passed; failed: gate: ")
+    def test_doctors_findings_are_held(self):
+        for finding, detail, failed in (("pause_intercept", None, "doctor: PAUSE interception"),
+                                        ("kvm_exit_fires", "counted 11 kvm_exit for 12 exits",
+                                         "kvm:kvm_exit per vCPU equals")):
+            with self.subTest(finding=finding):
+                doc = json.loads(json.dumps(self.DOCTOR))
+                for f in doc["findings"]:
+                    if f["finding"] == finding:
+                        f["status"] = "no" if detail is None else f["status"]
+                        f["detail"] = detail or f["detail"]
+                p, _ = self.judge(["doctor"], {"doctor.json": json.dumps(doc)})
+                self.assertEqual(p.returncode, 1, p.stdout)
+                self.assertRegex(p.stdout, rf"not ok \d+ - {re.escape(failed)}")
+        doc = json.loads(json.dumps(self.DOCTOR))
+        doc["kvm_module"]["users"] = "123 plerig (1 fd)"
+        p, _ = self.judge(["doctor"], {"doctor.json": json.dumps(doc)})
+        self.assertEqual(p.returncode, 1, p.stdout)
+        self.assertRegex(p.stdout, r"not ok \d+ - doctor does not name itself as the holder")
 
-    def test_a_step_of_the_plan_that_never_ended_fails(self):
-        p, _ = self.judge({"a": ("doctor", console([("modules", 0, {"l1.txt": L1_TXT})], manifest=False))})
-        self.assertEqual(p.returncode, 1)
-        self.assertIn("no manifest (L1 did not finish)", p.stdout)
-        self.assertIn("not ok 4 - step doctor exits 0: rc=never ended", p.stdout)
+    def test_a_trace_case_skipped_or_failed_fails(self):
+        skip = {**self.TRACE, "trace.tap": "TAP version 13\n1..1\nok 1 - pvqspin-trace: kick-trace"
+                                           " # SKIP no kprobe events here\n"}
+        p, _ = self.judge(["trace"], skip)
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        # a case skipped did not judge what it stands for: a failed assertion
+        self.assertIn("not ok 1 - trace: pvqspin-trace: kick-trace: not judged: no kprobe events here",
+                      p.stdout)
+        fail = {**self.TRACE, "trace.tap": "TAP version 13\n1..1\nnot ok 1 - pv-yield-trace: yield-trace"
+                                           "\n  ---\n  message: 'failed 1 time(s)'\n  ...\n"}
+        p, _ = self.judge(["trace"], fail, statuses={"trace": 1})
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        self.assertIn("not ok 1 - trace: pv-yield-trace: yield-trace: failed 1 time(s)", p.stdout)
+        # a scenario skipped as a whole judged nothing: the harness's 3
+        p, _ = self.judge(["trace"], {**self.TRACE, "trace.txt": "2 scenario(s) run, 1 skipped, in 3 s\n"})
+        self.assertEqual(p.returncode, 3, p.stdout + p.stderr)
+        self.assertIn("trace: 1 scenario(s) skipped (trace.txt says why): not judged", p.stderr)
+        # doctor's own failure (no usable KVM device in L1) is a failed assertion
+        p, _ = self.judge(["doctor"], {"doctor.json": "{}"}, statuses={"doctor": 1})
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        self.assertIn("not ok 1 - step doctor exits 0: rc=1", p.stdout)
+
+    def test_a_step_that_did_not_run_broke_the_harness(self):
+        p, _ = self.judge(["doctor"], {"doctor.json": "{}"}, statuses={"doctor": 77})
+        self.assertEqual(p.returncode, 3, p.stdout + p.stderr)
+        self.assertIn("doctor: plerig exited 77", p.stderr)
+        # a failed assertion beside a 125 is the kernel's failure first
+        p, _ = self.judge(["trace", "doctor"], {**self.TRACE, "doctor.json": "{}"},
+                          statuses={"trace": 125, "doctor": 1})
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        p, _ = self.judge(["trace"], self.TRACE, statuses={"trace": 125})
+        self.assertEqual(p.returncode, 125, p.stdout + p.stderr)
 
     @staticmethod
     def tune_doc(best, claim, figures):
@@ -1413,21 +1153,20 @@ class AssertResults(unittest.TestCase):
 
     def test_tune_twice_must_recommend_the_same(self):
         figs = [(1024, 7300.0), (4096, 4300.0), (16384, 1600.0)]
-        mods = ("modules", 0, {"l1.txt": L1_TXT})
         # the same answer from slightly other figures: passes, and says the figures differ
-        same = ("tune-twice", 0, {"tune-twice-1.json": self.tune_doc(1024, "gain", figs),
-                                  "tune-twice-2.json": self.tune_doc(1024, "gain", figs[:2] +
-                                                                     [(16384, 1601.0)])})
-        p, _ = self.judge({"a": ("tune-twice", console([mods, same]))})
+        same = {"tune-twice-1.json": self.tune_doc(1024, "gain", figs),
+            "tune-twice-2.json": self.tune_doc(1024, "gain", figs[:2] +
+            [(16384, 1601.0)])}
+        p, _ = self.judge(["tune-twice"], same)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         self.assertRegex(p.stdout, r"ok \d+ - tune twice: the same recommendation .*: first: "
                                    r"ple_window=1024 vs default gain, .*the second the same; "
                                    r"the visits' figures differ; \[31.5, 31.5\] emulated s")
         self.assertIn('"same_visits_and_figures": false', p.stdout)
         # another best the second time: fails, with both answers
-        other = ("tune-twice", 0, {"tune-twice-1.json": self.tune_doc(1024, "gain", figs),
-                                   "tune-twice-2.json": self.tune_doc(4096, "same", figs)})
-        p, _ = self.judge({"a": ("tune-twice", console([mods, other]))})
+        other = {"tune-twice-1.json": self.tune_doc(1024, "gain", figs),
+            "tune-twice-2.json": self.tune_doc(4096, "same", figs)}
+        p, _ = self.judge(["tune-twice"], other)
         self.assertEqual(p.returncode, 1)
         self.assertRegex(p.stdout, r"not ok \d+ - tune twice: .*second: .*'best': 4096")
         # a claim too noisy the second time, because a round of 4096 fell into the second
@@ -1437,186 +1176,27 @@ class AssertResults(unittest.TestCase):
         twice = figs + figs
         odd = figs + [(1024, 7300.0), (4096, 8377.0), (16384, 1600.0)]
         for claim in ("too noisy", "unresolved"):
-            regime = ("tune-twice", 0, {"tune-twice-1.json": self.tune_doc(1024, "gain", twice),
-                                        "tune-twice-2.json": self.tune_doc(1024, claim, odd)})
-            p, _ = self.judge({"a": ("tune-twice", console([mods, regime]))})
+            regime = {"tune-twice-1.json": self.tune_doc(1024, "gain", twice),
+            "tune-twice-2.json": self.tune_doc(1024, claim, odd)}
+            p, _ = self.judge(["tune-twice"], regime)
             self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
             self.assertRegex(p.stdout, r"ok \d+ - tune twice: .*the second the same answer, "
                                        rf"claims differ: vs_current gain against {claim}: tune "
                                        r"2's visits \{4096: \[4300.0, 8377.0\]\} \(a round in "
                                        r"the second regime")
         # too noisy with every value's visits together: fails
-        noisy = ("tune-twice", 0, {"tune-twice-1.json": self.tune_doc(1024, "gain", twice),
-                                   "tune-twice-2.json": self.tune_doc(1024, "too noisy", twice)})
-        p, _ = self.judge({"a": ("tune-twice", console([mods, noisy]))})
+        noisy = {"tune-twice-1.json": self.tune_doc(1024, "gain", twice),
+            "tune-twice-2.json": self.tune_doc(1024, "too noisy", twice)}
+        p, _ = self.judge(["tune-twice"], noisy)
         self.assertEqual(p.returncode, 1)
         self.assertRegex(p.stdout, r"not ok \d+ - tune twice: .*no value of tune 2 has a round in "
                                    r"another regime")
         # opposite decisions are never explained by a regime
-        loss = ("tune-twice", 0, {"tune-twice-1.json": self.tune_doc(1024, "gain", twice),
-                                  "tune-twice-2.json": self.tune_doc(1024, "loss", odd)})
-        p, _ = self.judge({"a": ("tune-twice", console([mods, loss]))})
+        loss = {"tune-twice-1.json": self.tune_doc(1024, "gain", twice),
+            "tune-twice-2.json": self.tune_doc(1024, "loss", odd)}
+        p, _ = self.judge(["tune-twice"], loss)
         self.assertEqual(p.returncode, 1)
         self.assertRegex(p.stdout, r"not ok \d+ - tune twice: .*vs_current: gain against loss")
-
-    SUITE = ("[pause]\noptions = --relax pause\nexpect = progress, ftrace-counts\n"
-             "[window-1024]\nparams = ple_window=1024  # a sweep point\n"
-             "[window-16384]\nparams = ple_window=16384\n")
-    PARAMS = "ple_gap=128\nple_window=4096\nple_window_grow=2\n"
-
-    def swept_gate(self, log, after=PARAMS, kvm="halt_poll_ns loaded=200000 set=200001 after=200001\n"):
-        return ("gate", 0, {"gate.txt": "7 passed\n", "ple.cfg": self.SUITE, "modprobe.log": log,
-                            "params-before.txt": self.PARAMS, "params-after.txt": after,
-                            "kvm-params.txt": kvm})
-
-    def test_the_suites_sweep_points_reload_kvm_intel_and_restore_it(self):
-        log = ("rmmod kvm_intel\nmodprobe kvm_intel ple_gap=128 ple_window=1024\nrmmod kvm_intel\n"
-               "modprobe kvm_intel ple_gap=128 ple_window=4096\nrmmod kvm_intel\n"
-               "modprobe kvm_intel ple_gap=128 ple_window=16384\nrmmod kvm_intel\n"
-               "modprobe kvm_intel ple_gap=128 ple_window=4096\n")
-        mods = ("modules", 0, {"l1.txt": L1_TXT})
-        p, _ = self.judge({"b": ("gate", console([mods, self.swept_gate(log)]))})
-        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
-        self.assertIn("kvm_intel reloaded for each ple_window of the suite's params: suite asks "
-                      "['1024', '16384']", p.stdout)
-        # a point the suite names but L1 never loaded, kvm reloaded, parameters left changed: each fails
-        p, _ = self.judge({"b": ("gate", console([mods, self.swept_gate(
-            log.replace("ple_window=16384", "ple_window=8192"), after=self.PARAMS.replace("4096", "1024"),
-            kvm="halt_poll_ns loaded=200000 set=200001 after=200000\n")]))})
-        self.assertEqual(p.returncode, 1)
-        for what in ("kvm_intel reloaded for each ple_window", "kvm stayed loaded",
-                     "original kvm_intel parameters back"):
-            self.assertRegex(p.stdout, r"not ok \d+ - gate: " + what)
-
-    def test_what_each_reload_of_the_sweep_took_is_said(self):
-        """reload-times.txt (l1-init's wrappers: the tool, L1's uptime before and after, its
-        status): the time the sweep's reloads cost, printed and in figures.json, not judged;
-        l1.txt's modprobe_uptime likewise for the first load (the modules step)."""
-        log = ("rmmod kvm_intel\nmodprobe kvm_intel ple_gap=128 ple_window=1024\nrmmod kvm_intel\n"
-               "modprobe kvm_intel ple_gap=128 ple_window=16384\n")
-        times = "rmmod 33.12 33.30 rc=0\nmodprobe 33.34 35.16 rc=0\nrmmod 37.75 37.93 rc=0\nmodprobe 37.96 39.79 rc=0\n"
-        gate = self.swept_gate(log)
-        gate[2]["reload-times.txt"] = times
-        mods = ("modules", 0, {"l1.txt": L1_TXT + "modprobe_uptime=11.71 21.60\n"})
-        p, _ = self.judge({"b": ("gate", console([mods, gate]))})
-        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
-        # and what the first load of the modules took, in the modules step
-        self.assertIn("# L1 b: kvm_intel and what it depends on loaded in 9.89 emulated s (from uptime 11.71)\n",
-                      p.stdout)
-        self.assertIn('# l1 modprobe_s: {"b": 9.89}', p.stdout)
-        self.assertIn("# gate: 2 rmmod 0.36 emulated s (0.18 the longest), "
-                      "2 modprobe 3.65 emulated s (1.83 the longest)\n", p.stdout)
-        self.assertIn('"reloads_s": {"rmmod": [0.18, 0.18], "modprobe": [1.82, 1.83]}', p.stdout)
-
-    def test_kvms_halt_poll_ns_asked_is_loaded_and_kept_through_the_gate(self):
-        """PLE_MODPARAMS=kvm.halt_poll_ns=0: l1.txt shows kvm's parameters as param_kvm.NAME,
-        and the gate keeps the asked value (not its own) through its reloads of kvm_intel."""
-        log = ("rmmod kvm_intel\nmodprobe kvm_intel ple_gap=128 ple_window=1024\nrmmod kvm_intel\n"
-               "modprobe kvm_intel ple_gap=128 ple_window=16384\n")
-        for l1, kvm, ok in ((L1_TXT + "param_kvm.halt_poll_ns=0\n", "halt_poll_ns loaded=0 set=0 after=0\n", True),
-                            (L1_TXT + "param_kvm.halt_poll_ns=200000\n", "halt_poll_ns loaded=0 set=0 after=0\n", False),
-                            (L1_TXT + "param_kvm.halt_poll_ns=0\n", "halt_poll_ns loaded=0 set=0 after=200000\n", False)):
-            with self.subTest(l1=l1[-30:], kvm=kvm):
-                p, _ = self.judge({"b": ("gate", console([("modules", 0, {"l1.txt": l1}),
-                                                          self.swept_gate(log, kvm=kvm)]))},
-                                  modparams="kvm.halt_poll_ns=0")
-                self.assertEqual(p.returncode, 0 if ok else 1, p.stdout + p.stderr)
-                self.assertIn("'kvm.halt_poll_ns': '0'", p.stdout)
-        # without kvm.halt_poll_ns asked, the gate's own (the loaded value + 1) is what must survive
-        p, _ = self.judge({"b": ("gate", console([("modules", 0, {"l1.txt": L1_TXT}),
-                                                  self.swept_gate(log, kvm="halt_poll_ns loaded=200000 "
-                                                                  "set=200000 after=200000\n")]))})
-        self.assertRegex(p.stdout, r"not ok \d+ - gate: kvm stayed loaded")
-
-    AMD = {"name": "amd", "cpu": "ryzen", "module": "kvm_amd", "prefix": "pause_filter_",
-           "params": "pause_filter_count=3000 pause_filter_thresh=128", "suite": "suites/ple-amd.cfg"}
-
-    def test_amds_gate_is_judged_by_kvm_amds_parameters(self):
-        """meta.json's vendor: kvm_amd's stock parameters, and the pause_filter_count sweep's
-        reloads of kvm_amd (Intel's ple_window is not looked for)."""
-        l1 = ("kernel=6.1.0-test\nkernel_version=Linux version 6.1.0-test\nparam_pause_filter_count=3000\n"
-              "param_pause_filter_thresh=128\nparam_pause_filter_count_grow=2\n")
-        suite = ("[pause]\noptions = --relax pause\n[count-750]\nparams = pause_filter_count=750\n"
-                 "[count-12000]\nparams = pause_filter_count=12000\n")
-        params = "pause_filter_count=3000\npause_filter_count_grow=2\npause_filter_thresh=128\n"
-        log = "".join(f"rmmod kvm_amd\nmodprobe kvm_amd pause_filter_count={n} pause_filter_thresh=128\n"
-                      for n in (750, 3000, 12000, 3000))
-
-        def gate(log):
-            return ("gate", 0, {"gate.txt": "9 passed\n", "ple.cfg": suite, "modprobe.log": log,
-                                "params-before.txt": params, "params-after.txt": params,
-                                "kvm-params.txt": "halt_poll_ns loaded=200000 set=200001 after=200001\n"})
-        p, junit = self.judge({"b": ("gate", console([("modules", 0, {"l1.txt": l1}), gate(log)]))},
-                              vendor=self.AMD)
-        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
-        self.assertIn("ok 3 - kvm_amd loads with the parameters asked: asked {'pause_filter_count': '3000', "
-                      "'pause_filter_thresh': '128'}", p.stdout)
-        self.assertIn("pause_filter_count_grow=2", p.stdout)
-        self.assertIn("kvm_amd reloaded for each pause_filter_count of the suite's params: suite asks "
-                      "['750', '12000']", p.stdout)
-        self.assertIn("kvm_amd stock)", p.stderr)
-        # the gate's check names the suite kvm_amd's gate ran, not Intel's
-        self.assertRegex(p.stdout, r"ok \d+ - gate: plerig check of suites/ple-amd.cfg \(against")
-        p, _ = self.judge({"b": ("gate", console([("modules", 0, {"l1.txt": l1}),
-                                                  gate(log.replace("=12000", "=6000"))]))}, vendor=self.AMD)
-        self.assertEqual(p.returncode, 1)
-        self.assertRegex(p.stdout, r"not ok \d+ - gate: kvm_amd reloaded for each pause_filter_count")
-        # kvm_amd zeroed the threshold (a CPU without pfthreshold): not what was asked
-        p, _ = self.judge({"b": ("gate", console([("modules", 0, {"l1.txt": l1.replace("thresh=128", "thresh=0")}),
-                                                  self.gate(0, "")]))}, vendor=self.AMD)
-        self.assertIn("not ok 3 - kvm_amd loads with the parameters asked", p.stdout)
-
-    def test_a_bool_parameter_asked_as_0_reads_n(self):
-        """PLE_MODPARAMS=enable_apicv=0: L1's l1.txt has every parameter, a bool as sysfs shows it."""
-        l1 = L1_TXT + "param_enable_apicv=N\n"
-        p, _ = self.judge({"b": ("gate", console([("modules", 0, {"l1.txt": l1}), self.gate(0, "")]))},
-                          modparams="enable_apicv=0")
-        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
-        p, _ = self.judge({"b": ("gate", console([("modules", 0, {"l1.txt": l1}), self.gate(0, "")]))},
-                          modparams="enable_apicv=1")
-        self.assertIn("not ok 3 - kvm_intel loads with the parameters asked", p.stdout)
-
-    def test_parameters_other_than_asked_fail(self):
-        p, _ = self.judge({"b": ("gate", console([("modules", 0, {"l1.txt": L1_TXT}), self.gate(0, "")]))},
-                          modparams="ple_window=16384")
-        self.assertEqual(p.returncode, 1)
-        self.assertIn("not ok 3 - kvm_intel loads with the parameters asked", p.stdout)
-
-    def pvqspin_trace(self, kicked_apics):
-        """pvqspin-trace's files for 4 vCPUs: 3 kicks to each APIC ID, KVM's
-        APIC accepting (and kvm_irq_delivery_to_apic returning 1) for @kicked_apics."""
-        vcpus = [{"vcpu": i, "tid": 100 + i} for i in range(4)]
-        run = {"ok": True, "summary": {"halt_path": {"halts": 10, "kicks_sent": 10, "kicks_received": 10}},
-               "vm_results": [{"vcpus": vcpus}]}
-        lines = [f"hypercall {100 + (a + 1) % 4} {a} 3" for a in range(4)]
-        lines += [f"accept {a} 768 3" for a in kicked_apics]
-        lines += [f"deliver_ret 1 {3 * len(kicked_apics)}"]
-        if len(kicked_apics) < 4:
-            lines += [f"deliver_ret 0 {3 * (4 - len(kicked_apics))}"]
-        lines += [f"hlt_exit {100 + a} 3" for a in range(4)] + [f"wakeup {100 + a} 1 1 3" for a in range(4)]
-        return ("pvqspin-trace", 0, {"pvqspin.json": json.dumps({"variants": [{"runs": [run]}]}),
-                                     "pvqspin-trace.txt": "\n".join(lines + ["lost: 0"]) + "\n"})
-
-    def test_pvqspin_kicks_that_reach_every_apic_pass(self):
-        p, _ = self.judge({"a": ("pvqspin-trace", console([("modules", 0, {"l1.txt": L1_TXT}),
-                                                           self.pvqspin_trace([0, 1, 2, 3])]))})
-        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
-        self.assertRegex(p.stdout, r"ok \d+ - pvqspin \(traced\): every KVM_HC_KICK_CPU reached")
-
-    def test_a_kick_to_the_last_vcpu_that_reached_nobody_fails(self):
-        # the bug: KVM's APIC map lacked the last vCPU created (APIC ID 3)
-        p, _ = self.judge({"a": ("pvqspin-trace", console([("modules", 0, {"l1.txt": L1_TXT}),
-                                                           self.pvqspin_trace([0, 1, 2])]))})
-        self.assertEqual(p.returncode, 1)
-        self.assertRegex(p.stdout, r"not ok \d+ - pvqspin \(traced\): every KVM_HC_KICK_CPU .*"
-                                   r"returned \{1: 9, 0: 3\}")
-
-    def test_a_corrupt_frame_is_caught(self):
-        text = re.sub(r"@@ple file l1.txt (\d+)", lambda m: f"@@ple file l1.txt {int(m.group(1)) + 1}",
-                      console([("modules", 0, {"l1.txt": L1_TXT}), self.gate(0, "")]))
-        p, _ = self.judge({"b": ("gate", text)})
-        self.assertEqual(p.returncode, 1)
-        self.assertIn("not ok 1 - L1 b: results arrive whole", p.stdout)
 
 
 if __name__ == "__main__":

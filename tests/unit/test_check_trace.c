@@ -225,44 +225,299 @@ START_TEST(test_sweep_left)
 		_exit(0);
 	ck_assert_int_eq(waitpid(dead, NULL, 0), dead);
 	const int live = (int)getppid();
-	snprintf(rel, sizeof(rel), "instances/plerig-check-%d-pause/events/kvm/kvm_exit/trigger",
+	snprintf(rel, sizeof(rel), "instances/plerig-check-%d-1-pause/events/kvm/kvm_exit/trigger",
 		 (int)dead);
 	make(root, rel, trigger);
-	snprintf(rel, sizeof(rel), "instances/plerig-check-%d-nop", (int)dead);
+	snprintf(rel, sizeof(rel), "instances/plerig-check-%d-2-nop", (int)dead);
 	make(root, rel, NULL);
-	snprintf(rel, sizeof(rel), "instances/plerig-check-%d-pause/events/kvm/kvm_exit/trigger",
+	snprintf(rel, sizeof(rel), "instances/plerig-check-%d-1-pause/events/kvm/kvm_exit/trigger",
 		 live);
 	make(root, rel, trigger);
 	snprintf(rel, sizeof(rel), "instances/someone-%d", (int)dead);
 	make(root, rel, NULL);
+	make(root, "kprobe_events", "");
 
 	FILE *say = open_memstream(&said, &said_len);
 	ck_assert_ptr_nonnull(say);
 	check_trace_sweep(root, say);
 	fclose(say);
 
-	snprintf(rel, sizeof(rel), "instances/plerig-check-%d-pause/events/kvm/kvm_exit/trigger",
+	snprintf(rel, sizeof(rel), "instances/plerig-check-%d-1-pause/events/kvm/kvm_exit/trigger",
 		 (int)dead);
 	read_back(root, rel, text, sizeof(text));
 	ck_assert_str_eq(text, "!hist:keys=common_pid,exit_reason:vals=hitcount:sort=hitcount:"
 			       "size=8192");
-	snprintf(rel, sizeof(rel), "%s/instances/plerig-check-%d-nop", root, (int)dead);
+	snprintf(rel, sizeof(rel), "%s/instances/plerig-check-%d-2-nop", root, (int)dead);
 	ck_assert_int_eq(access(rel, F_OK), -1);
-	snprintf(text, sizeof(text), "removed tracing instance plerig-check-%d-nop of plerig %d",
+	snprintf(text, sizeof(text), "removed tracing instance plerig-check-%d-2-nop of plerig %d",
 		 (int)dead, (int)dead);
 	ck_assert_ptr_nonnull(strstr(said, text));
 	/* a fake tree keeps its files: the real tracefs removes them with the instance */
-	snprintf(text, sizeof(text), "cannot remove tracing instance plerig-check-%d-pause",
+	snprintf(text, sizeof(text), "cannot remove tracing instance plerig-check-%d-1-pause",
 		 (int)dead);
 	ck_assert_ptr_nonnull(strstr(said, text));
 	ck_assert_ptr_null(strstr(said, "someone"));
-	snprintf(rel, sizeof(rel), "instances/plerig-check-%d-pause/events/kvm/kvm_exit/trigger",
+	/* the kprobe events of the instance that went (yield-trace's, kick-trace's) go too */
+	read_back(root, "kprobe_events", text, sizeof(text));
+	snprintf(rel, sizeof(rel), "-:plerig_%d_2/vcpu_yield_to-:plerig_%d_2/vcpu_yield_to_ret",
+		 (int)dead, (int)dead);
+	ck_assert_ptr_nonnull(strstr(text, rel));
+	snprintf(rel, sizeof(rel), "-:plerig_%d_2/deliver_ret", (int)dead);
+	ck_assert_ptr_nonnull(strstr(text, rel));
+	snprintf(rel, sizeof(rel), "plerig_%d_1/", (int)dead);
+	ck_assert_ptr_null(strstr(text, rel));
+	snprintf(rel, sizeof(rel), "instances/plerig-check-%d-1-pause/events/kvm/kvm_exit/trigger",
 		 live);
 	read_back(root, rel, text, sizeof(text));
 	ck_assert_str_eq(text, trigger);
 	snprintf(text, sizeof(text), "plerig-check-%d-", live);
 	ck_assert_ptr_null(strstr(said, text));
 	free(said);
+	snprintf(text, sizeof(text), "rm -rf '%s'", root);
+	ck_assert_int_eq(system(text), 0);
+}
+END_TEST
+
+/* yield-trace: pv-yield's two vCPUs (threads 231, 232) yield to each other */
+static const char *const yield_hypercalls =
+    "{ common_pid:        231, nr:         11, a0:          1 } hitcount:        40\n"
+    "{ common_pid:        232, nr:         11, a0:          0 } hitcount:        38\n"
+    "{ common_pid:        232, nr:          5, a0:          0 } hitcount:         3\n"
+    "\n"
+    "Totals:\n"
+    "    Dropped: 0\n";
+
+static struct check_calls calls;
+
+static void calls_read(enum check_calls_kind kind, const char *const *texts, unsigned n)
+{
+	check_calls_free(&calls);
+	memset(&calls, 0, sizeof(calls));
+	calls.kind = kind;
+	for (unsigned i = 0; i < n; i++)
+		ck_assert_int_eq(trace_hist_parse(texts[i], &calls.tab[i], err, sizeof(err)), 0);
+	calls.nr = n;
+	calls.read = true;
+}
+
+static void yields_run(uint64_t attempted, uint64_t successful)
+{
+	setup_run();
+	for (unsigned i = 0; i < 2; i++) {
+		recs[i].kvm.valid[KVM_STAT_DIRECTED_YIELD_ATTEMPTED] = true;
+		recs[i].kvm.valid[KVM_STAT_DIRECTED_YIELD_SUCCESSFUL] = true;
+	}
+	recs[0].kvm.value[KVM_STAT_DIRECTED_YIELD_ATTEMPTED] = attempted;
+	recs[0].kvm.value[KVM_STAT_DIRECTED_YIELD_SUCCESSFUL] = successful;
+}
+
+START_TEST(test_yields)
+{
+	char detail[1024];
+	const char *texts[] = {
+	    yield_hypercalls, "{ common_pid: 231 } hitcount: 90\n",
+	    "{ ret: 1 } hitcount: 60\n{ ret: 18446744073709551615 } hitcount: 30\n",
+	    "{ ret: 1 } hitcount: 60\n"};
+	calls_read(CHECK_CALLS_YIELDS, texts, 4);
+	yields_run(70, 50);
+	ck_assert_int_eq(check_calls_judge_yields(&calls, &run, detail, sizeof(detail)),
+			 TRACE_AGREES);
+	ck_assert_ptr_nonnull(strstr(detail, "78 KVM_HC_SCHED_YIELD traced"));
+	ck_assert_ptr_nonnull(strstr(detail, "0 of them name the yielding vCPU itself"));
+	ck_assert_ptr_nonnull(strstr(detail, "ran 90 times"));
+	ck_assert_ptr_nonnull(strstr(detail, "ret=1: 60, ret=-1: 30"));
+	/* more attempts than hypercalls traced: a yield ftrace missed */
+	yields_run(79, 50);
+	ck_assert_int_eq(check_calls_judge_yields(&calls, &run, detail, sizeof(detail)),
+			 TRACE_DIFFERS);
+	ck_assert_ptr_nonnull(strstr(detail, "fewer yields traced than KVM attempted"));
+	/* no successful yield */
+	yields_run(70, 0);
+	ck_assert_int_eq(check_calls_judge_yields(&calls, &run, detail, sizeof(detail)),
+			 TRACE_DIFFERS);
+	ck_assert_ptr_nonnull(strstr(detail, "none succeeded"));
+	/* a yield naming the caller: vCPU 0 (thread 231) to APIC ID 0 */
+	const char *self[] = {"{ common_pid: 231, nr: 11, a0: 0 } hitcount: 2\n"
+			      "{ common_pid: 231, nr: 11, a0: 1 } hitcount: 80\n"};
+	calls_read(CHECK_CALLS_YIELDS, self, 1);
+	yields_run(70, 50);
+	ck_assert_int_eq(check_calls_judge_yields(&calls, &run, detail, sizeof(detail)),
+			 TRACE_DIFFERS);
+	ck_assert_ptr_nonnull(strstr(detail, "2 of them name the yielding vCPU itself"));
+	/* no hypercall at all */
+	const char *none[] = {"\nTotals:\n    Dropped: 0\n"};
+	calls_read(CHECK_CALLS_YIELDS, none, 1);
+	yields_run(0, 0);
+	ck_assert_int_eq(check_calls_judge_yields(&calls, &run, detail, sizeof(detail)),
+			 TRACE_DIFFERS);
+	/* no stats, or no counts: not judged, with why */
+	calls_read(CHECK_CALLS_YIELDS, texts, 4);
+	setup_run();
+	ck_assert_int_eq(check_calls_judge_yields(&calls, &run, detail, sizeof(detail)),
+			 TRACE_UNJUDGED);
+	ck_assert_ptr_nonnull(strstr(detail, "directed_yield_attempted"));
+	check_calls_free(&calls);
+	snprintf(calls.why, sizeof(calls.why), "no ftrace histograms and kprobe events here: x");
+	ck_assert_int_eq(check_calls_judge_yields(&calls, &run, detail, sizeof(detail)),
+			 TRACE_UNJUDGED);
+	ck_assert_str_eq(detail, "no ftrace histograms and kprobe events here: x");
+}
+END_TEST
+
+/* kick-trace: 4 vCPUs (threads 231-234) of lock pvqspin, VMX (HLT is reason 12) */
+static const char *kicks[5];
+static char kick_text[5][512];
+
+static void kicks_default(void)
+{
+	snprintf(kick_text[0], 512,
+		 "{ common_pid: 231, nr: 5, a1: 3 } hitcount: 10\n"
+		 "{ common_pid: 232, nr: 5, a1: 0 } hitcount: 7\n"
+		 "{ common_pid: 232, nr: 11, a1: 0 } hitcount: 9\n");
+	snprintf(kick_text[1], 512,
+		 "{ apicid: 3, dm: 768 } hitcount: 10\n{ apicid: 0, dm: 768 } hitcount: 7\n"
+		 "{ apicid: 0, dm: 0 } hitcount: 100\n");
+	snprintf(kick_text[2], 512, "{ ret: 1 } hitcount: 17\n");
+	snprintf(kick_text[3], 512,
+		 "{ common_pid: 231, exit_reason: 12 } hitcount: 7\n"
+		 "{ common_pid: 234, exit_reason: 12 } hitcount: 10\n"
+		 "{ common_pid: 234, exit_reason: 1 } hitcount: 40\n");
+	snprintf(kick_text[4], 512,
+		 "{ common_pid: 231 } hitcount: 7\n{ common_pid: 234 } hitcount: 10\n");
+	for (unsigned i = 0; i < 5; i++)
+		kicks[i] = kick_text[i];
+}
+
+static struct vcpu_record krecs[4];
+
+static void kicks_run(uint64_t halts, uint64_t sent)
+{
+	memset(krecs, 0, sizeof(krecs));
+	memset(&run, 0, sizeof(run));
+	for (unsigned i = 0; i < 4; i++) {
+		krecs[i].vcpu = i;
+		krecs[i].tid = 231 + (pid_t)i;
+		krecs[i].guest.pv.halts = i ? 0 : halts;
+		krecs[i].guest.pv.kicks_sent = i ? 0 : sent;
+	}
+	run.ok = true;
+	run.records = krecs;
+	run.nr_records = 4;
+	run.variant.vcpus = 4;
+	run.variant.vms = 1;
+	run.variant.lock = PLERIG_LOCK_PVQSPIN;
+	run.pv_unhalt = true;
+	run.ple_exit_reason = 40;
+}
+
+START_TEST(test_kicks)
+{
+	char detail[1024];
+	kicks_default();
+	calls_read(CHECK_CALLS_KICKS, kicks, 5);
+	kicks_run(15, 16);
+	ck_assert_int_eq(check_calls_judge_kicks(&calls, &run, detail, sizeof(detail)),
+			 TRACE_AGREES);
+	ck_assert_ptr_nonnull(strstr(detail, "17 kicks"));
+	ck_assert_ptr_nonnull(strstr(detail, "17 halt exits"));
+	/* a kick accepted by another APIC than it named */
+	kicks_default();
+	snprintf(kick_text[1], 512,
+		 "{ apicid: 3, dm: 768 } hitcount: 9\n{ apicid: 1, dm: 768 } hitcount: 1\n"
+		 "{ apicid: 0, dm: 768 } hitcount: 7\n");
+	calls_read(CHECK_CALLS_KICKS, kicks, 5);
+	ck_assert_int_eq(check_calls_judge_kicks(&calls, &run, detail, sizeof(detail)),
+			 TRACE_DIFFERS);
+	ck_assert_ptr_nonnull(strstr(detail, "APIC ID 3 kicked 10 times"));
+	/* a delivery that reached no APIC (-1) */
+	kicks_default();
+	snprintf(kick_text[2], 512, "{ ret: 1 } hitcount: 16\n{ ret: 4294967295 } hitcount: 1\n");
+	calls_read(CHECK_CALLS_KICKS, kicks, 5);
+	ck_assert_int_eq(check_calls_judge_kicks(&calls, &run, detail, sizeof(detail)),
+			 TRACE_DIFFERS);
+	ck_assert_ptr_nonnull(strstr(detail, "ret=-1: 1"));
+	/* the last vCPU (APIC ID 3) never kicked */
+	kicks_default();
+	snprintf(kick_text[0], 512, "{ common_pid: 232, nr: 5, a1: 0 } hitcount: 7\n");
+	snprintf(kick_text[1], 512, "{ apicid: 0, dm: 768 } hitcount: 7\n");
+	snprintf(kick_text[2], 512, "{ ret: 1 } hitcount: 7\n");
+	calls_read(CHECK_CALLS_KICKS, kicks, 5);
+	kicks_run(15, 7);
+	ck_assert_int_eq(check_calls_judge_kicks(&calls, &run, detail, sizeof(detail)),
+			 TRACE_DIFFERS);
+	ck_assert_ptr_nonnull(strstr(detail, "the last vCPU's APIC (ID 3) accepted 0"));
+	/* a halt exit without its wake-up */
+	kicks_default();
+	snprintf(kick_text[4], 512,
+		 "{ common_pid: 231 } hitcount: 7\n{ common_pid: 234 } hitcount: 9\n");
+	calls_read(CHECK_CALLS_KICKS, kicks, 5);
+	kicks_run(15, 16);
+	ck_assert_int_eq(check_calls_judge_kicks(&calls, &run, detail, sizeof(detail)),
+			 TRACE_DIFFERS);
+	ck_assert_ptr_nonnull(strstr(detail, "thread 234: 10 halt exits"));
+	/* a wake-up of a thread that never halted */
+	kicks_default();
+	snprintf(kick_text[4], 512,
+		 "{ common_pid: 231 } hitcount: 7\n{ common_pid: 234 } hitcount: 10\n"
+		 "{ common_pid: 233 } hitcount: 1\n");
+	calls_read(CHECK_CALLS_KICKS, kicks, 5);
+	ck_assert_int_eq(check_calls_judge_kicks(&calls, &run, detail, sizeof(detail)),
+			 TRACE_DIFFERS);
+	ck_assert_ptr_nonnull(strstr(detail, "thread 233: 0 halt exits"));
+	/* the guest halted more in its interval than KVM saw in the whole run */
+	kicks_default();
+	calls_read(CHECK_CALLS_KICKS, kicks, 5);
+	kicks_run(18, 16);
+	ck_assert_int_eq(check_calls_judge_kicks(&calls, &run, detail, sizeof(detail)),
+			 TRACE_DIFFERS);
+	ck_assert_ptr_nonnull(strstr(detail, "18 halts"));
+	/* SVM: HLT is 0x78, so reason 12 is no halt exit */
+	kicks_run(15, 16);
+	run.ple_exit_reason = 0x77;
+	ck_assert_int_eq(check_calls_judge_kicks(&calls, &run, detail, sizeof(detail)),
+			 TRACE_DIFFERS);
+	/* PLE off: no PAUSE reason in the run, the host's module tells (kvm_intel: 12) */
+	run.ple_exit_reason = 0;
+	ck_assert_int_eq(check_calls_judge_kicks(&calls, &run, detail, sizeof(detail)),
+			 TRACE_UNJUDGED);
+	ck_assert_ptr_nonnull(strstr(detail, "halt exits untold"));
+	calls.hlt_reason = 12;
+	ck_assert_int_eq(check_calls_judge_kicks(&calls, &run, detail, sizeof(detail)),
+			 TRACE_AGREES);
+	calls.hlt_reason = 0x78;
+	ck_assert_int_eq(check_calls_judge_kicks(&calls, &run, detail, sizeof(detail)),
+			 TRACE_DIFFERS);
+	check_calls_free(&calls);
+}
+END_TEST
+
+/* A kprobe event is appended to kprobe_events (never truncating it) and removed at the end. */
+START_TEST(test_kprobe)
+{
+	char root[SCRATCH_DIR_LEN], text[512];
+	struct trace_hist h;
+	scratch_dir(root, sizeof(root), "trace-kprobe");
+	make(root, "instances", NULL);
+	make(root, "kprobe_events", "p:someone/else do_sys_open\n");
+	ck_assert_int_eq(trace_hist_begin(&h, root, "plerig-test", err, sizeof(err)), 0);
+	ck_assert_int_eq(trace_hist_kprobe(&h, 'r', "plerig_1_1", "deliver_ret",
+					   "kvm_irq_delivery_to_apic ret=$retval:s32", err,
+					   sizeof(err)),
+			 0);
+	read_back(root, "kprobe_events", text, sizeof(text));
+	ck_assert_str_eq(text, "p:someone/else do_sys_open\n"
+			       "r:plerig_1_1/deliver_ret kvm_irq_delivery_to_apic ret=$retval:s32");
+	trace_hist_end(&h);
+	read_back(root, "kprobe_events", text, sizeof(text));
+	ck_assert_ptr_nonnull(strstr(text, "s32-:plerig_1_1/deliver_ret"));
+	ck_assert_ptr_nonnull(strstr(text, "p:someone/else"));
+	/* no kprobe_events: a kernel without CONFIG_KPROBE_EVENTS, said */
+	snprintf(text, sizeof(text), "%s/kprobe_events", root);
+	ck_assert_int_eq(unlink(text), 0);
+	ck_assert_int_eq(trace_hist_begin(&h, root, "plerig-test", err, sizeof(err)), 0);
+	ck_assert_int_eq(trace_hist_kprobe(&h, 'p', "g", "e", "f", err, sizeof(err)), -ENOENT);
+	ck_assert_ptr_nonnull(strstr(err, "CONFIG_KPROBE_EVENTS"));
+	trace_hist_end(&h);
 	snprintf(text, sizeof(text), "rm -rf '%s'", root);
 	ck_assert_int_eq(system(text), 0);
 }
@@ -276,6 +531,9 @@ static Suite *check_trace_suite(void)
 	tcase_add_test(t, test_judge);
 	tcase_add_test(t, test_instance);
 	tcase_add_test(t, test_sweep_left);
+	tcase_add_test(t, test_yields);
+	tcase_add_test(t, test_kicks);
+	tcase_add_test(t, test_kprobe);
 	suite_add_tcase(s, t);
 	return s;
 }
