@@ -817,6 +817,12 @@ class Vendors(unittest.TestCase):
                          'CPU_FLAGS="svm npt pausefilter pfthreshold" NONZERO="pause_filter_count pause_filter_thresh"\n')
 
 
+def ple_script(name, *args):
+    """tests/ple/NAME (a Python script) with @args, its output captured."""
+    return subprocess.run([sys.executable, os.path.join(ROOT, "tests/ple", name), *args],
+                          capture_output=True, text=True, timeout=30)
+
+
 class SideBySide(unittest.TestCase):
     """tests/ple/side-by-side: each vendor's gate figures (the baseline its L1 sent back)
     in one table, per scenario of either suite, and whether the kernel was the same."""
@@ -839,8 +845,7 @@ class SideBySide(unittest.TestCase):
         return out
 
     def table(self, *dirs):
-        return subprocess.run([sys.executable, os.path.join(ROOT, "tests/ple/side-by-side"), *dirs],
-                              capture_output=True, text=True, timeout=30)
+        return ple_script("side-by-side", *dirs)
 
     def test_both_vendors_per_scenario_with_the_kernel_named(self):
         with tempfile.TemporaryDirectory() as d:
@@ -896,8 +901,7 @@ class RoundsTable(unittest.TestCase):
         return out
 
     def table(self, *args):
-        return subprocess.run([sys.executable, os.path.join(ROOT, "tests/ple/rounds-table"), *args],
-                              capture_output=True, text=True, timeout=30)
+        return ple_script("rounds-table", *args)
 
     def test_rounds_of_another_regime_and_the_widest_ci(self):
         with tempfile.TemporaryDirectory() as d:
