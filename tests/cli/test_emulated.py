@@ -156,7 +156,7 @@ class Emulated(unittest.TestCase):
         for f in ("init", "unpack-kernel", "boot-shim.S", "linux-image-6.1.0-fake.deb"):
             self.write(os.path.join(self.l1, f), f + "\n", 0o644)
         # the vendors are the real ones: what the emulated host reads of them is under test
-        for f in ("vendors.cfg", "read-vendor", "vendor-fit"):
+        for f in ("vendors.cfg", "read-vendor", "vendor-fit", "add-modules"):
             shutil.copy(os.path.join(ROOT, "images", "l1", f), self.l1)
         self.cache = os.path.join(d, "cache")
         # the fake L1's temporary files (l1-serve's command directories): the test's own, so

@@ -84,7 +84,8 @@ class Install(unittest.TestCase):
                   "share/plerig/l1/unpack-kernel", "share/plerig/l1/boot-shim.S",
                   "share/plerig/l1/fixed-time.so", "share/plerig/l1/save-state.so",
                   "share/plerig/l1/vendors.cfg", "share/plerig/l1/read-vendor",
-                  "share/plerig/l1/vendor-fit", "share/man/man1/plerig.1"):
+                  "share/plerig/l1/vendor-fit", "share/plerig/l1/add-modules",
+                  "share/man/man1/plerig.1"):
             self.assertTrue(os.path.exists(os.path.join(self.prefix, f)), f)
         for cmd in commands(PLERIG):
             self.assertTrue(os.path.exists(

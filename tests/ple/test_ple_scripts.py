@@ -236,6 +236,68 @@ class KernelUnderTest(unittest.TestCase):
                                        r"\(git bisect: skip\)\n$")
             self.assertEqual(sorted(os.listdir(work)), ["amd", "intel"])
 
+    def test_compressed_modules_go_into_the_initrd_inflated(self):
+        """images/l1/add-modules (build-medium's copy of L1's modules, for plerig's emulated
+        host and so for make ple-test): a .ko.xz, .ko.zst or .ko.gz (Debian's 6.12 compresses with xz) is
+        inflated once into the initrd, its dependencies too, so that L1 never inflates
+        kvm_intel under Bochs at each of the gate's reloads; a plain .ko is copied as it is."""
+        if not shutil.which("zstd") or not shutil.which("kmod"):
+            self.skipTest("no zstd or kmod here (scripts/setup ple-test installs them)")
+        with tempfile.TemporaryDirectory() as d:
+            kdir = os.path.join(d, "mods/lib/modules/6.12.0-test/kernel/arch/x86/kvm")
+            plain = {}
+            for name, file, deps, comp in (("kvm_intel", "kvm-intel.ko", "kvm", ["xz", "-f"]),
+                                           ("kvm", "kvm.ko", "irqbypass", ["zstd", "-q", "--rm", "-f"]),
+                                           ("irqbypass", "irqbypass.ko", "", ["gzip", "-f"]),
+                                           ("other", "other.ko", "", None)):
+                path = os.path.join(kdir, file)
+                kernel_module(path, ["p"], name=name, depends=deps)
+                with open(path, "rb") as f:
+                    plain[file] = f.read()
+                if comp:
+                    subprocess.run(comp + [path], check=True)
+            root = os.path.join(d, "rootfs")
+
+            def add(module):
+                return subprocess.run([os.path.join(ROOT, "images/l1/add-modules"), os.path.join(d, "mods"),
+                                       "6.12.0-test", root, module], capture_output=True, text=True, timeout=60)
+            for module in ("kvm-intel", "kvm", "other"):
+                p = add(module)
+                self.assertEqual(p.returncode, 0, p.stderr)
+            files = sorted(os.path.relpath(os.path.join(w, f), root)
+                           for w, _, fs in os.walk(root) for f in fs if ".ko" in f)
+            self.assertEqual(files, [f"lib/modules/6.12.0-test/kernel/arch/x86/kvm/{f}" for f in
+                                     ("irqbypass.ko", "kvm-intel.ko", "kvm.ko", "other.ko")])
+            for file, data in plain.items():
+                with open(os.path.join(root, "lib/modules/6.12.0-test/kernel/arch/x86/kvm", file), "rb") as f:
+                    self.assertEqual(f.read(), data, file)
+            with open(os.path.join(root, "lib/modules/6.12.0-test/modules.dep")) as f:
+                self.assertEqual(sorted(f.read().split()), [f"kernel/arch/x86/kvm/{f}:" for f in
+                                                            ("irqbypass.ko", "kvm-intel.ko", "kvm.ko", "other.ko")])
+            # a compressed module is held to what a plain one is (issue 25): a link to a
+            # file outside MODULES is refused before it is copied or inflated
+            outside = os.path.join(d, "outside.ko.zst")
+            os.rename(os.path.join(kdir, "kvm.ko.zst"), outside)
+            os.symlink(outside, os.path.join(kdir, "kvm.ko.zst"))
+            shutil.rmtree(root)
+            p = add("kvm-intel")
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn(f"module kvm of kernel 6.12.0-test: {kdir}/kvm.ko.zst is not a regular file "
+                          "(a symbolic link, device or FIFO): refused", p.stderr)
+            self.assertFalse(os.path.exists(os.path.join(root, "lib/modules/6.12.0-test/kernel/arch/x86/kvm/kvm.ko")))
+            # and so is a second name (a hard link can be someone else's root-only file)
+            os.unlink(os.path.join(kdir, "kvm.ko.zst"))
+            os.link(outside, os.path.join(kdir, "kvm.ko.zst"))
+            shutil.rmtree(root)
+            p = add("kvm-intel")
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn("has 2 names (hard links)", p.stderr)
+            # a kernel release that would lead out of lib/modules is refused
+            p = subprocess.run([os.path.join(ROOT, "images/l1/add-modules"), os.path.join(d, "mods"),
+                                "../6.12.0-test", root, "kvm"], capture_output=True, text=True, timeout=60)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn("not a plain word", p.stderr)
+
     def test_compressed_modules_in_a_package_or_modules_tree_make_a_medium(self):
         """KERNEL=FILE.deb whose modules are .ko.xz (Debian's since 6.12), and KERNEL=bzImage
         MODULES=DIR with DIR as make modules_install INSTALL_MOD_PATH=DIR leaves it (its
@@ -292,7 +354,22 @@ class KernelUnderTest(unittest.TestCase):
                 self.assertEqual(p.returncode, 0, p.stderr)
                 # plerig's medium, the one every step boots (images/l1/build-medium)
                 self.assertRegex(p.stdout, r"^l1.iso sha256 [0-9a-f]{64}\n$")
-                self.assertTrue(os.path.exists(os.path.join(d, "work/medium/l1.iso")))
+                # its initrd holds the modules plain, the very bytes that were compressed
+                # (images/l1/add-modules): L1 inflates nothing at its loads (issue 24)
+                initrd, tree = os.path.join(d, "initrd"), os.path.join(d, "tree")
+                subprocess.run(["xorriso", "-indev", os.path.join(d, "work/medium/l1.iso"), "-osirrox", "on",
+                                "-extract", "/initrd", initrd], capture_output=True, check=True, timeout=60)
+                os.makedirs(tree)
+                with open(initrd, "rb") as f:
+                    subprocess.run(["cpio", "-id", "--quiet"], stdin=f, cwd=tree, check=True, timeout=60)
+                got = os.path.join(tree, "lib/modules/6.1.0-test")
+                self.assertEqual(sorted(os.listdir(os.path.join(got, "kernel/arch/x86/kvm"))), sorted(plain))
+                for ko, data in plain.items():
+                    with open(os.path.join(got, "kernel/arch/x86/kvm", ko), "rb") as f:
+                        self.assertEqual(f.read(), data, ko)
+                with open(os.path.join(got, "modules.dep")) as f:
+                    self.assertEqual(sorted(f.read().split()), ["kernel/arch/x86/kvm/kvm-intel.ko:",
+                                                                "kernel/arch/x86/kvm/kvm.ko:"])
 
     def test_modules_of_another_kernel_or_none_are_refused(self):
         p = self.ple_test(["lib/modules/6.2.0-other"])

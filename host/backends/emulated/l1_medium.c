@@ -123,7 +123,7 @@ static int medium_key(const struct l1_medium_inputs *in, const char *kernel, cha
 {
 	static const char *const scripts[] = {"build-medium", "init",	     "unpack-kernel",
 					      "boot-shim.S",  "vendors.cfg", "read-vendor",
-					      "vendor-fit"};
+					      "vendor-fit",   "add-modules"};
 	struct sha256_ctx c;
 	char path[PATH_MAX];
 	sha256_init(&c);
