@@ -88,6 +88,15 @@ static double ple_exits_per_acq(const struct figures *f)
 	return per_acquisition(f->pause_loop_exits, f->pause_loop_exits_valid, f);
 }
 
+/*
+ * PAUSE-loop exits per second of the measured interval: how often KVM took
+ * one, whatever each hand-off of the lock cost. Behaviour too (either way).
+ */
+static double ple_exits_per_s(const struct figures *f)
+{
+	return f->ple_exits_per_s;
+}
+
 static double ple_window_updates_per_acq(const struct figures *f)
 {
 	return per_acquisition(f->ple_window_updates, f->ple_window_updates_valid, f);
@@ -159,6 +168,11 @@ static const char *ple_why(const struct figures *f)
 	return f->ple_why;
 }
 
+static const char *ple_rate_why(const struct figures *f)
+{
+	return f->ple_rate_why;
+}
+
 static const char *ple_window_why(const struct figures *f)
 {
 	return f->ple_window_why;
@@ -194,6 +208,8 @@ const struct metric metrics[] = {
     {"exits", "exits", -1, 0, exits, exits_why, "exits_unavailable", NULL, NULL},
     {"ple_exits_per_acq", "ple/acq", 0, 0, ple_exits_per_acq, ple_why,
      "pause_loop_exits_unavailable", "pause_loop_exits", "acquisitions"},
+    {"ple_exits_per_s", "ple/s", 0, 0, ple_exits_per_s, ple_rate_why, "ple_exits_per_s_unavailable",
+     NULL, NULL},
     {"ple_window_updates_per_acq", "win/acq", 0, 0, ple_window_updates_per_acq, ple_window_why,
      "ple_window_updates_unavailable", "ple_window_updates", "acquisitions"},
     {"kick_latency_p50_ns", "kick-p50", -1, 0, kick_latency_p50_ns, kick_why,

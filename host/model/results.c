@@ -134,6 +134,8 @@ static void reasons(const struct variant_result *r, struct figures *out)
 		out->rate_why = !(r->interval_s > 0.0) ? no_interval
 				: !r->tsc_khz	       ? no_tsc
 						       : "no vCPU ran";
+	if (isnan(out->ple_exits_per_s))
+		out->ple_rate_why = out->ple_why ? out->ple_why : no_interval;
 	if (isnan(out->stalled_ns))
 		out->stalled_why = no_tsc;
 	if (isnan(out->wait_mean_ns) && !out->wait_why)
@@ -203,6 +205,9 @@ void figures_for_vcpu(const struct variant_result *r, const struct vcpu_record *
 	out->pause_loop_exits = rec->ple.pause_exits_valid ? rec->ple.pause_exits : 0;
 	out->ple_window_updates_valid = rec->ple.window_updates_valid;
 	out->ple_window_updates = rec->ple.window_updates_valid ? rec->ple.window_updates : 0;
+	out->ple_exits_per_s = out->pause_loop_exits_valid
+				   ? per_second((double)out->pause_loop_exits, r->interval_s)
+				   : NAN;
 	struct halt_path h;
 	halt_path_for_vcpu(r, rec, &h);
 	halt_figures(r, &h, out);
@@ -268,6 +273,9 @@ void figures_for_variant(const struct variant_result *r, struct figures *out)
 	if (!out->ple_window_updates_valid)
 		out->ple_window_updates = 0;
 	out->acq_per_s = per_second((double)out->acquisitions, r->interval_s);
+	out->ple_exits_per_s = out->pause_loop_exits_valid
+				   ? per_second((double)out->pause_loop_exits, r->interval_s)
+				   : NAN;
 	out->acq_per_cpu_s = per_cpu_second((double)out->acquisitions, out->run_time_ns);
 	latency_figures(r, hist_wait, hist_hold, wait_max, hold_max, out);
 	out->wait_mean_ns = mean(wait_total_ns, out->acquisitions);

@@ -141,6 +141,13 @@ struct figures {
 	uint64_t ple_window_updates;
 	bool ple_window_updates_valid;
 	/*
+	 * PAUSE-loop exits per second of the measured interval: KVM's exit
+	 * rate, which holds where a lock's hand-offs per exit do not (the
+	 * ticket lock over-committed). NaN without the count (ple_why) or
+	 * without an interval (rate_why); ple_rate_why says which.
+	 */
+	double ple_exits_per_s;
+	/*
 	 * Lock pvqspin's halt path (model/halt_path.h): kick-to-running
 	 * latency (NaN without a kick), the guest's halts, KVM's halt exits
 	 * and wake-ups of the same vCPUs. Not counted: invalid, 0, and the
@@ -163,6 +170,7 @@ struct figures {
 	const char *share_why;	    /* run_delay_share: never runnable, or sched_why */
 	const char *exits_why;	    /* exits: no VM, or the stat missing for a vCPU */
 	const char *ple_why;	    /* pause_loop_exits: not counted (the backend, the host) */
+	const char *ple_rate_why;   /* ple_exits_per_s: ple_why, or no interval */
 	const char *ple_window_why; /* ple_window_updates: likewise */
 	const char *kick_why;  /* kick_p50_ns, kick_p99_ns: not pvqspin, no kick, no TSC rate */
 	const char *halts_why; /* halts: not pvqspin, or it ran as test-and-set */

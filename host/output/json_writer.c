@@ -138,6 +138,9 @@ static json_object *summary_json(const struct variant_result *r)
 			     r->ple_window_why[0] ? r->ple_window_why
 			     : r->ple_why[0]	  ? r->ple_why
 						  : "not counted for every vCPU");
+	json_add_double(o, "ple_exits_per_s", f.ple_exits_per_s);
+	if (f.ple_rate_why)
+		json_add_str(o, "ple_exits_per_s_unavailable", f.ple_rate_why);
 	if (r->sched_why[0])
 		json_add_str(o, "run_delay_unavailable", r->sched_why);
 	else if (r->sched_note[0])

@@ -69,6 +69,37 @@ def scenario_count(suite):
     return sum(1 for s in sections if s not in ("defaults", "suite"))
 
 
+def judged_metrics(suite):
+    """{metric: {scenario, ...}} of a suite file: each scenario's `metrics =`
+    ([defaults]' where it names none; `none`: nothing judged)."""
+    import configparser
+    cfg = configparser.ConfigParser(interpolation=None)
+    cfg.read(os.path.join(ROOT, "suites", suite + ".cfg"))
+    default = cfg.get("defaults", "metrics", fallback="")
+    judged = {}
+    for name in cfg.sections():
+        if name in ("defaults", "suite"):
+            continue
+        for m in re.split(r"[,\s]+", cfg.get(name, "metrics", fallback=default).strip()):
+            if m and m != "none":
+                judged.setdefault(m, set()).add(name)
+    return judged
+
+
+def table_of_judged(text, header):
+    """{metric: {scenario, ...}} of the Markdown table under @header: each row's
+    metrics in backquotes in its first cell, its scenarios (remarks in
+    parentheses dropped) in its last."""
+    rows = text.split(header, 1)[1].split("\n\n", 1)[0].splitlines()[2:]
+    table = {}
+    for row in rows:
+        cells = [c.strip() for c in row.strip().strip("|").split("|")]
+        scenarios = re.sub(r"\([^)]*\)", "", cells[-1])
+        for m in re.findall(r"`([a-z_0-9]+)`", cells[0]):
+            table.setdefault(m, set()).update(x.strip() for x in scenarios.split(",") if x.strip())
+    return table
+
+
 def flat(text):
     """@text with its lines joined: a sentence of Markdown spans lines."""
     return re.sub(r"\s+", " ", text)
@@ -223,6 +254,14 @@ class Counts(unittest.TestCase):
             for doc, count in claims:
                 self.assertEqual(count, n, f"{doc}: suites/{suite}.cfg has {count} scenarios, "
                                  f"but the file has {n}")
+
+    def test_ple_tests_table_of_judged_figures_is_the_suites(self):
+        # docs/ple-test.md says which figure the gate judges in which scenario; a
+        # figure taken out of suites/ple.cfg (or put in) changes what the gate
+        # catches, so the table must follow
+        with open(os.path.join(ROOT, "docs", "ple-test.md")) as f:
+            table = table_of_judged(f.read(), "| metric | judged | scenarios |")
+        self.assertEqual(table, judged_metrics("ple"))
 
 
 if __name__ == "__main__":

@@ -235,6 +235,7 @@ class Truth(unittest.TestCase):
                 self.assertIn("untestable: n/a in both: " + why, r.stderr)
                 key = {"exits": "exits_unavailable",
                        "ple_exits_per_acq": "pause_loop_exits_unavailable",
+                       "ple_exits_per_s": "ple_exits_per_s_unavailable",
                        "ple_window_updates_per_acq": "ple_window_updates_unavailable",
                        "kick_latency_p50_ns": "halt_path.kick_latency_unavailable",
                        "kick_latency_p99_ns": "halt_path.kick_latency_unavailable",

@@ -183,6 +183,42 @@ START_TEST(pvqspin_without_unhalt_says_why)
 }
 END_TEST
 
+/*
+ * PAUSE-loop exits per second of the interval (the over-committed ticket
+ * lock's judged figure): the count over the interval, whatever the
+ * acquisitions, either way; n/a with the count's reason, or without an
+ * interval.
+ */
+START_TEST(ple_exits_per_second_is_the_count_over_the_interval)
+{
+	const char *why;
+	const struct metric *m = metric_by_name("ple_exits_per_s");
+	ck_assert_ptr_nonnull(m);
+	ck_assert_int_eq(m->better, 0);
+	run_of(BACKEND_KVM, PLERIG_LOCK_TICKET);
+	res.interval_s = 0.5;
+	for (unsigned i = 0; i < res.nr_records; i++) {
+		res.records[i].ple.pause_exits_valid = true;
+		res.records[i].ple.pause_exits = 1000 + i; /* 4006 in all */
+	}
+	ck_assert_double_eq_tol(value("ple_exits_per_s", &why), 8012.0, 1e-9);
+	ck_assert_ptr_null(why);
+	/* half as many acquisitions: per acquisition doubles, per second holds */
+	const double per_acq = value("ple_exits_per_acq", &why);
+	for (unsigned i = 0; i < res.nr_records; i++)
+		res.records[i].guest.acquisitions /= 2;
+	ck_assert_double_eq_tol(value("ple_exits_per_acq", &why), 2 * per_acq, 1e-9);
+	ck_assert_double_eq_tol(value("ple_exits_per_s", &why), 8012.0, 1e-9);
+	/* one vCPU not counted: no count, with the run's reason */
+	res.records[1].ple.pause_exits_valid = false;
+	strcpy(res.ple_why, "kvm:kvm_exit not traceable here");
+	assert_na("ple_exits_per_s", "kvm:kvm_exit not traceable here");
+	res.records[1].ple.pause_exits_valid = true;
+	res.interval_s = 0.0;
+	assert_na("ple_exits_per_s", "no measured interval");
+}
+END_TEST
+
 /* What check says of a figure a variant lacks: the reason of its first run without it. */
 START_TEST(a_series_says_why_it_has_no_value)
 {
@@ -218,6 +254,7 @@ static Suite *pv_metrics_suite(void)
 	tcase_add_test(t, a_stat_one_vcpu_lacks_is_na);
 	tcase_add_test(t, no_kick_no_latency_and_no_acquisition_no_ratio);
 	tcase_add_test(t, pvqspin_without_unhalt_says_why);
+	tcase_add_test(t, ple_exits_per_second_is_the_count_over_the_interval);
 	tcase_add_test(t, a_series_says_why_it_has_no_value);
 	suite_add_tcase(s, t);
 	return s;
