@@ -25,6 +25,7 @@
 #include "model/outcome.h"
 #include "output/tap_junit.h"
 #include "output/html_writer.h"
+#include "util/atomic_file.h"
 #include "util/errbuf.h"
 #include "util/interrupt.h"
 #include "util/data_path.h"
@@ -129,6 +130,20 @@ static bool is_stdout(const char *path)
 	return path && !strcmp(path, "-");
 }
 
+/* --json: every scenario's results document, as gathered for the report. */
+static int write_json(const char *path, json_object *results)
+{
+	char err[ERRBUF_SIZE];
+	const char *text = json_object_to_json_string_ext(
+	    results, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!text || atomic_file_write(path, "JSON", text, strlen(text), err, sizeof(err))) {
+		printable_printf(stderr, "plerig check: %s\n",
+				 text ? err : "out of memory for --json");
+		return EXIT_FAILED;
+	}
+	return 0;
+}
+
 /* --import-baseline FILE: into the store, dated now; nothing runs. */
 static int import_baseline(const struct check_options *o)
 {
@@ -151,7 +166,7 @@ int cmd_check(int argc, char **argv, const char *guest_path)
 	struct suite suite;
 	struct check_result res;
 	char err[ERRBUF_SIZE], buf[PATH_MAX];
-	json_object *results = NULL; /* --report: every scenario's results */
+	json_object *results = NULL; /* --report, --json: every scenario's results */
 	int status;
 
 	switch (check_options_parse(argc, argv, &o, err, sizeof(err))) {
@@ -166,7 +181,7 @@ int cmd_check(int argc, char **argv, const char *guest_path)
 	if (o.import_path)
 		return import_baseline(&o);
 	if (check_outputs("plerig check", "--tap", o.tap_path, "--junit", o.junit_path) ||
-	    check_outputs("plerig check", "--report", o.report_path, NULL, NULL))
+	    check_outputs("plerig check", "--report", o.report_path, "--json", o.json_path))
 		return EXIT_USAGE;
 	const char *suite_path = o.suite_path ? o.suite_path : default_suite_path(buf, sizeof(buf));
 	if (suite_load(suite_path, &suite, err, sizeof(err))) {
@@ -192,13 +207,13 @@ int cmd_check(int argc, char **argv, const char *guest_path)
 		status = EXIT_FAILED;
 		goto out;
 	}
-	if (o.report_path && !(results = json_object_new_array())) {
+	if ((o.report_path || o.json_path) && !(results = json_object_new_array())) {
 		status = EXIT_FAILED;
 		goto out;
 	}
-	/* a TAP, JUnit or HTML document on stdout is that document alone */
-	bool stdout_taken =
-	    is_stdout(o.tap_path) || is_stdout(o.junit_path) || is_stdout(o.report_path);
+	/* a TAP, JUnit, HTML or JSON document on stdout is that document alone */
+	bool stdout_taken = is_stdout(o.tap_path) || is_stdout(o.junit_path) ||
+			    is_stdout(o.report_path) || is_stdout(o.json_path);
 	struct host_check h = {.suite = &suite,
 			       .suite_path = suite_path,
 			       .guest_path = guest_path,
@@ -221,7 +236,9 @@ int cmd_check(int argc, char **argv, const char *guest_path)
 	}
 	if (write_outputs(&o, &res))
 		status = EXIT_FAILED;
-	if (results && write_report(o.report_path, results))
+	if (o.report_path && write_report(o.report_path, results))
+		status = EXIT_FAILED;
+	if (o.json_path && write_json(o.json_path, results))
 		status = EXIT_FAILED;
 	if (res.interrupted && interrupt_signal())
 		status = 128 + interrupt_signal();
