@@ -110,15 +110,20 @@ static int write_report(const char *path, json_object *results)
 		fprintf(stderr, "plerig check: out of memory for the report\n");
 		return EXIT_FAILED;
 	}
+	size_t m = 0;
 	for (size_t i = 0; i < n; i++) {
 		json_object *o = json_object_array_get_idx(results, i), *v;
-		in[i].name =
+		/* a scenario's first rounds only: those run again are in --json */
+		if (json_object_object_get_ex(o, "again", &v) && json_object_get_boolean(v))
+			continue;
+		in[m].name =
 		    json_object_object_get_ex(o, "scenario", &v) ? json_object_get_string(v) : "?";
-		in[i].doc = json_object_object_get_ex(o, "results", &v) ? v : NULL;
-		in[i].host =
+		in[m].doc = json_object_object_get_ex(o, "results", &v) ? v : NULL;
+		in[m].host =
 		    json_object_object_get_ex(o, "host", &v) ? json_object_get_string(v) : NULL;
+		m++;
 	}
-	int rc = html_document_write(path, in, (unsigned)n, err, sizeof(err));
+	int rc = html_document_write(path, in, (unsigned)m, err, sizeof(err));
 	if (rc)
 		printable_printf(stderr, "plerig check: %s\n", err);
 	free(in);
