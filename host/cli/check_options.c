@@ -83,6 +83,12 @@ static const struct opt_entry check_table[] = {
      OPT_PATH_FIELD(struct check_options, report_path),
      .help = "every scenario's results as one HTML page of charts, as plerig report draws "
 	     "them (- for stdout)"},
+    {.name = "json",
+     .metavar = "FILE",
+     OPT_PATH_FIELD(struct check_options, json_path),
+     .help = "every scenario's results as JSON, a list of {scenario, results}, each results "
+	     "as plerig run --json writes them: every round, every vCPU's counts (- for "
+	     "stdout)"},
     {.name = "baselines",
      .metavar = "DIR",
      OPT_PATH_FIELD(struct check_options, baselines_dir),
@@ -176,8 +182,8 @@ int check_options_parse(int argc, char **argv, struct check_options *o, char *er
 				     argv[next]);
 	if (o->list) {
 		/* --list runs nothing: what only a run uses is refused, not ignored */
-		static const char *const run_only[] = {"record", "aa",	   "tap",
-						       "junit",	 "report", "budget"};
+		static const char *const run_only[] = {"record", "aa",	 "tap",	  "junit",
+						       "report", "json", "budget"};
 		for (size_t i = 0; i < sizeof(run_only) / sizeof(run_only[0]); i++)
 			if (option_table_given(check_table, run_only[i]))
 				return errbuf_printf(err, errlen,
@@ -196,7 +202,8 @@ int check_options_parse(int argc, char **argv, struct check_options *o, char *er
 			    "--import-baseline needs a baseline store: --baselines "
 			    "DIR or PLERIG_BASELINES=DIR");
 		if (o->record || o->aa || o->list || o->connect_list || o->tap_path ||
-		    o->junit_path || o->report_path || o->groups[0] || o->suite_path)
+		    o->junit_path || o->report_path || o->json_path || o->groups[0] ||
+		    o->suite_path)
 			return errbuf_printf(err, errlen,
 					     "--import-baseline runs no scenario: it takes "
 					     "--baselines only");

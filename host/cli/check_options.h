@@ -21,7 +21,8 @@ struct check_options {
 	char group_buf[512];
 	const char *tap_path, *junit_path; /* NULL: none; "-": stdout */
 	const char *report_path;	   /* every scenario's results as HTML; NULL: none */
-	const char *baselines_dir;	   /* NULL: $PLERIG_BASELINES */
+	const char *json_path;	   /* every scenario's results, every round, as JSON; NULL: none */
+	const char *baselines_dir; /* NULL: $PLERIG_BASELINES */
 	bool record;
 	const char *import_path; /* --import-baseline FILE: store it, run nothing */
 	bool aa;

@@ -29,13 +29,15 @@ enum suite_key {
 	KEY_EXPECT,
 	KEY_METRICS,
 	KEY_PARAMS,
+	KEY_OTHER_REGIME,
 	KEY_COUNT
 };
 
 static const char *const key_names[KEY_COUNT] = {
-    [KEY_OPTIONS] = "options",	 [KEY_GROUPS] = "groups", [KEY_MIN_CPUS] = "min_cpus",
-    [KEY_REQUIRES] = "requires", [KEY_EXPECT] = "expect", [KEY_METRICS] = "metrics",
-    [KEY_PARAMS] = "params",
+    [KEY_OPTIONS] = "options",	 [KEY_GROUPS] = "groups",
+    [KEY_MIN_CPUS] = "min_cpus", [KEY_REQUIRES] = "requires",
+    [KEY_EXPECT] = "expect",	 [KEY_METRICS] = "metrics",
+    [KEY_PARAMS] = "params",	 [KEY_OTHER_REGIME] = "other_regime",
 };
 
 /* What a [section] says before its options become a plan. */
@@ -188,6 +190,18 @@ static int set_value(const char *where, struct section *sec, enum suite_key key,
 		return parse_metrics(where, value, s, err, errlen);
 	case KEY_PARAMS:
 		return parse_params(where, value, s, err, errlen);
+	case KEY_OTHER_REGIME: {
+		char *end;
+		errno = 0;
+		double pct = strtod(value, &end);
+		if (errno || end == value || *end || !(pct > 0.0 && pct <= 1000.0))
+			return errbuf_printf(err, errlen,
+					     "%s: other_regime: '%s' is not a percentage above 0, "
+					     "at most 1000",
+					     where, value);
+		s->other_regime_pct = pct;
+		return 0;
+	}
 	case KEY_COUNT:
 		break;
 	}
@@ -211,7 +225,7 @@ static int set_key(const char *where, unsigned line, struct section *sec, const 
 	}
 	return errbuf_printf(err, errlen,
 			     "%s: unknown key '%s' (options, groups, min_cpus, requires, expect, "
-			     "metrics, params)",
+			     "metrics, params, other_regime)",
 			     where, key);
 }
 

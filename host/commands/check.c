@@ -25,6 +25,7 @@
 #include "model/outcome.h"
 #include "output/tap_junit.h"
 #include "output/html_writer.h"
+#include "util/atomic_file.h"
 #include "util/errbuf.h"
 #include "util/interrupt.h"
 #include "util/data_path.h"
@@ -109,15 +110,20 @@ static int write_report(const char *path, json_object *results)
 		fprintf(stderr, "plerig check: out of memory for the report\n");
 		return EXIT_FAILED;
 	}
+	size_t m = 0;
 	for (size_t i = 0; i < n; i++) {
 		json_object *o = json_object_array_get_idx(results, i), *v;
-		in[i].name =
+		/* a scenario's first rounds only: those run again are in --json */
+		if (json_object_object_get_ex(o, "again", &v) && json_object_get_boolean(v))
+			continue;
+		in[m].name =
 		    json_object_object_get_ex(o, "scenario", &v) ? json_object_get_string(v) : "?";
-		in[i].doc = json_object_object_get_ex(o, "results", &v) ? v : NULL;
-		in[i].host =
+		in[m].doc = json_object_object_get_ex(o, "results", &v) ? v : NULL;
+		in[m].host =
 		    json_object_object_get_ex(o, "host", &v) ? json_object_get_string(v) : NULL;
+		m++;
 	}
-	int rc = html_document_write(path, in, (unsigned)n, err, sizeof(err));
+	int rc = html_document_write(path, in, (unsigned)m, err, sizeof(err));
 	if (rc)
 		printable_printf(stderr, "plerig check: %s\n", err);
 	free(in);
@@ -127,6 +133,20 @@ static int write_report(const char *path, json_object *results)
 static bool is_stdout(const char *path)
 {
 	return path && !strcmp(path, "-");
+}
+
+/* --json: every scenario's results document, as gathered for the report. */
+static int write_json(const char *path, json_object *results)
+{
+	char err[ERRBUF_SIZE];
+	const char *text = json_object_to_json_string_ext(
+	    results, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!text || atomic_file_write(path, "JSON", text, strlen(text), err, sizeof(err))) {
+		printable_printf(stderr, "plerig check: %s\n",
+				 text ? err : "out of memory for --json");
+		return EXIT_FAILED;
+	}
+	return 0;
 }
 
 /* --import-baseline FILE: into the store, dated now; nothing runs. */
@@ -151,7 +171,7 @@ int cmd_check(int argc, char **argv, const char *guest_path)
 	struct suite suite;
 	struct check_result res;
 	char err[ERRBUF_SIZE], buf[PATH_MAX];
-	json_object *results = NULL; /* --report: every scenario's results */
+	json_object *results = NULL; /* --report, --json: every scenario's results */
 	int status;
 
 	switch (check_options_parse(argc, argv, &o, err, sizeof(err))) {
@@ -166,7 +186,7 @@ int cmd_check(int argc, char **argv, const char *guest_path)
 	if (o.import_path)
 		return import_baseline(&o);
 	if (check_outputs("plerig check", "--tap", o.tap_path, "--junit", o.junit_path) ||
-	    check_outputs("plerig check", "--report", o.report_path, NULL, NULL))
+	    check_outputs("plerig check", "--report", o.report_path, "--json", o.json_path))
 		return EXIT_USAGE;
 	const char *suite_path = o.suite_path ? o.suite_path : default_suite_path(buf, sizeof(buf));
 	if (suite_load(suite_path, &suite, err, sizeof(err))) {
@@ -192,13 +212,13 @@ int cmd_check(int argc, char **argv, const char *guest_path)
 		status = EXIT_FAILED;
 		goto out;
 	}
-	if (o.report_path && !(results = json_object_new_array())) {
+	if ((o.report_path || o.json_path) && !(results = json_object_new_array())) {
 		status = EXIT_FAILED;
 		goto out;
 	}
-	/* a TAP, JUnit or HTML document on stdout is that document alone */
-	bool stdout_taken =
-	    is_stdout(o.tap_path) || is_stdout(o.junit_path) || is_stdout(o.report_path);
+	/* a TAP, JUnit, HTML or JSON document on stdout is that document alone */
+	bool stdout_taken = is_stdout(o.tap_path) || is_stdout(o.junit_path) ||
+			    is_stdout(o.report_path) || is_stdout(o.json_path);
 	struct host_check h = {.suite = &suite,
 			       .suite_path = suite_path,
 			       .guest_path = guest_path,
@@ -221,7 +241,9 @@ int cmd_check(int argc, char **argv, const char *guest_path)
 	}
 	if (write_outputs(&o, &res))
 		status = EXIT_FAILED;
-	if (results && write_report(o.report_path, results))
+	if (o.report_path && write_report(o.report_path, results))
+		status = EXIT_FAILED;
+	if (o.json_path && write_json(o.json_path, results))
 		status = EXIT_FAILED;
 	if (res.interrupted && interrupt_signal())
 		status = 128 + interrupt_signal();

@@ -57,7 +57,8 @@ static void l1_args(const struct check_options *o, bool store, struct args *a)
 		const char *path, *opt, *file;
 	} outs[] = {{o->tap_path, "--tap", "out/check.tap"},
 		    {o->junit_path, "--junit", "out/check-junit.xml"},
-		    {o->report_path, "--report", "out/check-report.html"}};
+		    {o->report_path, "--report", "out/check-report.html"},
+		    {o->json_path, "--json", "out/results.json"}};
 	for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++)
 		if (outs[i].path) {
 			add(a, outs[i].opt);
@@ -122,7 +123,7 @@ static int check_one(const struct check_options *o, const char *label, unsigned 
 		     const char *suite, size_t suite_len, const char *guest_path, FILE *summary,
 		     struct host_key *keys, unsigned nr_keys)
 {
-	char err[ERRBUF_SIZE], key[256], name[L1_NAME_MAX], who[256], paths[3][PATH_MAX];
+	char err[ERRBUF_SIZE], key[256], name[L1_NAME_MAX], who[256], paths[4][PATH_MAX];
 	const struct emulated_options eo = {.kernel = o->kernel_path,
 					    .vendor = connect_emulated_vendor(label),
 					    .modules = o->modules_path,
@@ -134,8 +135,9 @@ static int check_one(const struct check_options *o, const char *label, unsigned 
 	struct proxy_out outs[] = {
 	    {o->tap_path, "check.tap", "TAP", "--tap", nr > 1},
 	    {o->junit_path, "check-junit.xml", "JUnit XML", "--junit", nr > 1},
-	    {o->report_path, "check-report.html", "HTML report", "--report", nr > 1}};
-	for (unsigned i = 0; i < 3; i++)
+	    {o->report_path, "check-report.html", "HTML report", "--report", nr > 1},
+	    {o->json_path, "results.json", "JSON results", "--json", nr > 1}};
+	for (unsigned i = 0; i < sizeof(outs) / sizeof(outs[0]); i++)
 		if (outs[i].path && !(outs[i].path = proxy_host_path(who, outs[i].path, label, nr,
 								     paths[i], sizeof(paths[i]))))
 			return EXIT_USAGE;
@@ -191,7 +193,8 @@ static int check_one(const struct check_options *o, const char *label, unsigned 
 	struct args a = {0};
 	l1_args(o, store != NULL, &a);
 	struct emulated_exec x;
-	status = proxy_exec(who, h, a.v, a.n, ins, nr_ins, outs, 3, summary, &x);
+	status = proxy_exec(who, h, a.v, a.n, ins, nr_ins, outs, sizeof(outs) / sizeof(outs[0]),
+			    summary, &x);
 	(void)pathf(name, sizeof(name), "baselines/%s.json", key);
 	const struct emulated_file *rec = o->record ? proxy_find(&x, name) : NULL;
 	if (rec && store_recording(who, store, key, rec) && !status)
@@ -217,8 +220,9 @@ int check_emulated(const struct check_options *o, const char *suite_path, const 
 	const struct proxy_out outs[] = {
 	    {o->tap_path, "check.tap", "TAP", "--tap", false},
 	    {o->junit_path, "check-junit.xml", "JUnit XML", "--junit", false},
-	    {o->report_path, "check-report.html", "HTML report", "--report", false}};
-	if (proxy_outputs_apart("plerig check", l.nr, outs, 3))
+	    {o->report_path, "check-report.html", "HTML report", "--report", false},
+	    {o->json_path, "results.json", "JSON results", "--json", false}};
+	if (proxy_outputs_apart("plerig check", l.nr, outs, sizeof(outs) / sizeof(outs[0])))
 		return EXIT_USAGE;
 	int status = EXIT_OK;
 	struct host_key keys[CONNECT_MAX_HOSTS];

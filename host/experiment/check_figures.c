@@ -87,6 +87,84 @@ int check_gather_figures(struct check_ctx *k, const struct scenario *s, const st
 	return 0;
 }
 
+/* Round @r out of @x's values and foreign loads. */
+static void drop_round(struct check_sample *x, unsigned r)
+{
+	memmove(&x->values[r], &x->values[r + 1], (x->n - r - 1) * sizeof(*x->values));
+	x->n--;
+	if (r < x->nf) {
+		memmove(&x->foreign[r], &x->foreign[r + 1], (x->nf - r - 1) * sizeof(*x->foreign));
+		x->nf--;
+	}
+}
+
+/* The rounds of variant @first->variant of @s in another regime, left out (see the header). */
+static int leave_out_variant(struct check_ctx *k, const struct scenario *s,
+			     const struct check_sample *first, unsigned *left, char *note,
+			     size_t len)
+{
+	const unsigned n = first->n;
+	bool *off = calloc(n + 1, sizeof(*off));
+	if (!off)
+		return -1;
+	/* the rounds line up across the variant's metrics only where each has every round */
+	for (unsigned i = 0; i < k->nr_samples; i++) {
+		const struct check_sample *x = &k->samples[i];
+		if (x->scenario == s && !strcmp(x->variant, first->variant) && x->n != n) {
+			free(off);
+			return 0;
+		}
+	}
+	unsigned far = 0;
+	for (unsigned i = 0; i < k->nr_samples; i++) {
+		const struct check_sample *x = &k->samples[i];
+		if (x->scenario == s && !strcmp(x->variant, first->variant))
+			far += sample_other_regime(x->values, n, s->other_regime_pct, off);
+	}
+	for (unsigned r = n; far && r-- > 0;) {
+		if (!off[r])
+			continue;
+		for (unsigned i = 0; i < k->nr_samples; i++) {
+			struct check_sample *x = &k->samples[i];
+			if (x->scenario != s || strcmp(x->variant, first->variant))
+				continue;
+			struct sample_stats st;
+			sample_stats_compute(x->values, x->n, &st);
+			const size_t used = strlen(note);
+			snprintf(
+			    note + used, len - used, "%s%s %s %.4g (median %.4g, %+.1f %%)",
+			    *note ? "; " : "", x->metric->name, x->variant, x->values[r], st.median,
+			    st.median ? 100.0 * (x->values[r] - st.median) / fabs(st.median) : 0.0);
+		}
+		for (unsigned i = 0; i < k->nr_samples; i++) {
+			struct check_sample *x = &k->samples[i];
+			if (x->scenario == s && !strcmp(x->variant, first->variant))
+				drop_round(x, r);
+		}
+		(*left)++;
+	}
+	free(off);
+	return 0;
+}
+
+int check_leave_out_other_regime(struct check_ctx *k, const struct scenario *s, unsigned *left,
+				 char *note, size_t len)
+{
+	*left = 0;
+	if (!(s->other_regime_pct > 0.0))
+		return 0;
+	for (unsigned i = 0; i < k->nr_samples; i++) {
+		const struct check_sample *x = &k->samples[i];
+		bool seen = false; /* each variant once: at its first sample */
+		for (unsigned j = 0; j < i && !seen; j++)
+			seen = k->samples[j].scenario == s &&
+			       !strcmp(k->samples[j].variant, x->variant);
+		if (x->scenario == s && !seen && leave_out_variant(k, s, x, left, note, len))
+			return -1;
+	}
+	return 0;
+}
+
 /* Even rounds against odd rounds: an A/A pair from one scenario's runs. */
 static unsigned split_aa(const struct check_sample *x, double *a, unsigned *na, double *b)
 {

@@ -27,6 +27,17 @@ struct check_tested {
 /* Add @rep's per-run values of every judged metric to @k's samples. 0, or -1 out of memory. */
 int check_gather_figures(struct check_ctx *k, const struct scenario *s, const struct outcome *rep);
 
+/*
+ * The suite's other_regime = PCT for @s: per variant, the rounds whose
+ * value of a judged metric lies further than PCT % from the median of
+ * that metric's rounds (while most lie within: stats/sample_stats.h) are
+ * left out of every metric of the variant. *@left counts them; each is
+ * appended to @note (its variant, metric, value and the median), which
+ * holds a string. 0, or -1 out of memory.
+ */
+int check_leave_out_other_regime(struct check_ctx *k, const struct scenario *s, unsigned *left,
+				 char *note, size_t len);
+
 /* Is every comparison of @s narrower than the threshold (adaptive repeats stop then)? */
 int check_scenario_narrow(struct check_ctx *k, const struct scenario *s, bool *narrow);
 

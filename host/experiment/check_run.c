@@ -72,7 +72,8 @@ static int skip_scenario(struct check_ctx *k, const struct scenario *s, const ch
 	return skip_scenario_but(k, s, why, 0);
 }
 
-static int keep_results(json_object *all, const char *name, const struct outcome *rep)
+/* @again: the rounds run after the scenario's own (another regime's, or --budget's). */
+static int keep_results(json_object *all, const char *name, const struct outcome *rep, bool again)
 {
 	json_object *doc = json_results_document(rep), *o = json_object_new_object();
 	if (!doc || !o) {
@@ -81,6 +82,8 @@ static int keep_results(json_object *all, const char *name, const struct outcome
 		return -1;
 	}
 	json_object_object_add(o, "scenario", json_object_new_string(name));
+	if (again)
+		json_object_object_add(o, "again", json_object_new_boolean(1));
 	json_object_object_add(o, "results", doc);
 	return json_object_array_add(all, o);
 }
@@ -166,6 +169,8 @@ static int run_scenario(struct check_ctx *k, const struct scenario *s)
 	struct check_place place;
 	bool all_ok = true;
 	int rc = 0;
+	char regime_note[768] = ""; /* the rounds left out, other_regime = */
+	unsigned left_out = 0, rerun = 0;
 
 	if (!plan)
 		return -1;
@@ -232,16 +237,16 @@ static int run_scenario(struct check_ctx *k, const struct scenario *s)
 					      "could not run: %s", err);
 			goto out;
 		}
+		if (k->c->results && keep_results(k->c->results, s->name, &rep, round > 0)) {
+			outcome_free(&rep);
+			rc = -1;
+			goto out;
+		}
 		if (round == 0) {
 			check_trace_collect(&k->trace);
 			check_calls_collect(&k->yields);
 			check_calls_collect(&k->kicks);
 			k->out->scenarios_run++;
-			if (k->c->results && keep_results(k->c->results, s->name, &rep)) {
-				outcome_free(&rep);
-				rc = -1;
-				goto out;
-			}
 			if (check_note_failed_runs(k, s, &rep) ||
 			    check_judge_expectations(k, s, &rep)) {
 				outcome_free(&rep);
@@ -252,8 +257,33 @@ static int run_scenario(struct check_ctx *k, const struct scenario *s)
 		all_ok &= every_run_ok(&rep);
 		rc = check_judges_metrics(k) ? check_gather_figures(k, s, &rep) : 0;
 		outcome_free(&rep);
-		if (rc || interrupt_requested() || k->c->budget_s <= 0.0 ||
-		    !check_judges_metrics(k))
+		if (rc || interrupt_requested() || !check_judges_metrics(k))
+			break;
+		/* rounds in another regime: left out, and as many run again (up to --repeat) */
+		unsigned left;
+		if (check_leave_out_other_regime(k, s, &left, regime_note, sizeof(regime_note))) {
+			rc = -1;
+			break;
+		}
+		left_out += left;
+		if (left && rerun < s->plan->repeat) {
+			plan->repeat =
+			    left < s->plan->repeat - rerun ? left : s->plan->repeat - rerun;
+			/* each as the suite's rounds run: after a discarded one */
+			plan->discard_rounds =
+			    s->plan->discard_rounds >= 0 ? s->plan->discard_rounds : 1;
+			rerun += plan->repeat;
+			if (k->c->progress)
+				printable_printf(k->c->progress,
+						 "check: %s%s%-24s %u round(s) in another regime: "
+						 "%u more\n",
+						 host, *host ? " " : "", s->name, left,
+						 plan->repeat);
+			continue;
+		}
+		plan->repeat = s->plan->repeat;
+		plan->discard_rounds = s->plan->discard_rounds;
+		if (k->c->budget_s <= 0.0)
 			break;
 		bool narrow;
 		if (check_scenario_narrow(k, s, &narrow)) {
@@ -268,6 +298,20 @@ static int run_scenario(struct check_ctx *k, const struct scenario *s)
 					 host, *host ? " " : "", s->name, k->c->threshold_pct,
 					 plan->repeat);
 	}
+	if (!rc && left_out)
+		rc = check_result_add(
+		    k->out, s->name, "other-regime", CHECK_PASS,
+		    "%u round(s) further than %.3g %% from the median of their "
+		    "variant's, left out of the figures and run again (%u more): %s",
+		    left_out, s->other_regime_pct, rerun, regime_note);
+	/* the summary says it too: a pass that left a round out is not silent */
+	if (!rc && left_out)
+		check_result_brief(k->out, "%u round(s) left out, %u run again: %.150s", left_out,
+				   rerun, regime_note);
+	else if (!rc && s->other_regime_pct > 0.0 && check_judges_metrics(k))
+		rc = check_result_add(k->out, s->name, "other-regime", CHECK_PASS,
+				      "every round within %.3g %% of the median of its variant's",
+				      s->other_regime_pct);
 	k->complete[s - k->c->suite->scenarios] = !rc && all_ok && !interrupt_requested();
 	if (k->c->progress)
 		printable_printf(k->c->progress, "check: %s%s%-24s %.1f s\n", host,

@@ -65,6 +65,13 @@ struct scenario {
 	 * after */
 	struct ple_setting params[PLE_MAX_PARAMS];
 	unsigned nr_params;
+	/*
+	 * other_regime = PCT: a round whose judged figure lies further than PCT %
+	 * from the median of its variant's rounds, while most lie within, is in
+	 * another regime: left out of the judging and the recording, and run
+	 * again (at most --repeat more rounds). 0: every round counts.
+	 */
+	double other_regime_pct;
 	struct run_plan *plan;
 };
 

@@ -160,3 +160,27 @@ double mean_ci_half_width(double stddev, unsigned n, double confidence)
 		return NAN;
 	return gsl_cdf_tdist_Pinv(0.5 + confidence / 2, n - 1) * stddev / sqrt(n);
 }
+
+unsigned sample_other_regime(const double *x, unsigned n, double pct, bool *off)
+{
+	if (n < 3 || !(pct > 0.0))
+		return 0;
+	double *sorted = malloc(n * sizeof(*sorted));
+	if (!sorted)
+		return 0;
+	memcpy(sorted, x, n * sizeof(*sorted));
+	gsl_sort(sorted, 1, n);
+	const double median = gsl_stats_median_from_sorted_data(sorted, 1, n);
+	free(sorted);
+	const double reach = fabs(median) * pct / 100.0;
+	unsigned far = 0;
+	for (unsigned i = 0; i < n; i++)
+		far += !(fabs(x[i] - median) <= reach); /* NaN is far */
+	/* a zero median has no scale; and the regime is the majority's, or none */
+	if (median == 0.0 || isnan(median) || !far || 2 * (n - far) <= n)
+		return 0;
+	for (unsigned i = 0; i < n; i++)
+		if (!(fabs(x[i] - median) <= reach))
+			off[i] = true;
+	return far;
+}

@@ -45,6 +45,15 @@ struct sample_stats {
 void sample_stats_compute(const double *x, unsigned n, struct sample_stats *out);
 
 /*
+ * Rounds in another regime: those of @x's @n further than @pct % of the
+ * median from the median, where at least 3 rounds were run and more than
+ * half lie within it (the regime is the majority's; without one, none is
+ * another's). Sets off[i] for each (leaves the others as they were) and
+ * returns how many; 0 for a zero median (no scale to measure by).
+ */
+unsigned sample_other_regime(const double *x, unsigned n, double pct, bool *off);
+
+/*
  * Half the width of the @confidence (e.g. 0.95) interval of the mean of
  * @n values with sample stddev @stddev (t distribution, n - 1 degrees of
  * freedom); NaN for n < 2.

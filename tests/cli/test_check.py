@@ -353,6 +353,27 @@ for p in "$@"; do echo "${{p#*=}}" > "$d/parameters/${{p%%=*}}"; done
         self.assertIn("--baselines naming a store each", r.stderr)
         self.assertEqual(glob.glob(os.path.join(self.store, "*.json")), [])
 
+    def test_json_keeps_every_round_of_every_scenario(self):
+        # --json: what the gate keeps of each round (issue 27: which round was in another
+        # regime, and what its vCPUs did), each scenario's results as plerig run writes them
+        with open(self.suite, "w") as f:
+            f.write(SUITE.replace("--repeat 10", "--repeat 3 --backend native"))
+        out = os.path.join(self.dir, "rounds.json")
+        r = self.check("--json", out)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        with open(out) as f:
+            doc = json.load(f)
+        self.assertEqual([d["scenario"] for d in doc], ["solo"])
+        runs = doc[0]["results"]["variants"][0]["runs"]
+        self.assertEqual([run["repeat"] for run in runs], [0, 1, 2])
+        self.assertTrue(all(run["vm_results"][0]["vcpus"][0]["acquisitions"] > 0 for run in runs))
+        # refused before anything runs: nowhere to write it, or a second document on stdout
+        r = self.check("--json", os.path.join(self.dir, "no", "such", "dir", "c.json"))
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("--json", r.stderr)
+        r = self.check("--json", "-", "--report", "-")
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+
     def test_unwritable_report_is_refused_before_running(self):
         r = self.check("--report", os.path.join(self.dir, "no", "such", "dir", "c.html"))
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)

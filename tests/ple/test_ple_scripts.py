@@ -492,6 +492,8 @@ class Steps(unittest.TestCase):
                                           "--suite", os.path.join(ROOT, "suites/ple.cfg"),
                                           "--baselines", os.path.join(self.d, "store"),
                                           "--tap", f"{work}/gate.tap", "--junit", f"{work}/gate-junit.xml",
+                                          # every round's figures kept
+                                          "--json", f"{work}/gate-results.json",
                                           *(["--record"] if status == 0 else ["--threshold", "2"])]])
                 if want == 3 and status == 0:
                     self.assertIn("the gate by plerig skipped 2 scenario(s) (its summary "

@@ -44,6 +44,7 @@ static const char *const good_suite = "# a comment\n"
 				      "min_cpus = 1\n"
 				      "expect = stalls, no-ple-exits, halts, ftrace-counts\n"
 				      "params = ple_window=1024, ple_gap = 64\n"
+				      "other_regime = 10\n"
 				      "metrics = none\n";
 
 START_TEST(test_suite_parse)
@@ -58,6 +59,9 @@ START_TEST(test_suite_parse)
 	ck_assert_uint_eq(a->line, 6);
 	/* the defaults' options first, then the scenario's */
 	ck_assert_str_eq(a->options, "--duration 0.2 --repeat 3 --vcpus 1 --pcpus 0");
+	/* every round counts unless the scenario says what another regime is */
+	ck_assert(a->other_regime_pct == 0.0);
+	ck_assert(s.scenarios[1].other_regime_pct == 10.0);
 	ck_assert_uint_eq(a->plan->repeat, 3);
 	ck_assert_uint_eq(a->plan->vcpu_counts[0], 1);
 	ck_assert(a->plan->quiet);
@@ -97,6 +101,8 @@ static const struct {
     {"[a]\nrequires = magic\n", "t.cfg:2: requires: unknown 'magic'"},
     {"[a]\ncolour = red\n", "t.cfg:2: unknown key 'colour'"},
     {"[a]\nmin_cpus = two\n", "t.cfg:2: min_cpus: 'two' is not a CPU count"},
+    {"[a]\nother_regime = 0\n", "t.cfg:2: other_regime: '0' is not a percentage above 0"},
+    {"[a]\nother_regime = 10%\n", "t.cfg:2: other_regime: '10%' is not a percentage"},
     {"[a]\nmetrics = speed\n", "t.cfg:2: metrics: 'speed' is not one of"},
     {"[a]\noptions = --vcpus lots\n", "t.cfg:1: [a]: "},
     {"[a]\noptions = --json x.json\n", "t.cfg:1: [a]: --json belongs to `plerig check`"},

@@ -209,6 +209,80 @@ START_TEST(a_change_from_a_baseline_of_zero_is_said_without_a_percentage)
 }
 END_TEST
 
+/*
+ * other_regime = 10: window-1024's round at 8 166 acq/s and 1.33 PAUSE-loop
+ * exits per acquisition among three at 5 482-5 487 and 2.01 (issue 27) is
+ * left out of both metrics of its variant, with its foreign load; another
+ * variant of the same scenario, steady, keeps every round; without the key
+ * every round counts.
+ */
+START_TEST(a_round_in_another_regime_is_left_out_of_every_metric_of_its_variant)
+{
+	struct scenario sc = {.name = "window-1024", .other_regime_pct = 10.0};
+	struct check_config config = {0};
+	struct check_result out = {0};
+	struct check_ctx k = {.c = &config, .out = &out};
+	double acq[] = {5482, 5487, 5487, 8166}, exits[] = {2.01, 2.01, 2.01, 1.33};
+	double fa[] = {0.01, 0.02, 0.03, 0.04}, fe[] = {0.01, 0.02, 0.03, 0.04};
+	double steady[] = {3612, 3607, 3612, 3610}, fs[] = {0, 0, 0, 0};
+	struct check_sample x[3] = {{.scenario = &sc,
+				     .variant = "odd",
+				     .metric = metric_by_name("acq_per_s"),
+				     .values = acq,
+				     .foreign = fa,
+				     .n = 4,
+				     .nf = 4},
+				    {.scenario = &sc,
+				     .variant = "steady",
+				     .metric = metric_by_name("acq_per_s"),
+				     .values = steady,
+				     .foreign = fs,
+				     .n = 4,
+				     .nf = 4},
+				    {.scenario = &sc,
+				     .variant = "odd",
+				     .metric = metric_by_name("ple_exits_per_acq"),
+				     .values = exits,
+				     .foreign = fe,
+				     .n = 4,
+				     .nf = 4}};
+	k.samples = x;
+	k.nr_samples = 3;
+	char note[512] = "";
+	unsigned left;
+
+	ck_assert_int_eq(check_leave_out_other_regime(&k, &sc, &left, note, sizeof(note)), 0);
+	ck_assert_uint_eq(left, 1);
+	ck_assert_uint_eq(x[0].n, 3);
+	ck_assert_uint_eq(x[2].n, 3);
+	ck_assert_uint_eq(x[0].nf, 3);
+	ck_assert(x[0].values[2] == 5487 && x[2].values[2] == 2.01 && x[0].foreign[2] == 0.03);
+	ck_assert_uint_eq(x[1].n, 4);
+	ck_assert_msg(strstr(note, "acq_per_s odd 8166 (median 5487, +48.8 %)"), "%s", note);
+	ck_assert_msg(strstr(note, "ple_exits_per_acq odd 1.33 (median 2.01, -33.8 %)"), "%s",
+		      note);
+	/* once out, the rest is one regime */
+	note[0] = '\0';
+	ck_assert_int_eq(check_leave_out_other_regime(&k, &sc, &left, note, sizeof(note)), 0);
+	ck_assert_uint_eq(left, 0);
+	ck_assert_str_eq(note, "");
+	/* without other_regime = nothing is left out */
+	double acq2[] = {5482, 5487, 5487, 8166};
+	x[0].values = acq2;
+	x[0].n = 4;
+	x[2].n = 3;
+	sc.other_regime_pct = 0.0;
+	ck_assert_int_eq(check_leave_out_other_regime(&k, &sc, &left, note, sizeof(note)), 0);
+	ck_assert_uint_eq(left, 0);
+	ck_assert_uint_eq(x[0].n, 4);
+	/* rounds that do not line up across the variant's metrics are not told apart */
+	sc.other_regime_pct = 10.0;
+	ck_assert_int_eq(check_leave_out_other_regime(&k, &sc, &left, note, sizeof(note)), 0);
+	ck_assert_uint_eq(left, 0);
+	ck_assert_uint_eq(x[0].n, 4);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("check_verdicts");
@@ -217,6 +291,7 @@ int main(void)
 	tcase_add_test(tc, two_hosts_here_at_once_are_other_work);
 	tcase_add_test(tc, the_halt_path_is_judged_and_a_lock_without_one_is_na);
 	tcase_add_test(tc, a_change_from_a_baseline_of_zero_is_said_without_a_percentage);
+	tcase_add_test(tc, a_round_in_another_regime_is_left_out_of_every_metric_of_its_variant);
 	suite_add_tcase(s, tc);
 	return check_run(s, CK_FORK_GETENV);
 }

@@ -171,6 +171,42 @@ START_TEST(welch_needs_two_samples_and_variance)
 }
 END_TEST
 
+/*
+ * The gate's rounds (issue 27): window-1024 at seed 11 of the shell gate, one
+ * round of four in another regime; the same scenario steady; ple_window=16384's
+ * spread (2.4 %, no regime); a candidate whose every round moved (a regression,
+ * not a regime); two against two (no majority: neither is another's).
+ */
+START_TEST(a_round_in_another_regime_is_found_and_a_spread_is_not)
+{
+	const double odd[] = {5482, 5487, 5487, 8166};
+	const double exits[] = {2.01, 2.01, 2.01, 1.33};
+	const double steady[] = {5487, 5482, 5482, 5482};
+	const double spread[] = {1442, 1477, 1457, 1446};
+	const double moved[] = {3490, 3487, 3491, 3486};
+	const double halves[] = {4039, 2485, 4104, 2585};
+	const double zero[] = {0, 0, 0, 1};
+	bool off[4] = {false};
+
+	ck_assert_uint_eq(sample_other_regime(odd, 4, 10.0, off), 1);
+	ck_assert(!off[0] && !off[1] && !off[2] && off[3]);
+	bool off2[4] = {false};
+	ck_assert_uint_eq(sample_other_regime(exits, 4, 10.0, off2), 1);
+	ck_assert(off2[3] && !off2[0]);
+	bool none[4] = {false};
+	ck_assert_uint_eq(sample_other_regime(steady, 4, 10.0, none), 0);
+	ck_assert_uint_eq(sample_other_regime(spread, 4, 10.0, none), 0);
+	ck_assert_uint_eq(sample_other_regime(moved, 4, 10.0, none), 0);
+	ck_assert_uint_eq(sample_other_regime(halves, 4, 10.0, none), 0);
+	ck_assert_uint_eq(sample_other_regime(zero, 4, 10.0, none), 0);
+	/* a tighter reach finds the spread's far round; two rounds are too few to tell */
+	ck_assert_uint_eq(sample_other_regime(spread, 4, 1.0, none), 1);
+	ck_assert(none[1]);
+	bool two[2] = {false};
+	ck_assert_uint_eq(sample_other_regime(odd + 2, 2, 10.0, two), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("sample_stats");
@@ -183,6 +219,7 @@ int main(void)
 	tcase_add_test(tc, welch_extremes);
 	tcase_add_test(tc, paired_matches_r_on_the_sleep_data);
 	tcase_add_test(tc, welch_needs_two_samples_and_variance);
+	tcase_add_test(tc, a_round_in_another_regime_is_found_and_a_spread_is_not);
 	suite_add_tcase(s, tc);
 	return check_run(s, CK_FORK_GETENV);
 }
