@@ -307,19 +307,35 @@ class Emulated(unittest.TestCase):
         self.assertRegex(p.stderr, r"the saved state \S+ is unusable \(Bochs exited with "
                                    r"status 1 before L1 was done")
 
-    def test_a_state_of_another_key_is_thrown_away(self):
+    def test_the_newest_three_states_of_a_cpu_are_kept(self):
+        # keys that differ by the Bochs version (in the key, as the kernel, plerig and the
+        # CPU are): a user alternating two kernels or builds restores each, the oldest goes
+        version = os.path.join(self.fake, "version")
+        saved = []
+        for v in ("2.7.1", "2.7.2", "2.7.3", "2.7.4"):
+            self.write(version, v + "\n", 0o644)
+            p = self.plerig("serve", *RUN)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn("booting L1", p.stderr)
+            (new,) = set(self.states()) - set(saved)
+            saved.append(new)
+            time.sleep(0.02)  # mtimes apart
+        self.assertEqual(sorted(self.states()), sorted(saved[1:]), "the oldest of 4 went")
+        # the second is restored (warm), so a fifth key's save keeps it and drops the third
+        self.write(version, "2.7.2\n", 0o644)
         p = self.plerig("serve", *RUN)
         self.assertEqual(p.returncode, 0, p.stderr)
-        (old,) = self.states()
-        # another Bochs (its version is in the key, as the kernel, plerig and the CPU are)
-        self.write(os.path.join(self.fake, "version"), "2.7.1\n", 0o644)
+        self.assertIn("from its saved state", p.stderr)
+        time.sleep(0.02)
+        self.write(version, "2.7.5\n", 0o644)
         p = self.plerig("serve", *RUN)
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertNotIn("from its saved state", p.stderr)
         self.assertIn("booting L1", p.stderr)
-        (new,) = self.states()
-        self.assertNotEqual(new, old)
-        self.assertFalse(os.path.exists(old), "the state of the other Bochs is gone")
+        left = self.states()
+        self.assertEqual(len(left), 3, left)
+        self.assertIn(saved[1], left, "the state restored last is kept")
+        self.assertIn(saved[3], left)
+        self.assertNotIn(saved[2], left, "the least recently used went")
 
     def test_a_restored_l1_that_does_not_answer_is_booted_cold(self):
         p = self.plerig("serve", *RUN)

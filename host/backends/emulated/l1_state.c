@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,6 +122,8 @@ int l1_state_stage(const char *dir, const char *run_dir, char *out, size_t len, 
 	DIR *d = opendir(dir);
 	if (!d)
 		return errbuf_printf(err, errlen, "%s: %s", dir, strerror(errno));
+	/* restored now: the newest kept when a save prunes (best effort: a state is still whole) */
+	(void)utimensat(AT_FDCWD, dir, NULL, 0);
 	int rc = 0;
 	struct dirent *e;
 	while (!rc && (e = readdir(d))) {
@@ -162,13 +165,18 @@ int l1_state_saved(const char *save_dir)
 }
 
 /*
- * States of other keys of the same emulated CPU go: another kernel, plerig
- * or Bochs never restores them, and each holds the memory L1 touched
- * (~300 MB). Another CPU's stays (emulated:amd's beside Intel's: a run of
- * both restores both); one that names none (an older plerig's) goes. So do
- * saves that never finished (".save-*", a plerig killed while Bochs saved)
- * once a day old: a younger one may be another plerig's, saving now.
+ * The newest STATES_KEPT states of each emulated CPU stay, the one just saved
+ * among them: a user comparing two kernels (a baseline's and a candidate's,
+ * make ple-test's stock one and KERNEL=) or two plerig builds restores each
+ * in turn, and one state per CPU made every other run boot L1 cold. Older
+ * ones go: each holds the memory L1 touched (~300 MB). Another CPU's states
+ * are counted apart (emulated:amd's beside Intel's); one that names none (an
+ * older plerig's) goes. So do saves that never finished (".save-*", a plerig
+ * killed while Bochs saved) once a day old: a younger one may be another
+ * plerig's, saving now.
  */
+#define STATES_KEPT 3
+
 static bool other_cpu(const char *dir, const char *cpu_model)
 {
 	char path[PATH_MAX], cpu[128];
@@ -176,10 +184,53 @@ static bool other_cpu(const char *dir, const char *cpu_model)
 	       text_file_read(path, cpu, sizeof(cpu)) > 0 && strcmp(cpu, cpu_model);
 }
 
+static bool names_a_cpu(const char *dir)
+{
+	char path[PATH_MAX], cpu[128];
+	return !pathf(path, sizeof(path), "%s/%s", dir, CPU_FILE) &&
+	       text_file_read(path, cpu, sizeof(cpu)) > 0;
+}
+
+struct kept_state {
+	char name[NAME_MAX + 1];
+	struct timespec saved;
+};
+
+static bool newer(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec != b->tv_sec ? a->tv_sec > b->tv_sec : a->tv_nsec > b->tv_nsec;
+}
+
+/*
+ * @name into @kept (newest first, at most STATES_KEPT - 1 besides the state
+ * just saved): @out names the state that goes, @name itself or the oldest kept
+ * one, or is empty.
+ */
+static void keep_newest(struct kept_state *kept, unsigned *nr, const char *name,
+			const struct timespec *saved, char *out, size_t len)
+{
+	unsigned at = 0;
+	while (at < *nr && !newer(saved, &kept[at].saved))
+		at++;
+	out[0] = '\0';
+	if (at == STATES_KEPT - 1) {
+		pathf(out, len, "%s", name);
+		return;
+	}
+	if (*nr == STATES_KEPT - 1)
+		pathf(out, len, "%s", kept[--(*nr)].name);
+	memmove(kept + at + 1, kept + at, (*nr - at) * sizeof(*kept));
+	pathf(kept[at].name, sizeof(kept[at].name), "%s", name);
+	kept[at].saved = *saved;
+	(*nr)++;
+}
+
 static void prune(const char *states, const char *keep, const char *cpu_model)
 {
 	DIR *d = opendir(states);
-	char path[PATH_MAX];
+	char path[PATH_MAX], gone[NAME_MAX + 1];
+	struct kept_state kept[STATES_KEPT - 1];
+	unsigned nr = 0;
 	struct dirent *e;
 	if (!d)
 		return;
@@ -189,8 +240,16 @@ static void prune(const char *states, const char *keep, const char *cpu_model)
 		    !strcmp(e->d_name, keep) ||
 		    pathf(path, sizeof(path), "%s/%s", states, e->d_name) || lstat(path, &st))
 			continue;
-		if (e->d_name[0] == '.' ? time(NULL) - st.st_mtime > 24 * 3600
-					: !other_cpu(path, cpu_model))
+		gone[0] = '\0';
+		if (e->d_name[0] == '.') {
+			if (time(NULL) - st.st_mtime > 24 * 3600)
+				pathf(gone, sizeof(gone), "%s", e->d_name);
+		} else if (!names_a_cpu(path) || !S_ISDIR(st.st_mode)) {
+			pathf(gone, sizeof(gone), "%s", e->d_name);
+		} else if (!other_cpu(path, cpu_model)) {
+			keep_newest(kept, &nr, e->d_name, &st.st_mtim, gone, sizeof(gone));
+		}
+		if (gone[0] && !pathf(path, sizeof(path), "%s/%s", states, gone))
 			l1_state_remove(path);
 	}
 	closedir(d);
