@@ -41,16 +41,13 @@ def plerig(*args, **kw):
 def setUpModule():
     global TMP, RESULTS
     TMP = tempfile.mkdtemp(prefix="plerig-hostile-")
+    # a cleanup, not tearDownModule: unittest skips that when setUpModule fails
+    unittest.addModuleCleanup(shutil.rmtree, TMP, ignore_errors=True)
     RESULTS = os.path.join(TMP, "native.json")
     r = plerig("run", "--backend", "native", "--vcpus", "2", "--pcpus", "0-1", "--relax",
                "pause,nop", "--duration", "0.1", "--warmup", "0.02", "--repeat", "2", "--quiet",
                "--json", RESULTS)
     assert r.returncode == 0, r.stderr.decode(errors="replace")
-
-
-def tearDownModule():
-    if TMP:
-        shutil.rmtree(TMP, ignore_errors=True)
 
 
 def load():

@@ -39,6 +39,8 @@ def plerig(*args):
 def setUpModule():
     global TMP, TUNE, TUNE_PAGE
     TMP = tempfile.mkdtemp(prefix="plerig-tune-report-")
+    # a cleanup, not tearDownModule: unittest skips that when setUpModule fails
+    unittest.addModuleCleanup(shutil.rmtree, TMP, ignore_errors=True)
     host = test_ple_cli.FakeHost()
     try:
         TUNE, TUNE_PAGE = os.path.join(TMP, "tune.json"), os.path.join(TMP, "tune-report.html")
@@ -53,11 +55,6 @@ def setUpModule():
         assert r.returncode == 0, r.stdout + r.stderr
     finally:
         host.cleanup()
-
-
-def tearDownModule():
-    if TMP:
-        shutil.rmtree(TMP, ignore_errors=True)
 
 
 def load():
