@@ -177,18 +177,12 @@ int l1_state_saved(const char *save_dir)
  */
 #define STATES_KEPT 3
 
-static bool other_cpu(const char *dir, const char *cpu_model)
+/* the emulated CPU a state names, in @cpu: false where it names none */
+static bool state_cpu(const char *dir, char *cpu, size_t len)
 {
-	char path[PATH_MAX], cpu[128];
+	char path[PATH_MAX];
 	return !pathf(path, sizeof(path), "%s/%s", dir, CPU_FILE) &&
-	       text_file_read(path, cpu, sizeof(cpu)) > 0 && strcmp(cpu, cpu_model);
-}
-
-static bool names_a_cpu(const char *dir)
-{
-	char path[PATH_MAX], cpu[128];
-	return !pathf(path, sizeof(path), "%s/%s", dir, CPU_FILE) &&
-	       text_file_read(path, cpu, sizeof(cpu)) > 0;
+	       text_file_read(path, cpu, len) > 0;
 }
 
 struct kept_state {
@@ -228,7 +222,7 @@ static void keep_newest(struct kept_state *kept, unsigned *nr, const char *name,
 static void prune(const char *states, const char *keep, const char *cpu_model)
 {
 	DIR *d = opendir(states);
-	char path[PATH_MAX], gone[NAME_MAX + 1];
+	char path[PATH_MAX], gone[NAME_MAX + 1], cpu[128];
 	struct kept_state kept[STATES_KEPT - 1];
 	unsigned nr = 0;
 	struct dirent *e;
@@ -244,9 +238,9 @@ static void prune(const char *states, const char *keep, const char *cpu_model)
 		if (e->d_name[0] == '.') {
 			if (time(NULL) - st.st_mtime > 24 * 3600)
 				pathf(gone, sizeof(gone), "%s", e->d_name);
-		} else if (!names_a_cpu(path) || !S_ISDIR(st.st_mode)) {
+		} else if (!S_ISDIR(st.st_mode) || !state_cpu(path, cpu, sizeof(cpu))) {
 			pathf(gone, sizeof(gone), "%s", e->d_name);
-		} else if (!other_cpu(path, cpu_model)) {
+		} else if (!strcmp(cpu, cpu_model)) {
 			keep_newest(kept, &nr, e->d_name, &st.st_mtim, gone, sizeof(gone));
 		}
 		if (gone[0] && !pathf(path, sizeof(path), "%s/%s", states, gone))
