@@ -9,6 +9,7 @@ leave (plerig check's TAP, plerig doctor's JSON, two plerig tunes).
 usage: test_ple_scripts.py SOURCE_ROOT [PLERIG [TEST...]]
 """
 import base64
+import concurrent.futures
 import fcntl
 import gzip
 import hashlib
@@ -1013,7 +1014,7 @@ class EmulatedHostKernelInputs(unittest.TestCase):
     /dev/zero, a module linked out of the tree and a version string with '/' are refused
     before anything is read from them or copied."""
 
-    def build(self, d, kernel, modules=""):
+    def build(self, d, kernel, modules="", cache=None):
         out = os.path.join(d, "out")
         os.makedirs(out, exist_ok=True)
         files = []
@@ -1022,7 +1023,7 @@ class EmulatedHostKernelInputs(unittest.TestCase):
             with open(files[-1], "w") as f:
                 f.write(name)
         return subprocess.run([os.path.join(ROOT, "images/l1/build-medium"), "build", out, kernel, modules,
-                               *files, os.path.join(d, "cache"), "", "intel"],
+                               *files, cache or os.path.join(d, "cache"), "", "intel"],
                               capture_output=True, text=True, timeout=60)
 
     def test_a_kernel_linked_out_of_the_package_is_refused(self):
@@ -1042,6 +1043,41 @@ class EmulatedHostKernelInputs(unittest.TestCase):
             p = self.build(d, deb)
             self.assertEqual(p.returncode, 2, p.stderr)
             self.assertIn("is not a regular file", p.stderr)
+
+    def test_plerigs_unpacking_one_package_at_once_all_get_it(self):
+        """make ple-test's gate and trace steps build one medium at once on a fresh cache:
+        both unpacked the package into one fixed name, and one of them failed (`mv: cannot
+        stat .../deb-*.tmp`, its step 77, CI red). Six builds at once now all reach the
+        kernel's checks (this package has no kvm_intel: 3, refused), one unpacked tree stays
+        and no partial one."""
+        if not shutil.which("dpkg-deb"):
+            self.skipTest("no dpkg-deb here (Debian's dpkg)")
+        with tempfile.TemporaryDirectory() as d:
+            root = os.path.join(d, "pkg")
+            os.makedirs(os.path.join(root, "DEBIAN"))
+            os.makedirs(os.path.join(root, "lib/modules/6.1.0-test/kernel"))
+            os.makedirs(os.path.join(root, "boot"))
+            kernel_image(os.path.join(root, "boot/vmlinuz-6.1.0-test"))
+            for i in range(200):  # enough files that the unpacks overlap
+                with open(os.path.join(root, f"lib/modules/6.1.0-test/kernel/f{i}"), "wb") as f:
+                    f.write(os.urandom(4096))
+            with open(os.path.join(root, "DEBIAN/control"), "w") as f:
+                f.write("Package: linux-image-6.1.0-test\nVersion: 1\nArchitecture: amd64\n"
+                        "Maintainer: nobody <nobody@example.org>\nDescription: a test\n")
+            deb = os.path.join(d, "linux-image-6.1.0-test.deb")
+            subprocess.run(["dpkg-deb", "--root-owner-group", "-Znone", "-b", root, deb], check=True,
+                           capture_output=True)
+            cache = os.path.join(d, "cache")
+            os.makedirs(cache)
+            with concurrent.futures.ThreadPoolExecutor(6) as pool:
+                runs = list(pool.map(lambda i: self.build(os.path.join(d, f"b{i}"), deb, cache=cache), range(6)))
+            for p in runs:
+                self.assertEqual(p.returncode, 3, p.stderr)
+                self.assertIn("has no kvm_intel", p.stderr)
+            left = os.listdir(cache)
+            self.assertEqual(len(left), 1, left)
+            self.assertRegex(left[0], r"^deb-[0-9a-f]{16}$")
+            self.assertEqual(os.listdir(os.path.join(cache, left[0], "boot")), ["vmlinuz-6.1.0-test"])
 
     def test_a_module_linked_out_of_the_tree_and_a_bad_version_are_refused(self):
         if not os.path.exists("/bin/busybox") or not shutil.which("kmod"):
