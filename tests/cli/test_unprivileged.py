@@ -133,6 +133,41 @@ class Unprivileged(unittest.TestCase):
         self.assertIn("--accel tcg --connect qemu:///session", r.stderr)
 
 
+    def test_check_reading_no_state_of_roots_says_so_and_records(self):
+        """/var/lib/plerig is root's 0700 (what a plerig run as root made): another user's
+        check cannot read whether a root plerig left the PLE parameters changed. That
+        failed the host's ple-params case, so no check by anyone else could pass or record;
+        it is now a skip saying why, and the baseline is recorded."""
+        state = os.path.join(self.dir, "state")
+        os.mkdir(state, 0o700)
+        with open(os.path.join(state, "ple-params.state"), "w") as f:
+            f.write("plerig-ple-state 1\npid 999999\nroot /sys\nmodule kvm_intel\n")
+        suite = os.path.join(self.dir, "suite.cfg")
+        with open(suite, "w") as f:
+            f.write("[defaults]\noptions = --backend native --duration 0.05 --warmup 0 --repeat 2\n"
+                    "[solo]\noptions = --vcpus 1 --lock ticket --relax pause\nexpect = progress\n")
+        store = os.path.join(self.dir, "baselines")
+        os.mkdir(store)
+        os.chown(store, pwd_id("nobody"), grp_id("nogroup"))
+        r = as_nobody([PLERIG, "check", "--suite", suite, "--record", "--baselines", store],
+                      {"PLERIG_STATE_DIR": state})
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertRegex(r.stdout, r"\n  skip  .*cannot tell whether they are the host's own: "
+                                   r".*Permission denied.*this user may not read root's record")
+        self.assertNotIn("no baseline recorded", r.stdout)
+        self.assertTrue(os.listdir(store), r.stdout)
+        # root reads it: the same state fails the case and records nothing
+        r = subprocess.run([PLERIG, "check", "--suite", suite, "--record", "--baselines", store + "2"],
+                           capture_output=True, text=True, timeout=120, env={**os.environ, "PLERIG_STATE_DIR": state})
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("FAIL  ple-params: the kvm_intel parameters were not the host's own", r.stdout)
+
+
+def pwd_id(name):
+    import pwd
+    return pwd.getpwnam(name).pw_uid
+
+
 def grp_id(name):
     import grp
     return grp.getgrnam(name).gr_gid
