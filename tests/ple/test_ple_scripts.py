@@ -145,6 +145,23 @@ def kernel_module(path, params, name="kvm_intel", depends=""):
     return path
 
 
+def kernel_package(root, deb, link_to=None):
+    """@deb, a linux-image-6.1.0-test package of the tree @root (what is in it stays) with
+    boot/vmlinuz-6.1.0-test a header-only bzImage, or a link to @link_to."""
+    os.makedirs(os.path.join(root, "DEBIAN"), exist_ok=True)
+    os.makedirs(os.path.join(root, "boot"), exist_ok=True)
+    with open(os.path.join(root, "DEBIAN/control"), "w") as f:
+        f.write("Package: linux-image-6.1.0-test\nVersion: 1\nArchitecture: amd64\n"
+                "Maintainer: nobody <nobody@example.org>\nDescription: a test\n")
+    vmlinuz = os.path.join(root, "boot/vmlinuz-6.1.0-test")
+    if link_to:
+        os.symlink(link_to, vmlinuz)
+    else:
+        kernel_image(vmlinuz)
+    subprocess.run(["dpkg-deb", "--root-owner-group", "-Znone", "-b", root, deb], check=True, capture_output=True)
+    return deb
+
+
 def skip_without_ple_test_packages(test, why):
     """Skip @test when scripts/setup ple-test's packages are not installed (@why it needs them)."""
     missing = [p for p in ("bochs", "busybox-static", "cpio", "isolinux", "xorriso")
@@ -324,16 +341,7 @@ class KernelUnderTest(unittest.TestCase):
                     f.write("kernel/arch/x86/kvm/kvm.ko\nkernel/arch/x86/kvm/kvm-intel.ko\n")
                 subprocess.run(["depmod", "-b", root, "6.1.0-test"], check=True, capture_output=True)
                 if shape == "package":
-                    os.makedirs(os.path.join(root, "DEBIAN"))
-                    os.makedirs(os.path.join(root, "boot"))
-                    with open(os.path.join(root, "DEBIAN/control"), "w") as f:
-                        f.write("Package: linux-image-6.1.0-test\nVersion: 1\nArchitecture: amd64\n"
-                                "Maintainer: nobody <nobody@example.org>\nDescription: a test\n")
-                    kernel_image(os.path.join(root, "boot/vmlinuz-6.1.0-test"))
-                    deb = os.path.join(d, "linux-image-6.1.0-test.deb")
-                    subprocess.run(["dpkg-deb", "--root-owner-group", "-b", root, deb], check=True,
-                                   capture_output=True)
-                    env = {"KERNEL": deb}
+                    env = {"KERNEL": kernel_package(root, os.path.join(d, "linux-image-6.1.0-test.deb"))}
                 else:
                     os.symlink("/nonexistent/linux", os.path.join(release, "build"))
                     env = {"KERNEL": kernel_image(os.path.join(d, "bzImage")), "MODULES": root}
@@ -791,15 +799,8 @@ class Inputs(unittest.TestCase):
         os.symlink(outside, release)
         self.refused({}, f"is {outside}/kvm-intel.ko, outside {self.mods}")
         # a package whose kernel is a link to /dev/zero (sha256sum read it for ever)
-        pkg = os.path.join(self.d, "pkg")
-        os.makedirs(os.path.join(pkg, "DEBIAN"))
-        os.makedirs(os.path.join(pkg, "boot"))
-        with open(os.path.join(pkg, "DEBIAN/control"), "w") as f:
-            f.write("Package: linux-image-6.1.0-test\nVersion: 1\nArchitecture: amd64\n"
-                    "Maintainer: nobody <nobody@example.org>\nDescription: a test\n")
-        os.symlink("/dev/zero", os.path.join(pkg, "boot/vmlinuz-6.1.0-test"))
-        deb = os.path.join(self.d, "linux-image-6.1.0-test.deb")
-        subprocess.run(["dpkg-deb", "--root-owner-group", "-b", pkg, deb], check=True, capture_output=True)
+        deb = kernel_package(os.path.join(self.d, "pkg"), os.path.join(self.d, "linux-image-6.1.0-test.deb"),
+                             link_to="/dev/zero")
         p = run_ple_test(self.d, {"KERNEL": deb}, timeout=30)
         self.assertEqual(p.returncode, 2, p.stderr)
         self.assertRegex(p.stderr, r"the package's kernel: \S*/boot/vmlinuz-6.1.0-test is not a regular file")
@@ -1030,15 +1031,8 @@ class EmulatedHostKernelInputs(unittest.TestCase):
         if not shutil.which("dpkg-deb"):
             self.skipTest("no dpkg-deb here (Debian's dpkg)")
         with tempfile.TemporaryDirectory() as d:
-            root = os.path.join(d, "pkg")
-            os.makedirs(os.path.join(root, "DEBIAN"))
-            os.makedirs(os.path.join(root, "boot"))
-            with open(os.path.join(root, "DEBIAN/control"), "w") as f:
-                f.write("Package: linux-image-6.1.0-test\nVersion: 1\nArchitecture: amd64\n"
-                        "Maintainer: nobody <nobody@example.org>\nDescription: a test\n")
-            os.symlink("/dev/zero", os.path.join(root, "boot/vmlinuz-6.1.0-test"))
-            deb = os.path.join(d, "linux-image-6.1.0-test.deb")
-            subprocess.run(["dpkg-deb", "--root-owner-group", "-b", root, deb], check=True, capture_output=True)
+            deb = kernel_package(os.path.join(d, "pkg"), os.path.join(d, "linux-image-6.1.0-test.deb"),
+                                 link_to="/dev/zero")
             os.makedirs(os.path.join(d, "cache"))
             p = self.build(d, deb)
             self.assertEqual(p.returncode, 2, p.stderr)
@@ -1054,19 +1048,11 @@ class EmulatedHostKernelInputs(unittest.TestCase):
             self.skipTest("no dpkg-deb here (Debian's dpkg)")
         with tempfile.TemporaryDirectory() as d:
             root = os.path.join(d, "pkg")
-            os.makedirs(os.path.join(root, "DEBIAN"))
             os.makedirs(os.path.join(root, "lib/modules/6.1.0-test/kernel"))
-            os.makedirs(os.path.join(root, "boot"))
-            kernel_image(os.path.join(root, "boot/vmlinuz-6.1.0-test"))
             for i in range(200):  # enough files that the unpacks overlap
                 with open(os.path.join(root, f"lib/modules/6.1.0-test/kernel/f{i}"), "wb") as f:
                     f.write(os.urandom(4096))
-            with open(os.path.join(root, "DEBIAN/control"), "w") as f:
-                f.write("Package: linux-image-6.1.0-test\nVersion: 1\nArchitecture: amd64\n"
-                        "Maintainer: nobody <nobody@example.org>\nDescription: a test\n")
-            deb = os.path.join(d, "linux-image-6.1.0-test.deb")
-            subprocess.run(["dpkg-deb", "--root-owner-group", "-Znone", "-b", root, deb], check=True,
-                           capture_output=True)
+            deb = kernel_package(root, os.path.join(d, "linux-image-6.1.0-test.deb"))
             cache = os.path.join(d, "cache")
             os.makedirs(cache)
             with concurrent.futures.ThreadPoolExecutor(6) as pool:
