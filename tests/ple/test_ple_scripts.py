@@ -988,9 +988,11 @@ class RoundsTable(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             a = self.store(d, "1", [("pause", "acq_per_s", [3612.0, 3612.0, 3607.0, 3612.0]),
                                     ("pause", "foreign_cpu_share", [0, 0, 0, 0]),
-                                    ("nop", "acq_per_s", [1.0, 2.0, 3.0, 4.0])])
+                                    ("nop", "acq_per_s", [1.0, 2.0, 3.0, 4.0]),
+                                    ("ple-off", "acq_per_s", [100.0, 101.0, 100.0, 101.0])])
             b = self.store(d, "2", [("pause", "acq_per_s", [3612.0, 8377.0, 3612.0, 3612.0]),
-                                    ("nop", "acq_per_s", [2.0, 3.0, 4.0, 5.0])])
+                                    ("nop", "acq_per_s", [2.0, 3.0, 4.0, 5.0]),
+                                    ("ple-off", "acq_per_s", [110.0, 111.0, 110.0, 111.0])])
             p = self.table(a, os.path.join(b, "intel-x-kvm_intel.json"))
             self.assertEqual(p.returncode, 0, p.stderr)
             lines = p.stdout.splitlines()
@@ -999,8 +1001,11 @@ class RoundsTable(unittest.TestCase):
             self.assertIn("| pause | ticket pause 1x2 ple=on pcpus=0 | acq_per_s* | 3612 3612 3607 3612 \\| "
                           "3612 8377 3612 3612 | 3612 | 132.1 % | 8377 | ", p.stdout)
             # Welch's 95 % CI of [2..5] against [1..4]: 178.7 % of 2.5 wide (t 2.447, df 6)
+            # its change +40 % of 2.5, the interval not wholly beyond 2 %
             self.assertIn("| nop | ticket pause 1x2 ple=on pcpus=0 | acq_per_s | 1 2 3 4 \\| 2 3 4 5 | 3 | "
-                          "133.3 % | 1 2 4 2 4 5 | 178.7 % (1 of 1) |", p.stdout)
+                          "133.3 % | 1 2 4 2 4 5 | 178.7 % (1 of 1) | +40.0 % (0 of 1) |", p.stdout)
+            # +9.95 %, the interval narrow and wholly beyond 2 %: what check calls better
+            self.assertRegex(p.stdout, r"\| ple-off \| .* \| [0-9.]+ % \(0 of 1\) \| \+10\.0 % \(1 of 1\) \|")
             self.assertNotIn("foreign_cpu_share", p.stdout)
             bad = self.store(d, "3", [], schema="plerig-results")
             p = self.table(a, bad)
