@@ -13,17 +13,40 @@
 #include "model/halt_path.h"
 
 /*
+ * The lock's acquisitions between the host's two readings that the guests
+ * did not measure: the host reads KVM's stats, then the lock's counter,
+ * then sets MEASURE, and at the end sets STOP, then reads both again, so
+ * the acquisitions the guests made before they saw MEASURE (or after
+ * STOP) while the host read are in KVM's counts and not in the guests'.
+ * 0 where the backend did not read the lock there.
+ */
+static uint64_t unmeasured_in_window(const struct variant_result *r)
+{
+	uint64_t window = 0, measured = 0;
+	if (!r->window_acquisitions)
+		return 0;
+	for (unsigned m = 0; m < r->variant.vms; m++)
+		window += r->window_acquisitions[m];
+	for (unsigned i = 0; i < r->nr_records; i++)
+		measured += r->records[i].guest.acquisitions;
+	return window > measured ? window - measured : 0;
+}
+
+/*
  * How far a measured interval's counts of one halt path may part: the
  * guest counts an iteration (its halts, wake-ups, kicks) only if it began
  * and ended inside MEASURE, KVM's stats are read when the host's interval
  * begins and ends, so each vCPU may be inside one iteration at each edge
  * whose halt KVM counts and the guest does not (and the other way round);
- * a waiter woken without the lock (a spurious wake-up) halts again inside
- * the same iteration.
+ * each acquisition made while the host read (unmeasured_in_window) is at
+ * most one more halt, kick and wake-up: Debian's 6.12 in L1 reads KVM's
+ * stats more slowly than 6.1, and 3-7 of pvqspin-queue's hand-offs a run
+ * fell there, against 3-4 on 6.1 (2026-12-03); a waiter woken without the
+ * lock (a spurious wake-up) halts again inside the same iteration.
  */
 static uint64_t halt_edge_allowance(const struct variant_result *r, const struct halt_path *h)
 {
-	return 2ull * r->nr_records + h->spurious_wakeups;
+	return 2ull * r->nr_records + unmeasured_in_window(r) + h->spurious_wakeups;
 }
 
 static uint64_t absdiff(uint64_t a, uint64_t b)
@@ -89,7 +112,8 @@ void expect_halt_stats(const struct variant_result *r, unsigned run, const char 
 		snprintf(why, sizeof(why),
 			 "KVM counted %" PRIu64 " halt exits, the guest %" PRIu64
 			 " halts: more than %" PRIu64
-			 " apart (2 per vCPU at the interval's edges, 1 per spurious wake-up)",
+			 " apart (2 per vCPU at the interval's edges, 1 per acquisition the host's "
+			 "readings held and the guests did not measure, 1 per spurious wake-up)",
 			 h.kvm[HALT_STAT_EXITS], h.halts, edge);
 		note_failure(j, label, run, why);
 	} else if (woken > h.kicks_received + edge) {
