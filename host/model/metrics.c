@@ -105,7 +105,8 @@ static double ple_window_updates_per_acq(const struct figures *f)
 /*
  * Lock pvqspin's halt path: how long a kicked waiter's vCPU took to run
  * again (lower is better), and how often the guest halted and KVM took a
- * halt exit or woke a halted vCPU per acquisition (behaviour: either way).
+ * halt exit, woke a halted vCPU or found its wake-up while polling
+ * (halt_successful_poll) per acquisition (behaviour: either way).
  * n/a where the lock did not halt, or where KVM's stats lack the count.
  */
 static double kick_latency_p50_ns(const struct figures *f)
@@ -131,6 +132,11 @@ static double halt_exits_per_acq(const struct figures *f)
 static double halt_wakeups_per_acq(const struct figures *f)
 {
 	return per_acquisition(f->halt_wakeups, f->halt_wakeups_valid, f);
+}
+
+static double halt_polls_per_acq(const struct figures *f)
+{
+	return per_acquisition(f->halt_polls, f->halt_polls_valid, f);
 }
 
 /*
@@ -222,6 +228,8 @@ const struct metric metrics[] = {
      "halt_path.kvm_unavailable", "halt_path.kvm.halt_exits", "acquisitions"},
     {"halt_wakeups_per_acq", "wake/acq", 0, 0, halt_wakeups_per_acq, halt_stats_why,
      "halt_path.kvm_unavailable", "halt_path.kvm.halt_wakeup", "acquisitions"},
+    {"halt_polls_per_acq", "poll/acq", 0, 0, halt_polls_per_acq, halt_stats_why,
+     "halt_path.kvm_unavailable", "halt_path.kvm.halt_successful_poll", "acquisitions"},
 };
 
 const unsigned nr_metrics = sizeof(metrics) / sizeof(metrics[0]);

@@ -160,8 +160,12 @@ static void halt_figures(const struct variant_result *r, const struct halt_path 
 	out->halt_exits = h->kvm[HALT_STAT_EXITS];
 	out->halt_wakeups_valid = h->kvm_valid[HALT_STAT_WAKEUP];
 	out->halt_wakeups = h->kvm[HALT_STAT_WAKEUP];
+	out->halt_polls_valid = h->kvm_valid[HALT_STAT_SUCCESSFUL_POLL];
+	out->halt_polls = h->kvm[HALT_STAT_SUCCESSFUL_POLL];
 	out->halt_stats_why =
-	    out->halt_exits_valid && out->halt_wakeups_valid ? NULL : halt_stat_why(r);
+	    out->halt_exits_valid && out->halt_wakeups_valid && out->halt_polls_valid
+		? NULL
+		: halt_stat_why(r);
 }
 
 /* Run delay that was never read is no figure at all, not a run delay of 0. */

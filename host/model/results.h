@@ -149,15 +149,15 @@ struct figures {
 	double ple_exits_per_s;
 	/*
 	 * Lock pvqspin's halt path (model/halt_path.h): kick-to-running
-	 * latency (NaN without a kick), the guest's halts, KVM's halt exits
-	 * and wake-ups of the same vCPUs. Not counted: invalid, 0, and the
-	 * reason in kick_why, halts_why, halt_stats_why.
+	 * latency (NaN without a kick), the guest's halts, KVM's halt exits,
+	 * wake-ups and successful halt polls of the same vCPUs. Not counted:
+	 * invalid, 0, and the reason in kick_why, halts_why, halt_stats_why.
 	 */
 	double kick_p50_ns, kick_p99_ns;
 	uint64_t halts;
 	bool halts_valid;
-	uint64_t halt_exits, halt_wakeups;
-	bool halt_exits_valid, halt_wakeups_valid;
+	uint64_t halt_exits, halt_wakeups, halt_polls;
+	bool halt_exits_valid, halt_wakeups_valid, halt_polls_valid;
 	/*
 	 * Why a figure above is NaN, not measured (never a 0 that was not
 	 * measured): static text, NULL where the figures were measured.
@@ -174,7 +174,7 @@ struct figures {
 	const char *ple_window_why; /* ple_window_updates: likewise */
 	const char *kick_why;  /* kick_p50_ns, kick_p99_ns: not pvqspin, no kick, no TSC rate */
 	const char *halts_why; /* halts: not pvqspin, or it ran as test-and-set */
-	const char *halt_stats_why; /* halt_exits, halt_wakeups: no VM, or not among KVM's stats */
+	const char *halt_stats_why; /* halt_exits, _wakeups, _polls: no VM, or not KVM's stats */
 };
 
 void figures_for_vcpu(const struct variant_result *r, const struct vcpu_record *rec,

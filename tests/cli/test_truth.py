@@ -241,7 +241,8 @@ class Truth(unittest.TestCase):
                        "kick_latency_p99_ns": "halt_path.kick_latency_unavailable",
                        "halts_per_acq": "halt_path.unavailable",
                        "halt_exits_per_acq": "halt_path.kvm_unavailable",
-                       "halt_wakeups_per_acq": "halt_path.kvm_unavailable"}[m]
+                       "halt_wakeups_per_acq": "halt_path.kvm_unavailable",
+                       "halt_polls_per_acq": "halt_path.kvm_unavailable"}[m]
                 self.assertEqual(why, member(summary, key), m)
             if all(not row["base"]["n"] for row in rows):
                 # nothing to judge: said as what it is, not as "too few runs"
@@ -268,12 +269,13 @@ class Truth(unittest.TestCase):
                 h.pop("kvm_unavailable", None)
                 h.update(halts=100 + k, kick_latency_p50_ns=1000.0 + k,
                          kick_latency_p99_ns=5000.0 + 10 * k)
-                h["kvm"].update(halt_exits=90 + k, halt_wakeup=80 + k)
+                h["kvm"].update(halt_exits=90 + k, halt_wakeup=80 + k, halt_successful_poll=70 + k)
                 for m, x in (("kick_latency_p50_ns", 1000.0 + k),
                              ("kick_latency_p99_ns", 5000.0 + 10 * k),
                              ("halts_per_acq", (100 + k) / s["acquisitions"]),
                              ("halt_exits_per_acq", (90 + k) / s["acquisitions"]),
-                             ("halt_wakeups_per_acq", (80 + k) / s["acquisitions"])):
+                             ("halt_wakeups_per_acq", (80 + k) / s["acquisitions"]),
+                             ("halt_polls_per_acq", (70 + k) / s["acquisitions"])):
                     want.setdefault((v["relax"], m), []).append(x)
         path = self.write("halting.json", doc)
         r, out = self.compare(path, path, ",".join(m for _, m in want))

@@ -937,7 +937,8 @@ class SideBySide(unittest.TestCase):
                 ("window-1024", "acq_per_s", [5485.7, 29141.7, 5478.4])])
             amd = self.results(d, "amd", "kvm_amd", "a" * 64, [
                 ("pause", "acq_per_s", [704.2, 749.1, 731.0]),
-                ("count-750", "ple_exits_per_acq", [2.009])], record=False, rc=1, by_plerig=True)
+                ("count-750", "ple_exits_per_acq", [2.009]),
+                ("count-750", "wait_p50_ns", [787412.0, 788040.5])], record=False, rc=1, by_plerig=True)
             p = self.table(intel, amd)
             self.assertEqual(p.returncode, 0, p.stderr)
             lines = p.stdout.splitlines()
@@ -948,11 +949,12 @@ class SideBySide(unittest.TestCase):
             self.assertIn("amd: kvm_amd p=1, Bochs amd-cpu (3.1); gate exit status 1; "
                           "figures: the baseline this run was judged against", lines[2])
             self.assertEqual(lines[3], "| scenario | intel acq/s | intel exits/acq | intel updates/acq "
-                             "| amd acq/s | amd exits/acq | amd updates/acq |")
-            self.assertIn("| pause | 3612 (3608-3612) | 2.008 | 3.015 (3.014-3.017) | 731 (704-749) | - | - |",
-                          lines)
-            self.assertIn("| window-1024 | 5486 (5478-29142) | - | - | - | - | - |", lines)
-            self.assertIn("| count-750 | - | - | - | - | 2.009 | - |", lines)
+                             "| intel wait p50 ns | amd acq/s | amd exits/acq | amd updates/acq "
+                             "| amd wait p50 ns |")
+            self.assertIn("| pause | 3612 (3608-3612) | 2.008 | 3.015 (3.014-3.017) | - | 731 (704-749) "
+                          "| - | - | - |", lines)
+            self.assertIn("| window-1024 | 5486 (5478-29142) | - | - | - | - | - | - | - |", lines)
+            self.assertIn("| count-750 | - | - | - | - | - | 2.009 | - | 787726 (787412-788040) |", lines)
 
     def test_another_kernel_is_said_and_what_is_not_results_refused(self):
         with tempfile.TemporaryDirectory() as d:

@@ -2,7 +2,8 @@
 /*
  * The halt-and-kick path as metrics (model/metrics.c): kick-to-running
  * latency p50 and p99 (lower is better), the guest's halts, KVM's halt
- * exits and wake-ups per acquisition (either way), from a run's figures,
+ * exits, wake-ups and successful halt polls per acquisition (either way),
+ * from a run's figures,
  * and n/a with the reason where a run has none, never 0. At
  * FIXTURE_TSC_KHZ one cycle is one ns, and a latency under 8 cycles has a
  * histogram bucket of its own: the percentiles are exact.
@@ -26,8 +27,8 @@ static struct variant_result res;
 /*
  * @lock on @backend, 4 vCPUs of 1000 acquisitions each; for pvqspin each
  * halted 100 times and was kicked 90 times, 89 of them after 3 ns and one
- * after 7 ns (p50 3, p99 7 over the 360), KVM counting 101 halt exits and
- * 91 wake-ups where it counts.
+ * after 7 ns (p50 3, p99 7 over the 360), KVM counting 101 halt exits,
+ * 91 wake-ups and 85 successful halt polls where it counts.
  */
 static void run_of(enum backend_kind backend, enum plerig_lock_kind lock)
 {
@@ -40,8 +41,10 @@ static void run_of(enum backend_kind backend, enum plerig_lock_kind lock)
 		if (backend != BACKEND_NATIVE) {
 			rec->kvm.valid[KVM_STAT_HALT_EXITS] = true;
 			rec->kvm.valid[KVM_STAT_HALT_WAKEUP] = true;
+			rec->kvm.valid[KVM_STAT_HALT_SUCCESSFUL_POLL] = true;
 			rec->kvm.value[KVM_STAT_HALT_EXITS] = res.pv_unhalt ? 101 : 0;
 			rec->kvm.value[KVM_STAT_HALT_WAKEUP] = res.pv_unhalt ? 91 : 0;
+			rec->kvm.value[KVM_STAT_HALT_SUCCESSFUL_POLL] = res.pv_unhalt ? 85 : 0;
 		}
 		if (!res.pv_unhalt)
 			continue;
@@ -93,7 +96,7 @@ START_TEST(the_halt_path_is_judged_with_its_direction)
 		int better;
 	} want[] = {
 	    {"kick_latency_p50_ns", -1}, {"kick_latency_p99_ns", -1}, {"halts_per_acq", 0},
-	    {"halt_exits_per_acq", 0},	 {"halt_wakeups_per_acq", 0},
+	    {"halt_exits_per_acq", 0},	 {"halt_wakeups_per_acq", 0}, {"halt_polls_per_acq", 0},
 	};
 	for (unsigned i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		const struct metric *m = metric_by_name(want[i].name);
@@ -119,6 +122,9 @@ START_TEST(pvqspin_has_every_figure)
 	ck_assert_double_eq_tol(value("halt_exits_per_acq", &why), 0.101, 1e-12);
 	ck_assert_double_eq_tol(value("halt_wakeups_per_acq", &why), 0.091, 1e-12);
 	ck_assert_ptr_null(why);
+	/* KVM's successful polls: the wake-ups halt polling caught before the thread slept */
+	ck_assert_double_eq_tol(value("halt_polls_per_acq", &why), 0.085, 1e-12);
+	ck_assert_ptr_null(why);
 }
 END_TEST
 
@@ -132,6 +138,7 @@ START_TEST(the_ticket_lock_has_no_halt_path_but_kvm_counts)
 	/* KVM's stats are the VM's whatever the lock: counted, and 0 is a count here */
 	ck_assert_double_eq(value("halt_exits_per_acq", &why), 0.0);
 	ck_assert_double_eq(value("halt_wakeups_per_acq", &why), 0.0);
+	ck_assert_double_eq(value("halt_polls_per_acq", &why), 0.0);
 }
 END_TEST
 
@@ -140,8 +147,9 @@ START_TEST(native_has_no_kvm_halt_stats)
 	const char *why;
 	run_of(BACKEND_NATIVE, PLERIG_LOCK_PVQSPIN);
 	ck_assert_double_eq_tol(value("halts_per_acq", &why), 0.1, 1e-12);
-	static const char *const kvm_stats[] = {"halt_exits_per_acq", "halt_wakeups_per_acq"};
-	assert_all_na(kvm_stats, 2, "no VM: no KVM halt stats");
+	static const char *const kvm_stats[] = {"halt_exits_per_acq", "halt_wakeups_per_acq",
+						"halt_polls_per_acq"};
+	assert_all_na(kvm_stats, 3, "no VM: no KVM halt stats");
 }
 END_TEST
 
@@ -154,6 +162,9 @@ START_TEST(a_stat_one_vcpu_lacks_is_na)
 	assert_na("halt_wakeups_per_acq",
 		  "not among this host's KVM binary stats (KVM_GET_STATS_FD)");
 	ck_assert_double_eq_tol(value("halt_exits_per_acq", &why), 0.101, 1e-12);
+	res.records[1].kvm.valid[KVM_STAT_HALT_SUCCESSFUL_POLL] = false;
+	assert_na("halt_polls_per_acq",
+		  "not among this host's KVM binary stats (KVM_GET_STATS_FD)");
 }
 END_TEST
 
