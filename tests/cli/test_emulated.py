@@ -35,6 +35,9 @@ model=$(sed -n 's/^cpu: model=\([^,]*\).*/\1/p' "$3")
 cp "$3" "$here/bochsrc.$model.seen"
 mode=$(cat "$here/mode.$model" 2> /dev/null || cat "$here/mode")
 [ -d "$here/sys.$model" ] && export PLERIG_SYSFS_ROOT="$here/sys.$model"
+# L1 here is this machine, which may have a /dev/kvm or not: the fake's L1 has none (its
+# runs are native), so what it says of itself is the same on every machine
+export PLERIG_KVM_DEVICE=${PLERIG_KVM_DEVICE:-$here/no-kvm-device}
 # the other models' Bochs as this one starts (ps state: T while held), then this one's pid
 for f in "$here"/pid.*; do
 	[ -f "$f" ] && echo "${f##*/pid.} $(ps -o stat= -p "$(cat "$f")" || echo gone)" >> "$here/others.$model"
