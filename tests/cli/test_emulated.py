@@ -522,8 +522,10 @@ class Emulated(unittest.TestCase):
         """plerig doctor --connect emulated: the doctor of L1 (here this machine, whose
         l1-serve is the fake L1), its JSON on stdout and its status, as L1's doctor gave
         them; a kernel that cannot be tested is 125, as for check."""
+        # this machine as the fake L1 sees it: without a /dev/kvm (FAKE_BOCHS)
         here = subprocess.run([PLERIG, "doctor", "--json"], capture_output=True, text=True,
-                              timeout=60)
+                              timeout=60, env={**os.environ, "PLERIG_KVM_DEVICE":
+                                               os.path.join(self.fake, "no-kvm-device")})
         p = self.plerig("serve", "doctor", "--connect", "emulated", "--json")
         self.assertEqual(p.returncode, here.returncode, p.stderr)
         doc = json.loads(p.stdout)

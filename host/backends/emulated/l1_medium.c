@@ -18,6 +18,7 @@
 #include "util/clock.h"
 #include "util/errbuf.h"
 #include "util/printable.h"
+#include "util/keep_newest.h"
 #include "util/remove_tree.h"
 #include "util/spawn.h"
 #include "util/strfmt.h"
@@ -214,42 +215,17 @@ static void read_medium_txt(const char *dir, struct l1_medium *m)
 	fclose(f);
 }
 
+/* a medium of another build: any directory but the one in use, and no partial one (".*") */
+static bool other_medium(const char *path, const char *name, const struct stat *st, void *keep)
+{
+	(void)path;
+	return name[0] != '.' && strcmp(name, keep) && S_ISDIR(st->st_mode);
+}
+
 /* Media of other builds: the MEDIA_KEPT used last stay, older ones go (80 MB each). */
 static void prune_media(const char *media, const char *keep)
 {
-	struct dirent **names;
-	int n = scandir(media, &names, NULL, alphasort);
-	if (n < 0)
-		return;
-	struct {
-		char path[PATH_MAX];
-		time_t used;
-	} *old = calloc((size_t)n + 1, sizeof(*old));
-	int k = 0;
-	for (int i = 0; i < n; i++) {
-		char path[PATH_MAX];
-		struct stat st;
-		if (old && names[i]->d_name[0] != '.' && strcmp(names[i]->d_name, keep) &&
-		    !pathf(path, sizeof(path), "%s/%s", media, names[i]->d_name) &&
-		    !stat(path, &st) && S_ISDIR(st.st_mode)) {
-			str_copy(old[k].path, sizeof(old[k].path), path);
-			old[k++].used = st.st_mtime;
-		}
-		free(names[i]);
-	}
-	free(names);
-	for (int kept = 0; old && kept < k; kept++) {
-		/* the oldest of those left, while more than MEDIA_KEPT are */
-		if (k - kept <= MEDIA_KEPT)
-			break;
-		int oldest = -1;
-		for (int i = 0; i < k; i++)
-			if (old[i].path[0] && (oldest < 0 || old[i].used < old[oldest].used))
-				oldest = i;
-		remove_tree(old[oldest].path);
-		old[oldest].path[0] = '\0';
-	}
-	free(old);
+	(void)keep_newest(media, MEDIA_KEPT, other_medium, remove_tree, (void *)keep);
 }
 
 /* build-medium's status for a kernel that cannot be tested */

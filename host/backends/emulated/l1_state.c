@@ -16,6 +16,7 @@
 #include "backends/emulated/l1_protocol.h"
 #include "util/cache_dir.h"
 #include "util/errbuf.h"
+#include "util/keep_newest.h"
 #include "util/remove_tree.h"
 #include "util/safe_dir.h"
 #include "util/strfmt.h"
@@ -185,68 +186,41 @@ static bool state_cpu(const char *dir, char *cpu, size_t len)
 	       text_file_read(path, cpu, len) > 0;
 }
 
-struct kept_state {
-	char name[NAME_MAX + 1];
-	struct timespec saved;
+struct same_cpu {
+	const char *keep, *cpu_model;
 };
 
-static bool newer(const struct timespec *a, const struct timespec *b)
+/* a state of @arg's CPU model, other than the one just saved */
+static bool same_cpu_state(const char *path, const char *name, const struct stat *st, void *arg)
 {
-	return a->tv_sec != b->tv_sec ? a->tv_sec > b->tv_sec : a->tv_nsec > b->tv_nsec;
-}
-
-/*
- * @name into @kept (newest first, at most STATES_KEPT - 1 besides the state
- * just saved): @out names the state that goes, @name itself or the oldest kept
- * one, or is empty.
- */
-static void keep_newest(struct kept_state *kept, unsigned *nr, const char *name,
-			const struct timespec *saved, char *out, size_t len)
-{
-	unsigned at = 0;
-	while (at < *nr && !newer(saved, &kept[at].saved))
-		at++;
-	out[0] = '\0';
-	if (at == STATES_KEPT - 1) {
-		pathf(out, len, "%s", name);
-		return;
-	}
-	if (*nr == STATES_KEPT - 1)
-		pathf(out, len, "%s", kept[--(*nr)].name);
-	memmove(kept + at + 1, kept + at, (*nr - at) * sizeof(*kept));
-	pathf(kept[at].name, sizeof(kept[at].name), "%s", name);
-	kept[at].saved = *saved;
-	(*nr)++;
+	const struct same_cpu *c = arg;
+	char cpu[128];
+	return name[0] != '.' && strcmp(name, c->keep) && S_ISDIR(st->st_mode) &&
+	       state_cpu(path, cpu, sizeof(cpu)) && !strcmp(cpu, c->cpu_model);
 }
 
 static void prune(const char *states, const char *keep, const char *cpu_model)
 {
 	DIR *d = opendir(states);
-	char path[PATH_MAX], gone[NAME_MAX + 1], cpu[128];
-	struct kept_state kept[STATES_KEPT - 1];
-	unsigned nr = 0;
+	char path[PATH_MAX], cpu[128];
 	struct dirent *e;
 	if (!d)
 		return;
+	/* what is no state: a save that never finished, a day old; a state naming no CPU */
 	while ((e = readdir(d))) {
 		struct stat st;
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
 		    !strcmp(e->d_name, keep) ||
 		    pathf(path, sizeof(path), "%s/%s", states, e->d_name) || lstat(path, &st))
 			continue;
-		gone[0] = '\0';
-		if (e->d_name[0] == '.') {
-			if (time(NULL) - st.st_mtime > 24 * 3600)
-				pathf(gone, sizeof(gone), "%s", e->d_name);
-		} else if (!S_ISDIR(st.st_mode) || !state_cpu(path, cpu, sizeof(cpu))) {
-			pathf(gone, sizeof(gone), "%s", e->d_name);
-		} else if (!strcmp(cpu, cpu_model)) {
-			keep_newest(kept, &nr, e->d_name, &st.st_mtim, gone, sizeof(gone));
-		}
-		if (gone[0] && !pathf(path, sizeof(path), "%s/%s", states, gone))
+		if (e->d_name[0] == '.'
+			? time(NULL) - st.st_mtime > 24 * 3600
+			: !S_ISDIR(st.st_mode) || !state_cpu(path, cpu, sizeof(cpu)))
 			l1_state_remove(path);
 	}
 	closedir(d);
+	const struct same_cpu c = {keep, cpu_model};
+	(void)keep_newest(states, STATES_KEPT - 1, same_cpu_state, l1_state_remove, (void *)&c);
 }
 
 int l1_state_plugin_order(const char *line, const char *const *order, size_t n, char *out,
