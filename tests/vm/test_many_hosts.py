@@ -107,7 +107,10 @@ class Hosts(unittest.TestCase):
             self.assertEqual(doc["variants"][c["baseline"]]["host"],
                              doc["variants"][c["candidate"]]["host"])
         # the table's host column, the CSV's
-        table = [l for l in p.stdout.splitlines() if " libvirt " in l]
+        # (the rows, not the hosts side by side that follow them)
+        rows_part = p.stdout.split("\nhosts side by side")[0]
+        self.assertIn("\nhosts side by side", p.stdout)
+        table = [l for l in rows_part.splitlines() if " libvirt " in l]
         self.assertEqual(len(table), 4, p.stdout)
         self.assertTrue(p.stdout.startswith("host "), p.stdout)
         for label in labels:
