@@ -1296,6 +1296,14 @@ class AssertResults(unittest.TestCase):
                                        rf"claims differ: vs_current gain against {claim}: tune "
                                        r"2's visits \{4096: \[4300.0, 8377.0\]\} \(a round in "
                                        r"the second regime")
+        # one tune too noisy, the other unresolved (6.12's multi-modal default): neither
+        # decides, the same answer in two words; passes and says so
+        undecided = {"tune-twice-1.json": self.tune_doc(1024, "too noisy", twice),
+            "tune-twice-2.json": self.tune_doc(1024, "unresolved", odd)}
+        p, _ = self.judge(["tune-twice"], undecided)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertRegex(p.stdout, r"ok \d+ - tune twice: .*claims differ: vs_current too noisy "
+                                   r"against unresolved: neither tune decides")
         # too noisy with every value's visits together: fails
         noisy = {"tune-twice-1.json": self.tune_doc(1024, "gain", twice),
             "tune-twice-2.json": self.tune_doc(1024, "too noisy", twice)}
