@@ -2,7 +2,6 @@
 #define _XOPEN_SOURCE 700 /* nftw */
 #include "backends/emulated/l1_medium.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -11,14 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "util/cache_dir.h"
 #include "util/clock.h"
 #include "util/errbuf.h"
-#include "util/printable.h"
 #include "util/keep_newest.h"
+#include "util/printable.h"
 #include "util/remove_tree.h"
 #include "util/spawn.h"
 #include "util/strfmt.h"
