@@ -339,7 +339,9 @@ class KernelUnderTest(unittest.TestCase):
                     subprocess.run(["xz", "-q", os.path.join(kdir, ko)], check=True)
                 with open(os.path.join(release, "modules.order"), "w") as f:
                     f.write("kernel/arch/x86/kvm/kvm.ko\nkernel/arch/x86/kvm/kvm-intel.ko\n")
-                subprocess.run(["depmod", "-b", root, "6.1.0-test"], check=True, capture_output=True)
+                # depmod lives in /usr/sbin, which an unprivileged user's PATH lacks
+                depmod = shutil.which("depmod", path=os.environ.get("PATH", "") + ":/usr/sbin:/sbin")
+                subprocess.run([depmod, "-b", root, "6.1.0-test"], check=True, capture_output=True)
                 if shape == "package":
                     env = {"KERNEL": kernel_package(root, os.path.join(d, "linux-image-6.1.0-test.deb"))}
                 else:
