@@ -2,6 +2,7 @@
 #include "util/cache_dir.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,5 +59,22 @@ int cache_dir_given(const char *path, char *err, size_t errlen)
 	}
 	if (!trusted)
 		return errbuf_printf(err, errlen, "--cache-dir %s: %s", path, why);
+	return 0;
+}
+
+int cache_dir_absolute(const char *path, char *out, size_t len, char *err, size_t errlen)
+{
+	char cwd[PATH_MAX];
+	int n;
+	if (*path == '/') {
+		n = snprintf(out, len, "%s", path);
+	} else {
+		if (!getcwd(cwd, sizeof(cwd)))
+			return errbuf_printf(err, errlen, "--cache-dir %s: the working directory: %s",
+					     path, strerror(errno));
+		n = snprintf(out, len, "%s/%s", cwd, path);
+	}
+	if (n < 0 || (size_t)n >= len)
+		return errbuf_printf(err, errlen, "--cache-dir %s: path too long", path);
 	return 0;
 }

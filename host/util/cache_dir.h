@@ -24,4 +24,11 @@ int mkdir_p(const char *path, char *err, size_t errlen);
  */
 int cache_dir_given(const char *path, char *err, size_t errlen);
 
+/*
+ * @path as an absolute path into @out (relative: under the working
+ * directory). What plerig hands on (Bochs' configuration, the links of a
+ * staged state) resolves elsewhere than here. 0, or -1 with @err.
+ */
+int cache_dir_absolute(const char *path, char *out, size_t len, char *err, size_t errlen);
+
 #endif

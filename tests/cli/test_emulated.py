@@ -49,6 +49,11 @@ unset LD_PRELOAD
 # restoring (-r DIR): the devices of the saved config, as Bochs ignores the bochsrc then
 config=$3
 [ "$4" = -r ] && config=$5/config
+# restoring, Bochs opens every file of the state (its memory through the staged link)
+if [ "$4" = -r ] && ! [ -e "$5/memory" ]; then
+	echo "00000000000e[SIM   ] restore_bochs_param(): error in file open" >> "$(sed -n 's/^log: //p' "$3")"
+	exit 1
+fi
 com1=$(sed -n 's/^com1:.*dev=\([^,]*\).*/\1/p' "$config")
 com2=$(sed -n 's/^com2:.*dev=\([^,]*\).*/\1/p' "$config")
 [ -n "$com1" ] || exit 1
@@ -173,7 +178,7 @@ class Emulated(unittest.TestCase):
             f.write(text)
         os.chmod(path, mode)
 
-    def plerig(self, mode, *args, limits=None, timeout=120, bochs=True):
+    def plerig(self, mode, *args, limits=None, timeout=120, bochs=True, cache=None, cwd=None):
         """plerig with the fake Bochs as PLERIG_BOCHS (bochs=False: the one it finds itself)."""
         self.write(os.path.join(self.fake, "mode"), mode, 0o644)
         # L1's state directory: the test's own (/var/lib/plerig is root's; a real L1's is)
@@ -185,8 +190,8 @@ class Emulated(unittest.TestCase):
             env["PLERIG_BOCHS"] = os.path.join(self.fake, "bochs-bin")
         t0 = time.monotonic()
         # the cache first: a sweep's options end at --
-        p = subprocess.run([PLERIG, args[0], "--cache-dir", self.cache, *args[1:]],
-                           capture_output=True, text=True, timeout=timeout, env=env)
+        p = subprocess.run([PLERIG, args[0], "--cache-dir", cache or self.cache, *args[1:]],
+                           capture_output=True, text=True, timeout=timeout, env=env, cwd=cwd)
         p.seconds = time.monotonic() - t0
         return p
 
@@ -339,6 +344,17 @@ class Emulated(unittest.TestCase):
         self.assertIn(saved[1], left, "the state restored last is kept")
         self.assertIn(saved[3], left)
         self.assertNotIn(saved[2], left, "the least recently used went")
+
+    def test_a_relative_cache_dir_restores_its_state(self):
+        # a staged state links to the saved one: a relative --cache-dir made those links
+        # dangle, so every restore failed, the good state was removed and L1 booted cold
+        for _ in range(2):
+            p = self.plerig("serve", *RUN, cache="cache", cwd=self.dir)
+            self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertRegex(p.stderr, r"emulated host: L1 restored in [\d.]+ s")
+        self.assertNotIn("unusable", p.stderr)
+        self.assertNotIn("booting L1", p.stderr)
+        self.assertEqual(len(self.states()), 1)
 
     def test_a_restored_l1_that_does_not_answer_is_booted_cold(self):
         p = self.plerig("serve", *RUN)

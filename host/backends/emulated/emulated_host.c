@@ -639,9 +639,9 @@ struct emulated_host *emulated_host_open(const struct emulated_options *o,
 	/* Intel's, the first, as it always was; another vendor's names it */
 	snprintf(h->who, sizeof(h->who), WHO "%s%s%s", o->vendor ? " (" : "",
 		 o->vendor ? o->vendor : "", o->vendor ? ")" : "");
-	if (o->cache_dir)
-		str_copy(top, sizeof(top), o->cache_dir);
-	else if (cache_dir_default(top, sizeof(top), e, sizeof(e))) {
+	/* absolute: a staged state's links and Bochs' paths resolve from elsewhere */
+	if (o->cache_dir ? cache_dir_absolute(o->cache_dir, top, sizeof(top), e, sizeof(e))
+			 : cache_dir_default(top, sizeof(top), e, sizeof(e))) {
 		errbuf_printf(err, errlen, "%s: %s", h->who, e);
 		free(h);
 		return NULL;
