@@ -70,8 +70,9 @@ int cache_dir_absolute(const char *path, char *out, size_t len, char *err, size_
 		n = snprintf(out, len, "%s", path);
 	} else {
 		if (!getcwd(cwd, sizeof(cwd)))
-			return errbuf_printf(err, errlen, "--cache-dir %s: the working directory: %s",
-					     path, strerror(errno));
+			return errbuf_printf(err, errlen,
+					     "--cache-dir %s: the working directory: %s", path,
+					     strerror(errno));
 		n = snprintf(out, len, "%s/%s", cwd, path);
 	}
 	if (n < 0 || (size_t)n >= len)
