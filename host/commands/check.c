@@ -25,6 +25,7 @@
 #include "model/outcome.h"
 #include "output/tap_junit.h"
 #include "output/html_writer.h"
+#include "output/json_util.h"
 #include "util/atomic_file.h"
 #include "util/errbuf.h"
 #include "util/interrupt.h"
@@ -139,8 +140,7 @@ static bool is_stdout(const char *path)
 static int write_json(const char *path, json_object *results)
 {
 	char err[ERRBUF_SIZE];
-	const char *text = json_object_to_json_string_ext(
-	    results, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	const char *text = json_object_to_json_string_ext(results, json_text_flags());
 	if (!text || atomic_file_write(path, "JSON", text, strlen(text), err, sizeof(err))) {
 		printable_printf(stderr, "plerig check: %s\n",
 				 text ? err : "out of memory for --json");

@@ -133,10 +133,10 @@ static int check_one(const struct check_options *o, const char *label, unsigned 
 					    .quiet = o->quiet};
 	proxy_who("plerig check", label, nr, who, sizeof(who));
 	struct proxy_out outs[] = {
-	    {o->tap_path, "check.tap", "TAP", "--tap", nr > 1},
-	    {o->junit_path, "check-junit.xml", "JUnit XML", "--junit", nr > 1},
-	    {o->report_path, "check-report.html", "HTML report", "--report", nr > 1},
-	    {o->json_path, "results.json", "JSON results", "--json", nr > 1}};
+	    {o->tap_path, "check.tap", "TAP", "--tap", nr > 1, false},
+	    {o->junit_path, "check-junit.xml", "JUnit XML", "--junit", nr > 1, false},
+	    {o->report_path, "check-report.html", "HTML report", "--report", nr > 1, false},
+	    {o->json_path, "results.json", "JSON results", "--json", nr > 1, true}};
 	for (unsigned i = 0; i < sizeof(outs) / sizeof(outs[0]); i++)
 		if (outs[i].path && !(outs[i].path = proxy_host_path(who, outs[i].path, label, nr,
 								     paths[i], sizeof(paths[i]))))
@@ -218,10 +218,10 @@ int check_emulated(const struct check_options *o, const char *suite_path, const 
 	}
 	connect_list_parse(o->connect_list, &l, err, sizeof(err)); /* checked by the parser */
 	const struct proxy_out outs[] = {
-	    {o->tap_path, "check.tap", "TAP", "--tap", false},
-	    {o->junit_path, "check-junit.xml", "JUnit XML", "--junit", false},
-	    {o->report_path, "check-report.html", "HTML report", "--report", false},
-	    {o->json_path, "results.json", "JSON results", "--json", false}};
+	    {o->tap_path, "check.tap", "TAP", "--tap", false, false},
+	    {o->junit_path, "check-junit.xml", "JUnit XML", "--junit", false, false},
+	    {o->report_path, "check-report.html", "HTML report", "--report", false, false},
+	    {o->json_path, "results.json", "JSON results", "--json", false, true}};
 	if (proxy_outputs_apart("plerig check", l.nr, outs, sizeof(outs) / sizeof(outs[0])))
 		return EXIT_USAGE;
 	int status = EXIT_OK;

@@ -7,6 +7,7 @@
 
 #include "commands/commands.h"
 #include "model/check_result.h"
+#include "output/json_util.h"
 #include "ple/host_params.h"
 #include "util/atomic_file.h"
 #include "util/errbuf.h"
@@ -53,9 +54,22 @@ int proxy_exec(const char *who, struct emulated_host *h, const char *const *argv
 	int status = x->status;
 	for (unsigned i = 0; i < nr_outs; i++) {
 		const struct emulated_file *f = outs[i].path ? proxy_find(x, outs[i].file) : NULL;
+		char *pretty = NULL;
+		size_t len = f ? f->len : 0;
+		if (f && outs[i].json &&
+		    json_text_pretty(f->data, f->len, &pretty, &len, err, sizeof(err))) {
+			printable_printf(stderr, "%s: the %s L1 wrote: %s\n", who, outs[i].what,
+					 err);
+			if (!status)
+				status = EXIT_FAILED;
+			continue;
+		}
 		/* none: the command in L1 said why */
-		if (f && atomic_file_write(outs[i].path, outs[i].what, f->data, f->len, err,
-					   sizeof(err))) {
+		const int rc =
+		    f && atomic_file_write(outs[i].path, outs[i].what, pretty ? pretty : f->data,
+					   len, err, sizeof(err));
+		free(pretty);
+		if (rc) {
 			printable_printf(stderr, "%s: %s\n", who, err);
 			if (!status)
 				status = EXIT_FAILED;
@@ -224,8 +238,8 @@ const char *proxy_param_misfit(const char *label, const char *name, char *why, s
 	size_t used = 0;
 	const char *const *p = ple_module_params(v.module);
 	for (unsigned i = 0; p && p[i] && used < sizeof(own); i++)
-		used += (size_t)snprintf(own + used, sizeof(own) - used, "%s%s", i ? ", " : "",
-					 p[i]);
+		used +=
+		    (size_t)snprintf(own + used, sizeof(own) - used, "%s%s", i ? ", " : "", p[i]);
 	(void)errbuf_printf(why, len, "%s is %s's, and %s runs %s (its own: %s)", name, owner,
 			    label, v.module, own[0] ? own : "none");
 	return why;

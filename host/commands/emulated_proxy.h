@@ -21,6 +21,7 @@ struct proxy_out {
 	const char *what; /* "TAP", "JSON", ...: for messages */
 	const char *opt;  /* proxy_command: the option that asks for it ("--json") */
 	bool tell;	  /* say on stderr where it was written (one of several hosts') */
+	bool json;	  /* JSON L1 wrote on one line: written here as plerig writes it */
 };
 
 /*

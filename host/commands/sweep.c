@@ -123,9 +123,9 @@ static int sweep_emulated(const struct sweep_options *o, const char *guest_path)
 		tail[i + 1] = o->run_argv[i];
 	/* the same option in L1, its file under out/ */
 	const struct proxy_out outs[] = {
-	    {o->json_path, "sweep.json", "JSON", "--json", false},
-	    {o->csv_path, "sweep.csv", "CSV", "--csv", false},
-	    {o->report_path, "sweep.html", "HTML report", "--report", false}};
+	    {o->json_path, "sweep.json", "JSON", "--json", false, true},
+	    {o->csv_path, "sweep.csv", "CSV", "--csv", false, false},
+	    {o->report_path, "sweep.html", "HTML report", "--report", false, false}};
 	for (unsigned h = 0; h < l.nr; h++) {
 		unsigned n = 0;
 		int st = host_params(o, &l, h, keep);

@@ -183,8 +183,8 @@ static int tune_emulated(const struct tune_options *o, const char *guest_path)
 	for (int i = 0; i < o->run_argc; i++)
 		tail[nr_tail++] = o->run_argv[i];
 	const struct proxy_out outs[] = {
-	    {o->json_path, "tune.json", "JSON", "--json", false},
-	    {o->report_path, "tune.html", "HTML report", "--report", false}};
+	    {o->json_path, "tune.json", "JSON", "--json", false, true},
+	    {o->report_path, "tune.html", "HTML report", "--report", false, false}};
 	const struct emulated_options eo = {.kernel = o->kernel_path,
 					    .modules = o->modules_path,
 					    .module_params = o->module_params,

@@ -222,8 +222,11 @@ static int run_scenario(struct check_ctx *k, const struct scenario *s)
 			goto out;
 		}
 	}
+	/* kept from the scenario before only while each counts: no trigger's cost on the others */
 	if (s->expects & (1u << EXPECT_FTRACE_COUNTS))
-		check_trace_begin(&k->trace, s->name, place.elsewhere);
+		check_trace_begin(&k->trace, place.elsewhere);
+	else
+		check_trace_end(&k->trace);
 	if (s->expects & (1u << EXPECT_YIELD_TRACE))
 		check_calls_begin(&k->yields, CHECK_CALLS_YIELDS, s->name, place.elsewhere,
 				  k->out->host.kvm_module);
@@ -457,6 +460,7 @@ int check_suite_run(const struct check_config *c, struct check_result *out, char
 	out->seconds = elapsed_s(&k);
 	rc = 0;
 out:
+	check_trace_end(&k.trace);
 	check_free_samples(&k);
 	free(k.complete);
 	if (rc)

@@ -112,17 +112,25 @@ static int begin_instance(struct trace_hist *h, const char *what, const char *sc
 	return trace_hist_begin(h, tracefs, name, err, errlen) ? -1 : 0;
 }
 
-void check_trace_begin(struct check_trace *t, const char *scenario, bool elsewhere)
+void check_trace_begin(struct check_trace *t, bool elsewhere)
 {
 	char err[ERRBUF_SIZE];
 	unsigned n;
-	memset(t, 0, sizeof(*t));
+	check_trace_free(t);
+	t->why[0] = '\0';
 	if (elsewhere) {
+		check_trace_end(t);
 		errbuf_printf(t->why, sizeof(t->why),
 			      "it runs on another host: ftrace here counts this host's vCPUs only");
 		return;
 	}
-	if (begin_instance(&t->hist, "", scenario, &n, err, sizeof(err)) ||
+	/* the scenario before's histograms, zeroed: no instance made and removed again */
+	if (t->hist.dir[0] && !trace_hist_clear(&t->hist, err, sizeof(err))) {
+		t->active = true;
+		return;
+	}
+	check_trace_end(t);
+	if (begin_instance(&t->hist, "", "counts", &n, err, sizeof(err)) ||
 	    trace_hist_add(&t->hist, "kvm", "kvm_exit", "common_pid,exit_reason", err,
 			   sizeof(err)) ||
 	    trace_hist_add(&t->hist, "kvm", "kvm_ple_window_update", "common_pid", err,
@@ -155,10 +163,15 @@ void check_trace_collect(struct check_trace *t)
 
 void check_trace_free(struct check_trace *t)
 {
-	trace_hist_end(&t->hist);
 	trace_hist_table_free(&t->exits);
 	trace_hist_table_free(&t->windows);
 	t->read = t->active = false;
+}
+
+void check_trace_end(struct check_trace *t)
+{
+	check_trace_free(t);
+	trace_hist_end(&t->hist);
 }
 
 /* One count of one vCPU against ftrace's: 1 when they differ (@detail says how), else 0. */

@@ -35,14 +35,19 @@ struct check_trace {
 void check_trace_sweep(const char *tracefs, FILE *say);
 
 /*
- * Start counting for @scenario (a failure leaves t->why: the expectation is
- * skipped with it); not where it runs on another host (@elsewhere).
+ * Start counting for a scenario (a failure leaves t->why: the expectation
+ * is skipped with it); not where it runs on another host (@elsewhere). The
+ * instance of the scenario before, where @t still holds one, counts again
+ * from zero.
  */
-void check_trace_begin(struct check_trace *t, const char *scenario, bool elsewhere);
+void check_trace_begin(struct check_trace *t, bool elsewhere);
 
-/* Read the counts and remove the instance. */
+/* Read the counts; the histograms go on counting (the rounds run again keep their cost). */
 void check_trace_collect(struct check_trace *t);
+/* Forget the counts; the instance stays for the next scenario's begin. */
 void check_trace_free(struct check_trace *t);
+/* Remove the instance and its triggers: before a scenario that does not count, at the end. */
+void check_trace_end(struct check_trace *t);
 
 enum trace_verdict { TRACE_AGREES, TRACE_DIFFERS, TRACE_UNJUDGED };
 

@@ -113,6 +113,33 @@ int trace_hist_read(const struct trace_hist *h, unsigned i, struct trace_hist_ta
 	return rc;
 }
 
+int trace_hist_clear(const struct trace_hist *h, char *err, size_t errlen)
+{
+	char path[PATH_MAX + 256], clear[300];
+	if (!h->dir[0])
+		return errbuf_printf(err, errlen, "no tracing instance");
+	for (unsigned i = 0; i < h->nr; i++) {
+		/* appended: opened with O_TRUNC, a trigger file drops every trigger */
+		if (pathf(path, sizeof(path), "%s/events/%s/trigger", h->dir, h->t[i].event) ||
+		    pathf(clear, sizeof(clear), "%s:clear", h->t[i].trigger))
+			return errbuf_printf(err, errlen, "tracepoint name too long");
+		const int rc = text_file_append(path, clear);
+		if (rc)
+			return errbuf_printf(err, errlen, "%s: cannot clear its histogram: %s",
+					     h->t[i].event, strerror(-rc));
+		/* held to it: counts left from before would be taken as the next scenario's */
+		struct trace_hist_table t;
+		if (trace_hist_read(h, i, &t, err, errlen))
+			return -1;
+		const unsigned left = t.n;
+		trace_hist_table_free(&t);
+		if (left)
+			return errbuf_printf(err, errlen, "%s: %u entries left after ':clear'",
+					     h->t[i].event, left);
+	}
+	return 0;
+}
+
 void trace_hist_end(struct trace_hist *h)
 {
 	char path[PATH_MAX + 256], undo[260];

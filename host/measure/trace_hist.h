@@ -12,6 +12,7 @@
  *   trace_hist_add(&h, "plerig_123", "deliver_ret", "ret")           counted like any
  *   ... the runs ...
  *   trace_hist_read(&h, 0, &table)                      per key tuple
+ *   trace_hist_clear(&h)                                 counting anew
  *   trace_hist_end(&h)                       triggers, instance and kprobe events gone
  */
 #ifndef PLERIG_TRACE_HIST_H
@@ -68,6 +69,13 @@ int trace_hist_kprobe_remove(const char *tracefs, const char *name);
 /* The counts of trigger @i so far. 0, or -errno/-1 with @err. */
 int trace_hist_read(const struct trace_hist *h, unsigned i, struct trace_hist_table *out, char *err,
 		    size_t errlen);
+/*
+ * Zero every histogram of @h (each trigger's ":clear"), to count anew
+ * without removing and making the instance again: on a kernel before 6.6
+ * that creates every event's files, a second of an emulated host's time.
+ * 0, or -errno/-1 with @err.
+ */
+int trace_hist_clear(const struct trace_hist *h, char *err, size_t errlen);
 /* Remove the triggers and the instance; harmless when there is none. */
 void trace_hist_end(struct trace_hist *h);
 /*

@@ -18,6 +18,23 @@ json_object *json_double(double v);
 /* @root as plerig writes JSON (pretty, '/' as it is) and a newline; 0, or -1 when it failed. */
 int json_print(FILE *out, json_object *root);
 
+/*
+ * The flags plerig's JSON documents are written with: pretty, '/' as it
+ * is; plain (one line) where PLERIG_JSON_COMPACT is set, as L1's
+ * l1-serve sets it: what L1 writes crosses its serial line (a third of the
+ * bytes), and json_text_pretty makes it what plerig writes on the host.
+ */
+int json_text_flags(void);
+
+/*
+ * @len bytes of JSON text as plerig writes it (json_text_flags, without
+ * PLERIG_JSON_COMPACT), a newline at the end where @text had one:
+ * malloc'ed into @out. 0, or -1 with @err where it is not one whole JSON
+ * document (what L1 wrote is held to that before it is written here).
+ */
+int json_text_pretty(const char *text, size_t len, char **out, size_t *out_len, char *err,
+		     size_t errlen);
+
 static inline void json_add(json_object *o, const char *key, json_object *v)
 {
 	json_object_object_add(o, key, v);

@@ -507,8 +507,7 @@ int json_results_write(const char *path, const struct outcome *rep, char *err, s
 	if (!path || !*path)
 		return errbuf_printf(err, errlen, "cannot write JSON: no file name");
 	root = json_results_document(rep);
-	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-							JSON_C_TO_STRING_NOSLASHESCAPE);
+	text = json_object_to_json_string_ext(root, json_text_flags());
 	len = text ? strlen(text) : 0;
 	buf = text ? malloc(len + 2) : NULL;
 	if (!buf) {

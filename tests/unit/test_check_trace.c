@@ -148,7 +148,7 @@ START_TEST(test_judge)
 	ck_assert_str_eq(detail, "no ftrace histograms here: EACCES");
 
 	/* a scenario run on another host (check --connect): this host's ftrace cannot count it */
-	check_trace_begin(&t, "pause", true);
+	check_trace_begin(&t, true);
 	ck_assert(!t.active);
 	check_trace_collect(&t);
 	ck_assert_int_eq(check_trace_judge_run(&t, &run, detail, sizeof(detail)), TRACE_UNJUDGED);
@@ -208,6 +208,35 @@ static void read_back(const char *dir, const char *rel, char *out, size_t len)
 	out[fread(out, 1, len - 1, f)] = '\0';
 	fclose(f);
 }
+
+/*
+ * A histogram counted anew (the next scenario's, in the same instance):
+ * ":clear" appended to its trigger, never written over it (O_TRUNC drops
+ * every trigger), and held to it: a table the kernel did not empty fails.
+ */
+START_TEST(test_clear)
+{
+	char root[SCRATCH_DIR_LEN], rel[SCRATCH_DIR_LEN + 64], text[512];
+	struct trace_hist h;
+	scratch_dir(root, sizeof(root), "trace-clear");
+	make(root, "instances", NULL);
+	ck_assert_int_eq(trace_hist_clear(&(struct trace_hist){0}, err, sizeof(err)), -1);
+	ck_assert_int_eq(trace_hist_begin(&h, root, "plerig-test", err, sizeof(err)), 0);
+	make(root, "instances/plerig-test/events/kvm/kvm_exit/trigger", "");
+	make(root, "instances/plerig-test/events/kvm/kvm_exit/hist", "Totals:\n    Dropped: 0\n");
+	ck_assert_int_eq(trace_hist_add(&h, "kvm", "kvm_exit", "common_pid", err, sizeof(err)), 0);
+	ck_assert_int_eq(trace_hist_clear(&h, err, sizeof(err)), 0);
+	read_back(root, "instances/plerig-test/events/kvm/kvm_exit/trigger", text, sizeof(text));
+	ck_assert_str_eq(text,
+			 "hist:keys=common_pid:size=8192hist:keys=common_pid:size=8192:clear");
+	make(root, "instances/plerig-test/events/kvm/kvm_exit/hist",
+	     "{ common_pid: 5 } hitcount: 2\n");
+	ck_assert_int_eq(trace_hist_clear(&h, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "kvm/kvm_exit: 1 entries left after ':clear'"));
+	snprintf(rel, sizeof(rel), "rm -rf '%s'", root);
+	ck_assert_int_eq(system(rel), 0);
+}
+END_TEST
 
 /*
  * A killed check's instance goes with its triggers (each hist line written
@@ -519,6 +548,7 @@ static Suite *check_trace_suite(void)
 	tcase_add_test(t, test_parse);
 	tcase_add_test(t, test_judge);
 	tcase_add_test(t, test_instance);
+	tcase_add_test(t, test_clear);
 	tcase_add_test(t, test_sweep_left);
 	tcase_add_test(t, test_yields);
 	tcase_add_test(t, test_kicks);

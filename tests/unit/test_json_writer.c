@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "plerig/histogram.h"
+#include "output/json_util.h"
 #include "output/json_writer.h"
 #include "support/fixtures.h"
 #include "support/check_main.h"
@@ -737,6 +738,50 @@ START_TEST(test_empty_report)
 }
 END_TEST
 
+static char *slurp(size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	static char buf[1 << 20];
+	*len = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[*len] = '\0';
+	fclose(f);
+	return strdup(buf);
+}
+
+/*
+ * In L1 (PLERIG_JSON_COMPACT) the document is one line; made pretty on the
+ * host it is, byte for byte, what plerig writes here. Anything but one
+ * whole JSON document (what L1 writes is untrusted) is refused.
+ */
+START_TEST(test_compact_then_pretty)
+{
+	size_t len, compact_len, pretty_len;
+	char *pretty;
+	rep.nr_series = 2;
+	ck_assert_int_eq(json_results_write(path, &rep, err, sizeof(err)), 0);
+	char *want = slurp(&len);
+	setenv("PLERIG_JSON_COMPACT", "1", 1);
+	ck_assert_int_eq(json_results_write(path, &rep, err, sizeof(err)), 0);
+	unsetenv("PLERIG_JSON_COMPACT");
+	char *compact = slurp(&compact_len);
+	ck_assert_ptr_eq(strchr(compact, '\n'), compact + compact_len - 1); /* one line */
+	ck_assert_uint_lt(compact_len, len);
+	ck_assert_int_eq(
+	    json_text_pretty(compact, compact_len, &pretty, &pretty_len, err, sizeof(err)), 0);
+	ck_assert_uint_eq(pretty_len, len);
+	ck_assert_str_eq(pretty, want);
+	free(pretty);
+	ck_assert_int_eq(
+	    json_text_pretty(compact, compact_len - 5, &pretty, &pretty_len, err, sizeof(err)), -1);
+	ck_assert_int_eq(json_text_pretty("{} {}", 5, &pretty, &pretty_len, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "not one JSON document: text after it"));
+	ck_assert_int_eq(json_text_pretty("", 0, &pretty, &pretty_len, err, sizeof(err)), -1);
+	free(compact);
+	free(want);
+}
+END_TEST
+
 /* "-" is stdout; catch it in a file to read it back. */
 START_TEST(test_stdout)
 {
@@ -913,6 +958,7 @@ static Suite *json_suite(void)
 	tcase_add_test(t, test_no_acquisition_is_null_with_reason);
 	tcase_add_test(t, test_number_text);
 	tcase_add_test(t, test_overwrite);
+	tcase_add_test(t, test_compact_then_pretty);
 	tcase_add_test(t, test_empty_report);
 	tcase_add_test(t, test_stdout);
 	tcase_add_test(t, test_unwritable);
