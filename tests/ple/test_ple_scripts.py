@@ -1252,8 +1252,9 @@ class AssertResults(unittest.TestCase):
         self.assertEqual(p.returncode, 125, p.stdout + p.stderr)
 
     @staticmethod
-    def tune_doc(best, claim, figures):
-        """A plerig tune JSON as far as assert-results reads it: one shape, its visits."""
+    def tune_doc(best, claim, figures, split=()):
+        """A plerig tune JSON as far as assert-results reads it: one shape, its visits (@split:
+        the values it gave no figure, their visits in two regimes, as tune's regimes.split)."""
         return json.dumps({
             "param": {"name": "ple_window"}, "resolved": True, "mix": {"value": best},
             "apply": {"change": claim == "gain"},
@@ -1263,7 +1264,9 @@ class AssertResults(unittest.TestCase):
                         "flat_everywhere": False,
                         # as plerig tune: no edge note where noise kept the claims undecided
                         "edge": None if claim == "too noisy" else
-                        {"note": f"best at the lower edge {best} of the range searched"}}],
+                        {"note": f"best at the lower edge {best} of the range searched"},
+                        "regimes": {"split": [{"value": v, "agree": 0, "other_regime": 2}
+                                              for v in split]}}],
             "visits": [{"value": v, "shapes": [{"objective": y}]} for v, y in figures],
             "provenance": {"seconds": 31.5}})
 
@@ -1285,6 +1288,23 @@ class AssertResults(unittest.TestCase):
         p, _ = self.judge(["tune-twice"], other)
         self.assertEqual(p.returncode, 1)
         self.assertRegex(p.stdout, r"not ok \d+ - tune twice: .*second: .*'best': 4096")
+        # another best because the first tune had no figure of the second's (its two visits
+        # of 1024 one in each regime: tune's regimes.split): passes, naming them; where the
+        # first measured 1024 it fails as above
+        unmeasured = [(1024, 7343.3), (4096, 4300.0), (16384, 1600.0), (1024, 14377.2),
+                      (4096, 4300.0), (16384, 1600.0)]
+        split = {"tune-twice-1.json": self.tune_doc(4096, "same", unmeasured, split=[1024]),
+            "tune-twice-2.json": self.tune_doc(1024, "gain", figs + figs)}
+        p, _ = self.judge(["tune-twice"], split)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertRegex(p.stdout, r"ok \d+ - tune twice: .*first: ple_window=4096 vs default "
+                                   r"same, .*the second the same answer where both measured it: "
+                                   r"best 4096 against 1024: tune 1 has no figure of 1024, its "
+                                   r"visits \[7343.3, 14377.2\] in two regimes")
+        split["tune-twice-1.json"] = self.tune_doc(4096, "same", unmeasured)
+        p, _ = self.judge(["tune-twice"], split)
+        self.assertEqual(p.returncode, 1)
+        self.assertRegex(p.stdout, r"not ok \d+ - tune twice: .*best 4096 against 1024")
         # a claim too noisy the second time, because a round of 4096 fell into the second
         # regime (issue 27), or unresolved (its two visits, one in each regime, agree in no
         # majority: tune's regime rule gives it no figure): the same answer, passes and names
