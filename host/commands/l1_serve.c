@@ -43,6 +43,7 @@
 
 struct server {
 	FILE *console;
+	struct l1_side side;  /* the answers' bytes, where L1 has the parallel port */
 	pthread_mutex_t lock; /* one writer at a time: a heartbeat never cuts a frame */
 	const char *guest_path;
 	struct backend *backends[BACKEND_COUNT];
@@ -76,7 +77,7 @@ static void answer(struct server *s, const char *id, int rc, const char *file, c
 	char err[ERRBUF_SIZE];
 	pthread_mutex_lock(&s->lock);
 	l1_step_end_print(s->console, id, rc, uptime());
-	if (l1_frame_write(s->console, file, data, len, err, sizeof(err)))
+	if (l1_frame_write(s->console, &s->side, file, data, len, err, sizeof(err)))
 		printable_printf(s->console, "@@ple fatal cannot send %s: %s\n", file, err);
 	fflush(s->console);
 	pthread_mutex_unlock(&s->lock);
@@ -296,8 +297,8 @@ static void send_outputs(struct server *s, const char *id, const char *dir, int 
 			 file ? file + strlen(dir) + 1 : "stdout");
 		uint8_t *data = slurp(path, &len);
 		if ((data || !errno) && !too_long && strlen(name) < L1_NAME_MAX &&
-		    !l1_frame_write(s->console, name, data ? data : (uint8_t *)"", data ? len : 0,
-				    err, sizeof(err))) {
+		    !l1_frame_write(s->console, &s->side, name, data ? data : (uint8_t *)"",
+				    data ? len : 0, err, sizeof(err))) {
 			free(data);
 			continue;
 		}
@@ -315,7 +316,7 @@ static void send_outputs(struct server *s, const char *id, const char *dir, int 
 	char text[16];
 	snprintf(text, sizeof(text), "%d\n", status);
 	(void)l1_answer_name(name, sizeof(name), id, "exec");
-	if (l1_frame_write(s->console, name, text, strlen(text), err, sizeof(err)))
+	if (l1_frame_write(s->console, &s->side, name, text, strlen(text), err, sizeof(err)))
 		printable_printf(s->console, "@@ple fatal cannot send %s: %s\n", name, err);
 	fflush(s->console);
 	pthread_mutex_unlock(&s->lock);
@@ -453,7 +454,7 @@ static int hello(struct server *s)
 		return -1;
 	pthread_mutex_lock(&s->lock);
 	fprintf(s->console, "@@ple ready uptime=%.2f\n", uptime());
-	int rc = l1_frame_write(s->console, "hello", b.data, b.len, err, sizeof(err));
+	int rc = l1_frame_write(s->console, &s->side, "hello", b.data, b.len, err, sizeof(err));
 	fflush(s->console);
 	pthread_mutex_unlock(&s->lock);
 	l1_blob_free(&b);
@@ -528,13 +529,18 @@ static int serve(struct server *s, FILE *requests)
 
 int cmd_l1_serve(int argc, char **argv, const char *guest_path)
 {
-	if (argc != 3) {
+	if (argc != 3 && argc != 4) {
 		fprintf(stderr,
-			"usage: plerig l1-serve CONSOLE REQUESTS (inside L1, started by its "
-			"init: plerig run --connect emulated drives it)\n");
+			"usage: plerig l1-serve CONSOLE REQUESTS [SIDE] (inside L1, started by its "
+			"init: plerig run --connect emulated drives it; SIDE ioport:0x378, the "
+			"parallel port its files go through, l1_side.h)\n");
 		return EXIT_USAGE;
 	}
 	struct server s = {.lock = PTHREAD_MUTEX_INITIALIZER, .guest_path = guest_path};
+	char err[ERRBUF_SIZE];
+	/* without it (or where it does not answer) the files go on the console, base64 */
+	if (argc == 4 && l1_side_open(&s.side, argv[3], err, sizeof(err)))
+		printable_printf(stderr, "plerig l1-serve: %s: files on the console\n", err);
 	int out = open(argv[1], O_WRONLY | O_NOCTTY | O_APPEND | O_CLOEXEC);
 	int in = open(argv[2], O_RDONLY | O_NOCTTY | O_CLOEXEC);
 	if (out < 0 || in < 0) {
@@ -565,5 +571,6 @@ int cmd_l1_serve(int argc, char **argv, const char *guest_path)
 	}
 	int rc = serve(&s, requests);
 	close_backends(&s);
+	l1_side_close(&s.side);
 	return rc;
 }

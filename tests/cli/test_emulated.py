@@ -56,6 +56,9 @@ if [ "$4" = -r ] && ! [ -e "$5/memory" ]; then
 fi
 com1=$(sed -n 's/^com1:.*dev=\([^,]*\).*/\1/p' "$config")
 com2=$(sed -n 's/^com2:.*dev=\([^,]*\).*/\1/p' "$config")
+# the parallel port's file: L1's answers come through it as they do in Bochs (l1_side.h)
+lpt=$(sed -n 's/^parport1:.*file=\([^,]*\).*/\1/p' "$config")
+[ -n "$lpt" ] || exit 1
 [ -n "$com1" ] || exit 1
 boot() {
 	printf 'Linux version 6.1.0-fake (nobody) #1 SMP\r\n@@ple step modules begin uptime=1.0\r\n' >> "$com1"
@@ -85,14 +88,14 @@ case $mode in
 serve|deaf-restore)
 	# save-state.so's part: SIGUSR2 saves the state (the devices' config as Bochs writes it)
 	trap '{ echo "plugin_ctrl: voodoo=false, biosdev=true, usb_uhci=true, busmouse=false, serial=true, unmapped=true"
-		grep "^com" "$3"; } > "$PLERIG_BOCHS_SAVE/config"; : > "$PLERIG_BOCHS_SAVE/memory"
+		grep "^com\|^parport" "$3"; } > "$PLERIG_BOCHS_SAVE/config"; : > "$PLERIG_BOCHS_SAVE/memory"
 		: > "$PLERIG_BOCHS_SAVE/saved"' USR2
 	if [ "$4" = -r ]; then
 		{ timers_swapped || [ "$mode" = deaf-restore ]; } && deaf
 	else
 		boot; modules
 	fi
-	"$PLERIG" l1-serve "$com1" "$com2" &
+	"$PLERIG" l1-serve "$com1" "$com2" "$lpt" &
 	while kill -0 $! 2> /dev/null; do wait $!; done ;;
 no-kvm-intel)
 	boot
@@ -286,8 +289,11 @@ class Emulated(unittest.TestCase):
         (state,) = self.states()
         # its devices listed in the order Bochs started them booting, as it restores them
         with open(os.path.join(state, "config")) as f:
-            self.assertIn("plugin_ctrl: biosdev=true, serial=true, unmapped=true, usb_uhci=true, "
-                          "voodoo=false, busmouse=false\n", f.read())
+            config = f.read()
+        self.assertIn("plugin_ctrl: biosdev=true, serial=true, unmapped=true, usb_uhci=true, "
+                      "voodoo=false, busmouse=false\n", config)
+        # L1's answers through the parallel port's file of the run (l1_side.h)
+        self.assertRegex(config, r"parport1: enabled=1, file=\S+/runs/run-\w+/lpt1\.out\n")
         # warm: restored, asked who it is, the same rows; no boot, no build
         p = self.plerig("serve", *RUN)
         self.assertEqual(p.returncode, 0, p.stderr)

@@ -11,9 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backends/emulated/l1_blob.h"
 #include "backends/emulated/l1_protocol.h"
+#include "backends/emulated/l1_side.h"
 #include "backends/emulated/l1_state.h"
 #include "support/check_main.h"
 #include "util/errbuf.h"
@@ -25,7 +27,7 @@ static char *frame_text(const char *name, const void *data, size_t len)
 	size_t n = 0;
 	FILE *f = open_memstream(&text, &n);
 	ck_assert_ptr_nonnull(f);
-	ck_assert_int_eq(l1_frame_write(f, name, data, len, err, sizeof(err)), 0);
+	ck_assert_int_eq(l1_frame_write(f, NULL, name, data, len, err, sizeof(err)), 0);
 	fclose(f);
 	return text;
 }
@@ -62,6 +64,69 @@ START_TEST(test_a_frame_comes_back_whole)
 	ck_assert_uint_eq(f.len, sizeof(data));
 	ck_assert(!memcmp(f.data, data, sizeof(data)));
 	l1_file_free(&f);
+	free(text);
+}
+END_TEST
+
+/*
+ * Through the side channel (a file, as the fake Bochs' parallel port): one
+ * line on the console, the bytes taken in order from the side's file; a
+ * byte changed there, bytes missing, or no side at all refuse the file.
+ */
+START_TEST(test_files_through_the_side_channel)
+{
+	char dir[] = "/tmp/plerig-side-XXXXXX", path[64], err[ERRBUF_SIZE] = "", *text = NULL;
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/" L1_SIDE_FILE, dir);
+	struct l1_side side;
+	ck_assert_int_eq(l1_side_open(&side, path, err, sizeof(err)), 0);
+	size_t n = 0;
+	FILE *console = open_memstream(&text, &n);
+	const char a[] = "the first file", b[] = "the second, after it";
+	ck_assert_int_eq(l1_frame_write(console, &side, "a", a, sizeof(a), err, sizeof(err)), 0);
+	ck_assert_int_eq(l1_frame_write(console, &side, "b", b, sizeof(b), err, sizeof(err)), 0);
+	l1_side_close(&side);
+	fclose(console);
+	ck_assert(!strncmp(text, "@@ple file-at a ", 16));
+	ck_assert_ptr_null(strstr(text, "@@ple file-end"));
+	struct l1_frame_reader fr;
+	struct l1_file f;
+	l1_frame_reader_init(&fr, path);
+	char *second = strchr(text, '\n');
+	*second++ = '\0';
+	ck_assert_int_eq(l1_frame_feed(&fr, text, &f, err, sizeof(err)), L1_FEED_FILE);
+	ck_assert_str_eq(f.name, "a");
+	ck_assert_str_eq((char *)f.data, a);
+	l1_file_free(&f);
+	ck_assert_int_eq(l1_frame_feed(&fr, second, &f, err, sizeof(err)), L1_FEED_FILE);
+	ck_assert_str_eq((char *)f.data, b);
+	l1_file_free(&f);
+	/* read past its end: bytes missing */
+	ck_assert_int_eq(l1_frame_feed(&fr, second, &f, err, sizeof(err)), L1_FEED_BAD_FILE);
+	ck_assert_ptr_nonnull(strstr(err, "0 of"));
+	l1_file_free(&f);
+	l1_frame_reader_free(&fr);
+	/* a byte changed: its SHA-256 */
+	FILE *w = fopen(path, "r+");
+	ck_assert_ptr_nonnull(w);
+	fseek(w, 12, SEEK_SET);
+	fputc('X', w);
+	fclose(w);
+	l1_frame_reader_init(&fr, path);
+	ck_assert_int_eq(l1_frame_feed(&fr, text, &f, err, sizeof(err)), L1_FEED_BAD_FILE);
+	ck_assert_ptr_nonnull(strstr(err, "where L1 sent"));
+	l1_file_free(&f);
+	l1_frame_reader_free(&fr);
+	/* none here: refused, not read from anywhere */
+	l1_frame_reader_init(&fr, NULL);
+	ck_assert_int_eq(l1_frame_feed(&fr, text, &f, err, sizeof(err)), L1_FEED_BAD_FILE);
+	ck_assert_ptr_nonnull(strstr(err, "no side channel"));
+	l1_frame_reader_free(&fr);
+	/* an I/O port spec that is none is refused before any ioperm */
+	ck_assert_int_eq(l1_side_open(&side, "ioport:0", err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "not an I/O port"));
+	unlink(path);
+	rmdir(dir);
 	free(text);
 }
 END_TEST
@@ -254,6 +319,7 @@ static Suite *l1_protocol_suite(void)
 	TCase *t = tcase_create("l1_protocol");
 	tcase_add_test(t, test_a_frame_comes_back_whole);
 	tcase_add_test(t, test_lines_of_others_are_skipped_and_damage_is_caught);
+	tcase_add_test(t, test_files_through_the_side_channel);
 	tcase_add_test(t, test_a_request_line_round_trips);
 	tcase_add_test(t, test_an_answer_is_named_and_read_by_one_rule);
 	tcase_add_test(t, test_a_result_travels_whole);

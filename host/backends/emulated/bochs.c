@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "backends/emulated/bochs.h"
+#include "backends/emulated/l1_side.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -51,6 +52,7 @@ static int write_bochsrc(const struct bochs_config *c, char *err, size_t errlen)
 			 "clock: sync=none, time0=946684800\n"
 			 "com1: enabled=1, mode=file, dev=%s/serial.log\n"
 			 "com2: enabled=1, mode=term, dev=%s/com2\n"
+			 "parport1: enabled=1, file=%s/" L1_SIDE_FILE "\n"
 			 "display_library: term\n"
 			 "log: %s/bochs.log\n"
 			 "panic: action=fatal\n"
@@ -58,7 +60,7 @@ static int write_bochsrc(const struct bochs_config *c, char *err, size_t errlen)
 			 "info: action=report\n"
 			 "debug: action=ignore\n",
 			 c->cpu_model ? c->cpu_model : BOCHS_CPU_MODEL, BOCHS_CPUS, BOCHS_IPS,
-			 c->bios ? c->bios : BOCHS_BIOS, c->iso, c->dir, c->dir, c->dir);
+			 c->bios ? c->bios : BOCHS_BIOS, c->iso, c->dir, c->dir, c->dir, c->dir);
 	if (fclose(f))
 		return errbuf_printf(err, errlen, "writing %s: %s", path, strerror(errno));
 	/* the debugger stops before the first instruction: continue */

@@ -2,10 +2,12 @@
 #include "backends/emulated/l1_protocol.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <nettle/sha2.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "util/errbuf.h"
@@ -175,8 +177,8 @@ void l1_sha256_hex(const void *data, size_t len, char hex[65])
 		snprintf(hex + 2 * i, 3, "%02x", d[i]);
 }
 
-int l1_frame_write(FILE *out, const char *name, const void *data, size_t len, char *err,
-		   size_t errlen)
+int l1_frame_write(FILE *out, struct l1_side *side, const char *name, const void *data, size_t len,
+		   char *err, size_t errlen)
 {
 	uint8_t *gz;
 	size_t gz_len;
@@ -184,6 +186,18 @@ int l1_frame_write(FILE *out, const char *name, const void *data, size_t len, ch
 		return -1;
 	char sha[65];
 	l1_sha256_hex(gz, gz_len, sha);
+	if (side && side->on) {
+		const int rc = l1_side_write(side, gz, gz_len, err, errlen);
+		free(gz);
+		if (rc)
+			return -1;
+		/* after its bytes: the controller reads them when it sees this line */
+		printable_printf(out, "@@ple file-at %s %zu %s\n", name, gz_len, sha);
+		if (fflush(out) || ferror(out))
+			return errbuf_printf(err, errlen, "%s: writing its line: %s", name,
+					     strerror(errno));
+		return 0;
+	}
 	char *b64 = l1_base64(gz, gz_len);
 	free(gz);
 	if (!b64)
@@ -332,6 +346,64 @@ static bool all_base64(const char *s, size_t n)
 }
 
 /* The frame that just ended: its size and SHA-256 against what it said, then gunzip'ed. */
+void l1_frame_reader_init(struct l1_frame_reader *fr, const char *side_path)
+{
+	memset(fr, 0, sizeof(*fr));
+	fr->side_fd = -1;
+	if (side_path)
+		str_copy(fr->side, sizeof(fr->side), side_path);
+}
+
+/* The next @size bytes of the side channel into @out (malloc'ed). 0, or -1 with @err. */
+static int side_read(struct l1_frame_reader *fr, size_t size, uint8_t **out, char *err,
+		     size_t errlen)
+{
+	if (!fr->side[0])
+		return errbuf_printf(err, errlen, "a file-at line, and no side channel here");
+	if (fr->side_fd < 0)
+		fr->side_fd = open(fr->side, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fr->side_fd < 0)
+		return errbuf_printf(err, errlen, "%s: %s", fr->side, strerror(errno));
+	*out = malloc(size ? size : 1);
+	if (!*out)
+		return errbuf_printf(err, errlen, "out of memory");
+	size_t got = 0;
+	while (got < size) {
+		const ssize_t n =
+		    pread(fr->side_fd, *out + got, size - got, (off_t)(fr->side_pos + got));
+		if (n <= 0) {
+			free(*out);
+			*out = NULL;
+			return errbuf_printf(err, errlen, "%s: %zu of %zu bytes at %" PRIu64 "%s%s",
+					     fr->side, got, size, fr->side_pos, n ? ": " : "",
+					     n ? strerror(errno) : "");
+		}
+		got += (size_t)n;
+	}
+	fr->side_pos += size;
+	return 0;
+}
+
+/* A file whose gzip is @gz (@gz_len bytes, L1 said @size and @sha) into @file. */
+static enum l1_feed take_file(const char *name, uint8_t *gz, size_t gz_len, size_t size,
+			      const char *sha_said, struct l1_file *file, char *err, size_t errlen)
+{
+	char e[ERRBUF_SIZE], sha[65];
+	l1_sha256_hex(gz, gz_len, sha);
+	if (gz_len != size || strcmp(sha, sha_said)) {
+		errbuf_printf(err, errlen,
+			      "%s: %zu bytes, sha256 %.12s, where L1 sent %zu bytes, %.12s (a "
+			      "console line cut into it?)",
+			      name, gz_len, sha, size, sha_said);
+		return L1_FEED_BAD_FILE;
+	}
+	if (l1_gunzip(gz, gz_len, L1_FILE_MAX, &file->data, &file->len, e, sizeof(e))) {
+		errbuf_printf(err, errlen, "%s: %s", name, e);
+		return L1_FEED_BAD_FILE;
+	}
+	return L1_FEED_FILE;
+}
+
 static enum l1_feed end_frame(struct l1_frame_reader *fr, struct l1_file *file, char *err,
 			      size_t errlen)
 {
@@ -346,20 +418,7 @@ static enum l1_feed end_frame(struct l1_frame_reader *fr, struct l1_file *file, 
 		errbuf_printf(err, errlen, "%s: %s", fr->name, e);
 		goto out;
 	}
-	char sha[65];
-	l1_sha256_hex(gz, gz_len, sha);
-	if (gz_len != fr->size || strcmp(sha, fr->sha)) {
-		errbuf_printf(err, errlen,
-			      "%s: %zu bytes, sha256 %.12s, where L1 sent %zu bytes, %.12s (a "
-			      "console line cut into it?)",
-			      fr->name, gz_len, sha, fr->size, fr->sha);
-		goto out;
-	}
-	if (l1_gunzip(gz, gz_len, L1_FILE_MAX, &file->data, &file->len, e, sizeof(e))) {
-		errbuf_printf(err, errlen, "%s: %s", fr->name, e);
-		goto out;
-	}
-	rc = L1_FEED_FILE;
+	rc = take_file(fr->name, gz, gz_len, fr->size, fr->sha, file, err, errlen);
 out:
 	free(gz);
 	fr->b64_len = 0;
@@ -401,13 +460,36 @@ enum l1_feed l1_frame_feed(struct l1_frame_reader *fr, const char *line, struct 
 		str_copy(fr->sha, sizeof(fr->sha), sha);
 		return L1_FEED_FRAME_LINE;
 	}
+	end = -1;
+	if (sscanf(line, "@@ple file-at %255s %" SCNuMAX " %64[0-9a-f]%n", name, &size, sha,
+		   &end) == 3 &&
+	    end >= 0 && (size_t)end == n && strlen(sha) == 64) {
+		uint8_t *gz = NULL;
+		memset(file, 0, sizeof(*file));
+		str_copy(file->name, sizeof(file->name), name);
+		if (size > L1_FILE_MAX) {
+			errbuf_printf(err, errlen, "%s: %ju bytes: more than L1 may send", name,
+				      size);
+			return L1_FEED_BAD_FILE;
+		}
+		if (side_read(fr, (size_t)size, &gz, err, errlen))
+			return L1_FEED_BAD_FILE;
+		const enum l1_feed rc =
+		    take_file(name, gz, (size_t)size, (size_t)size, sha, file, err, errlen);
+		free(gz);
+		return rc;
+	}
 	return L1_FEED_LINE;
 }
 
 void l1_frame_reader_free(struct l1_frame_reader *fr)
 {
 	free(fr->b64);
+	/* a reader zeroed, not l1_frame_reader_init'ed, has no side and no descriptor */
+	if (fr->side[0] && fr->side_fd >= 0)
+		close(fr->side_fd);
 	memset(fr, 0, sizeof(*fr));
+	fr->side_fd = -1;
 }
 
 void l1_file_free(struct l1_file *f)

@@ -9,6 +9,8 @@
  *   @@ple err ID TEXT                   a line an exec'd command wrote on its stderr
  *   @@ple file NAME SIZE SHA256         a file: gzip, then base64 lines of 76
  *   @@ple file-end NAME                 ... until this line (SIZE, SHA256: the gzip)
+ *   @@ple file-at NAME SIZE SHA256      a file whose gzip came through the side
+ *                                       channel (l1_side.h): its next SIZE bytes
  *   @@ple ready                         L1 waits for requests
  *   @@ple alive ...                     a heartbeat, every 10 emulated seconds
  *   @@ple fatal WHY                     L1 cannot go on
@@ -25,10 +27,13 @@
 #ifndef PLERIG_L1_PROTOCOL_H
 #define PLERIG_L1_PROTOCOL_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "backends/emulated/l1_side.h"
 
 #define L1_NAME_MAX 256 /* a file's or request's name, NUL included */
 
@@ -45,9 +50,13 @@ int l1_unbase64(const char *text, size_t len, uint8_t **out, size_t *out_len, ch
 /* SHA-256 of @len bytes as 64 hex digits and a NUL. */
 void l1_sha256_hex(const void *data, size_t len, char hex[65]);
 
-/* Write @data as the frame of file @name on @out (the lines above). */
-int l1_frame_write(FILE *out, const char *name, const void *data, size_t len, char *err,
-		   size_t errlen);
+/*
+ * Write @data as the frame of file @name on @out (the lines above); where
+ * @side is on, its gzip'ed bytes through it (l1_side.h) and on @out only
+ * "@@ple file-at NAME SIZE SHA256" after them.
+ */
+int l1_frame_write(FILE *out, struct l1_side *side, const char *name, const void *data, size_t len,
+		   char *err, size_t errlen);
 
 /*
  * A request's answer, written by L1 and read by plerig with these alone:
@@ -98,6 +107,10 @@ struct l1_file {
  * into a data line fails the SHA-256.
  */
 struct l1_frame_reader {
+	/* the side channel's file (l1_side.h), read in order from side_pos; "" none */
+	char side[PATH_MAX];
+	int side_fd;
+	uint64_t side_pos;
 	bool in_frame;
 	char name[L1_NAME_MAX];
 	size_t size;
@@ -114,6 +127,8 @@ enum l1_feed {
 	L1_FEED_BAD_FILE,   /* a frame ended damaged: @err says how */
 };
 
+/* A reader whose file-at lines take their bytes from @side_path (NULL: none). */
+void l1_frame_reader_init(struct l1_frame_reader *fr, const char *side_path);
 /* One console line (no line end) into the reader. */
 enum l1_feed l1_frame_feed(struct l1_frame_reader *fr, const char *line, struct l1_file *file,
 			   char *err, size_t errlen);

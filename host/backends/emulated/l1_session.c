@@ -34,6 +34,18 @@ int l1_session_start(struct l1_session *s, const struct bochs_config *c,
 	s->serial = open(path, O_RDONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (s->serial < 0)
 		return errbuf_printf(err, errlen, "%s: %s", path, strerror(errno));
+	/* the parallel port's file, the same way: its bytes are taken in order from its start */
+	if (pathf(path, sizeof(path), "%s/" L1_SIDE_FILE, c->dir))
+		return errbuf_printf(err, errlen, "%s: path too long", c->dir);
+	const int side = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (side < 0) {
+		errbuf_printf(err, errlen, "%s: %s", path, strerror(errno));
+		close(s->serial);
+		s->serial = -1;
+		return -1;
+	}
+	close(side);
+	l1_frame_reader_init(&s->frames, path);
 	if (bochs_start(&s->bochs, c, err, errlen)) {
 		close(s->serial);
 		s->serial = -1;
