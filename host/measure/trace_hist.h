@@ -72,7 +72,8 @@ int trace_hist_read(const struct trace_hist *h, unsigned i, struct trace_hist_ta
 /*
  * Zero every histogram of @h (each trigger's ":clear"), to count anew
  * without removing and making the instance again: on a kernel before 6.6
- * that creates every event's files, a second of an emulated host's time.
+ * that creates every event's files: about half an emulated second under
+ * Bochs.
  * 0, or -errno/-1 with @err.
  */
 int trace_hist_clear(const struct trace_hist *h, char *err, size_t errlen);

@@ -9,6 +9,9 @@
 #include "util/atomic_file.h"
 #include "util/errbuf.h"
 
+/* plerig's JSON as people read it: indented, '/' as it is */
+#define PRETTY (JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE)
+
 json_object *json_double(double v)
 {
 	char buf[40];
@@ -45,8 +48,7 @@ int json_document_write(json_object *root, const char *path, const char *what, c
 int json_print(FILE *out, json_object *root)
 {
 	/* what a command prints is read as it is, on the host too: pretty everywhere */
-	const char *text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-								    JSON_C_TO_STRING_NOSLASHESCAPE);
+	const char *text = json_object_to_json_string_ext(root, PRETTY);
 
 	return text && fprintf(out, "%s\n", text) >= 0 ? 0 : -1;
 }
@@ -54,8 +56,8 @@ int json_print(FILE *out, json_object *root)
 int json_text_flags(void)
 {
 	const char *compact = getenv("PLERIG_JSON_COMPACT");
-	return (compact && *compact ? JSON_C_TO_STRING_PLAIN : JSON_C_TO_STRING_PRETTY) |
-	       JSON_C_TO_STRING_NOSLASHESCAPE;
+	return compact && *compact ? JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE
+				   : PRETTY;
 }
 
 int json_text_pretty(const char *text, size_t len, char **out, size_t *out_len, char *err,
@@ -79,8 +81,7 @@ int json_text_pretty(const char *text, size_t len, char **out, size_t *out_len, 
 		    err, errlen, "not one JSON document: %s at byte %zu",
 		    e != json_tokener_success ? json_tokener_error_desc(e) : "text after it", used);
 	}
-	const char *pretty = json_object_to_json_string_ext(
-	    root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	const char *pretty = json_object_to_json_string_ext(root, PRETTY);
 	const bool newline = len && text[len - 1] == '\n';
 	*out_len = pretty ? strlen(pretty) + newline : 0;
 	*out = pretty ? malloc(*out_len + 1) : NULL;

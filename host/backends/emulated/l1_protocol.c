@@ -186,7 +186,7 @@ int l1_frame_write(FILE *out, struct l1_side *side, const char *name, const void
 		return -1;
 	char sha[65];
 	l1_sha256_hex(gz, gz_len, sha);
-	if (side && side->on) {
+	if (side && l1_side_on(side)) {
 		const int rc = l1_side_write(side, gz, gz_len, err, errlen);
 		free(gz);
 		if (rc)
@@ -345,7 +345,6 @@ static bool all_base64(const char *s, size_t n)
 	return true;
 }
 
-/* The frame that just ended: its size and SHA-256 against what it said, then gunzip'ed. */
 void l1_frame_reader_init(struct l1_frame_reader *fr, const char *side_path)
 {
 	memset(fr, 0, sizeof(*fr));
@@ -404,6 +403,7 @@ static enum l1_feed take_file(const char *name, uint8_t *gz, size_t gz_len, size
 	return L1_FEED_FILE;
 }
 
+/* The frame that just ended: its size and SHA-256 against what it said, then gunzip'ed. */
 static enum l1_feed end_frame(struct l1_frame_reader *fr, struct l1_file *file, char *err,
 			      size_t errlen)
 {

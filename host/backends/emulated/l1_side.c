@@ -17,10 +17,7 @@ int l1_side_open(struct l1_side *s, const char *spec, char *err, size_t errlen)
 	memset(s, 0, sizeof(*s));
 	if (strncmp(spec, "ioport:", 7)) {
 		s->file = fopen(spec, "ae");
-		if (!s->file)
-			return errbuf_printf(err, errlen, "%s: %s", spec, strerror(errno));
-		s->on = true;
-		return 0;
+		return s->file ? 0 : errbuf_printf(err, errlen, "%s: %s", spec, strerror(errno));
 	}
 	char *end;
 	errno = 0;
@@ -39,14 +36,13 @@ int l1_side_open(struct l1_side *s, const char *spec, char *err, size_t errlen)
 				     spec, ctrl);
 	}
 	s->port = (unsigned)port;
-	s->on = true;
 	return 0;
 }
 
 int l1_side_write(struct l1_side *s, const void *data, size_t len, char *err, size_t errlen)
 {
 	const unsigned char *p = data;
-	if (!s->on)
+	if (!l1_side_on(s))
 		return errbuf_printf(err, errlen, "no side channel");
 	if (s->file) {
 		if (fwrite(p, 1, len, s->file) != len || fflush(s->file))
@@ -67,7 +63,7 @@ void l1_side_close(struct l1_side *s)
 {
 	if (s->file)
 		fclose(s->file);
-	else if (s->on)
+	else if (s->port)
 		(void)ioperm(s->port, 3, 0);
 	memset(s, 0, sizeof(*s));
 }

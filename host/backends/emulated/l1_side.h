@@ -17,13 +17,16 @@
 #include <stdio.h>
 
 #define L1_SIDE_FILE "lpt1.out" /* parport1's output, in the run's directory */
-#define L1_SIDE_PORT 0x378u	/* parport1's I/O base */
 
 struct l1_side {
-	unsigned port; /* the I/O base; 0: a file */
-	FILE *file;
-	bool on;
+	unsigned port; /* the I/O base, or 0 */
+	FILE *file;    /* or a file, or neither: off */
 };
+
+static inline bool l1_side_on(const struct l1_side *s)
+{
+	return s->port || s->file;
+}
 
 /*
  * @spec "ioport:0x378": L1's parallel port, by ioperm (root in L1; l1-serve
